@@ -1,0 +1,47 @@
+// fp32 2-D convolution (cross-correlation, as in every framework) and its
+// depthwise form, with the bias and result_add flags of seed 004.
+#pragma once
+
+#include <cstdint>
+
+#include "npukit/ops/window.hpp"
+#include "npukit/tensor.hpp"
+
+namespace npukit {
+
+struct Conv2dParams {
+  Window2d window;  // ceil_mode is not used by convolution and must be false
+  int64_t groups = 1;
+  bool has_bias = false;
+  bool result_add = false;  // y = y + conv(x) instead of y = conv(x)
+};
+
+// x (N, C, H, W), w (OC, C/groups, KH, KW) -> (N, OC, OH, OW). The kernel size
+// comes from w; p.window.kernel_h/w must match it.
+Shape conv2d_output_shape(const Shape& x, const Shape& w, const Conv2dParams& p);
+
+// y = conv(x, w) + bias, then + old y when result_add. bias is (OC) or
+// (1, OC, 1, 1) and is ignored unless has_bias.
+void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, const TensorView& y,
+            const Conv2dParams& p);
+
+struct Depthwise2dParams {
+  Window2d window;
+  int64_t multiplier = 1;  // output channels per input channel
+  bool has_bias = false;
+  bool result_add = false;
+};
+
+// x (N, C, H, W), w (C*multiplier, 1, KH, KW) -> (N, C*multiplier, OH, OW):
+// output channel o reads input channel o / multiplier.
+Shape depthwise2d_output_shape(const Shape& x, const Shape& w, const Depthwise2dParams& p);
+void depthwise2d(const TensorView& x, const TensorView& w, const TensorView& bias,
+                 const TensorView& y, const Depthwise2dParams& p);
+
+namespace ref {
+// Sum over (ic, kh, kw) in that order in fp32, then + bias, then + old y.
+void conv2d_f32(const TensorView& x, const TensorView& w, const TensorView& bias,
+                const TensorView& y, const Conv2dParams& p);
+}  // namespace ref
+
+}  // namespace npukit

@@ -1,0 +1,98 @@
+#include "arrays.hpp"
+
+#include "npukit/error.hpp"
+
+namespace npukit::python {
+
+namespace {
+std::string dtype_text(const py::dtype& d) { return py::cast<std::string>(d.attr("name")); }
+}  // namespace
+
+DType dtype_of_array(const py::array& a, const char* fn, const char* parameter) {
+  const py::dtype d = a.dtype();
+  if (d.is(py::dtype::of<float>())) return DType::f32;
+  if (d.is(py::dtype::of<int8_t>())) return DType::s8;
+  if (d.is(py::dtype::of<uint8_t>())) return DType::u8;
+  if (d.is(py::dtype::of<int16_t>())) return DType::s16;
+  if (d.is(py::dtype::of<int32_t>())) return DType::s32;
+  fail(fn, std::string(parameter) + ".dtype", dtype_text(d),
+       "float32, int8, uint8, int16 or int32");
+}
+
+py::dtype numpy_dtype(DType t) {
+  switch (t) {
+    case DType::f32: return py::dtype::of<float>();
+    case DType::s8: return py::dtype::of<int8_t>();
+    case DType::u8: return py::dtype::of<uint8_t>();
+    case DType::s16: return py::dtype::of<int16_t>();
+    case DType::s32: return py::dtype::of<int32_t>();
+  }
+  return py::dtype::of<float>();
+}
+
+py::array as_tensor(const py::object& obj, const char* fn, const char* parameter) {
+  check(!obj.is_none(), fn, parameter, "None", "a numpy array");
+  py::array a = py::array::ensure(obj);
+  check(static_cast<bool>(a), fn, parameter, py::cast<std::string>(py::repr(py::type::of(obj))),
+        "a numpy array");
+  if (a.dtype().is(py::dtype::of<double>())) a = a.attr("astype")(py::dtype::of<float>());
+  dtype_of_array(a, fn, parameter);
+  check(a.ndim() <= kMaxRank, fn, parameter, std::to_string(a.ndim()) + "-D array",
+        "at most 4 dimensions");
+  return py::array::ensure(a, py::array::c_style);
+}
+
+py::array as_dtype(const py::object& obj, DType want, const char* fn, const char* parameter) {
+  py::array a = as_tensor(obj, fn, parameter);
+  const DType got = dtype_of_array(a, fn, parameter);
+  check(got == want, fn, (std::string(parameter) + ".dtype").c_str(),
+        dtype_text(a.dtype()), dtype_text(numpy_dtype(want)));
+  return a;
+}
+
+TensorView view_of(const py::array& a) {
+  Shape shape(a.shape(), a.shape() + a.ndim());
+  return TensorView::contiguous(const_cast<void*>(a.data()), dtype_of_array(a, "npukit", "array"),
+                                shape);
+}
+
+py::array new_array(DType t, const Shape& shape) {
+  std::vector<py::ssize_t> s(shape.begin(), shape.end());
+  py::array a(numpy_dtype(t), s);
+  std::memset(a.mutable_data(), 0, static_cast<size_t>(a.nbytes()));
+  return a;
+}
+
+Window2d onnx_window(const char* fn, const Ints& kernel_shape, const Ints& strides,
+                     const Ints& pads, const Ints& dilations, int64_t ceil_mode) {
+  auto pair = [&](const Ints& v, const char* name, int64_t dflt, int64_t& a, int64_t& b) {
+    if (!v) {
+      check(dflt > 0, fn, name, "None", "a list of 2 positive integers");
+      a = b = dflt;
+      return;
+    }
+    check(v->size() == 2, fn, name, std::to_string(v->size()) + " values",
+          "2 values for a 2-D window");
+    a = (*v)[0];
+    b = (*v)[1];
+  };
+  Window2d w;
+  pair(kernel_shape, "kernel_shape", 0, w.kernel_h, w.kernel_w);
+  pair(strides, "strides", 1, w.stride_h, w.stride_w);
+  pair(dilations, "dilations", 1, w.dilation_h, w.dilation_w);
+  if (pads) {
+    check(pads->size() == 4, fn, "pads", std::to_string(pads->size()) + " values",
+          "4 values [top, left, bottom, right]");
+    w.pad_top = (*pads)[0];
+    w.pad_left = (*pads)[1];
+    w.pad_bottom = (*pads)[2];
+    w.pad_right = (*pads)[3];
+  }
+  check_range(fn, "ceil_mode", ceil_mode, 0, 1);
+  w.ceil_mode = ceil_mode != 0;
+  return w;
+}
+
+Profile profile_arg(const std::string& name) { return profile_from_name(name); }
+
+}  // namespace npukit::python

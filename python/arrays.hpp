@@ -1,0 +1,44 @@
+// numpy <-> npukit glue shared by every binding file.
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "npukit/ops/window.hpp"
+#include "npukit/profile.hpp"
+#include "npukit/tensor.hpp"
+
+namespace npukit::python {
+
+namespace py = pybind11;
+using Ints = std::optional<std::vector<int64_t>>;
+
+DType dtype_of_array(const py::array& a, const char* function, const char* parameter);
+py::dtype numpy_dtype(DType t);
+
+// A C-contiguous array of the wanted dtype (float64 input is accepted for f32
+// and rounded; any other dtype mismatch is an npukit.Error naming `parameter`).
+py::array as_dtype(const py::object& obj, DType want, const char* function, const char* parameter);
+// A C-contiguous array of whatever supported dtype it has.
+py::array as_tensor(const py::object& obj, const char* function, const char* parameter);
+
+TensorView view_of(const py::array& a);
+py::array new_array(DType t, const Shape& shape);
+
+// ONNX spatial attributes for a 2-D window: kernel_shape [kh, kw], strides
+// [sh, sw], dilations [dh, dw], pads [top, left, bottom, right].
+Window2d onnx_window(const char* function, const Ints& kernel_shape, const Ints& strides,
+                     const Ints& pads, const Ints& dilations, int64_t ceil_mode);
+
+Profile profile_arg(const std::string& name);
+
+// Binding groups, one per file.
+void bind_core(py::module_& m);
+void bind_fp32(py::module_& m);
+
+}  // namespace npukit::python

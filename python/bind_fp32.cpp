@@ -1,0 +1,358 @@
+// fp32 operators: ONNX names and attributes where ONNX has the operator, the
+// seed names otherwise. Functions return new arrays; with result_add=True the
+// result is y + f(x) for the given y (which is not modified).
+#include "arrays.hpp"
+#include "npukit/npukit.hpp"
+
+namespace npukit::python {
+
+namespace {
+
+using py::arg;
+
+py::array start_output(const py::object& y, bool result_add, const Shape& shape, const char* fn) {
+  if (!result_add) return new_array(DType::f32, shape);
+  check(!y.is_none(), fn, "y", "None", "an array to accumulate into when result_add=True");
+  py::array old = as_dtype(y, DType::f32, fn, "y");
+  view_of(old).expect_shape(shape, fn, "y");
+  return py::array(old.attr("copy")());
+}
+
+Pool2dParams onnx_pool(const char* fn, PoolMode mode, const py::array& x, const std::string& auto_pad,
+                       int64_t ceil_mode, int64_t count_include_pad, const Ints& dilations,
+                       const Ints& kernel_shape, const Ints& pads, const Ints& strides,
+                       const std::string& profile) {
+  view_of(x).expect_rank(4, fn, "x");
+  Pool2dParams p;
+  p.mode = mode;
+  p.window = onnx_window(fn, kernel_shape, strides, pads, dilations, ceil_mode);
+  resolve_auto_pad(p.window, auto_pad_from_name(auto_pad, fn), x.shape(2), x.shape(3));
+  check_range(fn, "count_include_pad", count_include_pad, 0, 1);
+  apply_profile(p, profile_arg(profile), count_include_pad != 0);
+  return p;
+}
+
+py::array run_pool(const py::array& x, const Pool2dParams& p) {
+  TensorView xv = view_of(x);
+  py::array y = new_array(xv.dtype(), pool2d_output_shape(xv.shape(), p));
+  pool2d(xv, view_of(y), p);
+  return y;
+}
+
+// Shared body of the per-channel operators: checks x, prepares y, runs op.
+template <class Op>
+py::array channel_op(const char* fn, const py::object& xo, const py::object& yo, bool result_add,
+                     Op op) {
+  py::array x = as_dtype(xo, DType::f32, fn, "x");
+  TensorView xv = view_of(x);
+  xv.expect_rank(4, fn, "x");
+  py::array y = start_output(yo, result_add, xv.shape(), fn);
+  op(xv, view_of(y), ElementwiseParams{result_add});
+  return y;
+}
+
+template <class E>
+E enum_arg(const std::string& v, const char* fn, const char* name,
+           std::initializer_list<std::pair<const char*, E>> choices) {
+  std::string all;
+  for (const auto& [n, e] : choices) {
+    if (v == n) return e;
+    all += (all.empty() ? "" : ", ") + std::string(n);
+  }
+  fail(fn, name, "'" + v + "'", all);
+}
+
+void bind_pools(py::module_& m) {
+  m.def(
+      "average_pool",
+      [](const py::object& xo, const std::string& auto_pad, int64_t ceil_mode,
+         int64_t count_include_pad, const Ints& dilations, const Ints& kernel_shape,
+         const Ints& pads, const Ints& strides, const std::string& profile) {
+        constexpr const char* fn = "npukit.average_pool";
+        py::array x = as_dtype(xo, DType::f32, fn, "x");
+        return run_pool(x, onnx_pool(fn, PoolMode::avg, x, auto_pad, ceil_mode, count_include_pad,
+                                     dilations, kernel_shape, pads, strides, profile));
+      },
+      arg("x"), py::kw_only(), arg("auto_pad") = "NOTSET", arg("ceil_mode") = 0,
+      arg("count_include_pad") = 0, arg("dilations") = py::none(),
+      arg("kernel_shape") = py::none(), arg("pads") = py::none(), arg("strides") = py::none(),
+      arg("profile") = "onnxruntime",
+      "ONNX AveragePool on an (N, C, H, W) float32 array; profile 'onnxruntime' or 'pytorch' "
+      "sets the divisor rule.");
+  m.def(
+      "max_pool",
+      [](const py::object& xo, const std::string& auto_pad, int64_t ceil_mode,
+         const Ints& dilations, const Ints& kernel_shape, const Ints& pads, int64_t storage_order,
+         const Ints& strides, const std::string& profile) {
+        constexpr const char* fn = "npukit.max_pool";
+        check_range(fn, "storage_order", storage_order, 0, 0);
+        py::array x = as_tensor(xo, fn, "x");
+        return run_pool(x, onnx_pool(fn, PoolMode::max, x, auto_pad, ceil_mode, 1, dilations,
+                                     kernel_shape, pads, strides, profile));
+      },
+      arg("x"), py::kw_only(), arg("auto_pad") = "NOTSET", arg("ceil_mode") = 0,
+      arg("dilations") = py::none(), arg("kernel_shape") = py::none(), arg("pads") = py::none(),
+      arg("storage_order") = 0, arg("strides") = py::none(), arg("profile") = "onnxruntime",
+      "ONNX MaxPool (output Y only) on float32, int8 or uint8 (N, C, H, W) arrays.");
+  for (auto [name, mode] : {std::pair{"global_average_pool", PoolMode::avg},
+                            std::pair{"global_max_pool", PoolMode::max}}) {
+    m.def(
+        name,
+        [mode = mode, name = name](const py::object& xo) {
+          const std::string fn = std::string("npukit.") + name;
+          py::array x = mode == PoolMode::avg ? as_dtype(xo, DType::f32, fn.c_str(), "x")
+                                              : as_tensor(xo, fn.c_str(), "x");
+          TensorView xv = view_of(x);
+          xv.expect_rank(4, fn.c_str(), "x");
+          py::array y = new_array(xv.dtype(), {xv.dim(0), xv.dim(1), 1, 1});
+          pool2d(xv, view_of(y), global_pool2d_params(xv.shape(), mode));
+          return y;
+        },
+        arg("x"), "ONNX global pooling of an (N, C, H, W) array to (N, C, 1, 1).");
+  }
+  m.def(
+      "pool2d",
+      [](const py::object& xo, const std::string& mode, int64_t kernel_h, int64_t kernel_w,
+         int64_t stride_h, int64_t stride_w, int64_t dilation_h, int64_t dilation_w,
+         int64_t ins_h, int64_t ins_w, int64_t pad_top, int64_t pad_bottom, int64_t pad_left,
+         int64_t pad_right, bool ceil_mode, const std::string& divisor,
+         const std::string& pad_value, const std::string& nan, float coeff) {
+        constexpr const char* fn = "npukit.pool2d";
+        py::array x = as_tensor(xo, fn, "x");
+        Pool2dParams p;
+        p.mode = enum_arg<PoolMode>(mode, fn, "mode",
+                                    {{"avg", PoolMode::avg}, {"max", PoolMode::max},
+                                     {"sum", PoolMode::sum}});
+        p.window = {kernel_h, kernel_w,  stride_h, stride_w,   dilation_h, dilation_w,
+                    ins_h,    ins_w,     pad_top,  pad_bottom, pad_left,   pad_right, ceil_mode};
+        p.divisor = enum_arg<AvgDivisor>(divisor, fn, "divisor",
+                                         {{"kernel_area", AvgDivisor::kernel_area},
+                                          {"valid_count", AvgDivisor::valid_count},
+                                          {"clipped_window", AvgDivisor::clipped_window}});
+        p.pad_value = enum_arg<PadValue>(pad_value, fn, "pad_value",
+                                         {{"neg_inf", PadValue::neg_inf},
+                                          {"neg_flt_max", PadValue::neg_flt_max},
+                                          {"zero", PadValue::zero}});
+        p.nan = enum_arg<MaxNaN>(nan, fn, "nan",
+                                 {{"propagate", MaxNaN::propagate}, {"ignore", MaxNaN::ignore}});
+        p.coeff = coeff;
+        view_of(x).expect_rank(4, fn, "x");
+        return run_pool(x, p);
+      },
+      arg("x"), py::kw_only(), arg("mode") = "avg", arg("kernel_h") = 1, arg("kernel_w") = 1,
+      arg("stride_h") = 1, arg("stride_w") = 1, arg("dilation_h") = 1, arg("dilation_w") = 1,
+      arg("ins_h") = 0, arg("ins_w") = 0, arg("pad_top") = 0, arg("pad_bottom") = 0,
+      arg("pad_left") = 0, arg("pad_right") = 0, arg("ceil_mode") = false,
+      arg("divisor") = "kernel_area", arg("pad_value") = "neg_inf", arg("nan") = "propagate",
+      arg("coeff") = 1.0f,
+      "Every pooling parameter of the core: mode avg|max|sum, zero insertion ins_h/ins_w, "
+      "divisor kernel_area|valid_count|clipped_window, pad_value neg_inf|neg_flt_max|zero.");
+  m.def(
+      "sum_pool",
+      [](const py::object& xo, int64_t kernel_h, int64_t kernel_w, int64_t stride_h,
+         int64_t stride_w, int64_t ins_h, int64_t ins_w, const Ints& pad, float coeff) {
+        constexpr const char* fn = "npukit.sum_pool";
+        py::array x = as_dtype(xo, DType::f32, fn, "x");
+        view_of(x).expect_rank(4, fn, "x");
+        Pool2dParams p;
+        p.mode = PoolMode::sum;
+        p.coeff = coeff;
+        p.window.kernel_h = kernel_h;
+        p.window.kernel_w = kernel_w;
+        p.window.stride_h = stride_h;
+        p.window.stride_w = stride_w;
+        p.window.ins_h = ins_h;
+        p.window.ins_w = ins_w;
+        if (pad) {
+          check(pad->size() == 4, fn, "pad", std::to_string(pad->size()) + " values",
+                "4 values [top, bottom, left, right] as in seed 002");
+          p.window.pad_top = (*pad)[0];
+          p.window.pad_bottom = (*pad)[1];
+          p.window.pad_left = (*pad)[2];
+          p.window.pad_right = (*pad)[3];
+        }
+        return run_pool(x, p);
+      },
+      arg("x"), py::kw_only(), arg("kernel_h"), arg("kernel_w"), arg("stride_h") = 1,
+      arg("stride_w") = 1, arg("ins_h") = 0, arg("ins_w") = 0, arg("pad") = py::none(),
+      arg("coeff") = 1.0f,
+      "Seed 002 bm_atomic_sum_pool: window sum times coeff; pad = [top, bottom, left, right].");
+}
+
+void bind_conv(py::module_& m) {
+  m.def(
+      "conv",
+      [](const py::object& xo, const py::object& wo, const py::object& bo,
+         const std::string& auto_pad, const Ints& dilations, int64_t group,
+         const Ints& kernel_shape, const Ints& pads, const Ints& strides, const py::object& yo,
+         bool result_add) {
+        constexpr const char* fn = "npukit.conv";
+        py::array x = as_dtype(xo, DType::f32, fn, "x");
+        py::array w = as_dtype(wo, DType::f32, fn, "w");
+        TensorView xv = view_of(x), wv = view_of(w);
+        xv.expect_rank(4, fn, "x");
+        wv.expect_rank(4, fn, "w");
+        Ints ks = kernel_shape ? kernel_shape : Ints(std::vector<int64_t>{wv.dim(2), wv.dim(3)});
+        Conv2dParams p;
+        p.window = onnx_window(fn, ks, strides, pads, dilations, 0);
+        resolve_auto_pad(p.window, auto_pad_from_name(auto_pad, fn), xv.dim(2), xv.dim(3));
+        p.groups = group;
+        p.result_add = result_add;
+        py::array b;
+        if (!bo.is_none()) {
+          b = as_dtype(bo, DType::f32, fn, "b");
+          p.has_bias = true;
+        }
+        const Shape out = conv2d_output_shape(xv.shape(), wv.shape(), p);
+        py::array y = start_output(yo, result_add, out, fn);
+        conv2d(xv, wv, p.has_bias ? view_of(b) : TensorView(), view_of(y), p);
+        return y;
+      },
+      arg("x"), arg("w"), arg("b") = py::none(), py::kw_only(), arg("auto_pad") = "NOTSET",
+      arg("dilations") = py::none(), arg("group") = 1, arg("kernel_shape") = py::none(),
+      arg("pads") = py::none(), arg("strides") = py::none(), arg("y") = py::none(),
+      arg("result_add") = false,
+      "ONNX Conv (2-D, float32); result_add=True returns y + conv(x) (seed 004).");
+  m.def(
+      "depthwise2d",
+      [](const py::object& xo, const py::object& wo, const py::object& bo, const Ints& stride,
+         const Ints& pad, const Ints& dilation, const py::object& yo, bool result_add) {
+        constexpr const char* fn = "npukit.depthwise2d";
+        py::array x = as_dtype(xo, DType::f32, fn, "x");
+        py::array w = as_dtype(wo, DType::f32, fn, "w");
+        TensorView xv = view_of(x), wv = view_of(w);
+        xv.expect_rank(4, fn, "x");
+        wv.expect_rank(4, fn, "w");
+        Depthwise2dParams p;
+        p.multiplier = wv.dim(0) / std::max<int64_t>(1, xv.dim(1));
+        p.window.kernel_h = wv.dim(2);
+        p.window.kernel_w = wv.dim(3);
+        if (stride) {
+          check(stride->size() == 2, fn, "stride", std::to_string(stride->size()) + " values",
+                "[stride_h, stride_w]");
+          p.window.stride_h = (*stride)[0];
+          p.window.stride_w = (*stride)[1];
+        }
+        if (dilation) {
+          check(dilation->size() == 2, fn, "dilation",
+                std::to_string(dilation->size()) + " values", "[dilation_h, dilation_w]");
+          p.window.dilation_h = (*dilation)[0];
+          p.window.dilation_w = (*dilation)[1];
+        }
+        if (pad) {
+          check(pad->size() == 4, fn, "pad", std::to_string(pad->size()) + " values",
+                "[top, bottom, left, right]");
+          p.window.pad_top = (*pad)[0];
+          p.window.pad_bottom = (*pad)[1];
+          p.window.pad_left = (*pad)[2];
+          p.window.pad_right = (*pad)[3];
+        }
+        p.result_add = result_add;
+        py::array b;
+        if (!bo.is_none()) {
+          b = as_dtype(bo, DType::f32, fn, "b");
+          p.has_bias = true;
+        }
+        py::array y =
+            start_output(yo, result_add, depthwise2d_output_shape(xv.shape(), wv.shape(), p), fn);
+        depthwise2d(xv, wv, p.has_bias ? view_of(b) : TensorView(), view_of(y), p);
+        return y;
+      },
+      arg("x"), arg("w"), arg("b") = py::none(), py::kw_only(), arg("stride") = py::none(),
+      arg("pad") = py::none(), arg("dilation") = py::none(), arg("y") = py::none(),
+      arg("result_add") = false,
+      "Depthwise convolution; w is (C*multiplier, 1, KH, KW), pad = [top, bottom, left, right].");
+}
+
+void bind_matmul_elementwise(py::module_& m) {
+  m.def(
+      "mat_mul",
+      [](const py::object& ao, const py::object& bo) {
+        constexpr const char* fn = "npukit.mat_mul";
+        py::array a = as_dtype(ao, DType::f32, fn, "a");
+        py::array b = as_dtype(bo, DType::f32, fn, "b");
+        TensorView av = view_of(a), bv = view_of(b);
+        py::array y = new_array(DType::f32, matmul_broadcast_shape(av.shape(), bv.shape()));
+        matmul_broadcast(av, bv, view_of(y));
+        return y;
+      },
+      arg("a"), arg("b"), "ONNX MatMul (numpy.matmul broadcasting, ranks 1 to 4), float32.");
+  m.def(
+      "matmul",
+      [](const py::object& ao, const py::object& bo, const py::object& biaso, const py::object& yo,
+         bool result_add) {
+        constexpr const char* fn = "npukit.matmul";
+        py::array a = as_dtype(ao, DType::f32, fn, "a");
+        py::array b = as_dtype(bo, DType::f32, fn, "b");
+        TensorView av = view_of(a), bv = view_of(b);
+        av.expect_rank(2, fn, "a");
+        bv.expect_rank(2, fn, "b");
+        MatmulParams p{!biaso.is_none(), result_add};
+        py::array bias;
+        if (p.has_bias) bias = as_dtype(biaso, DType::f32, fn, "bias");
+        py::array y = start_output(yo, result_add, {av.dim(0), bv.dim(1)}, fn);
+        matmul(av, bv, p.has_bias ? view_of(bias) : TensorView(), view_of(y), p);
+        return y;
+      },
+      arg("a"), arg("b"), arg("bias") = py::none(), py::kw_only(), arg("y") = py::none(),
+      arg("result_add") = false, "Seed 004 matmul: a (M, K) @ b (K, N) + bias (N), result_add.");
+  m.def(
+      "relu",
+      [](const py::object& xo, const std::string& profile, const py::object& yo, bool result_add) {
+        constexpr const char* fn = "npukit.relu";
+        py::array x = as_dtype(xo, DType::f32, fn, "x");
+        TensorView xv = view_of(x);
+        ElementwiseParams p;
+        p.result_add = result_add;
+        const Profile prof = profile_arg(profile);
+        check(prof == Profile::onnxruntime || prof == Profile::pytorch || prof == Profile::bm1684,
+              fn, "profile", profile, "onnxruntime, pytorch or bm1684");
+        p.relu_nan = prof == Profile::bm1684 ? ReluNaN::zero : ReluNaN::propagate;
+        py::array y = start_output(yo, result_add, xv.shape(), fn);
+        relu(xv, view_of(y), p);
+        return y;
+      },
+      arg("x"), py::kw_only(), arg("profile") = "onnxruntime", arg("y") = py::none(),
+      arg("result_add") = false, "ONNX Relu; profile bm1684 maps NaN to +0 like okk_bdc_relu.");
+  m.def(
+      "bias",
+      [](const py::object& x, const py::object& b, const py::object& y, bool result_add) {
+        return channel_op("npukit.bias", x, y, result_add, [&](auto xv, auto yv, auto p) {
+          bias(xv, view_of(as_dtype(b, DType::f32, "npukit.bias", "b")), yv, p);
+        });
+      },
+      arg("x"), arg("b"), py::kw_only(), arg("y") = py::none(), arg("result_add") = false,
+      "Seed 004 okk_bdc_bias: x + b[c] on (N, C, H, W).");
+  m.def(
+      "scale",
+      [](const py::object& x, const py::object& s, const py::object& y, bool result_add) {
+        return channel_op("npukit.scale", x, y, result_add, [&](auto xv, auto yv, auto p) {
+          scale(xv, view_of(as_dtype(s, DType::f32, "npukit.scale", "s")), yv, p);
+        });
+      },
+      arg("x"), arg("s"), py::kw_only(), arg("y") = py::none(), arg("result_add") = false,
+      "Seed 004 okk_bdc_scale: x * s[c] on (N, C, H, W).");
+  m.def(
+      "scale_bias",
+      [](const py::object& x, const py::object& s, const py::object& b, const py::object& y,
+         bool result_add) {
+        constexpr const char* fn = "npukit.scale_bias";
+        return channel_op(fn, x, y, result_add, [&](auto xv, auto yv, auto p) {
+          scale_bias(xv, view_of(as_dtype(s, DType::f32, fn, "s")),
+                     view_of(as_dtype(b, DType::f32, fn, "b")), yv, p);
+        });
+      },
+      arg("x"), arg("s"), arg("b"), py::kw_only(), arg("y") = py::none(),
+      arg("result_add") = false,
+      "Seed 004 okk_bdc_scale_bias: x * s[c] + b[c] (two roundings) on (N, C, H, W).");
+}
+
+}  // namespace
+
+void bind_fp32(py::module_& m) {
+  bind_pools(m);
+  bind_conv(m);
+  bind_matmul_elementwise(m);
+}
+
+}  // namespace npukit::python

@@ -1,0 +1,129 @@
+#include "npukit/tensor.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+
+namespace npukit {
+
+const char* layout_name(Layout l) { return l == Layout::nchw ? "nchw" : "nhwc"; }
+
+std::string shape_text(const Shape& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+int64_t shape_numel(const Shape& s) {
+  return std::accumulate(s.begin(), s.end(), int64_t{1}, std::multiplies<>());
+}
+
+Shape contiguous_strides(const Shape& shape, Layout layout) {
+  Shape st(shape.size(), 1);
+  if (layout == Layout::nhwc) {
+    check(shape.size() == 4, "npukit::contiguous_strides", "shape", shape_text(shape),
+          "a 4-D (N, C, H, W) shape for the nhwc layout");
+    const int64_t c = shape[1], h = shape[2], w = shape[3];
+    return {h * w * c, 1, w * c, c};
+  }
+  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i) st[i] = st[i + 1] * shape[i + 1];
+  return st;
+}
+
+TensorView::TensorView(void* data, DType dtype, Shape shape, Shape strides, const char* function)
+    : data_(data), dtype_(dtype), shape_(std::move(shape)), strides_(std::move(strides)) {
+  check(shape_.size() <= kMaxRank, function, "shape", shape_text(shape_), "rank 0 to 4");
+  check(strides_.size() == shape_.size(), function, "strides", shape_text(strides_),
+        "one stride per dimension of shape " + shape_text(shape_));
+  for (int64_t d : shape_)
+    check(d >= 0, function, "shape", shape_text(shape_), "non-negative sizes");
+  check(data_ != nullptr || numel() == 0, function, "data", "null", "a non-null pointer");
+}
+
+TensorView TensorView::contiguous(void* data, DType dtype, Shape shape, Layout layout) {
+  Shape st = contiguous_strides(shape, layout);
+  return TensorView(data, dtype, std::move(shape), std::move(st));
+}
+
+bool TensorView::is_contiguous() const { return strides_ == contiguous_strides(shape_); }
+
+void TensorView::expect_dtype(DType want, const char* function, const char* parameter) const {
+  check(dtype_ == want, function, parameter, dtype_name(dtype_), dtype_name(want));
+}
+
+void TensorView::expect_rank(int want, const char* function, const char* parameter) const {
+  check(rank() == want, function, parameter, "shape " + shape_text(shape_),
+        "a " + std::to_string(want) + "-D tensor");
+}
+
+void TensorView::expect_shape(const Shape& want, const char* function,
+                              const char* parameter) const {
+  check(shape_ == want, function, parameter, "shape " + shape_text(shape_),
+        "shape " + shape_text(want));
+}
+
+void Tensor::Free::operator()(void* p) const { std::free(p); }
+
+Tensor::Tensor(DType dtype, Shape shape, Layout layout) : layout_(layout) {
+  // Validate through a view first so that bad shapes never reach the allocator.
+  TensorView probe(reinterpret_cast<void*>(64), dtype, shape, contiguous_strides(shape, layout),
+                   "npukit::Tensor");
+  const size_t bytes = static_cast<size_t>(probe.numel()) * dtype_size(dtype);
+  const size_t padded = (bytes + 63) / 64 * 64 + 64;
+  void* p = std::aligned_alloc(64, padded);
+  if (!p) throw std::bad_alloc();
+  std::memset(p, 0, padded);
+  buffer_.reset(p);
+  view_ = TensorView(p, dtype, std::move(shape), probe.strides(), "npukit::Tensor");
+}
+
+Tensor::Tensor(const Tensor& other) {
+  if (other.buffer_) {
+    Tensor t(other.dtype(), other.shape(), other.layout_);
+    copy(other.view_, t.view_);
+    *this = std::move(t);
+  }
+}
+
+Tensor& Tensor::operator=(const Tensor& other) {
+  if (this != &other) *this = Tensor(other);
+  return *this;
+}
+
+template <class T>
+std::vector<T> Tensor::to_vector() const {
+  Tensor dense(dtype(), shape());
+  copy(view_, dense.view());
+  const T* p = dense.data<T>();
+  return std::vector<T>(p, p + numel());
+}
+template std::vector<float> Tensor::to_vector<float>() const;
+template std::vector<int8_t> Tensor::to_vector<int8_t>() const;
+template std::vector<uint8_t> Tensor::to_vector<uint8_t>() const;
+template std::vector<int16_t> Tensor::to_vector<int16_t>() const;
+template std::vector<int32_t> Tensor::to_vector<int32_t>() const;
+
+void copy(const TensorView& src, const TensorView& dst) {
+  check(src.dtype() == dst.dtype(), "npukit::copy", "dst.dtype", dtype_name(dst.dtype()),
+        dtype_name(src.dtype()));
+  dst.expect_shape(src.shape(), "npukit::copy", "dst");
+  const size_t es = dtype_size(src.dtype());
+  // Pad to 4-D so that one loop nest serves every rank.
+  Shape sh(4, 1), ss(4, 0), ds(4, 0);
+  const int off = 4 - src.rank();
+  for (int i = 0; i < src.rank(); ++i) {
+    sh[off + i] = src.dim(i);
+    ss[off + i] = src.stride(i);
+    ds[off + i] = dst.stride(i);
+  }
+  auto* s = static_cast<const char*>(src.raw());
+  auto* d = static_cast<char*>(dst.raw());
+  for (int64_t a = 0; a < sh[0]; ++a)
+    for (int64_t b = 0; b < sh[1]; ++b)
+      for (int64_t c = 0; c < sh[2]; ++c)
+        for (int64_t e = 0; e < sh[3]; ++e)
+          std::memcpy(d + (a * ds[0] + b * ds[1] + c * ds[2] + e * ds[3]) * es,
+                      s + (a * ss[0] + b * ss[1] + c * ss[2] + e * ss[3]) * es, es);
+}
+
+}  // namespace npukit

@@ -1,0 +1,79 @@
+#include "npukit/ops/conv2d.hpp"
+
+#include "npukit/error.hpp"
+
+namespace npukit {
+
+namespace {
+
+void check_bias(const TensorView& bias, int64_t oc, bool has_bias, const char* fn) {
+  if (!has_bias) return;
+  bias.expect_dtype(DType::f32, fn, "bias.dtype");
+  const bool ok = (bias.rank() == 1 && bias.dim(0) == oc) ||
+                  (bias.rank() == 4 && bias.shape() == Shape{1, oc, 1, 1});
+  check(ok, fn, "bias", "shape " + shape_text(bias.shape()),
+        "shape [" + std::to_string(oc) + "] or [1, " + std::to_string(oc) + ", 1, 1]");
+}
+
+}  // namespace
+
+Shape conv2d_output_shape(const Shape& x, const Shape& w, const Conv2dParams& p) {
+  constexpr const char* fn = "npukit::conv2d";
+  check(x.size() == 4, fn, "x", "shape " + shape_text(x), "a 4-D (N, C, H, W) tensor");
+  check(w.size() == 4, fn, "w", "shape " + shape_text(w), "a 4-D (OC, C/groups, KH, KW) tensor");
+  check_range(fn, "x.N", x[0], 1, INT32_MAX);
+  check_range(fn, "x.C", x[1], 1, INT32_MAX);
+  check_range(fn, "w.OC", w[0], 1, INT32_MAX);
+  check_range(fn, "groups", p.groups, 1, x[1]);
+  check(x[1] % p.groups == 0, fn, "groups", std::to_string(p.groups),
+        "a divisor of the input channels " + std::to_string(x[1]));
+  check(w[0] % p.groups == 0, fn, "groups", std::to_string(p.groups),
+        "a divisor of the output channels " + std::to_string(w[0]));
+  check(w[1] == x[1] / p.groups, fn, "w", "shape " + shape_text(w),
+        "w.shape[1] = C/groups = " + std::to_string(x[1] / p.groups));
+  check(w[2] == p.window.kernel_h, fn, "kernel_h", std::to_string(p.window.kernel_h),
+        "w.shape[2] = " + std::to_string(w[2]));
+  check(w[3] == p.window.kernel_w, fn, "kernel_w", std::to_string(p.window.kernel_w),
+        "w.shape[3] = " + std::to_string(w[3]));
+  check(!p.window.ceil_mode, fn, "ceil_mode", "true", "false for convolution");
+  const int64_t oh = axis_output_size(axis_h(p.window, x[2]), fn, 'h');
+  const int64_t ow = axis_output_size(axis_w(p.window, x[3]), fn, 'w');
+  return {x[0], w[0], oh, ow};
+}
+
+void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, const TensorView& y,
+            const Conv2dParams& p) {
+  constexpr const char* fn = "npukit::conv2d";
+  x.expect_dtype(DType::f32, fn, "x.dtype");
+  w.expect_dtype(DType::f32, fn, "w.dtype");
+  y.expect_dtype(DType::f32, fn, "y.dtype");
+  y.expect_shape(conv2d_output_shape(x.shape(), w.shape(), p), fn, "y");
+  check_bias(bias, w.dim(0), p.has_bias, fn);
+  ref::conv2d_f32(x, w, bias, y, p);
+}
+
+Shape depthwise2d_output_shape(const Shape& x, const Shape& w, const Depthwise2dParams& p) {
+  constexpr const char* fn = "npukit::depthwise2d";
+  check(x.size() == 4, fn, "x", "shape " + shape_text(x), "a 4-D (N, C, H, W) tensor");
+  check_range(fn, "multiplier", p.multiplier, 1, INT32_MAX);
+  check(w.size() == 4 && w[1] == 1 && w[0] == x[1] * p.multiplier, fn, "w",
+        "shape " + shape_text(w),
+        "shape [C*multiplier, 1, KH, KW] = [" + std::to_string(x[1] * p.multiplier) +
+            ", 1, KH, KW]");
+  Conv2dParams c{p.window, x[1], p.has_bias, p.result_add};
+  return conv2d_output_shape(x, w, c);
+}
+
+void depthwise2d(const TensorView& x, const TensorView& w, const TensorView& bias,
+                 const TensorView& y, const Depthwise2dParams& p) {
+  constexpr const char* fn = "npukit::depthwise2d";
+  x.expect_dtype(DType::f32, fn, "x.dtype");
+  w.expect_dtype(DType::f32, fn, "w.dtype");
+  y.expect_dtype(DType::f32, fn, "y.dtype");
+  y.expect_shape(depthwise2d_output_shape(x.shape(), w.shape(), p), fn, "y");
+  check_bias(bias, w.dim(0), p.has_bias, fn);
+  // A depthwise convolution is the grouped convolution with groups = C.
+  ref::conv2d_f32(x, w, bias, y, Conv2dParams{p.window, x.dim(1), p.has_bias, p.result_add});
+}
+
+}  // namespace npukit

@@ -1,0 +1,61 @@
+#include "npukit/ops/elementwise.hpp"
+
+#include "npukit/error.hpp"
+
+namespace npukit {
+
+namespace {
+
+// Checks a per-channel operand and returns its element stride.
+int64_t channel_stride(const TensorView& t, int64_t c, const char* fn, const char* name) {
+  t.expect_dtype(DType::f32, fn, (std::string(name) + ".dtype").c_str());
+  const bool ok = (t.rank() == 1 && t.dim(0) == c) ||
+                  (t.rank() == 4 && t.shape() == Shape{1, c, 1, 1});
+  check(ok, fn, name, "shape " + shape_text(t.shape()),
+        "shape [" + std::to_string(c) + "] or [1, " + std::to_string(c) + ", 1, 1]");
+  return t.stride(t.rank() == 1 ? 0 : 1);
+}
+
+void check_xy(const TensorView& x, const TensorView& y, const char* fn, bool four_d) {
+  x.expect_dtype(DType::f32, fn, "x.dtype");
+  y.expect_dtype(DType::f32, fn, "y.dtype");
+  if (four_d) x.expect_rank(4, fn, "x");
+  y.expect_shape(x.shape(), fn, "y");
+}
+
+}  // namespace
+
+void relu(const TensorView& x, const TensorView& y, const ElementwiseParams& p) {
+  check_xy(x, y, "npukit::relu", false);
+  ref::relu_f32(x, y, p);
+}
+
+void bias(const TensorView& x, const TensorView& b, const TensorView& y,
+          const ElementwiseParams& p) {
+  constexpr const char* fn = "npukit::bias";
+  check_xy(x, y, fn, true);
+  const int64_t bs = channel_stride(b, x.dim(1), fn, "b");
+  ref::channel_op_f32(ref::ChannelOp::bias, x, nullptr, 0, static_cast<const float*>(b.raw()), bs,
+                      y, p.result_add);
+}
+
+void scale(const TensorView& x, const TensorView& s, const TensorView& y,
+           const ElementwiseParams& p) {
+  constexpr const char* fn = "npukit::scale";
+  check_xy(x, y, fn, true);
+  const int64_t ss = channel_stride(s, x.dim(1), fn, "s");
+  ref::channel_op_f32(ref::ChannelOp::scale, x, static_cast<const float*>(s.raw()), ss, nullptr, 0,
+                      y, p.result_add);
+}
+
+void scale_bias(const TensorView& x, const TensorView& s, const TensorView& b, const TensorView& y,
+                const ElementwiseParams& p) {
+  constexpr const char* fn = "npukit::scale_bias";
+  check_xy(x, y, fn, true);
+  const int64_t ss = channel_stride(s, x.dim(1), fn, "s");
+  const int64_t bs = channel_stride(b, x.dim(1), fn, "b");
+  ref::channel_op_f32(ref::ChannelOp::scale_bias, x, static_cast<const float*>(s.raw()), ss,
+                      static_cast<const float*>(b.raw()), bs, y, p.result_add);
+}
+
+}  // namespace npukit

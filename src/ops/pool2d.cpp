@@ -1,0 +1,99 @@
+#include "npukit/ops/pool2d.hpp"
+
+#include "npukit/error.hpp"
+
+namespace npukit {
+
+const char* pool_mode_name(PoolMode m) {
+  switch (m) {
+    case PoolMode::avg: return "avg";
+    case PoolMode::max: return "max";
+    case PoolMode::sum: return "sum";
+  }
+  return "invalid";
+}
+
+const char* avg_divisor_name(AvgDivisor d) {
+  switch (d) {
+    case AvgDivisor::kernel_area: return "kernel_area";
+    case AvgDivisor::valid_count: return "valid_count";
+    case AvgDivisor::clipped_window: return "clipped_window";
+  }
+  return "invalid";
+}
+
+const char* pad_value_name(PadValue v) {
+  switch (v) {
+    case PadValue::neg_inf: return "neg_inf";
+    case PadValue::neg_flt_max: return "neg_flt_max";
+    case PadValue::zero: return "zero";
+  }
+  return "invalid";
+}
+
+void apply_profile(Pool2dParams& p, Profile profile, bool count_include_pad) {
+  switch (profile) {
+    case Profile::pytorch:
+      p.divisor = count_include_pad ? AvgDivisor::clipped_window : AvgDivisor::valid_count;
+      p.pad_value = PadValue::neg_inf;
+      p.nan = MaxNaN::propagate;
+      return;
+    case Profile::onnxruntime:
+      // ORT's CPU MaxPool starts from lowest() and keeps a tap only if strictly greater.
+      p.divisor = count_include_pad ? AvgDivisor::kernel_area : AvgDivisor::valid_count;
+      p.pad_value = PadValue::neg_flt_max;
+      p.nan = MaxNaN::ignore;
+      return;
+    case Profile::bm1684:
+      check(count_include_pad, "npukit::apply_profile", "count_include_pad", "false",
+            "true for bm1684 (its average always divides by kernel_h*kernel_w)");
+      p.divisor = AvgDivisor::kernel_area;
+      p.pad_value = PadValue::neg_flt_max;
+      p.nan = MaxNaN::ignore;
+      return;
+    default:
+      fail("npukit::apply_profile", "profile", profile_name(profile),
+           "onnxruntime, pytorch or bm1684 for fp32 pooling");
+  }
+}
+
+Shape pool2d_output_shape(const Shape& x, const Pool2dParams& p) {
+  constexpr const char* fn = "npukit::pool2d";
+  check(x.size() == 4, fn, "x", "shape " + shape_text(x), "a 4-D (N, C, H, W) tensor");
+  check_range(fn, "x.N", x[0], 1, INT32_MAX);
+  check_range(fn, "x.C", x[1], 1, INT32_MAX);
+  const int64_t oh = axis_output_size(axis_h(p.window, x[2]), fn, 'h');
+  const int64_t ow = axis_output_size(axis_w(p.window, x[3]), fn, 'w');
+  return {x[0], x[1], oh, ow};
+}
+
+void pool2d(const TensorView& x, const TensorView& y, const Pool2dParams& p) {
+  constexpr const char* fn = "npukit::pool2d";
+  x.expect_rank(4, fn, "x");
+  y.expect_shape(pool2d_output_shape(x.shape(), p), fn, "y");
+  check(x.dtype() == y.dtype(), fn, "y.dtype", dtype_name(y.dtype()), dtype_name(x.dtype()));
+  if (x.dtype() == DType::f32) return ref::pool2d_f32(x, y, p);
+  check(p.mode == PoolMode::max, fn, "x.dtype", dtype_name(x.dtype()),
+        std::string("f32 for ") + pool_mode_name(p.mode) +
+            " pooling (quantized averages are in npukit/quant)");
+  if (x.dtype() == DType::s8) return ref::max_pool2d_int<int8_t>(x, y, p);
+  if (x.dtype() == DType::u8) return ref::max_pool2d_int<uint8_t>(x, y, p);
+  fail(fn, "x.dtype", dtype_name(x.dtype()), "f32, s8 or u8");
+}
+
+Pool2dParams global_pool2d_params(const Shape& x, PoolMode mode) {
+  check(x.size() == 4, "npukit::global_pool2d", "x", "shape " + shape_text(x),
+        "a 4-D (N, C, H, W) tensor");
+  Pool2dParams p;
+  p.mode = mode;
+  p.window.kernel_h = x[2];
+  p.window.kernel_w = x[3];
+  return p;
+}
+
+void global_pool2d(const TensorView& x, const TensorView& y, PoolMode mode) {
+  check(mode != PoolMode::sum, "npukit::global_pool2d", "mode", "sum", "avg or max");
+  pool2d(x, y, global_pool2d_params(x.shape(), mode));
+}
+
+}  // namespace npukit

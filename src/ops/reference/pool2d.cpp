@@ -1,0 +1,117 @@
+// Reference pooling: for each output, walk the window tap by tap in row-major
+// order and apply the semantics in Pool2dParams literally.
+#include <cfloat>
+#include <cmath>
+#include <limits>
+
+#include "npukit/ops/pool2d.hpp"
+#include "npukit/parallel.hpp"
+
+namespace npukit::ref {
+
+namespace {
+
+struct Taps2d {
+  AxisTaps h, w;
+};
+
+Taps2d make_taps(const TensorView& x, const TensorView& y, const Window2d& win) {
+  return {axis_taps(axis_h(win, x.dim(2)), y.dim(2)), axis_taps(axis_w(win, x.dim(3)), y.dim(3))};
+}
+
+float pad_as_float(PadValue v) {
+  switch (v) {
+    case PadValue::neg_inf: return -std::numeric_limits<float>::infinity();
+    case PadValue::neg_flt_max: return -FLT_MAX;
+    case PadValue::zero: return 0.0f;
+  }
+  return 0.0f;
+}
+
+// The running max starts at -FLT_MAX only where the hardware does (OKKernel).
+float max_start(PadValue v) {
+  return v == PadValue::neg_flt_max ? -FLT_MAX : -std::numeric_limits<float>::infinity();
+}
+
+}  // namespace
+
+void pool2d_f32(const TensorView& x, const TensorView& y, const Pool2dParams& p) {
+  const Taps2d t = make_taps(x, y, p.window);
+  const int64_t C = x.dim(1), OH = y.dim(2), OW = y.dim(3);
+  const int64_t KH = p.window.kernel_h, KW = p.window.kernel_w;
+  const float pad = pad_as_float(p.pad_value);
+  parallel_for(x.dim(0) * C, [&](int64_t nc) {
+    const int64_t n = nc / C, c = nc % C;
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        float acc = p.mode == PoolMode::max ? max_start(p.pad_value) : 0.0f;
+        int64_t valid = 0, clipped = 0;
+        for (int64_t kh = 0; kh < KH; ++kh) {
+          for (int64_t kw = 0; kw < KW; ++kw) {
+            const Tap tap = combine(t.h.kind_at(oh, kh), t.w.kind_at(ow, kw));
+            if (tap == Tap::outside || tap == Tap::padding) {
+              if (tap == Tap::padding) ++clipped;
+              if (p.mode == PoolMode::max && !std::isnan(acc) && pad > acc) acc = pad;
+              continue;
+            }
+            // An inserted zero is an element of the expanded input.
+            const float v = tap == Tap::input
+                                ? x.at<float>(n, c, t.h.index_at(oh, kh), t.w.index_at(ow, kw))
+                                : 0.0f;
+            ++valid;
+            ++clipped;
+            if (p.mode == PoolMode::max) {
+              if (v > acc || (p.nan == MaxNaN::propagate && std::isnan(v))) acc = v;
+            } else {
+              acc += v;
+            }
+          }
+        }
+        float out = acc;
+        if (p.mode == PoolMode::avg) {
+          const int64_t div = p.divisor == AvgDivisor::kernel_area ? KH * KW
+                              : p.divisor == AvgDivisor::valid_count ? valid
+                                                                     : clipped;
+          out = div > 0 ? acc / static_cast<float>(div) : 0.0f;
+        } else if (p.mode == PoolMode::sum) {
+          out = acc * p.coeff;
+        }
+        y.at<float>(n, c, oh, ow) = out;
+      }
+    }
+  });
+}
+
+template <class T>
+void max_pool2d_int(const TensorView& x, const TensorView& y, const Pool2dParams& p) {
+  const Taps2d t = make_taps(x, y, p.window);
+  const int64_t C = x.dim(1), OH = y.dim(2), OW = y.dim(3);
+  const int64_t KH = p.window.kernel_h, KW = p.window.kernel_w;
+  // Integer padding: the lowest value unless the semantics pad with zero.
+  const T low = std::numeric_limits<T>::lowest();
+  const T pad = p.pad_value == PadValue::zero ? T(0) : low;
+  parallel_for(x.dim(0) * C, [&](int64_t nc) {
+    const int64_t n = nc / C, c = nc % C;
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        T m = low;
+        for (int64_t kh = 0; kh < KH; ++kh) {
+          for (int64_t kw = 0; kw < KW; ++kw) {
+            const Tap tap = combine(t.h.kind_at(oh, kh), t.w.kind_at(ow, kw));
+            const T v = tap == Tap::input
+                            ? x.at<T>(n, c, t.h.index_at(oh, kh), t.w.index_at(ow, kw))
+                        : tap == Tap::inserted_zero ? T(0)
+                                                    : pad;
+            if (v > m) m = v;
+          }
+        }
+        y.at<T>(n, c, oh, ow) = m;
+      }
+    }
+  });
+}
+
+template void max_pool2d_int<int8_t>(const TensorView&, const TensorView&, const Pool2dParams&);
+template void max_pool2d_int<uint8_t>(const TensorView&, const TensorView&, const Pool2dParams&);
+
+}  // namespace npukit::ref

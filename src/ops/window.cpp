@@ -1,0 +1,104 @@
+#include "npukit/ops/window.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "npukit/error.hpp"
+
+namespace npukit {
+
+namespace {
+constexpr int64_t kInf = std::numeric_limits<int64_t>::max();
+std::string field(const char* base, char axis) { return std::string(base) + "_" + axis; }
+}  // namespace
+
+AxisWindow axis_h(const Window2d& w, int64_t in_h) {
+  return {in_h, w.kernel_h, w.stride_h, w.dilation_h, w.ins_h, w.pad_top, w.pad_bottom,
+          w.ceil_mode};
+}
+
+AxisWindow axis_w(const Window2d& w, int64_t in_w) {
+  return {in_w, w.kernel_w, w.stride_w, w.dilation_w, w.ins_w, w.pad_left, w.pad_right,
+          w.ceil_mode};
+}
+
+int64_t axis_output_size(const AxisWindow& a, const char* fn, char axis) {
+  const std::string ax(1, axis);
+  check_range(fn, ("input " + ax).c_str(), a.in, 1, kInf);
+  check_range(fn, field("kernel", axis).c_str(), a.kernel, 1, kInf);
+  check_range(fn, field("stride", axis).c_str(), a.stride, 1, kInf);
+  check_range(fn, field("dilation", axis).c_str(), a.dilation, 1, kInf);
+  check_range(fn, field("ins", axis).c_str(), a.ins, 0, kInf);
+  const bool is_h = axis == 'h';
+  check_range(fn, is_h ? "pad_top" : "pad_left", a.pad_begin, 0, kInf);
+  check_range(fn, is_h ? "pad_bottom" : "pad_right", a.pad_end, 0, kInf);
+  const int64_t span = a.inserted_size() + a.pad_begin + a.pad_end;
+  const int64_t k_eff = a.effective_kernel();
+  check(k_eff <= span, fn, field("kernel", axis).c_str(),
+        std::to_string(a.kernel) + " (effective extent " + std::to_string(k_eff) + " with dilation " +
+            std::to_string(a.dilation) + ")",
+        "an extent no larger than the padded input along " + ax + ", " + std::to_string(span));
+  const int64_t num = span - k_eff;
+  int64_t out = (a.ceil_mode ? (num + a.stride - 1) / a.stride : num / a.stride) + 1;
+  // A last window that would start in the end padding is dropped (ONNX, PyTorch).
+  if (a.ceil_mode && (out - 1) * a.stride >= a.inserted_size() + a.pad_begin) --out;
+  return out;
+}
+
+AutoPad auto_pad_from_name(const std::string& name, const char* function) {
+  if (name == "NOTSET" || name.empty()) return AutoPad::notset;
+  if (name == "VALID") return AutoPad::valid;
+  if (name == "SAME_UPPER") return AutoPad::same_upper;
+  if (name == "SAME_LOWER") return AutoPad::same_lower;
+  fail(function, "auto_pad", "'" + name + "'", "NOTSET, VALID, SAME_UPPER or SAME_LOWER");
+}
+
+namespace {
+void same_pads(int64_t in, int64_t k, int64_t s, int64_t d, bool upper, int64_t& begin,
+               int64_t& end) {
+  const int64_t out = (in + s - 1) / s;
+  const int64_t total = std::max<int64_t>(0, (out - 1) * s + (k - 1) * d + 1 - in);
+  begin = upper ? total / 2 : total - total / 2;
+  end = total - begin;
+}
+}  // namespace
+
+void resolve_auto_pad(Window2d& w, AutoPad mode, int64_t in_h, int64_t in_w) {
+  if (mode == AutoPad::notset) return;
+  if (mode == AutoPad::valid) {
+    w.pad_top = w.pad_bottom = w.pad_left = w.pad_right = 0;
+    return;
+  }
+  const bool upper = mode == AutoPad::same_upper;
+  same_pads(in_h, w.kernel_h, w.stride_h, w.dilation_h, upper, w.pad_top, w.pad_bottom);
+  same_pads(in_w, w.kernel_w, w.stride_w, w.dilation_w, upper, w.pad_left, w.pad_right);
+}
+
+AxisTaps axis_taps(const AxisWindow& a, int64_t out) {
+  AxisTaps t;
+  t.out = out;
+  t.kernel = a.kernel;
+  t.kind.resize(static_cast<size_t>(out * a.kernel));
+  t.index.resize(t.kind.size(), -1);
+  const int64_t n = a.inserted_size();
+  for (int64_t o = 0; o < out; ++o) {
+    for (int64_t k = 0; k < a.kernel; ++k) {
+      const int64_t p = o * a.stride - a.pad_begin + k * a.dilation;
+      const size_t i = static_cast<size_t>(o * a.kernel + k);
+      if (p < -a.pad_begin || p >= n + a.pad_end) {
+        t.kind[i] = Tap::outside;
+      } else if (p < 0 || p >= n) {
+        t.kind[i] = Tap::padding;
+      } else if (p % (a.ins + 1) != 0) {
+        t.kind[i] = Tap::inserted_zero;
+      } else {
+        t.kind[i] = Tap::input;
+        t.index[i] = p / (a.ins + 1);
+      }
+    }
+  }
+  return t;
+}
+
+}  // namespace npukit

@@ -1,0 +1,60 @@
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <exception>
+#include <map>
+
+#include "commands.hpp"
+#include "selftest.hpp"
+
+namespace npukit::cli {
+
+namespace {
+
+int run_selftest(bool verbose) {
+  std::vector<SelftestCase> cases = fp32_selftest_cases();
+  struct Tally {
+    int passed = 0, failed = 0;
+  };
+  std::map<std::pair<std::string, std::string>, Tally> table;
+  int failed = 0;
+  for (const SelftestCase& c : cases) {
+    std::string problem;
+    try {
+      problem = c.run();
+    } catch (const std::exception& e) {
+      problem = std::string("threw: ") + e.what();
+    }
+    Tally& t = table[{c.op, c.profile}];
+    if (problem.empty()) {
+      ++t.passed;
+      if (verbose) fmt::print("ok    {:<22} {:<12} {}\n", c.op, c.profile, c.what);
+    } else {
+      ++t.failed;
+      ++failed;
+      fmt::print("FAIL  {:<22} {:<12} {}: {}\n", c.op, c.profile, c.what, problem);
+    }
+  }
+  fmt::print("\n{:<22} {:<12} {:>6} {:>6}  {}\n", "operator", "profile", "passed", "failed",
+             "status");
+  for (const auto& [key, t] : table)
+    fmt::print("{:<22} {:<12} {:>6} {:>6}  {}\n", key.first, key.second, t.passed, t.failed,
+               t.failed ? "FAIL" : "ok");
+  fmt::print("\nselftest: {} passed, {} failed\n", static_cast<int>(cases.size()) - failed, failed);
+  return failed ? 1 : 0;
+}
+
+}  // namespace
+
+void add_selftest_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "selftest", "Run every operator under every profile on built-in cases with known answers");
+  static bool verbose = false;
+  cmd->add_flag("-v,--verbose", verbose, "List every case, not only failures");
+  cmd->callback([] {
+    const int rc = run_selftest(verbose);
+    if (rc) throw CLI::RuntimeError(rc);
+  });
+}
+
+}  // namespace npukit::cli

@@ -1,0 +1,11 @@
+// Each subcommand of the `npukit` program lives in its own file and adds
+// itself to the application through one of these functions.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace npukit::cli {
+
+void add_selftest_command(CLI::App& app);
+
+}  // namespace npukit::cli

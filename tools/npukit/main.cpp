@@ -1,0 +1,28 @@
+// The `npukit` command-line program.
+#include <cstdio>
+#include <exception>
+
+#include "commands.hpp"
+#include "npukit/error.hpp"
+#include "npukit/version.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "npukit: neural-network operators with the exact semantics of NPUs and runtimes.\n"
+      "Run `npukit <command> --help` for the options of a command."};
+  app.set_version_flag("--version", std::string("npukit ") + NPUKIT_VERSION_STRING);
+  app.require_subcommand(1);
+  npukit::cli::add_selftest_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const npukit::Error& e) {
+    std::fprintf(stderr, "npukit: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "npukit: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
