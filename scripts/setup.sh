@@ -18,5 +18,8 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
+# ONNX Runtime for Node.js: the real system of the ONNX differential tests.
+"$root/scripts/install-onnxruntime.sh"
+
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
 cmake --build "$build" --parallel "$(nproc)"
