@@ -17,5 +17,7 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/npukitConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/npukitConfig.cmake ${PROJECT_BINARY_DIR}/npukitConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/npukit)
 
+# The .pc file finds its prefix relative to itself, so the install is relocatable.
+file(RELATIVE_PATH NPUKIT_PC_TO_PREFIX /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)
 configure_file(cmake/npukit.pc.in ${PROJECT_BINARY_DIR}/npukit.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/npukit.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
