@@ -9,5 +9,6 @@
 #include "npukit/ops/pool2d.hpp"
 #include "npukit/ops/window.hpp"
 #include "npukit/parallel.hpp"
+#include "npukit/quant/rounding.hpp"
 #include "npukit/tensor.hpp"
 #include "npukit/version.hpp"
