@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "npukit/error.hpp"
+#include "npukit/quant/rounding.hpp"
 
 namespace npukit::ghp {
 
@@ -39,9 +40,8 @@ Multiplier compiler_decompose(double M) {
     doubled *= 2;
     ++k;
   }
-  // doubled / 2 is exact; nearbyint rounds half to even like Python's round().
-  const double m = std::nearbyint(doubled / 2);
-  return {static_cast<int64_t>(m), k - 1};
+  // doubled / 2 is exact; Python's round() ties to even.
+  return {round_to_int(doubled / 2, Rounding::half_to_even), k - 1};
 }
 
 Multiplier decompose_multiplier(double M, M1Edge edge) {
@@ -114,10 +114,9 @@ int rtl_round_product(int64_t prod, int n1) {
 }
 
 int golden_round_product(int64_t prod, int n1) {
-  const uint64_t a = static_cast<uint64_t>(prod < 0 ? -prod : prod);
-  const uint64_t half_units = a >> (n1 - 1);
-  const int64_t q = static_cast<int64_t>((half_units + (half_units & 1)) >> 1);
-  return clamp_int(prod < 0 ? -q : q, -256, 255);
+  // sign(p) * round(|p| / 2^n1) with ties away from zero, saturated to 9 bits.
+  return static_cast<int>(
+      saturate(shift_round(prod, n1, Rounding::half_away_from_zero), -256, 255));
 }
 
 int64_t rtl_product(int64_t acc, int64_t m1) {

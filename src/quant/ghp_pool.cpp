@@ -5,6 +5,7 @@
 
 #include "npukit/error.hpp"
 #include "npukit/quant/ghp.hpp"
+#include "npukit/quant/rounding.hpp"
 
 namespace npukit::ghp {
 
@@ -120,8 +121,8 @@ AddParams add_params(Profile profile, double a_scale, int a_zp, double b_scale, 
   const double unit = std::ldexp(1.0, big.n1);
   AddParams p;
   p.n = big.n1;
-  p.m1 = m1 >= m2 ? big.m1 : static_cast<int64_t>(std::nearbyint(m1 * unit));
-  p.m2 = m2 > m1 ? big.m1 : static_cast<int64_t>(std::nearbyint(m2 * unit));
+  p.m1 = m1 >= m2 ? big.m1 : round_to_int(m1 * unit, Rounding::half_to_even);
+  p.m2 = m2 > m1 ? big.m1 : round_to_int(m2 * unit, Rounding::half_to_even);
   p.a_zp = a_zp;
   p.b_zp = b_zp;
   p.c_zp = c_zp;
