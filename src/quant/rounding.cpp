@@ -1,6 +1,6 @@
 #include "npukit/quant/rounding.hpp"
 
-#include <cstdio>
+#include "real_text.hpp"
 
 namespace npukit {
 
@@ -64,9 +64,7 @@ void shift_round_error(int shift) {
 }
 
 void round_to_int_error(double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  fail("npukit::round_to_int", "x", buf, "a finite value in [-2^63, 2^63)");
+  fail("npukit::round_to_int", "x", real_text(x), "a finite value in [-2^63, 2^63)");
 }
 
 void saturate_error(int64_t lo, int64_t hi) {
