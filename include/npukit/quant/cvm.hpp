@@ -1,0 +1,71 @@
+// MRT / CVM-runtime integer requantization (seed 001; REFERENCE.md section 2).
+//
+//   cvm_float(r, bits): r >= 0 as frac * 2^exp with frac < 2^(bits-1) (MRT's
+//     sim_quant_helper.cvm_float): scale r into [1, 2) tracking exp, then keep
+//     doubling while it is not an integer, at most bits - 2 times; frac =
+//     round_half_to_even(r') (Python 3's round) clipped to max(2^(bits-1) - 1, 1).
+//   cvm_right_shift(x, shift, prec) = clip(((x >> (shift-1)) + 1) >> 1), i.e.
+//     round(x / 2^shift) with ties toward +inf, then the symmetric clip
+//     cvm_clip(v, prec) = clamp(v, -(2^(prec-1) - 1), 2^(prec-1) - 1): int8 is [-127, 127].
+//   cvm_left_shift(x, shift, prec) = cvm_clip(x * 2^shift, prec).
+//   cvm_requantize(x, {frac, exp}, prec) = cvm_shift(frac * x, exp): MRT's
+//     Xqn = cvm_shift(frac * Xq, sb), a right shift for exp < 0, a left one for exp > 0.
+//
+// CVM's ranges: precision and shift_bit in [1, 32]; its tensors are int32.
+// npukit computes in 64-bit, so it is exact where CVM's int32 arithmetic is:
+// the one input where CVM's `x + 1` can wrap (x = INT32_MAX, shift 1) gives
+// 2^30 here.
+#pragma once
+
+#include <cstdint>
+
+#include "npukit/quant/rounding.hpp"
+
+namespace npukit {
+
+struct CvmFloat {
+  int64_t frac = 0;  // [0, max(2^(bits-1) - 1, 1)]
+  int exp = 0;       // r ~= frac * 2^exp
+  double value() const;
+};
+
+// Errors: r negative, NaN or infinite; bits outside [1, 32].
+CvmFloat cvm_float(double r, int bits = 24);
+
+namespace detail {
+[[noreturn]] void cvm_range_error(const char* function, const char* parameter, int64_t value);
+}
+
+// Largest magnitude of the symmetric clip: 2^(prec-1) - 1.
+inline int64_t cvm_clip_bound(int precision) {
+  if (precision < 1 || precision > 32)
+    detail::cvm_range_error("npukit::cvm_clip", "precision", precision);
+  return (int64_t{1} << (precision - 1)) - 1;
+}
+
+inline int64_t cvm_clip(int64_t x, int precision) {
+  const int64_t a = cvm_clip_bound(precision);
+  return x < -a ? -a : x > a ? a : x;
+}
+
+inline int64_t cvm_right_shift(int64_t x, int shift, int precision) {
+  if (shift < 1 || shift > 32) detail::cvm_range_error("npukit::cvm_right_shift", "shift", shift);
+  return cvm_clip(shift_round(x, shift, Rounding::half_up), precision);
+}
+
+inline int64_t cvm_left_shift(int64_t x, int shift, int precision) {
+  if (shift < 1 || shift > 32) detail::cvm_range_error("npukit::cvm_left_shift", "shift", shift);
+  const int64_t a = cvm_clip_bound(precision);
+  const __int128 v = static_cast<__int128>(x) * (int64_t{1} << shift);  // exact
+  return v < -a ? -a : v > a ? a : static_cast<int64_t>(v);
+}
+
+// x is an int32 value of CVM (|x| < 2^31, frac < 2^31, so frac * x is exact).
+inline int64_t cvm_requantize(int64_t x, CvmFloat f, int precision) {
+  const int64_t product = f.frac * x;
+  if (f.exp < 0) return cvm_right_shift(product, -f.exp, precision);
+  if (f.exp > 0) return cvm_left_shift(product, f.exp, precision);
+  return cvm_clip(product, precision);
+}
+
+}  // namespace npukit
