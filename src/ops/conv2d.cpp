@@ -15,10 +15,8 @@ void check_bias(const TensorView& bias, int64_t oc, bool has_bias, const char* f
         "shape [" + std::to_string(oc) + "] or [1, " + std::to_string(oc) + ", 1, 1]");
 }
 
-}  // namespace
-
-Shape conv2d_output_shape(const Shape& x, const Shape& w, const Conv2dParams& p) {
-  constexpr const char* fn = "npukit::conv2d";
+// The shared checks of conv2d and depthwise2d; errors name `fn`, the entry the caller used.
+Shape conv_output_shape(const Shape& x, const Shape& w, const Conv2dParams& p, const char* fn) {
   check(x.size() == 4, fn, "x", "shape " + shape_text(x), "a 4-D (N, C, H, W) tensor");
   check(w.size() == 4, fn, "w", "shape " + shape_text(w), "a 4-D (OC, C/groups, KH, KW) tensor");
   check_range(fn, "x.N", x[0], 1, INT32_MAX);
@@ -41,6 +39,12 @@ Shape conv2d_output_shape(const Shape& x, const Shape& w, const Conv2dParams& p)
   return {x[0], w[0], oh, ow};
 }
 
+}  // namespace
+
+Shape conv2d_output_shape(const Shape& x, const Shape& w, const Conv2dParams& p) {
+  return conv_output_shape(x, w, p, "npukit::conv2d");
+}
+
 void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, const TensorView& y,
             const Conv2dParams& p) {
   constexpr const char* fn = "npukit::conv2d";
@@ -61,7 +65,7 @@ Shape depthwise2d_output_shape(const Shape& x, const Shape& w, const Depthwise2d
         "shape [C*multiplier, 1, KH, KW] = [" + std::to_string(x[1] * p.multiplier) +
             ", 1, KH, KW]");
   Conv2dParams c{p.window, x[1], p.has_bias, p.result_add};
-  return conv2d_output_shape(x, w, c);
+  return conv_output_shape(x, w, c, fn);
 }
 
 void depthwise2d(const TensorView& x, const TensorView& w, const TensorView& bias,

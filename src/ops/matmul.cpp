@@ -39,6 +39,8 @@ Shape matmul_broadcast_shape(const Shape& a, const Shape& b) {
   constexpr const char* fn = "npukit::matmul_broadcast";
   check(!a.empty() && a.size() <= 4, fn, "a", "shape " + shape_text(a), "rank 1 to 4");
   check(!b.empty() && b.size() <= 4, fn, "b", "shape " + shape_text(b), "rank 1 to 4");
+  for (int64_t d : a) check(d >= 1, fn, "a", "shape " + shape_text(a), "sizes of at least 1");
+  for (int64_t d : b) check(d >= 1, fn, "b", "shape " + shape_text(b), "sizes of at least 1");
   Shape A = a.size() == 1 ? Shape{1, a[0]} : a;
   Shape B = b.size() == 1 ? Shape{b[0], 1} : b;
   check(A[A.size() - 1] == B[B.size() - 2], fn, "b", "shape " + shape_text(b),

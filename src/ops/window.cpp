@@ -9,7 +9,8 @@
 namespace npukit {
 
 namespace {
-constexpr int64_t kInf = std::numeric_limits<int64_t>::max();
+// Geometry fields beyond int32 are nonsense and would overflow the int64 arithmetic below.
+constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
 std::string field(const char* base, char axis) { return std::string(base) + "_" + axis; }
 }  // namespace
 
@@ -25,14 +26,14 @@ AxisWindow axis_w(const Window2d& w, int64_t in_w) {
 
 int64_t axis_output_size(const AxisWindow& a, const char* fn, char axis) {
   const std::string ax(1, axis);
-  check_range(fn, ("input " + ax).c_str(), a.in, 1, kInf);
-  check_range(fn, field("kernel", axis).c_str(), a.kernel, 1, kInf);
-  check_range(fn, field("stride", axis).c_str(), a.stride, 1, kInf);
-  check_range(fn, field("dilation", axis).c_str(), a.dilation, 1, kInf);
-  check_range(fn, field("ins", axis).c_str(), a.ins, 0, kInf);
+  check_range(fn, axis == 'h' ? "x.H" : "x.W", a.in, 1, kMax);
+  check_range(fn, field("kernel", axis).c_str(), a.kernel, 1, kMax);
+  check_range(fn, field("stride", axis).c_str(), a.stride, 1, kMax);
+  check_range(fn, field("dilation", axis).c_str(), a.dilation, 1, kMax);
+  check_range(fn, field("ins", axis).c_str(), a.ins, 0, kMax);
   const bool is_h = axis == 'h';
-  check_range(fn, is_h ? "pad_top" : "pad_left", a.pad_begin, 0, kInf);
-  check_range(fn, is_h ? "pad_bottom" : "pad_right", a.pad_end, 0, kInf);
+  check_range(fn, is_h ? "pad_top" : "pad_left", a.pad_begin, 0, kMax);
+  check_range(fn, is_h ? "pad_bottom" : "pad_right", a.pad_end, 0, kMax);
   const int64_t span = a.inserted_size() + a.pad_begin + a.pad_end;
   const int64_t k_eff = a.effective_kernel();
   check(k_eff <= span, fn, field("kernel", axis).c_str(),

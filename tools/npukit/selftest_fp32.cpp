@@ -184,12 +184,13 @@ void add_matmul_elementwise_cases(std::vector<SelftestCase>& out) {
                    matmul(a, b, bias, y, {true, true});
                    return compare(y, {21, 22, 45, 50});
                  }});
-  out.push_back({"relu", "pytorch", "NaN propagates, -0 gives +0", [] {
+  // torch.relu is max(x, 0): NaN and -0 pass through (torch 1.13: relu(-0.0) is -0.0).
+  out.push_back({"relu", "pytorch", "NaN propagates, -0 stays -0", [] {
                    Tensor x = Tensor::from<float>({5}, {-1, 0, 2, kNaN, -0.0f});
                    Tensor y(DType::f32, {5});
                    relu(x, y);
                    std::string r = compare(y, {0, 0, 2, kNaN, 0});
-                   return r.empty() && std::signbit(y.data<float>()[4]) ? "-0 kept" : r;
+                   return r.empty() && !std::signbit(y.data<float>()[4]) ? "-0 became +0" : r;
                  }});
   out.push_back({"relu", "bm1684", "NaN gives +0", [] {
                    Tensor x = Tensor::from<float>({5}, {-1, 0, 2, kNaN, -0.0f});

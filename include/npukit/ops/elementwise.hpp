@@ -7,7 +7,7 @@
 namespace npukit {
 
 enum class ReluNaN : uint8_t {
-  propagate,  // relu(NaN) = NaN (PyTorch, ONNX)
+  propagate,  // `x < 0 ? +0 : x`: relu(NaN) = NaN, relu(-0) = -0 (PyTorch, ONNX Runtime)
   zero,       // `x > 0 ? x : +0`: NaN and -0 give +0 (OKKernel)
 };
 

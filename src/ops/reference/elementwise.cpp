@@ -1,5 +1,3 @@
-#include <cmath>
-
 #include "npukit/ops/elementwise.hpp"
 #include "npukit/parallel.hpp"
 
@@ -31,11 +29,9 @@ void for_each_4d(const TensorView& x, const TensorView& y, F f) {
 void relu_f32(const TensorView& x, const TensorView& y, const ElementwiseParams& p) {
   const bool nan_zero = p.relu_nan == ReluNaN::zero;
   for_each_4d(x, y, [&](int64_t, float v, float& out) {
-    float r;
-    if (nan_zero)
-      r = v > 0.0f ? v : 0.0f;
-    else
-      r = (v > 0.0f || std::isnan(v)) ? v : 0.0f;
+    // propagate is max(x, 0) as PyTorch and ONNX Runtime compute it: only x < 0
+    // is replaced, so NaN and -0 pass through (torch.relu(-0.0) is -0.0).
+    const float r = nan_zero ? (v > 0.0f ? v : 0.0f) : (v < 0.0f ? 0.0f : v);
     out = p.result_add ? out + r : r;
   });
 }

@@ -49,8 +49,11 @@ void pool2d_f32(const TensorView& x, const TensorView& y, const Pool2dParams& p)
         for (int64_t kh = 0; kh < KH; ++kh) {
           for (int64_t kw = 0; kw < KW; ++kw) {
             const Tap tap = combine(t.h.kind_at(oh, kh), t.w.kind_at(ow, kw));
-            if (tap == Tap::outside || tap == Tap::padding) {
-              if (tap == Tap::padding) ++clipped;
+            // A ceil_mode window's taps past the end padding are not part of the
+            // padded input: they count for nothing and hold no pad value.
+            if (tap == Tap::outside) continue;
+            if (tap == Tap::padding) {
+              ++clipped;
               if (p.mode == PoolMode::max && !std::isnan(acc) && pad > acc) acc = pad;
               continue;
             }
@@ -98,6 +101,7 @@ void max_pool2d_int(const TensorView& x, const TensorView& y, const Pool2dParams
         for (int64_t kh = 0; kh < KH; ++kh) {
           for (int64_t kw = 0; kw < KW; ++kw) {
             const Tap tap = combine(t.h.kind_at(oh, kh), t.w.kind_at(ow, kw));
+            if (tap == Tap::outside) continue;  // past the end padding (ceil_mode)
             const T v = tap == Tap::input
                             ? x.at<T>(n, c, t.h.index_at(oh, kh), t.w.index_at(ow, kw))
                         : tap == Tap::inserted_zero ? T(0)

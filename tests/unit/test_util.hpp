@@ -1,0 +1,117 @@
+// Small helpers shared by the unit tests: building tensors, comparing them
+// bit for bit, and checking that a call raises the documented npukit::Error.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "npukit/npukit.hpp"
+
+namespace npukit::test {
+
+inline constexpr float kInf = std::numeric_limits<float>::infinity();
+inline constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+// 1, 2, ..., n (times `sign`) in an (N, C, H, W) tensor.
+inline Tensor iota4(const Shape& shape, float first = 1.0f, float sign = 1.0f) {
+  std::vector<float> v(static_cast<size_t>(shape_numel(shape)));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = sign * (first + static_cast<float>(i));
+  return Tensor::from<float>(shape, v);
+}
+
+inline Tensor random_f32(const Shape& shape, uint32_t seed, Layout layout = Layout::nchw) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+  Tensor dense(DType::f32, shape);
+  float* p = dense.data<float>();
+  for (int64_t i = 0; i < dense.numel(); ++i) p[i] = dist(gen);
+  if (layout == Layout::nchw) return dense;
+  Tensor out(DType::f32, shape, layout);
+  copy(dense, out);
+  return out;
+}
+
+// Same element values and bit patterns (so -0 != +0 and NaN == NaN).
+inline ::testing::AssertionResult same_bits(const std::vector<float>& got,
+                                            const std::vector<float>& want) {
+  if (got.size() != want.size())
+    return ::testing::AssertionFailure() << "size " << got.size() << ", expected " << want.size();
+  for (size_t i = 0; i < got.size(); ++i) {
+    uint32_t a, b;
+    std::memcpy(&a, &got[i], 4);
+    std::memcpy(&b, &want[i], 4);
+    const bool both_nan = std::isnan(got[i]) && std::isnan(want[i]);
+    if (a != b && !both_nan)
+      return ::testing::AssertionFailure()
+             << "element " << i << " is " << got[i] << " (0x" << std::hex << a << "), expected "
+             << want[i] << " (0x" << b << ")" << std::dec;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+inline ::testing::AssertionResult same_bits(const Tensor& got, const std::vector<float>& want) {
+  return same_bits(got.to_vector<float>(), want);
+}
+
+// Runs f and checks it throws npukit::Error naming `function` and `parameter`,
+// with a value text that contains `value` (empty: not checked).
+template <class F>
+::testing::AssertionResult raises(F&& f, const std::string& function, const std::string& parameter,
+                                  const std::string& value = "") {
+  try {
+    f();
+  } catch (const Error& e) {
+    if (e.function() != function || e.parameter() != parameter ||
+        e.value().find(value) == std::string::npos)
+      return ::testing::AssertionFailure()
+             << "raised function='" << e.function() << "' parameter='" << e.parameter()
+             << "' value='" << e.value() << "', expected function='" << function << "' parameter='"
+             << parameter << "' value containing '" << value << "'";
+    // The message repeats all of it for users who only see what().
+    const std::string what = e.what();
+    if (what.find(function) == std::string::npos || what.find(parameter) == std::string::npos ||
+        what.find(e.allowed()) == std::string::npos || e.allowed().empty())
+      return ::testing::AssertionFailure() << "incomplete message: " << what;
+    return ::testing::AssertionSuccess();
+  } catch (const std::exception& e) {
+    return ::testing::AssertionFailure() << "raised another exception: " << e.what();
+  }
+  return ::testing::AssertionFailure() << "no exception";
+}
+
+// Pooling through the public entry with an output of the computed shape.
+inline Tensor run_pool(const Tensor& x, const Pool2dParams& p) {
+  Tensor y(x.dtype(), pool2d_output_shape(x.shape(), p));
+  pool2d(x, y, p);
+  return y;
+}
+
+inline Window2d window(int64_t kh, int64_t kw, int64_t sh = 1, int64_t sw = 1) {
+  Window2d w;
+  w.kernel_h = kh;
+  w.kernel_w = kw;
+  w.stride_h = sh;
+  w.stride_w = sw;
+  return w;
+}
+
+inline void set_pads(Window2d& w, int64_t top, int64_t bottom, int64_t left, int64_t right) {
+  w.pad_top = top;
+  w.pad_bottom = bottom;
+  w.pad_left = left;
+  w.pad_right = right;
+}
+
+// Restores the thread count when a test ends, whatever happens.
+struct ThreadGuard {
+  ~ThreadGuard() { set_num_threads(0); }
+};
+
+}  // namespace npukit::test
