@@ -11,6 +11,11 @@ while read -r pkg; do
   [[ -z "$pkg" || "$pkg" == \#* ]] && continue
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done < "$root/scripts/debian-packages.txt"
+# Node.js and npm (for ONNX Runtime) often come from another source (the
+# machine's nodejs already bundles npm, and Debian's npm conflicts with it):
+# only ask Debian when the commands are absent.
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
   if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; else SUDO=; fi
