@@ -93,6 +93,10 @@ Window2d onnx_window(const char* fn, const Ints& kernel_shape, const Ints& strid
   return w;
 }
 
-Profile profile_arg(const std::string& name) { return profile_from_name(name); }
+Profile profile_arg(const std::string& name, const char* function) {
+  for (Profile p : all_profiles())
+    if (name == profile_name(p)) return p;
+  fail(function, "profile", "'" + name + "'", profile_names());
+}
 
 }  // namespace npukit::python

@@ -35,7 +35,8 @@ py::array new_array(DType t, const Shape& shape);
 Window2d onnx_window(const char* function, const Ints& kernel_shape, const Ints& strides,
                      const Ints& pads, const Ints& dilations, int64_t ceil_mode);
 
-Profile profile_arg(const std::string& name);
+// A profile by name; an unknown name is an npukit.Error naming `function` and 'profile'.
+Profile profile_arg(const std::string& name, const char* function = "npukit");
 
 // Binding groups, one per file.
 void bind_core(py::module_& m);

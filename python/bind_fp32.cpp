@@ -28,7 +28,7 @@ Pool2dParams onnx_pool(const char* fn, PoolMode mode, const py::array& x, const 
   p.window = onnx_window(fn, kernel_shape, strides, pads, dilations, ceil_mode);
   resolve_auto_pad(p.window, auto_pad_from_name(auto_pad, fn), x.shape(2), x.shape(3));
   check_range(fn, "count_include_pad", count_include_pad, 0, 1);
-  apply_profile(p, profile_arg(profile), count_include_pad != 0);
+  apply_profile(p, profile_arg(profile, fn), count_include_pad != 0);
   return p;
 }
 
@@ -223,8 +223,11 @@ void bind_conv(py::module_& m) {
         TensorView xv = view_of(x), wv = view_of(w);
         xv.expect_rank(4, fn, "x");
         wv.expect_rank(4, fn, "w");
+        check(xv.dim(1) >= 1 && wv.dim(0) >= xv.dim(1) && wv.dim(0) % xv.dim(1) == 0, fn, "w",
+              "shape " + shape_text(wv.shape()),
+              "(C*multiplier, 1, KH, KW) for x with C = " + std::to_string(xv.dim(1)));
         Depthwise2dParams p;
-        p.multiplier = wv.dim(0) / std::max<int64_t>(1, xv.dim(1));
+        p.multiplier = wv.dim(0) / xv.dim(1);
         p.window.kernel_h = wv.dim(2);
         p.window.kernel_w = wv.dim(3);
         if (stride) {
@@ -304,7 +307,7 @@ void bind_matmul_elementwise(py::module_& m) {
         TensorView xv = view_of(x);
         ElementwiseParams p;
         p.result_add = result_add;
-        const Profile prof = profile_arg(profile);
+        const Profile prof = profile_arg(profile, fn);
         check(prof == Profile::onnxruntime || prof == Profile::pytorch || prof == Profile::bm1684,
               fn, "profile", profile, "onnxruntime, pytorch or bm1684");
         p.relu_nan = prof == Profile::bm1684 ? ReluNaN::zero : ReluNaN::propagate;

@@ -48,7 +48,9 @@ int run_selftest(bool verbose) {
 
 void add_selftest_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
-      "selftest", "Run every operator under every profile on built-in cases with known answers");
+      "selftest",
+      "Check every operator under each of its profiles on built-in hand-computed cases; "
+      "print a pass/fail table, exit 1 on any failure");
   static bool verbose = false;
   cmd->add_flag("-v,--verbose", verbose, "List every case, not only failures");
   cmd->callback([] {
