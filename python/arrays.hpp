@@ -41,5 +41,6 @@ Profile profile_arg(const std::string& name, const char* function = "npukit");
 // Binding groups, one per file.
 void bind_core(py::module_& m);
 void bind_fp32(py::module_& m);
+void bind_quant_math(py::module_& m);
 
 }  // namespace npukit::python

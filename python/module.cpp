@@ -10,4 +10,5 @@ PYBIND11_MODULE(_npukit, m) {
   py::register_exception<npukit::Error>(m, "Error", PyExc_ValueError);
   bind_core(m);
   bind_fp32(m);
+  bind_quant_math(m);
 }

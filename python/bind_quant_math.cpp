@@ -1,0 +1,348 @@
+// Quantization math: exact rounding, fixed-point multipliers (gemmlowp/TFLite,
+// XNNPACK, MRT/CVM), calibration and the integer convolutions of seed 001/MRT.
+// Scalar primitives are numpy-vectorized (they accept arrays and broadcast).
+#include "arrays.hpp"
+#include "npukit/quant/conv_integer.hpp"
+#include "npukit/quant/cvm.hpp"
+#include "npukit/quant/gemmlowp.hpp"
+#include "npukit/quant/mrt_quant.hpp"
+#include "npukit/quant/onnx_quant.hpp"
+#include "npukit/quant/rounding.hpp"
+#include "npukit/quant/tflite_multiplier.hpp"
+#include "npukit/quant/xnnpack_requantization.hpp"
+
+namespace npukit::python {
+
+namespace {
+
+using py::arg;
+
+TfliteRounding tflite_arg(bool single_rounding) {
+  return single_rounding ? TfliteRounding::single_rounding : TfliteRounding::double_rounding;
+}
+
+DType qtype_arg(const std::string& name, const char* fn) {
+  const DType t = dtype_from_name(name);
+  check(t == DType::s8 || t == DType::u8, fn, "dtype", "'" + name + "'", "'int8' or 'uint8'");
+  return t;
+}
+
+void bind_primitives(py::module_& m) {
+  m.def(
+      "roundings",
+      [] {
+        std::vector<std::string> names;
+        for (Rounding r : all_roundings()) names.emplace_back(rounding_name(r));
+        return names;
+      },
+      "Names of the rounding rules.");
+  m.def(
+      "div_round",
+      [](const py::object& num, const py::object& den, const std::string& rounding) {
+        const Rounding r = rounding_from_name(rounding);
+        return py::vectorize([r](int64_t a, int64_t b) { return div_round(a, b, r); })(
+            py::array_t<int64_t>::ensure(num), py::array_t<int64_t>::ensure(den));
+      },
+      arg("num"), arg("den"), arg("rounding") = "half_to_even",
+      "Exact round(num / den) (int64, broadcasting) under a rule from roundings().");
+  m.def(
+      "shift_round",
+      [](const py::object& x, int shift, const std::string& rounding) {
+        const Rounding r = rounding_from_name(rounding);
+        return py::vectorize([r, shift](int64_t v) { return shift_round(v, shift, r); })(
+            py::array_t<int64_t>::ensure(x));
+      },
+      arg("x"), arg("shift"), arg("rounding") = "half_up",
+      "Exact round(x / 2^shift), shift 0..63.");
+  m.def(
+      "round_to_int",
+      [](const py::object& x, const std::string& rounding) {
+        const Rounding r = rounding_from_name(rounding);
+        return py::vectorize([r](double v) { return round_to_int(v, r); })(
+            py::array_t<double>::ensure(x));
+      },
+      arg("x"), arg("rounding") = "half_to_even", "Exact rounding of float64 values to int64.");
+
+  m.def("saturating_rounding_doubling_high_mul", py::vectorize([](int32_t a, int32_t b) {
+          return saturating_rounding_doubling_high_mul(a, b);
+        }),
+        arg("a"), arg("b"), "gemmlowp SaturatingRoundingDoublingHighMul on int32.");
+  m.def("rounding_divide_by_pot",
+        py::vectorize([](int32_t x, int e) { return rounding_divide_by_pot(x, e); }), arg("x"),
+        arg("exponent"), "gemmlowp RoundingDivideByPOT on int32 (exponent 0..31).");
+
+  m.def(
+      "quantize_multiplier",
+      [](double M, bool single_rounding, bool checked) {
+        const QuantizedMultiplier q = checked ? quantize_multiplier_checked(M)
+                                              : quantize_multiplier(M, tflite_arg(single_rounding));
+        return py::make_tuple(q.multiplier, q.shift);
+      },
+      arg("real_multiplier"), py::kw_only(), arg("single_rounding") = false, arg("checked") = false,
+      "TFLite QuantizeMultiplier: (multiplier, shift) with M = multiplier * 2^(shift - 31). "
+      "checked=True raises instead of flushing/saturating an unrepresentable M.");
+  m.def(
+      "multiply_by_quantized_multiplier",
+      [](const py::object& x, int32_t multiplier, int shift, bool single_rounding) {
+        const QuantizedMultiplier q{multiplier, shift};
+        const TfliteRounding r = tflite_arg(single_rounding);
+        return py::vectorize([q, r](int32_t v) {
+          return multiply_by_quantized_multiplier(v, q, r);
+        })(py::array_t<int32_t>::ensure(x));
+      },
+      arg("x"), arg("multiplier"), arg("shift"), py::kw_only(), arg("single_rounding") = false,
+      "TFLite MultiplyByQuantizedMultiplier (double rounding, or TFLITE_SINGLE_ROUNDING).");
+
+  m.def(
+      "xnnpack_multiplier",
+      [](float scale) {
+        const XnnpackMantissaMultiplier mm = xnnpack_mantissa_multiplier(scale);
+        return py::make_tuple(mm.mantissa, mm.shift);
+      },
+      arg("scale"),
+      "XNNPACK rndnu multiplier: (mantissa, shift) with scale = mantissa * 2^-shift.");
+  m.def(
+      "xnnpack_requantize",
+      [](const py::object& acc, float scale, int32_t zero_point, int32_t qmin, int32_t qmax,
+         const std::string& scheme) {
+        constexpr const char* fn = "npukit.xnnpack_requantize";
+        py::array_t<int32_t> a = py::array_t<int32_t>::ensure(acc);
+        if (scheme == "rndnu") {
+          const XnnpackMantissaMultiplier mm = xnnpack_mantissa_multiplier(scale);
+          return py::vectorize([=](int32_t v) {
+            return xnnpack_requantize_rndnu(v, mm, zero_point, qmin, qmax);
+          })(a);
+        }
+        if (scheme == "gemmlowp") {
+          const XnnpackQ31Multiplier mm = xnnpack_q31_multiplier(scale);
+          return py::vectorize([=](int32_t v) {
+            return xnnpack_requantize_gemmlowp(v, mm, zero_point, qmin, qmax);
+          })(a);
+        }
+        check(scheme == "fp32", fn, "scheme", "'" + scheme + "'", "'fp32', 'rndnu' or 'gemmlowp'");
+        xnnpack_check_fp32_scale(scale);
+        return py::vectorize([=](int32_t v) {
+          return xnnpack_requantize_fp32(v, scale, zero_point, qmin, qmax);
+        })(a);
+      },
+      arg("acc"), arg("scale"), arg("zero_point") = 0, arg("qmin") = -128, arg("qmax") = 127,
+      arg("scheme") = "rndnu", "XNNPACK requantization of int32 accumulators.");
+
+  m.def(
+      "cvm_float",
+      [](double r, int bits) {
+        const CvmFloat f = cvm_float(r, bits);
+        return py::make_tuple(f.frac, f.exp);
+      },
+      arg("r"), arg("bits") = 24, "MRT cvm_float: (frac, exp) with r ~= frac * 2^exp.");
+  m.def(
+      "cvm_right_shift",
+      [](const py::object& x, int shift, int precision) {
+        return py::vectorize([=](int64_t v) { return cvm_right_shift(v, shift, precision); })(
+            py::array_t<int64_t>::ensure(x));
+      },
+      arg("x"), arg("shift"), arg("precision"),
+      "CVM right shift: round(x / 2^shift) ties up, clipped to +-(2^(precision-1) - 1).");
+  m.def(
+      "cvm_clip",
+      [](const py::object& x, int precision) {
+        return py::vectorize([=](int64_t v) { return cvm_clip(v, precision); })(
+            py::array_t<int64_t>::ensure(x));
+      },
+      arg("x"), arg("precision"));
+  m.def(
+      "cvm_requantize",
+      [](const py::object& x, int64_t frac, int exp, int precision) {
+        const CvmFloat f{frac, exp};
+        return py::vectorize([=](int64_t v) { return cvm_requantize(v, f, precision); })(
+            py::array_t<int64_t>::ensure(x));
+      },
+      arg("x"), arg("frac"), arg("exp"), arg("precision"),
+      "MRT requantization: cvm shift of frac * x by exp, then the symmetric clip.");
+}
+
+void bind_calibration(py::module_& m) {
+  py::class_<MrtQuantParams>(m, "MrtQuantParams",
+                             "MRT scale (sc) and zero point per tensor or channel")
+      .def(py::init([](const std::string& scheme, int precision, int axis, std::vector<double> sc,
+                       std::vector<double> zp) {
+             return MrtQuantParams{mrt_scheme_from_name(scheme), precision, axis, std::move(sc),
+                                   std::move(zp)};
+           }),
+           arg("scheme"), arg("precision"), arg("axis"), arg("sc"), arg("zp"))
+      .def_property_readonly("scheme",
+                             [](const MrtQuantParams& p) { return mrt_scheme_name(p.scheme); })
+      .def_readonly("precision", &MrtQuantParams::precision)
+      .def_readonly("axis", &MrtQuantParams::axis)
+      .def_readonly("sc", &MrtQuantParams::sc)
+      .def_readonly("zp", &MrtQuantParams::zp)
+      .def("__repr__", [](const MrtQuantParams& p) {
+        return "MrtQuantParams(scheme='" + std::string(mrt_scheme_name(p.scheme)) +
+               "', precision=" + std::to_string(p.precision) + ", axis=" + std::to_string(p.axis) +
+               ", channels=" + std::to_string(p.sc.size()) + ")";
+      });
+  m.def(
+      "mrt_calibrate",
+      [](const py::object& x, const std::string& scheme, int precision, int axis) {
+        py::array a = as_dtype(x, DType::f32, "npukit.mrt_calibrate", "x");
+        return mrt_calibrate(view_of(a), mrt_scheme_from_name(scheme), precision, axis);
+      },
+      arg("x"), arg("scheme") = "symmetric", arg("precision") = 8, arg("axis") = -1,
+      "MRT calibration: scheme 'symmetric', 'seed_affine' or 'zero_point'; axis -1 = layer-wise.");
+  m.def(
+      "mrt_quantize",
+      [](const py::object& x, const MrtQuantParams& p) {
+        py::array a = as_dtype(x, DType::f32, "npukit.mrt_quantize", "x");
+        py::array y = new_array(DType::s32, view_of(a).shape());
+        copy(mrt_quantize(view_of(a), p), view_of(y));
+        return y;
+      },
+      arg("x"), arg("params"), "float32 -> int32 with the MRT formulas.");
+  m.def(
+      "mrt_dequantize",
+      [](const py::object& q, const MrtQuantParams& p) {
+        py::array a = as_tensor(q, "npukit.mrt_dequantize", "q");
+        py::array y = new_array(DType::f32, view_of(a).shape());
+        copy(mrt_dequantize(view_of(a), p), view_of(y));
+        return y;
+      },
+      arg("q"), arg("params"));
+  m.def(
+      "mrt_requantize",
+      [](const py::object& q, const MrtQuantParams& from, const MrtQuantParams& to, int bits) {
+        py::array a = as_tensor(q, "npukit.mrt_requantize", "q");
+        py::array y = new_array(DType::s32, view_of(a).shape());
+        copy(mrt_requantize(view_of(a), from, to, bits), view_of(y));
+        return y;
+      },
+      arg("q"), arg("from_params"), arg("to_params"), arg("bits") = 24,
+      "Symmetric integer requantization through cvm_float and cvm_right_shift.");
+
+  py::class_<OnnxQuantParams>(m, "OnnxQuantParams", "ONNX scale / zero point per tensor or axis")
+      .def(py::init([](const std::string& dtype, int axis, std::vector<float> scale,
+                       std::vector<int32_t> zero_point) {
+             return OnnxQuantParams{qtype_arg(dtype, "npukit.OnnxQuantParams"), axis,
+                                    std::move(scale), std::move(zero_point)};
+           }),
+           arg("dtype"), arg("axis"), arg("scale"), arg("zero_point"))
+      .def_property_readonly(
+          "dtype", [](const OnnxQuantParams& p) { return numpy_dtype(p.dtype).attr("name"); })
+      .def_readonly("axis", &OnnxQuantParams::axis)
+      .def_readonly("scale", &OnnxQuantParams::scale)
+      .def_readonly("zero_point", &OnnxQuantParams::zero_point);
+  m.def(
+      "onnx_calibrate",
+      [](const py::object& x, const std::string& dtype, bool symmetric, int axis) {
+        constexpr const char* fn = "npukit.onnx_calibrate";
+        py::array a = as_dtype(x, DType::f32, fn, "x");
+        return onnx_calibrate(view_of(a), qtype_arg(dtype, fn),
+                              symmetric ? OnnxCalibration::symmetric : OnnxCalibration::asymmetric,
+                              axis);
+      },
+      arg("x"), arg("dtype") = "uint8", arg("symmetric") = false, arg("axis") = -1,
+      "ONNX-style scale / zero point (DynamicQuantizeLinear rule, or symmetric).");
+  m.def(
+      "onnx_quantize",
+      [](const py::object& x, const OnnxQuantParams& p) {
+        py::array a = as_dtype(x, DType::f32, "npukit.onnx_quantize", "x");
+        py::array y = new_array(p.dtype, view_of(a).shape());
+        copy(onnx_quantize(view_of(a), p), view_of(y));
+        return y;
+      },
+      arg("x"), arg("params"), "saturate(round_half_to_even(x / scale) + zero_point).");
+  m.def(
+      "onnx_dequantize",
+      [](const py::object& q, const OnnxQuantParams& p) {
+        py::array a = as_tensor(q, "npukit.onnx_dequantize", "q");
+        py::array y = new_array(DType::f32, view_of(a).shape());
+        copy(onnx_dequantize(view_of(a), p), view_of(y));
+        return y;
+      },
+      arg("q"), arg("params"), "(q - zero_point) * scale in float32.");
+  m.def(
+      "onnx_requantize",
+      [](const py::object& q, const OnnxQuantParams& from, const OnnxQuantParams& to) {
+        py::array a = as_tensor(q, "npukit.onnx_requantize", "q");
+        py::array y = new_array(to.dtype, view_of(a).shape());
+        copy(onnx_requantize(view_of(a), from, to), view_of(y));
+        return y;
+      },
+      arg("q"), arg("from_params"), arg("to_params"));
+}
+
+IntConv2dParams conv_params(const char* fn, const py::array& w, const Ints& strides,
+                            const Ints& pads, const Ints& dilations, int64_t group,
+                            int32_t x_zero_point, int32_t w_zero_point) {
+  view_of(w).expect_rank(4, fn, "w");
+  IntConv2dParams p;
+  p.window =
+      onnx_window(fn, std::vector<int64_t>{w.shape(2), w.shape(3)}, strides, pads, dilations, 0);
+  p.groups = group;
+  p.x_zero_point = x_zero_point;
+  p.w_zero_point = w_zero_point;
+  return p;
+}
+
+void bind_conv(py::module_& m) {
+  m.def(
+      "seed_conv2d",
+      [](const py::object& xo, const py::object& wo, const Ints& strides, const Ints& pads,
+         const Ints& dilations, int64_t group) {
+        constexpr const char* fn = "npukit.seed_conv2d";
+        py::array x = as_tensor(xo, fn, "x"), w = as_tensor(wo, fn, "w");
+        const IntConv2dParams p = conv_params(fn, w, strides, pads, dilations, group, 0, 0);
+        py::array y = new_array(DType::s32,
+                                int_conv2d_output_shape(view_of(x).shape(), view_of(w).shape(), p));
+        seed_conv2d(view_of(x), view_of(w), view_of(y), p);
+        return y;
+      },
+      arg("x"), arg("w"), py::kw_only(), arg("strides") = py::none(), arg("pads") = py::none(),
+      arg("dilations") = py::none(), arg("group") = 1,
+      "Seed 001 integer convolution (int32 output); ONNX attribute names, pads [t, l, b, r].");
+  m.def(
+      "zero_point_conv2d",
+      [](const py::object& xo, const py::object& wo, int32_t x_zero_point, int32_t w_zero_point,
+         const Ints& strides, const Ints& pads, const Ints& dilations, int64_t group) {
+        constexpr const char* fn = "npukit.zero_point_conv2d";
+        py::array x = as_tensor(xo, fn, "x"), w = as_tensor(wo, fn, "w");
+        const IntConv2dParams p =
+            conv_params(fn, w, strides, pads, dilations, group, x_zero_point, w_zero_point);
+        py::array y = new_array(DType::s32,
+                                int_conv2d_output_shape(view_of(x).shape(), view_of(w).shape(), p));
+        zero_point_conv2d_expanded(view_of(x), view_of(w), view_of(y), p);
+        return y;
+      },
+      arg("x"), arg("w"), arg("x_zero_point"), arg("w_zero_point"), py::kw_only(),
+      arg("strides") = py::none(), arg("pads") = py::none(), arg("dilations") = py::none(),
+      arg("group") = 1,
+      "MRT's integer expansion of sum (x - x_zero_point)(w - w_zero_point); padding is the real "
+      "zero.");
+  m.def(
+      "mrt_conv2d",
+      [](const py::object& xo, const py::object& wo, int32_t x_zero_point, int32_t w_zero_point,
+         int64_t frac, int exp, int precision, const Ints& strides, const Ints& pads,
+         const Ints& dilations, int64_t group) {
+        constexpr const char* fn = "npukit.mrt_conv2d";
+        py::array x = as_tensor(xo, fn, "x"), w = as_tensor(wo, fn, "w");
+        const IntConv2dParams p =
+            conv_params(fn, w, strides, pads, dilations, group, x_zero_point, w_zero_point);
+        const Tensor t = mrt_conv2d(view_of(x), view_of(w), p, CvmFloat{frac, exp}, precision);
+        py::array y = new_array(DType::s32, t.shape());
+        copy(t, view_of(y));
+        return y;
+      },
+      arg("x"), arg("w"), arg("x_zero_point"), arg("w_zero_point"), arg("frac"), arg("exp"),
+      arg("precision"), py::kw_only(), arg("strides") = py::none(), arg("pads") = py::none(),
+      arg("dilations") = py::none(), arg("group") = 1,
+      "zero_point_conv2d, then cvm_requantize(acc, frac, exp, precision).");
+}
+
+}  // namespace
+
+void bind_quant_math(py::module_& m) {
+  bind_primitives(m);
+  bind_calibration(m);
+  bind_conv(m);
+}
+
+}  // namespace npukit::python
