@@ -138,6 +138,23 @@ TEST(CvmRequantize, MultiplyThenShift) {
   EXPECT_EQ(cvm_requantize(-7, {3, 3}, 8), -127);
 }
 
+TEST(CvmRequantize, ShiftBeyondCvmFieldIsAnError) {
+  // CVM's shift_bit field holds 1..32: a factor below 2^-32 cannot be applied.
+  try {
+    cvm_requantize(5, {1, -40}, 8);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.parameter(), "shift");
+    EXPECT_EQ(e.value(), "40");
+    EXPECT_EQ(e.allowed(), "[1, 32]");
+  }
+  EXPECT_THROW(cvm_requantize(5, {1, 33}, 8), Error);
+  EXPECT_EQ(cvm_requantize(int64_t{1} << 31, {1, -32}, 8), 1);  // 0.5 rounds up
+  const MrtQuantParams from{MrtScheme::symmetric, 8, -1, {1e12}, {0.0}};
+  const MrtQuantParams to{MrtScheme::symmetric, 8, -1, {1.0}, {0.0}};
+  EXPECT_THROW(mrt_requantize(Tensor::from<int32_t>({1}, {1}), from, to), Error);
+}
+
 Tensor f32(const Shape& s, const std::vector<float>& v) {
   return Tensor::from<float>(s, v);
 }
