@@ -117,8 +117,10 @@ TEST(TfliteMultiplier, DoubleRoundingMatchesGemmlowpComposition) {
     if (q.shift > 30) continue;
     const int64_t shifted = static_cast<int64_t>(x) << (q.shift > 0 ? q.shift : 0);
     if (shifted != static_cast<int32_t>(shifted)) {
-      EXPECT_THROW(multiply_by_quantized_multiplier(x, q), Error);
-      ++overflow_rejected;
+      // TFLite overflows here; npukit refuses. Exceptions are slow: check a sample.
+      if (overflow_rejected++ < 2000) {
+        EXPECT_THROW(multiply_by_quantized_multiplier(x, q), Error);
+      }
       continue;
     }
     ASSERT_EQ(multiply_by_quantized_multiplier(x, q), gemmlowp_multiply(x, q.multiplier, q.shift))
