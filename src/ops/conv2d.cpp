@@ -53,17 +53,50 @@ void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, co
   y.expect_dtype(DType::f32, fn, "y.dtype");
   y.expect_shape(conv2d_output_shape(x.shape(), w.shape(), p), fn, "y");
   check_bias(bias, w.dim(0), p.has_bias, fn);
+  if (p.accumulation == Fp32Accumulation::interleaved) {
+    check(p.groups == 1, fn, "groups", std::to_string(p.groups),
+          "1 with the interleaved accumulation (use depthwise2d for groups = C)");
+    return cpu::conv2d_f32_interleaved(x, w, bias, y, p);
+  }
+  check(!p.flush_denormals, fn, "flush_denormals", "true",
+        "false with the sequential accumulation");
   ref::conv2d_f32(x, w, bias, y, p);
+}
+
+namespace {
+template <class P>
+void apply_conv_profile(P& p, Profile profile) {
+  switch (profile) {
+    case Profile::bm1684:
+      p.accumulation = Fp32Accumulation::interleaved;
+      p.flush_denormals = true;
+      return;
+    case Profile::onnxruntime:
+    case Profile::pytorch:
+      p.accumulation = Fp32Accumulation::sequential;
+      p.flush_denormals = false;
+      return;
+    default:
+      fail("npukit::apply_profile", "profile", profile_name(profile),
+           "onnxruntime, pytorch or bm1684 for fp32 convolution");
+  }
+}
+}  // namespace
+
+void apply_profile(Conv2dParams& p, Profile profile) {
+  apply_conv_profile(p, profile);
+}
+void apply_profile(Depthwise2dParams& p, Profile profile) {
+  apply_conv_profile(p, profile);
 }
 
 Shape depthwise2d_output_shape(const Shape& x, const Shape& w, const Depthwise2dParams& p) {
   constexpr const char* fn = "npukit::depthwise2d";
   check(x.size() == 4, fn, "x", "shape " + shape_text(x), "a 4-D (N, C, H, W) tensor");
   check_range(fn, "multiplier", p.multiplier, 1, INT32_MAX);
-  check(w.size() == 4 && w[1] == 1 && w[0] == x[1] * p.multiplier, fn, "w",
-        "shape " + shape_text(w),
-        "shape [C*multiplier, 1, KH, KW] = [" + std::to_string(x[1] * p.multiplier) +
-            ", 1, KH, KW]");
+  check(
+      w.size() == 4 && w[1] == 1 && w[0] == x[1] * p.multiplier, fn, "w", "shape " + shape_text(w),
+      "shape [C*multiplier, 1, KH, KW] = [" + std::to_string(x[1] * p.multiplier) + ", 1, KH, KW]");
   Conv2dParams c{p.window, x[1], p.has_bias, p.result_add};
   return conv_output_shape(x, w, c, fn);
 }
@@ -76,6 +109,10 @@ void depthwise2d(const TensorView& x, const TensorView& w, const TensorView& bia
   y.expect_dtype(DType::f32, fn, "y.dtype");
   y.expect_shape(depthwise2d_output_shape(x.shape(), w.shape(), p), fn, "y");
   check_bias(bias, w.dim(0), p.has_bias, fn);
+  if (p.accumulation == Fp32Accumulation::interleaved)
+    return ref::depthwise2d_f32_interleaved(x, w, bias, y, p);
+  check(!p.flush_denormals, fn, "flush_denormals", "true",
+        "false with the sequential accumulation");
   // A depthwise convolution is the grouped convolution with groups = C.
   ref::conv2d_f32(x, w, bias, y, Conv2dParams{p.window, x.dim(1), p.has_bias, p.result_add});
 }

@@ -9,8 +9,8 @@ namespace {
 // Checks a per-channel operand and returns its element stride.
 int64_t channel_stride(const TensorView& t, int64_t c, const char* fn, const char* name) {
   t.expect_dtype(DType::f32, fn, (std::string(name) + ".dtype").c_str());
-  const bool ok = (t.rank() == 1 && t.dim(0) == c) ||
-                  (t.rank() == 4 && t.shape() == Shape{1, c, 1, 1});
+  const bool ok =
+      (t.rank() == 1 && t.dim(0) == c) || (t.rank() == 4 && t.shape() == Shape{1, c, 1, 1});
   check(ok, fn, name, "shape " + shape_text(t.shape()),
         "shape [" + std::to_string(c) + "] or [1, " + std::to_string(c) + ", 1, 1]");
   return t.stride(t.rank() == 1 ? 0 : 1);
@@ -27,6 +27,25 @@ void check_xy(const TensorView& x, const TensorView& y, const char* fn, bool fou
 
 }  // namespace
 
+void apply_profile(ElementwiseParams& p, Profile profile) {
+  switch (profile) {
+    case Profile::bm1684:
+      p.relu_nan = ReluNaN::zero;
+      p.flush_denormals = true;
+      p.scale_adds_zero = true;
+      return;
+    case Profile::onnxruntime:
+    case Profile::pytorch:
+      p.relu_nan = ReluNaN::propagate;
+      p.flush_denormals = false;
+      p.scale_adds_zero = false;
+      return;
+    default:
+      fail("npukit::apply_profile", "profile", profile_name(profile),
+           "onnxruntime, pytorch or bm1684 for fp32 element-wise operators");
+  }
+}
+
 void relu(const TensorView& x, const TensorView& y, const ElementwiseParams& p) {
   check_xy(x, y, "npukit::relu", false);
   ref::relu_f32(x, y, p);
@@ -38,7 +57,7 @@ void bias(const TensorView& x, const TensorView& b, const TensorView& y,
   check_xy(x, y, fn, true);
   const int64_t bs = channel_stride(b, x.dim(1), fn, "b");
   ref::channel_op_f32(ref::ChannelOp::bias, x, nullptr, 0, static_cast<const float*>(b.raw()), bs,
-                      y, p.result_add);
+                      y, p);
 }
 
 void scale(const TensorView& x, const TensorView& s, const TensorView& y,
@@ -47,7 +66,7 @@ void scale(const TensorView& x, const TensorView& s, const TensorView& y,
   check_xy(x, y, fn, true);
   const int64_t ss = channel_stride(s, x.dim(1), fn, "s");
   ref::channel_op_f32(ref::ChannelOp::scale, x, static_cast<const float*>(s.raw()), ss, nullptr, 0,
-                      y, p.result_add);
+                      y, p);
 }
 
 void scale_bias(const TensorView& x, const TensorView& s, const TensorView& b, const TensorView& y,
@@ -57,7 +76,7 @@ void scale_bias(const TensorView& x, const TensorView& s, const TensorView& b, c
   const int64_t ss = channel_stride(s, x.dim(1), fn, "s");
   const int64_t bs = channel_stride(b, x.dim(1), fn, "b");
   ref::channel_op_f32(ref::ChannelOp::scale_bias, x, static_cast<const float*>(s.raw()), ss,
-                      static_cast<const float*>(b.raw()), bs, y, p.result_add);
+                      static_cast<const float*>(b.raw()), bs, y, p);
 }
 
 }  // namespace npukit

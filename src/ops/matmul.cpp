@@ -32,7 +32,24 @@ void matmul(const TensorView& a, const TensorView& b, const TensorView& bias, co
     bp = static_cast<const float*>(bias.raw());
     bs = bias.stride(bias.rank() - 1);
   }
-  ref::matmul_f32(a, b, bp, bs, y, p.result_add);
+  ref::matmul_f32(a, b, bp, bs, y, p);
+}
+
+void apply_profile(MatmulParams& p, Profile profile) {
+  switch (profile) {
+    case Profile::bm1684:
+      p.accumulation = Fp32Accumulation::interleaved;
+      p.flush_denormals = true;
+      return;
+    case Profile::onnxruntime:
+    case Profile::pytorch:
+      p.accumulation = Fp32Accumulation::sequential;
+      p.flush_denormals = false;
+      return;
+    default:
+      fail("npukit::apply_profile", "profile", profile_name(profile),
+           "onnxruntime, pytorch or bm1684 for fp32 matmul");
+  }
 }
 
 Shape matmul_broadcast_shape(const Shape& a, const Shape& b) {

@@ -4,29 +4,48 @@
 
 namespace npukit {
 
+const char* fp32_accumulation_name(Fp32Accumulation a) {
+  switch (a) {
+    case Fp32Accumulation::sequential:
+      return "sequential";
+    case Fp32Accumulation::interleaved:
+      return "interleaved";
+  }
+  return "invalid";
+}
+
 const char* pool_mode_name(PoolMode m) {
   switch (m) {
-    case PoolMode::avg: return "avg";
-    case PoolMode::max: return "max";
-    case PoolMode::sum: return "sum";
+    case PoolMode::avg:
+      return "avg";
+    case PoolMode::max:
+      return "max";
+    case PoolMode::sum:
+      return "sum";
   }
   return "invalid";
 }
 
 const char* avg_divisor_name(AvgDivisor d) {
   switch (d) {
-    case AvgDivisor::kernel_area: return "kernel_area";
-    case AvgDivisor::valid_count: return "valid_count";
-    case AvgDivisor::clipped_window: return "clipped_window";
+    case AvgDivisor::kernel_area:
+      return "kernel_area";
+    case AvgDivisor::valid_count:
+      return "valid_count";
+    case AvgDivisor::clipped_window:
+      return "clipped_window";
   }
   return "invalid";
 }
 
 const char* pad_value_name(PadValue v) {
   switch (v) {
-    case PadValue::neg_inf: return "neg_inf";
-    case PadValue::neg_flt_max: return "neg_flt_max";
-    case PadValue::zero: return "zero";
+    case PadValue::neg_inf:
+      return "neg_inf";
+    case PadValue::neg_flt_max:
+      return "neg_flt_max";
+    case PadValue::zero:
+      return "zero";
   }
   return "invalid";
 }
@@ -37,12 +56,16 @@ void apply_profile(Pool2dParams& p, Profile profile, bool count_include_pad) {
       p.divisor = count_include_pad ? AvgDivisor::clipped_window : AvgDivisor::valid_count;
       p.pad_value = PadValue::neg_inf;
       p.nan = MaxNaN::propagate;
+      p.accumulation = Fp32Accumulation::sequential;
+      p.flush_denormals = false;
       return;
     case Profile::onnxruntime:
       // ORT's CPU MaxPool starts from lowest() and keeps a tap only if strictly greater.
       p.divisor = count_include_pad ? AvgDivisor::kernel_area : AvgDivisor::valid_count;
       p.pad_value = PadValue::neg_flt_max;
       p.nan = MaxNaN::ignore;
+      p.accumulation = Fp32Accumulation::sequential;
+      p.flush_denormals = false;
       return;
     case Profile::bm1684:
       check(count_include_pad, "npukit::apply_profile", "count_include_pad", "false",
@@ -50,6 +73,8 @@ void apply_profile(Pool2dParams& p, Profile profile, bool count_include_pad) {
       p.divisor = AvgDivisor::kernel_area;
       p.pad_value = PadValue::neg_flt_max;
       p.nan = MaxNaN::ignore;
+      p.accumulation = Fp32Accumulation::interleaved;
+      p.flush_denormals = true;
       return;
     default:
       fail("npukit::apply_profile", "profile", profile_name(profile),

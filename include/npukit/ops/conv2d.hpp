@@ -4,7 +4,9 @@
 
 #include <cstdint>
 
+#include "npukit/ops/fp32_semantics.hpp"
 #include "npukit/ops/window.hpp"
+#include "npukit/profile.hpp"
 #include "npukit/tensor.hpp"
 
 namespace npukit {
@@ -14,6 +16,8 @@ struct Conv2dParams {
   int64_t groups = 1;
   bool has_bias = false;
   bool result_add = false;  // y = y + conv(x) instead of y = conv(x)
+  Fp32Accumulation accumulation = Fp32Accumulation::sequential;
+  bool flush_denormals = false;  // FTZ/DAZ on every operand and result
 };
 
 // x (N, C, H, W), w (OC, C/groups, KH, KW) -> (N, OC, OH, OW). The kernel size
@@ -30,7 +34,14 @@ struct Depthwise2dParams {
   int64_t multiplier = 1;  // output channels per input channel
   bool has_bias = false;
   bool result_add = false;
+  Fp32Accumulation accumulation = Fp32Accumulation::sequential;
+  bool flush_denormals = false;
 };
+
+// Fills the summation semantics of `profile` (bm1684: interleaved + flush;
+// onnxruntime, pytorch: sequential, no flush). Geometry and flags are kept.
+void apply_profile(Conv2dParams& p, Profile profile);
+void apply_profile(Depthwise2dParams& p, Profile profile);
 
 // x (N, C, H, W), w (C*multiplier, 1, KH, KW) -> (N, C*multiplier, OH, OW):
 // output channel o reads input channel o / multiplier.
@@ -42,6 +53,19 @@ namespace ref {
 // Sum over (ic, kh, kw) in that order in fp32, then + bias, then + old y.
 void conv2d_f32(const TensorView& x, const TensorView& w, const TensorView& bias,
                 const TensorView& y, const Conv2dParams& p);
+// Fp32Accumulation::interleaved (groups = 1): the four-accumulator pattern.
+void conv2d_f32_interleaved(const TensorView& x, const TensorView& w, const TensorView& bias,
+                            const TensorView& y, const Conv2dParams& p);
+// Fp32Accumulation::interleaved depthwise (multiplier 1): A[t % 2].
+void depthwise2d_f32_interleaved(const TensorView& x, const TensorView& w, const TensorView& bias,
+                                 const TensorView& y, const Depthwise2dParams& p);
 }  // namespace ref
+
+namespace cpu {
+// Same results as ref::conv2d_f32_interleaved bit for bit (same per-output
+// order), vectorised across output columns and threaded over channels.
+void conv2d_f32_interleaved(const TensorView& x, const TensorView& w, const TensorView& bias,
+                            const TensorView& y, const Conv2dParams& p);
+}  // namespace cpu
 
 }  // namespace npukit

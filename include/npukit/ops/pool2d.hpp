@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "npukit/ops/fp32_semantics.hpp"
 #include "npukit/ops/window.hpp"
 #include "npukit/profile.hpp"
 #include "npukit/tensor.hpp"
@@ -14,8 +15,8 @@ enum class PoolMode : uint8_t { avg, max, sum };
 
 // What an average divides by (REFERENCE.md section 3).
 enum class AvgDivisor : uint8_t {
-  kernel_area,     // kernel_h * kernel_w always (ONNX Runtime count_include_pad=1, OKKernel, BM168x)
-  valid_count,     // taps on the input, inserted zeros included (count_include_pad=0, TFLite, MiCo)
+  kernel_area,  // kernel_h * kernel_w always (ONNX Runtime count_include_pad=1, OKKernel, BM168x)
+  valid_count,  // taps on the input, inserted zeros included (count_include_pad=0, TFLite, MiCo)
   clipped_window,  // taps on the input or its padding (PyTorch count_include_pad=True)
 };
 
@@ -39,6 +40,8 @@ struct Pool2dParams {
   PadValue pad_value = PadValue::neg_inf;
   MaxNaN nan = MaxNaN::propagate;
   float coeff = 1.0f;  // sum pooling multiplies the sum by this (seed 002)
+  Fp32Accumulation accumulation = Fp32Accumulation::sequential;  // f32 avg/sum order
+  bool flush_denormals = false;  // FTZ/DAZ on every f32 operand and result
 };
 
 // Sets divisor, pad value and NaN rule as `profile` computes fp32 pooling

@@ -28,27 +28,43 @@ void for_each_4d(const TensorView& x, const TensorView& y, F f) {
 
 void relu_f32(const TensorView& x, const TensorView& y, const ElementwiseParams& p) {
   const bool nan_zero = p.relu_nan == ReluNaN::zero;
-  for_each_4d(x, y, [&](int64_t, float v, float& out) {
+  const Fp32Arith f{p.flush_denormals};
+  for_each_4d(x, y, [&](int64_t, float v0, float& out) {
+    const float v = f.in(v0);
     // propagate is max(x, 0) as PyTorch and ONNX Runtime compute it: only x < 0
     // is replaced, so NaN and -0 pass through (torch.relu(-0.0) is -0.0).
     const float r = nan_zero ? (v > 0.0f ? v : 0.0f) : (v < 0.0f ? 0.0f : v);
-    out = p.result_add ? out + r : r;
+    out = p.result_add ? f.add(out, r) : r;
   });
 }
 
 void channel_op_f32(ChannelOp op, const TensorView& x, const float* s, int64_t s_stride,
                     const float* b, int64_t b_stride, const TensorView& y, bool result_add) {
+  ElementwiseParams p;
+  p.result_add = result_add;
+  channel_op_f32(op, x, s, s_stride, b, b_stride, y, p);
+}
+
+void channel_op_f32(ChannelOp op, const TensorView& x, const float* s, int64_t s_stride,
+                    const float* b, int64_t b_stride, const TensorView& y,
+                    const ElementwiseParams& p) {
+  const Fp32Arith f{p.flush_denormals};
   for_each_4d(x, y, [&](int64_t c, float v, float& out) {
     float r;
     switch (op) {
-      case ChannelOp::bias: r = v + b[c * b_stride]; break;
-      case ChannelOp::scale: r = v * s[c * s_stride]; break;
+      case ChannelOp::bias:
+        r = f.add(v, b[c * b_stride]);
+        break;
+      case ChannelOp::scale:
+        r = f.mul(v, s[c * s_stride]);
+        if (p.scale_adds_zero) r = f.add(r, 0.0f);
+        break;
       default: {
-        const float prod = v * s[c * s_stride];  // rounded before the add: no FMA
-        r = prod + b[c * b_stride];
+        const float prod = f.mul(v, s[c * s_stride]);  // rounded before the add: no FMA
+        r = f.add(prod, b[c * b_stride]);
       }
     }
-    out = result_add ? out + r : r;
+    out = p.result_add ? f.add(out, r) : r;
   });
 }
 

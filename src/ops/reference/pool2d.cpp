@@ -21,9 +21,12 @@ Taps2d make_taps(const TensorView& x, const TensorView& y, const Window2d& win) 
 
 float pad_as_float(PadValue v) {
   switch (v) {
-    case PadValue::neg_inf: return -std::numeric_limits<float>::infinity();
-    case PadValue::neg_flt_max: return -FLT_MAX;
-    case PadValue::zero: return 0.0f;
+    case PadValue::neg_inf:
+      return -std::numeric_limits<float>::infinity();
+    case PadValue::neg_flt_max:
+      return -FLT_MAX;
+    case PadValue::zero:
+      return 0.0f;
   }
   return 0.0f;
 }
@@ -35,8 +38,58 @@ float max_start(PadValue v) {
 
 }  // namespace
 
+namespace {
+
+// Fp32Accumulation::interleaved avg/sum: every tap of the full window, padding
+// and inserted zeros as 0, goes to accumulator A[t % 2]; averages multiply
+// each tap by R = 1/divisor before adding (REFERENCE.md section 7).
+void pool2d_f32_interleaved(const TensorView& x, const TensorView& y, const Pool2dParams& p,
+                            const Taps2d& t) {
+  const int64_t C = x.dim(1), OH = y.dim(2), OW = y.dim(3);
+  const int64_t KH = p.window.kernel_h, KW = p.window.kernel_w;
+  const Fp32Arith f{p.flush_denormals};
+  parallel_for(x.dim(0) * C, [&](int64_t nc) {
+    const int64_t n = nc / C, c = nc % C;
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        float acc[2] = {0.0f, 0.0f};
+        int64_t valid = 0, clipped = 0;
+        for (int64_t kh = 0; kh < KH; ++kh)
+          for (int64_t kw = 0; kw < KW; ++kw) {
+            const Tap tap = combine(t.h.kind_at(oh, kh), t.w.kind_at(ow, kw));
+            valid += tap == Tap::input || tap == Tap::inserted_zero;
+            clipped += tap != Tap::outside;
+          }
+        const int64_t div = p.divisor == AvgDivisor::kernel_area   ? KH * KW
+                            : p.divisor == AvgDivisor::valid_count ? valid
+                                                                   : clipped;
+        const float r = div > 0 ? 1.0f / static_cast<float>(div) : 0.0f;
+        for (int64_t kh = 0; kh < KH; ++kh) {
+          for (int64_t kw = 0; kw < KW; ++kw) {
+            const Tap tap = combine(t.h.kind_at(oh, kh), t.w.kind_at(ow, kw));
+            const float v = tap == Tap::input
+                                ? x.at<float>(n, c, t.h.index_at(oh, kh), t.w.index_at(ow, kw))
+                                : 0.0f;
+            const float term = p.mode == PoolMode::avg ? f.mul(v, r) : f.in(v);
+            float& a = acc[(kh * KW + kw) % 2];
+            a = f.add(a, term);
+          }
+        }
+        float out = f.add(acc[0], acc[1]);
+        if (p.mode == PoolMode::sum) out = f.mul(out, p.coeff);
+        y.at<float>(n, c, oh, ow) = out;
+      }
+    }
+  });
+}
+
+}  // namespace
+
 void pool2d_f32(const TensorView& x, const TensorView& y, const Pool2dParams& p) {
   const Taps2d t = make_taps(x, y, p.window);
+  if (p.mode != PoolMode::max && p.accumulation == Fp32Accumulation::interleaved)
+    return pool2d_f32_interleaved(x, y, p, t);
+  const Fp32Arith f{p.flush_denormals};
   const int64_t C = x.dim(1), OH = y.dim(2), OW = y.dim(3);
   const int64_t KH = p.window.kernel_h, KW = p.window.kernel_w;
   const float pad = pad_as_float(p.pad_value);
@@ -58,9 +111,10 @@ void pool2d_f32(const TensorView& x, const TensorView& y, const Pool2dParams& p)
               continue;
             }
             // An inserted zero is an element of the expanded input.
-            const float v = tap == Tap::input
-                                ? x.at<float>(n, c, t.h.index_at(oh, kh), t.w.index_at(ow, kw))
-                                : 0.0f;
+            const float v =
+                tap == Tap::input
+                    ? f.in(x.at<float>(n, c, t.h.index_at(oh, kh), t.w.index_at(ow, kw)))
+                    : 0.0f;
             ++valid;
             ++clipped;
             if (p.mode == PoolMode::max) {
@@ -72,14 +126,14 @@ void pool2d_f32(const TensorView& x, const TensorView& y, const Pool2dParams& p)
         }
         float out = acc;
         if (p.mode == PoolMode::avg) {
-          const int64_t div = p.divisor == AvgDivisor::kernel_area ? KH * KW
+          const int64_t div = p.divisor == AvgDivisor::kernel_area   ? KH * KW
                               : p.divisor == AvgDivisor::valid_count ? valid
                                                                      : clipped;
           out = div > 0 ? acc / static_cast<float>(div) : 0.0f;
         } else if (p.mode == PoolMode::sum) {
           out = acc * p.coeff;
         }
-        y.at<float>(n, c, oh, ow) = out;
+        y.at<float>(n, c, oh, ow) = f.out(out);
       }
     }
   });

@@ -1,0 +1,52 @@
+// Where a 4-D tensor lives on the simulated NPU and how its elements are
+// addressed (REFERENCE.md section 4): local address A = Q*S + R, channel c on
+// NPU (Q + c) % NPUs in slot (Q + c) / NPUs; strides in elements.
+#pragma once
+
+#include <cstdint>
+
+#include "npukit/npu/machine.hpp"
+#include "npukit/tensor.hpp"
+
+namespace npukit::npu {
+
+struct Dims {
+  int64_t n = 1, c = 1, h = 1, w = 1;
+};
+
+enum class Space : uint8_t { local, system };
+
+struct Place {
+  Space space = Space::local;
+  uint64_t addr = 0;
+  Dims shape, stride;
+  int esize = 4;  // bytes per element
+};
+
+int start_npu(const Config& cfg, uint64_t local_addr);                     // Q
+int64_t channels_per_npu(const Config& cfg, int start, int64_t channels);  // ceil((Q + C)/NPUs)
+Dims aligned_stride(const Config& cfg, int start, const Dims& shape, int esize);
+Dims compact_stride(const Config& cfg, int start, const Dims& shape);
+Dims continuous_stride(const Dims& shape);
+
+// Validates a place (shape >= 1, strides >= 0, the whole tensor inside local
+// memory or inside one device allocation); `name` is the address parameter.
+void check_place(const char* function, const char* name, const Place& p);
+
+// Host pointer of element (n, c, 0, 0); no checks.
+uint8_t* plane(Machine& m, const Place& p, int64_t n, int64_t c);
+
+// Element-wise copy between two places of equal shape and element size.
+// Local bytes read must have been written (rule), local bytes written are marked.
+void copy_place(const char* function, const char* src_name, const Place& src, const Place& dst);
+// Fills a place with one element value (esize bytes at `value`).
+void fill_place(const Place& dst, const void* value);
+
+// fp32 tensor <-> place (32-bit elements).
+Tensor gather_f32(const char* function, const char* name, const Place& p);
+void scatter_f32(const TensorView& t, const Place& p);
+
+// Local byte ranges [first, last] of a place on its NPUs (for overlap checks).
+bool places_overlap(const Place& a, const Place& b);
+
+}  // namespace npukit::npu

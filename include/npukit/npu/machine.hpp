@@ -1,0 +1,75 @@
+// The simulated Sophgo NPU: its constants, device (global) memory, per-NPU
+// local memory and L2 SRAM (REFERENCE.md section 4). The okk/bm_atomic/bmlib
+// faces translate addresses through it; it holds no arithmetic.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace npukit::npu {
+
+struct Config {
+  std::string name = "bm1684";
+  int npu_num = 64;
+  uint32_t local_mem_size = 512 * 1024;  // bytes per NPU
+  int local_mem_banks = 8;
+  uint32_t align_bytes = 128;               // the aligned layout's unit
+  uint32_t l2_sram_size = 4 * 1024 * 1024;  // assumed (not in REFERENCE.md)
+  uint64_t global_mem_start = 0x100000000ull;
+  uint64_t global_mem_size = 4ull << 30;
+  // Cost model constants (estimates, see docs/npu-simulator.md).
+  double clock_mhz = 550.0;
+  double gdma_bytes_per_cycle = 32.0;
+  int64_t gdma_latency_cycles = 400;
+  int64_t bdc_overhead_cycles = 40;
+
+  int eu_num() const { return static_cast<int>(align_bytes / 4); }  // fp32 lanes per NPU
+};
+
+Config bm1684_config();
+Config bm1684x_config();  // 256 KiB / 16 banks / 64-byte alignment
+
+class Machine {
+ public:
+  explicit Machine(Config config);
+
+  const Config& config() const { return config_; }
+
+  // Local memory of NPU `npu` at byte offset `offset`; no checks (callers
+  // validate ranges first with the rules of rules.hpp).
+  uint8_t* local(int npu, uint64_t offset) {
+    return local_.data() + static_cast<size_t>(npu) * config_.local_mem_size + offset;
+  }
+  // One flag per local byte: has it ever been written?
+  uint8_t* written(int npu, uint64_t offset) {
+    return written_.data() + static_cast<size_t>(npu) * config_.local_mem_size + offset;
+  }
+  uint8_t* l2(uint64_t offset) { return l2_.data() + offset; }
+
+  // Device memory: allocations at addresses from global_mem_start.
+  uint64_t allocate(uint64_t bytes);  // 0 when out of address space
+  bool release(uint64_t addr);        // false if addr starts no allocation
+  // Host pointer for [addr, addr + bytes) if it lies inside one allocation.
+  uint8_t* global(uint64_t addr, uint64_t bytes);
+  size_t allocation_count() const { return blocks_.size(); }
+
+ private:
+  struct Block {
+    uint64_t size;
+    std::unique_ptr<uint8_t[]> data;
+  };
+  Config config_;
+  std::vector<uint8_t> local_, written_, l2_;
+  std::map<uint64_t, Block> blocks_;
+  uint64_t next_;
+};
+
+// The process-wide machine the faces use (created with bm1684_config() on
+// first use). select_machine replaces it, memory included.
+Machine& machine();
+void select_machine(const Config& config);
+
+}  // namespace npukit::npu

@@ -1,0 +1,46 @@
+// fp32 summation semantics shared by the NN operators: in what order products
+// are accumulated and whether denormals are flushed. Every operator keeps the
+// plain sequential order by default; a profile (bm1684) selects the pattern of
+// a real machine.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+
+namespace npukit {
+
+enum class Fp32Accumulation : uint8_t {
+  // One accumulator, taps in order, then the rest (the ONNX/PyTorch-like
+  // reference order; averages divide the sum).
+  sequential,
+  // The BM1684 C-model pattern (REFERENCE.md section 7): accumulators start at
+  // +0 and alternate by step parity, A[t % 2] (pool, depthwise: full-window
+  // tap t; matmul: k), or four accumulators L[(s % 2)*2 + ic % 2] over steps
+  // s = tap*ceil(IC/2) + ic/2 (conv2d, input channels paired as in 2IC
+  // weights); padded taps take part as the value 0; the result is A0 + A1 or
+  // (L0 + L2) + (L1 + L3). Averages multiply each tap by R = 1/(kh*kw).
+  interleaved,
+};
+
+const char* fp32_accumulation_name(Fp32Accumulation a);
+
+// Flush-to-zero of one value: a denormal becomes a zero of the same sign (as
+// x86's FTZ on results and DAZ on inputs do). Every other value is unchanged.
+inline float flush_denormal(float x) {
+  const uint32_t bits = std::bit_cast<uint32_t>(x);
+  if ((bits & 0x7f800000u) == 0 && (bits & 0x007fffffu) != 0)
+    return std::bit_cast<float>(bits & 0x80000000u);
+  return x;
+}
+
+// Arithmetic with optional flushing of every operand and result, so that a
+// kernel states each rounding step once: ftz.mul(a, b) is one rounded product.
+struct Fp32Arith {
+  bool flush = false;
+  float in(float x) const { return flush ? flush_denormal(x) : x; }
+  float out(float x) const { return flush ? flush_denormal(x) : x; }
+  float add(float a, float b) const { return out(in(a) + in(b)); }
+  float mul(float a, float b) const { return out(in(a)*in(b)); }
+};
+
+}  // namespace npukit

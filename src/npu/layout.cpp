@@ -1,0 +1,216 @@
+#include "npukit/npu/layout.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "npukit/npu/rules.hpp"
+
+namespace npukit::npu {
+
+namespace {
+int64_t div_up(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+std::string dims_text(const Dims& d) {
+  std::string s = "[";  // appended piecewise: GCC 12 warns falsely on "[" + string
+  s += std::to_string(d.n) + ", " + std::to_string(d.c) + ", " + std::to_string(d.h) + ", " +
+       std::to_string(d.w) + "]";
+  return s;
+}
+
+// Offset (elements) of the last element inside one NPU's slot chain.
+int64_t last_offset(const Place& p, int64_t slots) {
+  return (p.shape.n - 1) * p.stride.n + (slots - 1) * p.stride.c + (p.shape.h - 1) * p.stride.h +
+         (p.shape.w - 1) * p.stride.w;
+}
+}  // namespace
+
+int start_npu(const Config& cfg, uint64_t local_addr) {
+  return static_cast<int>(local_addr / cfg.local_mem_size);
+}
+
+int64_t channels_per_npu(const Config& cfg, int start, int64_t channels) {
+  return div_up(start + channels, cfg.npu_num);
+}
+
+Dims aligned_stride(const Config& cfg, int start, const Dims& s, int esize) {
+  const int64_t unit = cfg.align_bytes / esize;
+  Dims st{0, div_up(s.h * s.w, unit) * unit, s.w, 1};
+  st.n = st.c * channels_per_npu(cfg, start, s.c);
+  return st;
+}
+
+Dims compact_stride(const Config& cfg, int start, const Dims& s) {
+  Dims st{0, s.h * s.w, s.w, 1};
+  st.n = st.c * channels_per_npu(cfg, start, s.c);
+  return st;
+}
+
+Dims continuous_stride(const Dims& s) {
+  return {s.c * s.h * s.w, s.h * s.w, s.w, 1};
+}
+
+void check_place(const char* fn, const char* name, const Place& p) {
+  const std::string shape = dims_text(p.shape);
+  rule(p.shape.n >= 1 && p.shape.c >= 1 && p.shape.h >= 1 && p.shape.w >= 1, fn, "shape", shape,
+       "every dimension >= 1");
+  rule(p.stride.n >= 0 && p.stride.c >= 0 && p.stride.h >= 0 && p.stride.w >= 0, fn, "stride",
+       dims_text(p.stride), "non-negative strides");
+  Machine& m = machine();
+  const Config& cfg = m.config();
+  if (p.space == Space::local) {
+    const uint64_t total = static_cast<uint64_t>(cfg.npu_num) * cfg.local_mem_size;
+    rule(p.addr < total, fn, name, std::to_string(p.addr),
+         "a local address below " + std::to_string(total) + " (" + std::to_string(cfg.npu_num) +
+             " NPUs x " + std::to_string(cfg.local_mem_size) + " bytes)");
+    const int q = start_npu(cfg, p.addr);
+    const uint64_t r = p.addr % cfg.local_mem_size;
+    const int64_t slots = channels_per_npu(cfg, q, p.shape.c);
+    const uint64_t end = r + static_cast<uint64_t>(p.esize) * (last_offset(p, slots) + 1);
+    rule(end <= cfg.local_mem_size, fn, name,
+         std::to_string(p.addr) + " (tensor " + shape + " with strides " + dims_text(p.stride) +
+             " ends at byte " + std::to_string(end) + " of NPU-local memory)",
+         "a tensor inside the " + std::to_string(cfg.local_mem_size) +
+             " bytes of each NPU's local memory");
+  } else {
+    const uint64_t bytes = static_cast<uint64_t>(p.esize) * (last_offset(p, p.shape.c) + 1);
+    rule(m.global(p.addr, bytes) != nullptr, fn, name,
+         std::to_string(p.addr) + " (tensor " + shape + " spanning " + std::to_string(bytes) +
+             " bytes)",
+         "a tensor inside one device memory allocation (bm_malloc_device_byte)");
+  }
+}
+
+uint8_t* plane(Machine& m, const Place& p, int64_t n, int64_t c) {
+  if (p.space == Space::system)
+    return m.global(p.addr, 1) + p.esize * (n * p.stride.n + c * p.stride.c);
+  const Config& cfg = m.config();
+  const int q = start_npu(cfg, p.addr);
+  const uint64_t r = p.addr % cfg.local_mem_size;
+  const int64_t slot = (q + c) / cfg.npu_num;
+  return m.local(static_cast<int>((q + c) % cfg.npu_num), r) +
+         p.esize * (n * p.stride.n + slot * p.stride.c);
+}
+
+namespace {
+// The written-flags twin of plane(): flags and bytes share offsets.
+uint8_t* flags(Machine& m, const Place& p, int64_t n, int64_t c) {
+  return m.written(0, 0) + (plane(m, p, n, c) - m.local(0, 0));
+}
+
+void unwritten(const char* fn, const char* name, const Place& p, int64_t n, int64_t c, int64_t h,
+               int64_t w) {
+  violation(fn, name,
+            std::to_string(p.addr) + ": element (" + std::to_string(n) + ", " + std::to_string(c) +
+                ", " + std::to_string(h) + ", " + std::to_string(w) +
+                ") of local memory was never written",
+            "reads of local memory written before (by GDMA or BDC)");
+}
+}  // namespace
+
+void copy_place(const char* fn, const char* src_name, const Place& src, const Place& dst) {
+  Machine& m = machine();
+  const int64_t es = src.esize;
+  for (int64_t n = 0; n < src.shape.n; ++n) {
+    for (int64_t c = 0; c < src.shape.c; ++c) {
+      const uint8_t* s = plane(m, src, n, c);
+      uint8_t* d = plane(m, dst, n, c);
+      const uint8_t* sf = src.space == Space::local ? flags(m, src, n, c) : nullptr;
+      uint8_t* df = dst.space == Space::local ? flags(m, dst, n, c) : nullptr;
+      for (int64_t h = 0; h < src.shape.h; ++h) {
+        for (int64_t w = 0; w < src.shape.w; ++w) {
+          const int64_t so = es * (h * src.stride.h + w * src.stride.w);
+          const int64_t d_o = es * (h * dst.stride.h + w * dst.stride.w);
+          if (sf && std::memchr(sf + so, 0, static_cast<size_t>(es)))
+            unwritten(fn, src_name, src, n, c, h, w);
+          std::memmove(d + d_o, s + so, static_cast<size_t>(es));
+          if (df) std::memset(df + d_o, 1, static_cast<size_t>(es));
+        }
+      }
+    }
+  }
+}
+
+void fill_place(const Place& dst, const void* value) {
+  Machine& m = machine();
+  const int64_t es = dst.esize;
+  for (int64_t n = 0; n < dst.shape.n; ++n)
+    for (int64_t c = 0; c < dst.shape.c; ++c) {
+      uint8_t* d = plane(m, dst, n, c);
+      uint8_t* df = dst.space == Space::local ? flags(m, dst, n, c) : nullptr;
+      for (int64_t h = 0; h < dst.shape.h; ++h)
+        for (int64_t w = 0; w < dst.shape.w; ++w) {
+          const int64_t o = es * (h * dst.stride.h + w * dst.stride.w);
+          std::memcpy(d + o, value, static_cast<size_t>(es));
+          if (df) std::memset(df + o, 1, static_cast<size_t>(es));
+        }
+    }
+}
+
+Tensor gather_f32(const char* fn, const char* name, const Place& p) {
+  Tensor t(DType::f32, {p.shape.n, p.shape.c, p.shape.h, p.shape.w});
+  Place dst{Space::system, 0, p.shape, continuous_stride(p.shape), 4};
+  // Copy through a plain loop: the destination is host memory, not a place.
+  Machine& m = machine();
+  float* out = t.data<float>();
+  for (int64_t n = 0; n < p.shape.n; ++n)
+    for (int64_t c = 0; c < p.shape.c; ++c) {
+      const uint8_t* s = plane(m, p, n, c);
+      const uint8_t* sf = p.space == Space::local ? flags(m, p, n, c) : nullptr;
+      float* o = out + n * dst.stride.n + c * dst.stride.c;
+      for (int64_t h = 0; h < p.shape.h; ++h) {
+        if (p.stride.w == 1) {
+          const int64_t so = 4 * h * p.stride.h;
+          if (sf && std::memchr(sf + so, 0, static_cast<size_t>(4 * p.shape.w))) {
+            for (int64_t w = 0; w < p.shape.w; ++w)
+              if (std::memchr(sf + so + 4 * w, 0, 4)) unwritten(fn, name, p, n, c, h, w);
+          }
+          std::memcpy(o + h * p.shape.w, s + so, static_cast<size_t>(4 * p.shape.w));
+          continue;
+        }
+        for (int64_t w = 0; w < p.shape.w; ++w) {
+          const int64_t so = 4 * (h * p.stride.h + w * p.stride.w);
+          if (sf && std::memchr(sf + so, 0, 4)) unwritten(fn, name, p, n, c, h, w);
+          std::memcpy(o + h * p.shape.w + w, s + so, 4);
+        }
+      }
+    }
+  return t;
+}
+
+void scatter_f32(const TensorView& t, const Place& p) {
+  Machine& m = machine();
+  for (int64_t n = 0; n < p.shape.n; ++n)
+    for (int64_t c = 0; c < p.shape.c; ++c) {
+      uint8_t* d = plane(m, p, n, c);
+      uint8_t* df = p.space == Space::local ? flags(m, p, n, c) : nullptr;
+      for (int64_t h = 0; h < p.shape.h; ++h)
+        for (int64_t w = 0; w < p.shape.w; ++w) {
+          const int64_t o = 4 * (h * p.stride.h + w * p.stride.w);
+          const float v = t.at<float>(n, c, h, w);
+          std::memcpy(d + o, &v, 4);
+          if (df) std::memset(df + o, 1, 4);
+        }
+    }
+}
+
+bool places_overlap(const Place& a, const Place& b) {
+  if (a.space != b.space) return false;
+  const Config& cfg = machine().config();
+  auto range = [&](const Place& p, uint64_t& lo, uint64_t& hi) {
+    const uint64_t base = p.space == Space::local ? p.addr % cfg.local_mem_size : p.addr;
+    const int64_t slots = p.space == Space::local
+                              ? channels_per_npu(cfg, start_npu(cfg, p.addr), p.shape.c)
+                              : p.shape.c;
+    lo = base;
+    hi = base + static_cast<uint64_t>(p.esize) * (last_offset(p, slots) + 1);
+  };
+  uint64_t alo, ahi, blo, bhi;
+  range(a, alo, ahi);
+  range(b, blo, bhi);
+  return alo < bhi && blo < ahi;
+}
+
+}  // namespace npukit::npu

@@ -1,0 +1,67 @@
+#include "npukit/npu/machine.hpp"
+
+#include <mutex>
+
+namespace npukit::npu {
+
+Config bm1684_config() {
+  return Config{};
+}
+
+Config bm1684x_config() {
+  Config c;
+  c.name = "bm1684x";
+  c.local_mem_size = 256 * 1024;
+  c.local_mem_banks = 16;
+  c.align_bytes = 64;
+  return c;
+}
+
+Machine::Machine(Config config)
+    : config_(std::move(config)),
+      local_(static_cast<size_t>(config_.npu_num) * config_.local_mem_size),
+      written_(local_.size()),
+      l2_(config_.l2_sram_size),
+      next_(config_.global_mem_start) {}
+
+uint64_t Machine::allocate(uint64_t bytes) {
+  if (bytes == 0) bytes = 1;
+  const uint64_t size = (bytes + 127) / 128 * 128;  // 128-byte aligned blocks
+  if (next_ + size > config_.global_mem_start + config_.global_mem_size) return 0;
+  const uint64_t addr = next_;
+  next_ += size;
+  blocks_[addr] = Block{bytes, std::make_unique<uint8_t[]>(bytes)};
+  return addr;
+}
+
+bool Machine::release(uint64_t addr) {
+  return blocks_.erase(addr) == 1;
+}
+
+uint8_t* Machine::global(uint64_t addr, uint64_t bytes) {
+  auto it = blocks_.upper_bound(addr);
+  if (it == blocks_.begin()) return nullptr;
+  --it;
+  const uint64_t start = it->first;
+  if (addr + bytes > start + it->second.size) return nullptr;
+  return it->second.data.get() + (addr - start);
+}
+
+namespace {
+std::unique_ptr<Machine>& holder() {
+  static std::unique_ptr<Machine> m;
+  return m;
+}
+}  // namespace
+
+Machine& machine() {
+  auto& m = holder();
+  if (!m) m = std::make_unique<Machine>(bm1684_config());
+  return *m;
+}
+
+void select_machine(const Config& config) {
+  holder() = std::make_unique<Machine>(config);
+}
+
+}  // namespace npukit::npu

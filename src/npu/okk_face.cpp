@@ -1,0 +1,135 @@
+#include "okk_face.hpp"
+
+#include <cstring>
+
+namespace npukit::npu::face {
+
+std::string text(const dim4& d) {
+  std::string s = "[";  // appended piecewise: GCC 12 warns falsely on "[" + string
+  s += std::to_string(d.n) + ", " + std::to_string(d.c) + ", " + std::to_string(d.h) + ", " +
+       std::to_string(d.w) + "]";
+  return s;
+}
+
+void need(const void* p, const char* fn, const char* name) {
+  rule(p != nullptr, fn, name, "NULL", "a pointer to a descriptor");
+}
+
+Place local_place(const char* fn, const char* name, uint64_t addr, const Dims& shape,
+                  const dim4* stride, int esize, DefaultLayout def) {
+  Place p{Space::local, addr, shape, {}, esize};
+  const int q = start_npu(cfg(), addr);
+  if (stride) {
+    p.stride = dims(*stride);
+  } else if (def == DefaultLayout::compact) {
+    p.stride = compact_stride(cfg(), q, shape);
+  } else if (def == DefaultLayout::continuous) {
+    p.stride = continuous_stride(shape);
+  } else {
+    p.stride = aligned_stride(cfg(), q, shape, esize);
+  }
+  check_place(fn, name, p);
+  return p;
+}
+
+Place system_place(const char* fn, const char* name, uint64_t addr, const Dims& shape,
+                   const dim4* stride, int esize) {
+  Place p{Space::system, addr, shape, stride ? dims(*stride) : continuous_stride(shape), esize};
+  check_place(fn, name, p);
+  return p;
+}
+
+void rule_shape(const char* fn, const dim4& s) {
+  rule_range(fn, "shape->n", s.n, 1, 65535);
+  rule_range(fn, "shape->c", s.c, 1, 4095);
+  rule_range(fn, "shape->h", s.h, 1, 65535);
+  rule_range(fn, "shape->w", s.w, 1, 65535);
+}
+
+void rule_same_npu(const char* fn, const char* a_name, uint64_t a, const char* b_name, uint64_t b) {
+  const int qa = start_npu(cfg(), a), qb = start_npu(cfg(), b);
+  rule(qa == qb, fn, b_name, std::to_string(b) + " (starts on NPU " + std::to_string(qb) + ")",
+       std::string("a tensor starting on the same NPU as ") + a_name + " (NPU " +
+           std::to_string(qa) + ")");
+}
+
+void rule_w_stride_one(const char* fn, const char* name, const dim4* stride) {
+  if (stride) rule(stride->w == 1, fn, name, "w = " + std::to_string(stride->w), "w = 1");
+}
+
+void rule_no_overlap(const char* fn, const char* out_name, const Place& out, const char* in_name,
+                     const Place& in) {
+  rule(!places_overlap(out, in), fn, out_name,
+       std::to_string(out.addr) + " (overlaps " + in_name + " at " + std::to_string(in.addr) + ")",
+       std::string("an output that does not overlap ") + in_name);
+}
+
+int64_t bdc_elementwise_cycles(const Place& p, int64_t ops) {
+  const int64_t cpn = channels_per_npu(cfg(), start_npu(cfg(), p.addr), p.shape.c);
+  return bdc_cycles(cpn * p.shape.n, p.shape.h * p.shape.w, ops);
+}
+
+}  // namespace npukit::npu::face
+
+namespace npukit::npu::face {
+
+namespace {
+[[noreturn]] void never_written(const char* fn, const char* name, const Place& p,
+                                const std::string& where) {
+  violation(fn, name, std::to_string(p.addr) + ": " + where + " was never written",
+            "reads of local memory written before (by GDMA or BDC)");
+}
+uint8_t* flag_of(Machine& m, uint8_t* ptr) {
+  return m.written(0, 0) + (ptr - m.local(0, 0));
+}
+}  // namespace
+
+npukit::Tensor gather_matrix(const char* fn, const char* name, const Place& p, int64_t rows,
+                             int64_t cols, int64_t cpc) {
+  Machine& m = machine();
+  npukit::Tensor t(npukit::DType::f32, {rows, cols});
+  float* out = t.data<float>();
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) {
+      uint8_t* ptr = plane(m, p, r, c / cpc) + 4 * (c % cpc) * p.stride.w;
+      if (std::memchr(flag_of(m, ptr), 0, 4))
+        never_written(fn, name, p,
+                      "matrix element (" + std::to_string(r) + ", " + std::to_string(c) + ")");
+      std::memcpy(out + r * cols + c, ptr, 4);
+    }
+  return t;
+}
+
+void scatter_matrix(const npukit::TensorView& t, const Place& p, int64_t cpc) {
+  Machine& m = machine();
+  for (int64_t r = 0; r < t.dim(0); ++r)
+    for (int64_t c = 0; c < t.dim(1); ++c) {
+      uint8_t* ptr = plane(m, p, r, c / cpc) + 4 * (c % cpc) * p.stride.w;
+      const float v = t.at2<float>(r, c);
+      std::memcpy(ptr, &v, 4);
+      std::memset(flag_of(m, ptr), 1, 4);
+    }
+}
+
+std::vector<uint8_t> gather_raw(const char* fn, const char* name, const Place& p) {
+  Machine& m = machine();
+  const int64_t es = p.esize;
+  std::vector<uint8_t> out(static_cast<size_t>(p.shape.n * p.shape.c * p.shape.h * p.shape.w * es));
+  size_t o = 0;
+  for (int64_t n = 0; n < p.shape.n; ++n)
+    for (int64_t c = 0; c < p.shape.c; ++c) {
+      uint8_t* base = plane(m, p, n, c);
+      for (int64_t h = 0; h < p.shape.h; ++h)
+        for (int64_t w = 0; w < p.shape.w; ++w, o += static_cast<size_t>(es)) {
+          uint8_t* ptr = base + es * (h * p.stride.h + w * p.stride.w);
+          if (p.space == Space::local && std::memchr(flag_of(m, ptr), 0, static_cast<size_t>(es)))
+            never_written(fn, name, p,
+                          "element (" + std::to_string(n) + ", " + std::to_string(c) + ", " +
+                              std::to_string(h) + ", " + std::to_string(w) + ")");
+          std::memcpy(out.data() + o, ptr, static_cast<size_t>(es));
+        }
+    }
+  return out;
+}
+
+}  // namespace npukit::npu::face

@@ -1,0 +1,60 @@
+// Shared translation helpers of the okk / bm_atomic faces: C descriptors to
+// checked Places, documented shape rules, cost recording.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "npukit/compat/okk.h"
+#include "npukit/npu/launch.hpp"
+#include "npukit/npu/layout.hpp"
+#include "npukit/npu/machine.hpp"
+#include "npukit/npu/rules.hpp"
+
+namespace npukit::npu::face {
+
+inline const Config& cfg() {
+  return machine().config();
+}
+inline Dims dims(const dim4& d) {
+  return {d.n, d.c, d.h, d.w};
+}
+inline dim4 to_dim4(const Dims& d) {
+  return {static_cast<int>(d.n), static_cast<int>(d.c), static_cast<int>(d.h),
+          static_cast<int>(d.w)};
+}
+std::string text(const dim4& d);
+
+enum class DefaultLayout : uint8_t { aligned, compact, continuous };
+
+// Non-null pointer rule for a required descriptor.
+void need(const void* p, const char* fn, const char* name);
+
+// The tensor at local `addr` with `stride` (NULL: the default layout).
+Place local_place(const char* fn, const char* name, uint64_t addr, const Dims& shape,
+                  const dim4* stride, int esize, DefaultLayout def = DefaultLayout::aligned);
+Place system_place(const char* fn, const char* name, uint64_t addr, const Dims& shape,
+                   const dim4* stride, int esize);
+
+// n, h, w in [1, 65535], c in [1, 4095] (seed 004's common shape rule).
+void rule_shape(const char* fn, const dim4& shape);
+// The tensors must start on the same NPU as the first one.
+void rule_same_npu(const char* fn, const char* a_name, uint64_t a, const char* b_name, uint64_t b);
+void rule_w_stride_one(const char* fn, const char* name, const dim4* stride);
+void rule_no_overlap(const char* fn, const char* out_name, const Place& out, const char* in_name,
+                     const Place& in);
+
+// Cost of an element-wise BDC instruction over a local place.
+int64_t bdc_elementwise_cycles(const Place& p, int64_t ops = 1);
+
+}  // namespace npukit::npu::face
+
+namespace npukit::npu::face {
+// A local matrix (matrix layout, `cpc` columns per channel) <-> a dense
+// rows x cols fp32 tensor; only the matrix's own elements are touched.
+npukit::Tensor gather_matrix(const char* fn, const char* name, const Place& p, int64_t rows,
+                             int64_t cols, int64_t cpc);
+void scatter_matrix(const npukit::TensorView& t, const Place& p, int64_t cpc);
+// Raw elements of a local place in (n, c, h, w) order, read-checked.
+std::vector<uint8_t> gather_raw(const char* fn, const char* name, const Place& p);
+}  // namespace npukit::npu::face

@@ -1,0 +1,140 @@
+// okk.h face: the GDMA engine (copies between system and local memory,
+// matrix copies, set-constant). Pure data movement.
+#include <cstring>
+
+#include "okk_face.hpp"
+
+using namespace npukit::npu;
+using namespace npukit::npu::face;
+
+namespace {
+
+void gdma_cpy(const char* fn, int esize, Space dst_space, uint64_t dst, Space src_space,
+              uint64_t src, const dim4* shape, const dim4* dst_stride, const dim4* src_stride) {
+  need(shape, fn, "shape");
+  rule_range(fn, "shape->n", shape->n, 1, 65535);
+  rule_range(fn, "shape->c", shape->c, 1, 65535);
+  rule_range(fn, "shape->h", shape->h, 1, 65535);
+  rule_range(fn, "shape->w", shape->w, 1, 65535);
+  rule_w_stride_one(fn, "dst_stride", dst_stride);
+  rule_w_stride_one(fn, "src_stride", src_stride);
+  rule_divisible(fn, "dst_addr", dst, static_cast<uint64_t>(esize));
+  rule_divisible(fn, "src_addr", src, static_cast<uint64_t>(esize));
+  const Dims s = dims(*shape);
+  const Place d = dst_space == Space::local
+                      ? local_place(fn, "dst_addr", dst, s, dst_stride, esize)
+                      : system_place(fn, "dst_addr", dst, s, dst_stride, esize);
+  const Place r = src_space == Space::local
+                      ? local_place(fn, "src_addr", src, s, src_stride, esize)
+                      : system_place(fn, "src_addr", src, s, src_stride, esize);
+  copy_place(fn, "src_addr", r, d);
+  record_cost(fn, Engine::gdma, gdma_cycles(s.n * s.c * s.h * s.w * esize));
+}
+
+void gdma_set(const char* fn, int esize, Space space, uint64_t dst, const void* value,
+              const dim4* shape, const dim4* dst_stride) {
+  need(shape, fn, "shape");
+  rule_w_stride_one(fn, "dst_stride", dst_stride);
+  rule_divisible(fn, "dst_addr", dst, static_cast<uint64_t>(esize));
+  const Dims s = dims(*shape);
+  const Place d = space == Space::local ? local_place(fn, "dst_addr", dst, s, dst_stride, esize)
+                                        : system_place(fn, "dst_addr", dst, s, dst_stride, esize);
+  fill_place(d, value);
+  record_cost(fn, Engine::gdma, gdma_cycles(s.n * s.c * s.h * s.w * esize));
+}
+
+// The matrix layout: an rows x cols matrix as the aligned tensor
+// (rows, ceil(cols / cols_per_channel), 1, cols_per_channel).
+void gdma_matrix(const char* fn, bool to_local, uint64_t local, uint64_t system, int rows, int cols,
+                 int cpc, int row_stride) {
+  rule_range(fn, "rows", rows, 1, 65535);
+  rule_range(fn, "cols", cols, 1, 65535 * 4095);
+  rule_range(fn, "cols_per_channel", cpc, 1, cols);
+  rule_range(fn, "row_stride", row_stride, cols, INT32_MAX);
+  rule_divisible(fn, to_local ? "dst_addr" : "src_addr", local, 4);
+  rule_divisible(fn, to_local ? "src_addr" : "dst_addr", system, 4);
+  const Dims s{rows, (cols + cpc - 1) / cpc, 1, cpc};
+  const Place lp = local_place(fn, to_local ? "dst_addr" : "src_addr", local, s, nullptr, 4);
+  // The system matrix: rows of `cols` elements, `row_stride` elements apart.
+  const dim4 sstride{rows * row_stride, rows * row_stride, row_stride, 1};
+  system_place(fn, to_local ? "src_addr" : "dst_addr", system, Dims{1, 1, rows, cols}, &sstride, 4);
+  Machine& m = machine();
+  uint8_t* sys = m.global(system, 4);
+  for (int r = 0; r < rows; ++r) {
+    for (int col = 0; col < cols; ++col) {
+      uint8_t* lptr = plane(m, lp, r, col / cpc) + 4 * (col % cpc);
+      uint8_t* flag = m.written(0, 0) + (lptr - m.local(0, 0));
+      uint8_t* sptr = sys + 4 * (static_cast<int64_t>(r) * row_stride + col);
+      if (to_local) {
+        std::memcpy(lptr, sptr, 4);
+        std::memset(flag, 1, 4);
+      } else {
+        if (std::memchr(flag, 0, 4))
+          violation(fn, "src_addr",
+                    std::to_string(local) + ": matrix element (" + std::to_string(r) + ", " +
+                        std::to_string(col) + ") was never written",
+                    "reads of local memory written before");
+        std::memcpy(sptr, lptr, 4);
+      }
+    }
+  }
+  record_cost(fn, Engine::gdma, gdma_cycles(static_cast<int64_t>(rows) * cols * 4));
+}
+
+}  // namespace
+
+extern "C" {
+
+#define NPUKIT_GDMA_DEFINE(bits, xt, esize)                                                   \
+  void okk_gdma_##bits##bit_cpy_S2L(local_addr_t dst_addr, system_addr_t src_addr,            \
+                                    const dim4* shape, const dim4* dst_stride,                \
+                                    const dim4* src_stride) {                                 \
+    gdma_cpy("okk_gdma_" #bits "bit_cpy_S2L", esize, Space::local, dst_addr, Space::system,   \
+             src_addr, shape, dst_stride, src_stride);                                        \
+  }                                                                                           \
+  void okk_gdma_##bits##bit_cpy_L2S(system_addr_t dst_addr, local_addr_t src_addr,            \
+                                    const dim4* shape, const dim4* dst_stride,                \
+                                    const dim4* src_stride) {                                 \
+    gdma_cpy("okk_gdma_" #bits "bit_cpy_L2S", esize, Space::system, dst_addr, Space::local,   \
+             src_addr, shape, dst_stride, src_stride);                                        \
+  }                                                                                           \
+  void okk_gdma_##bits##bit_cpy_L2L(local_addr_t dst_addr, local_addr_t src_addr,             \
+                                    const dim4* shape, const dim4* dst_stride,                \
+                                    const dim4* src_stride) {                                 \
+    gdma_cpy("okk_gdma_" #bits "bit_cpy_L2L", esize, Space::local, dst_addr, Space::local,    \
+             src_addr, shape, dst_stride, src_stride);                                        \
+  }                                                                                           \
+  void okk_gdma_##bits##bit_cpy_S2S(system_addr_t dst_addr, system_addr_t src_addr,           \
+                                    const dim4* shape, const dim4* dst_stride,                \
+                                    const dim4* src_stride) {                                 \
+    gdma_cpy("okk_gdma_" #bits "bit_cpy_S2S", esize, Space::system, dst_addr, Space::system,  \
+             src_addr, shape, dst_stride, src_stride);                                        \
+  }                                                                                           \
+  void okk_gdma_##bits##bit_set_C_system(system_addr_t dst_addr, xt C, const dim4* shape,     \
+                                         const dim4* dst_stride) {                            \
+    gdma_set("okk_gdma_" #bits "bit_set_C_system", esize, Space::system, dst_addr, &C, shape, \
+             dst_stride);                                                                     \
+  }                                                                                           \
+  void okk_gdma_##bits##bit_set_C_local(local_addr_t dst_addr, xt C, const dim4* shape,       \
+                                        const dim4* dst_stride) {                             \
+    gdma_set("okk_gdma_" #bits "bit_set_C_local", esize, Space::local, dst_addr, &C, shape,   \
+             dst_stride);                                                                     \
+  }
+
+NPUKIT_GDMA_DEFINE(32, x32, 4)
+NPUKIT_GDMA_DEFINE(16, x16, 2)
+NPUKIT_GDMA_DEFINE(8, x8, 1)
+
+void okk_gdma_32bit_matrix_S2L(local_addr_t dst_addr, system_addr_t src_addr, int rows, int cols,
+                               int cols_per_channel, int row_stride) {
+  gdma_matrix("okk_gdma_32bit_matrix_S2L", true, dst_addr, src_addr, rows, cols, cols_per_channel,
+              row_stride);
+}
+
+void okk_gdma_32bit_matrix_L2S(system_addr_t dst_addr, local_addr_t src_addr, int rows, int cols,
+                               int cols_per_channel, int row_stride) {
+  gdma_matrix("okk_gdma_32bit_matrix_L2S", false, src_addr, dst_addr, rows, cols, cols_per_channel,
+              row_stride);
+}
+
+}  // extern "C"
