@@ -4,7 +4,7 @@ include(CMakePackageConfigHelpers)
 
 install(DIRECTORY include/npukit DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
 install(FILES ${PROJECT_BINARY_DIR}/include/npukit/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/npukit)
-install(TARGETS npukit npukit_static EXPORT npukitTargets
+install(TARGETS npukit npukit_static npukit_okk EXPORT npukitTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
@@ -21,3 +21,7 @@ install(FILES ${PROJECT_BINARY_DIR}/npukitConfig.cmake ${PROJECT_BINARY_DIR}/npu
 file(RELATIVE_PATH NPUKIT_PC_TO_PREFIX /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)
 configure_file(cmake/npukit.pc.in ${PROJECT_BINARY_DIR}/npukit.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/npukit.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+install(FILES cmake/NpukitOkkernel.cmake DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/npukit)
+configure_file(cmake/npukit-okk.pc.in ${PROJECT_BINARY_DIR}/npukit-okk.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/npukit-okk.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
