@@ -166,6 +166,22 @@ TEST(Rounding, DivRoundRandomWide) {
   }
 }
 
+// The integer averages of REFERENCE.md section 2 are div_round rules: TFLite /
+// CMSIS-NN's (s > 0 ? (s + n/2) / n : (s - n/2) / n) in C division is
+// half_away_from_zero; MiCo's plain s / n is toward_zero; BM168x's
+// (acc + 2^(r-1)) >> r is half_up.
+TEST(Rounding, SystemFormulasAreRules) {
+  for (int64_t n = 1; n <= 64; ++n)
+    for (int64_t s = -5000; s <= 5000; ++s) {
+      const int64_t tflite = s > 0 ? (s + n / 2) / n : (s - n / 2) / n;
+      ASSERT_EQ(div_round(s, n, Rounding::half_away_from_zero), tflite) << s << " / " << n;
+      ASSERT_EQ(div_round(s, n, Rounding::toward_zero), s / n) << s << " / " << n;
+    }
+  for (int r = 1; r <= 20; ++r)
+    for (int64_t acc = -100000; acc <= 100000; acc += 7)
+      ASSERT_EQ(shift_round(acc, r, Rounding::half_up), (acc + (int64_t{1} << (r - 1))) >> r);
+}
+
 TEST(Rounding, DivRoundErrors) {
   try {
     div_round(5, 0, Rounding::floor);
