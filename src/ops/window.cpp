@@ -58,6 +58,10 @@ AutoPad auto_pad_from_name(const std::string& name, const char* function) {
 namespace {
 void same_pads(int64_t in, int64_t k, int64_t s, int64_t d, bool upper, int64_t& begin,
                int64_t& end) {
+  // Out-of-range fields keep the pads; axis_output_size then names the bad field
+  // (instead of a division by a zero stride here).
+  for (int64_t v : {in, k, s, d})
+    if (v < 1 || v > kMax) return;
   const int64_t out = (in + s - 1) / s;
   const int64_t total = std::max<int64_t>(0, (out - 1) * s + (k - 1) * d + 1 - in);
   begin = upper ? total / 2 : total - total / 2;

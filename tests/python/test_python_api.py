@@ -443,6 +443,11 @@ def pool_attribute_errors():
     expect_error(lambda: ap(X44, kernel_shape=[2, 2], ceil_mode=2), "ceil_mode")
     expect_error(lambda: ap(X44, kernel_shape=[2, 2], count_include_pad=-1), "count_include_pad")
     expect_error(lambda: ap(X44, kernel_shape=[2, 2], auto_pad="SAME"), "auto_pad")
+    # A zero stride with SAME padding is an error, not a division by zero.
+    expect_error(lambda: ap(X44, kernel_shape=[2, 2], strides=[0, 1], auto_pad="SAME_UPPER"),
+                 "stride_h")
+    expect_error(lambda: npukit.conv(X33, W22, strides=[1, 0], auto_pad="SAME_LOWER"),
+                 "stride_w")
     expect_error(lambda: ap(X44, kernel_shape=[2, 2], profile="torch"), "profile",
                  "npukit.average_pool")
     expect_error(lambda: ap(X44, kernel_shape=[2, 2], profile="cvm"), "profile")

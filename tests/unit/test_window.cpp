@@ -188,6 +188,23 @@ TEST(Window, AutoPadValidAndNotset) {
   EXPECT_EQ(w.pad_top + w.pad_bottom + w.pad_left + w.pad_right, 0);
 }
 
+TEST(Window, AutoPadLeavesInvalidFieldsToValidation) {
+  // A zero stride must not divide by zero while resolving SAME pads; the
+  // window check then names it.
+  Window2d w = test::window(2, 2, 0, 1);
+  resolve_auto_pad(w, AutoPad::same_upper, 4, 4);
+  EXPECT_EQ(w.pad_top + w.pad_bottom, 0);
+  EXPECT_EQ(w.pad_left + w.pad_right, 1);  // the w axis is valid: total (4-1)*1 + 2 - 4 = 1
+  EXPECT_TRUE(raises([&] { axis_output_size(axis_h(w, 4), "f", 'h'); }, "f", "stride_h", "0"));
+  w = test::window(0, 2);
+  resolve_auto_pad(w, AutoPad::same_lower, 4, 4);
+  EXPECT_EQ(w.pad_top + w.pad_bottom, 0);
+  w = test::window(2, 2);
+  w.dilation_w = -1;
+  resolve_auto_pad(w, AutoPad::same_lower, 4, 4);
+  EXPECT_EQ(w.pad_left + w.pad_right, 0);
+}
+
 TEST(Window, AutoPadNames) {
   EXPECT_EQ(auto_pad_from_name("NOTSET", "f"), AutoPad::notset);
   EXPECT_EQ(auto_pad_from_name("", "f"), AutoPad::notset);
