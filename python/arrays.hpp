@@ -42,5 +42,6 @@ Profile profile_arg(const std::string& name, const char* function = "npukit");
 void bind_core(py::module_& m);
 void bind_fp32(py::module_& m);
 void bind_quant_math(py::module_& m);
+void bind_onnx(py::module_& m);
 
 }  // namespace npukit::python

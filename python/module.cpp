@@ -11,4 +11,5 @@ PYBIND11_MODULE(_npukit, m) {
   bind_core(m);
   bind_fp32(m);
   bind_quant_math(m);
+  bind_onnx(m);
 }

@@ -7,5 +7,7 @@
 namespace npukit::cli {
 
 void add_selftest_command(CLI::App& app);
+void add_run_command(CLI::App& app);
+void add_info_command(CLI::App& app);
 
 }  // namespace npukit::cli

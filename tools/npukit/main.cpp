@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("npukit ") + NPUKIT_VERSION_STRING);
   app.require_subcommand(1);
   npukit::cli::add_selftest_command(app);
+  npukit::cli::add_run_command(app);
+  npukit::cli::add_info_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

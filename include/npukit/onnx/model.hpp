@@ -1,0 +1,102 @@
+// ONNX models on the operator core: load (check the whole graph), then run
+// repeatedly. Shapes are inferred and buffers planned once per input shape
+// (describe, then execute); a run with the same input shapes allocates nothing.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "npukit/error.hpp"
+#include "npukit/profile.hpp"
+#include "npukit/tensor.hpp"
+
+namespace npukit::onnx {
+
+// A graph input or output. Symbolic dimensions ("N") are -1 in `shape` and
+// named in `dim_names` (empty strings for fixed dimensions).
+struct ValueInfo {
+  std::string name;
+  DType dtype = DType::f32;
+  Shape shape;
+  std::vector<std::string> dim_names;
+};
+
+// One problem found while checking a model: the node (name and op type; both
+// empty for file- or graph-level problems) and what is wrong.
+struct Issue {
+  std::string node;
+  std::string op_type;
+  std::string message;
+  std::string text() const;  // "node 'conv1' (Conv): ..." or the message alone
+};
+
+// Every problem of a model at once. what() lists each issue on its own line.
+class ModelError : public Error {
+ public:
+  ModelError(const std::string& source, std::vector<Issue> issues);
+  const std::vector<Issue>& issues() const noexcept { return issues_; }
+
+ private:
+  std::vector<Issue> issues_;
+};
+
+// What `npukit info` shows: the graph as it is, supported or not.
+struct NodeSummary {
+  std::string name, op_type, domain;
+  bool supported = false;
+};
+struct ModelSummary {
+  std::string producer;
+  int64_t ir_version = 0;
+  int64_t opset = 0;  // of the default domain
+  std::vector<ValueInfo> inputs, outputs;
+  std::vector<NodeSummary> nodes;
+  std::vector<std::string> supported_ops;  // every op type the runner executes
+};
+// Reads a model without checking that it can run (only an unreadable file throws).
+ModelSummary summarize(const std::string& path);
+
+// The supported operators as "Conv", "com.microsoft.QLinearAdd", ...
+std::vector<std::string> supported_operators();
+
+struct LayerTime {
+  std::string node, op_type;
+  double seconds = 0;  // summed over the runs since load (or reset_layer_times)
+};
+
+class Model {
+ public:
+  // Loads and checks the model; throws ModelError naming every offending node.
+  static Model load(const std::string& path, Profile profile = Profile::onnxruntime);
+  static Model from_bytes(const void* data, size_t size, Profile profile = Profile::onnxruntime,
+                          const std::string& source = "<memory>");
+  Model(Model&&) noexcept;
+  Model& operator=(Model&&) noexcept;
+  ~Model();
+
+  Profile profile() const;
+  const std::vector<ValueInfo>& inputs() const;
+  const std::vector<ValueInfo>& outputs() const;
+
+  // Inputs in graph-input order. The first run, and a run whose input shapes
+  // differ from the previous one, plans shapes and buffers; later runs reuse
+  // them. Returns views of the model's own output buffers, valid until the
+  // next run.
+  const std::vector<TensorView>& execute(const std::vector<TensorView>& inputs);
+  // The same, returning copies of the outputs.
+  std::vector<Tensor> run(const std::vector<TensorView>& inputs);
+
+  // Per-node time, in execution order.
+  std::vector<LayerTime> layer_times() const;
+  void reset_layer_times();
+  int64_t plans() const;  // how many times shapes and buffers were planned
+
+ private:
+  struct Impl;
+  explicit Model(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace npukit::onnx

@@ -1,0 +1,30 @@
+// fp32 general matrix multiplication, ONNX Gemm:
+//   y = alpha * op(a) op(b) + beta * c,   op(t) = t or t transposed,
+// with c broadcast (unidirectionally) to (M, N).
+#pragma once
+
+#include "npukit/tensor.hpp"
+
+namespace npukit {
+
+struct GemmParams {
+  float alpha = 1.0f;
+  float beta = 1.0f;
+  bool trans_a = false;
+  bool trans_b = false;
+};
+
+// a (M, K) or (K, M) when trans_a, b (K, N) or (N, K) when trans_b -> (M, N).
+Shape gemm_output_shape(const Shape& a, const Shape& b, const GemmParams& p);
+// c may be empty (no bias); otherwise of rank 0 to 2, broadcastable to (M, N).
+void gemm(const TensorView& a, const TensorView& b, const TensorView& c, const TensorView& y,
+          const GemmParams& p = {});
+
+namespace ref {
+// a, b already transposed as views; c broadcast to (M, N) or empty. Sums over
+// k in order, then alpha * sum + beta * c.
+void gemm_f32(const TensorView& a, const TensorView& b, const TensorView& c, const TensorView& y,
+              float alpha, float beta);
+}  // namespace ref
+
+}  // namespace npukit

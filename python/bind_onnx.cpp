@@ -1,0 +1,89 @@
+// ONNX models from Python: npukit.run_model(path, {name: array}, profile=...)
+// and npukit.OnnxModel for repeated runs (planned once per input shape).
+#include "arrays.hpp"
+#include "npukit/onnx/model.hpp"
+
+namespace npukit::python {
+
+namespace {
+
+using py::arg;
+
+py::dict run(onnx::Model& m, const py::dict& feeds) {
+  constexpr const char* fn = "npukit.run_model";
+  std::vector<py::array> arrays;
+  std::vector<TensorView> views;
+  for (const onnx::ValueInfo& v : m.inputs()) {
+    check(feeds.contains(v.name), fn, "inputs", "no array for '" + v.name + "'",
+          "one array per model input");
+    arrays.push_back(as_tensor(feeds[v.name.c_str()], fn, v.name.c_str()));
+    views.push_back(view_of(arrays.back()));
+  }
+  for (const auto& item : feeds) {
+    const auto name = py::cast<std::string>(item.first);
+    bool known = false;
+    for (const onnx::ValueInfo& v : m.inputs()) known = known || v.name == name;
+    check(known, fn, "inputs", "'" + name + "'", "names of the model's inputs");
+  }
+  std::vector<Tensor> outs;
+  {
+    py::gil_scoped_release release;
+    outs = m.run(views);
+  }
+  py::dict result;
+  for (size_t k = 0; k < outs.size(); ++k) {
+    py::array a = new_array(outs[k].dtype(), outs[k].shape());
+    copy(outs[k].view(), view_of(a));
+    result[py::str(m.outputs()[k].name)] = a;
+  }
+  return result;
+}
+
+py::list infos(const std::vector<onnx::ValueInfo>& vs) {
+  py::list l;
+  for (const auto& v : vs) {
+    py::list shape;
+    for (size_t i = 0; i < v.shape.size(); ++i)
+      shape.append(v.shape[i] < 0 ? py::object(py::str(v.dim_names[i]))
+                                  : py::object(py::int_(v.shape[i])));
+    l.append(py::make_tuple(v.name, numpy_dtype(v.dtype), shape));
+  }
+  return l;
+}
+
+}  // namespace
+
+void bind_onnx(py::module_& m) {
+  py::register_exception<onnx::ModelError>(m, "ModelError", m.attr("Error").ptr());
+  py::class_<onnx::Model>(m, "OnnxModel",
+                          "An ONNX model loaded and checked once; run() it on dicts of arrays")
+      .def(py::init([](const std::string& path, const std::string& profile) {
+             return onnx::Model::load(path, profile_arg(profile));
+           }),
+           arg("path"), arg("profile") = "onnxruntime")
+      .def("run", &run, arg("inputs"), "Run on {input name: array}; returns {output name: array}")
+      .def_property_readonly(
+          "inputs", [](const onnx::Model& md) { return infos(md.inputs()); },
+          "[(name, dtype, shape)], symbolic dimensions as strings")
+      .def_property_readonly("outputs", [](const onnx::Model& md) { return infos(md.outputs()); })
+      .def_property_readonly("profile",
+                             [](const onnx::Model& md) { return profile_name(md.profile()); })
+      .def("layer_times", [](const onnx::Model& md) {
+        py::list l;
+        for (const auto& t : md.layer_times())
+          l.append(py::make_tuple(t.node, t.op_type, t.seconds));
+        return l;
+      });
+  m.def(
+      "run_model",
+      [](const std::string& path, const py::dict& inputs, const std::string& profile) {
+        onnx::Model model = onnx::Model::load(path, profile_arg(profile));
+        return run(model, inputs);
+      },
+      arg("path"), arg("inputs"), py::kw_only(), arg("profile") = "onnxruntime",
+      "Load an ONNX model, run it on {input name: array} under a semantics profile and return "
+      "{output name: array}. Unsupported or malformed models raise npukit.ModelError naming "
+      "every offending node.");
+}
+
+}  // namespace npukit::python

@@ -1,0 +1,91 @@
+// The runner's own graph: what the loader keeps of an ONNX ModelProto, so
+// that no protobuf type reaches the executor or the operator planners.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "npukit/onnx/model.hpp"
+#include "npukit/tensor.hpp"
+
+namespace npukit::onnx {
+
+// Element types a graph value can have. s64 exists only for constants
+// (shapes, axes): no kernel reads or writes int64 tensors.
+enum class Elem : uint8_t { f32, u8, s8, s32, s64 };
+const char* elem_name(Elem e);
+std::optional<Elem> elem_from_onnx(int32_t onnx_type);  // TensorProto.DataType
+std::string onnx_type_name(int32_t onnx_type);
+std::optional<DType> dtype_of(Elem e);  // none for s64
+Elem elem_of(DType t);
+
+// A tensor known at load time (initializer or Constant node).
+struct Constant {
+  Elem elem = Elem::f32;
+  Shape shape;
+  Tensor tensor;              // every type but s64
+  std::vector<int64_t> ints;  // s64 values
+};
+
+struct Attr {
+  enum class Kind : uint8_t { i, f, s, ints, floats, tensor, other } kind = Kind::other;
+  int64_t i = 0;
+  float f = 0;
+  std::string s;
+  std::vector<int64_t> ints;
+  std::vector<float> floats;
+  std::shared_ptr<Constant> tensor;
+};
+
+struct Node {
+  std::string name, op_type, domain;         // domain "" is ai.onnx
+  int64_t opset = 0;                         // of its domain
+  std::vector<std::string> inputs, outputs;  // "" marks an absent optional input
+  std::map<std::string, Attr> attrs;
+};
+
+// The type of a value as the planners see it.
+struct Operand {
+  bool present = false;
+  Elem elem = Elem::f32;
+  Shape shape;
+  const Constant* value = nullptr;  // set when known at load time
+};
+
+// A planned node: the types of its outputs and how to run it. `run` gets views
+// of the inputs (empty for absent ones and for s64 constants, which planners
+// capture instead) and of the outputs.
+using Kernel =
+    std::function<void(const std::vector<TensorView>& in, const std::vector<TensorView>& out)>;
+struct NodePlan {
+  std::vector<Operand> outputs;  // elem and shape
+  Kernel run;
+};
+
+struct PlanContext {
+  const Node& node;
+  const std::vector<Operand>& in;
+  Profile profile;
+};
+using Planner = NodePlan (*)(const PlanContext& ctx);
+
+struct OpEntry {
+  const char* domain;  // "" or "com.microsoft"
+  const char* op_type;
+  int min_inputs, max_inputs;  // max -1: variadic
+  int max_outputs;
+  Planner plan;
+};
+
+// Per-family operator tables (src/onnx/ops_*.cpp).
+const std::vector<OpEntry>& fp32_ops();
+const std::vector<OpEntry>& shape_ops();
+const std::vector<OpEntry>& quant_ops();
+const OpEntry* find_op(const std::string& domain, const std::string& op_type);
+
+}  // namespace npukit::onnx

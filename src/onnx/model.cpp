@@ -1,0 +1,470 @@
+// The executor: checks the graph once at load, plans shapes and buffers once
+// per input shape, then runs the planned kernels in topological order.
+#include "npukit/onnx/model.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "onnx/attributes.hpp"
+#include "onnx/graph.hpp"
+#include "onnx/loaded.hpp"
+
+namespace npukit::onnx {
+
+std::string Issue::text() const {
+  if (node.empty() && op_type.empty()) return message;
+  return "node '" + node + "' (" + op_type + "): " + message;
+}
+
+namespace {
+std::string issues_text(const std::vector<Issue>& issues) {
+  std::string s;
+  for (const Issue& i : issues) s += "\n  " + i.text();
+  return s;
+}
+
+std::string shape_with_names(const ValueInfo& v) {
+  std::string out = "[";
+  for (size_t i = 0; i < v.shape.size(); ++i)
+    out += (i ? ", " : "") + (v.shape[i] < 0 ? v.dim_names[i] : std::to_string(v.shape[i]));
+  return out + "]";
+}
+
+std::vector<char> read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  check(f.good(), "npukit::onnx::Model::load", "path", "'" + path + "'", "a readable ONNX file");
+  return std::vector<char>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+}  // namespace
+
+ModelError::ModelError(const std::string& source, std::vector<Issue> issues)
+    : Error("npukit::onnx::Model::load", "model", "'" + source + "'",
+            "a model the runner supports; problems found:" + issues_text(issues)),
+      issues_(std::move(issues)) {}
+
+struct Model::Impl {
+  Profile profile = Profile::onnxruntime;
+  std::string source;
+  LoadedGraph g;
+  std::vector<ValueInfo> inputs, outputs;
+
+  // Values: every name the graph uses gets an index.
+  std::map<std::string, size_t> ids;
+  std::vector<std::string> names;
+  std::vector<const Constant*> constant_of;  // per value, null unless known at load
+  std::vector<size_t> input_ids, output_ids;
+  std::vector<size_t> order;  // node indices in execution order (folded Constants excluded)
+  std::vector<std::shared_ptr<Constant>> folded;
+
+  // The current plan.
+  struct Step {
+    size_t node;
+    std::vector<size_t> in, out;
+    Kernel run;
+    std::vector<TensorView> in_views, out_views;
+  };
+  std::vector<Step> steps;
+  std::vector<Operand> types;
+  std::vector<Tensor> buffers;
+  std::vector<TensorView> views;
+  std::vector<Shape> planned_shapes;
+  std::vector<TensorView> output_views;
+  std::vector<double> seconds;
+  int64_t plan_count = 0;
+
+  size_t id(const std::string& name) {
+    auto [it, fresh] = ids.emplace(name, names.size());
+    if (fresh) {
+      names.push_back(name);
+      constant_of.push_back(nullptr);
+    }
+    return it->second;
+  }
+
+  void check_graph(std::vector<Issue>& issues);
+  // Plans every node for the given input shapes. With `issues`, problems are
+  // collected per node (load time); without, the first one throws.
+  void plan(const std::vector<Shape>& shapes, std::vector<Issue>* issues);
+  void allocate();
+};
+
+void Model::Impl::check_graph(std::vector<Issue>& issues) {
+  // Inputs: types the runtime can hold, shapes of rank <= 4.
+  for (const Declared& d : g.inputs) {
+    const auto e = elem_from_onnx(d.onnx_type);
+    if (!e || !dtype_of(*e))
+      issues.push_back({"", "",
+                        "graph input '" + d.info.name + "' has element type " +
+                            onnx_type_name(d.onnx_type) +
+                            " (float, uint8, int8 or int32 expected)"});
+    else if (!d.has_shape)
+      issues.push_back({"", "", "graph input '" + d.info.name + "' has no shape"});
+    else if (d.info.shape.size() > static_cast<size_t>(kMaxRank))
+      issues.push_back({"", "",
+                        "graph input '" + d.info.name + "' has rank " +
+                            std::to_string(d.info.shape.size()) + " (up to 4)"});
+    inputs.push_back(d.info);
+    input_ids.push_back(id(d.info.name));
+  }
+  for (const auto& [name, k] : g.constants) constant_of[id(name)] = k.get();
+
+  // Constant nodes become constants; every other node must be a known operator.
+  std::map<std::string, size_t> producer;
+  std::vector<size_t> pending;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    for (const std::string& o : n.outputs) {
+      if (o.empty()) continue;
+      auto [it, fresh] = producer.emplace(o, i);
+      const bool clash = !fresh || g.constants.count(o) ||
+                         std::any_of(g.inputs.begin(), g.inputs.end(),
+                                     [&](const Declared& d) { return d.info.name == o; });
+      if (clash)
+        issues.push_back({n.name, n.op_type,
+                          "output '" + o + "' is already produced by " +
+                              (fresh ? std::string("a graph input or initializer")
+                                     : "node '" + g.nodes[it->second].name + "'")});
+    }
+    const OpEntry* op = find_op(n.domain, n.op_type);
+    if (!op) {
+      issues.push_back({n.name, n.op_type,
+                        "unsupported operator" +
+                            (n.domain.empty() ? std::string() : " (domain " + n.domain + ")")});
+      continue;
+    }
+    if (n.domain.empty() && n.opset == 0)
+      issues.push_back({n.name, n.op_type, "its domain has no opset import"});
+    const auto ni = static_cast<int>(n.inputs.size());
+    if (ni < op->min_inputs || (op->max_inputs >= 0 && ni > op->max_inputs)) {
+      issues.push_back(
+          {n.name, n.op_type,
+           std::to_string(ni) + " inputs (" + std::to_string(op->min_inputs) +
+               (op->max_inputs < 0 ? " or more" : " to " + std::to_string(op->max_inputs)) +
+               " expected)"});
+      continue;
+    }
+    int used_outputs = 0;
+    for (size_t k = 0; k < n.outputs.size(); ++k)
+      if (!n.outputs[k].empty()) used_outputs = static_cast<int>(k) + 1;
+    if (used_outputs > op->max_outputs || n.outputs.empty()) {
+      issues.push_back({n.name, n.op_type,
+                        std::to_string(n.outputs.size()) + " outputs (the runner computes " +
+                            std::to_string(op->max_outputs) + ")"});
+      continue;
+    }
+    if (n.op_type == "Constant" && n.domain.empty()) {
+      auto k = std::make_shared<Constant>();
+      auto it = n.attrs.find("value");
+      if (it != n.attrs.end() && it->second.tensor) {
+        k = it->second.tensor;
+      } else if (auto f = n.attrs.find("value_float"); f != n.attrs.end()) {
+        k->elem = Elem::f32;
+        k->tensor = Tensor::from<float>({}, {f->second.f});
+      } else if (auto fs = n.attrs.find("value_floats"); fs != n.attrs.end()) {
+        k->elem = Elem::f32;
+        k->shape = {static_cast<int64_t>(fs->second.floats.size())};
+        k->tensor = Tensor::from<float>(k->shape, fs->second.floats);
+      } else if (auto v = n.attrs.find("value_int"); v != n.attrs.end()) {
+        k->elem = Elem::s64;
+        k->ints = {v->second.i};
+      } else if (auto vs = n.attrs.find("value_ints"); vs != n.attrs.end()) {
+        k->elem = Elem::s64;
+        k->ints = vs->second.ints;
+        k->shape = {static_cast<int64_t>(k->ints.size())};
+      } else {
+        issues.push_back({n.name, n.op_type,
+                          "no supported value attribute (value, value_float, "
+                          "value_floats, value_int, value_ints)"});
+        continue;
+      }
+      folded.push_back(k);
+      constant_of[id(n.outputs[0])] = k.get();
+      continue;
+    }
+    pending.push_back(i);
+  }
+
+  // Every input must come from somewhere.
+  std::set<size_t> missing;
+  for (size_t i : pending) {
+    const Node& n = g.nodes[i];
+    for (const std::string& in : n.inputs) {
+      if (in.empty()) continue;
+      const size_t v = id(in);
+      const bool known = constant_of[v] || producer.count(in) ||
+                         std::find(input_ids.begin(), input_ids.end(), v) != input_ids.end();
+      if (!known) {
+        issues.push_back(
+            {n.name, n.op_type,
+             "input '" + in + "' is missing: no graph input, initializer or node produces it"});
+        missing.insert(i);
+      }
+    }
+  }
+
+  // Topological order (Kahn); what is left over sits on a cycle or behind one.
+  std::set<size_t> ready_values(input_ids.begin(), input_ids.end());
+  for (size_t v = 0; v < constant_of.size(); ++v)
+    if (constant_of[v]) ready_values.insert(v);
+  std::vector<size_t> left;
+  for (size_t i : pending)
+    if (!missing.count(i)) left.push_back(i);
+  bool progress = true;
+  while (progress && !left.empty()) {
+    progress = false;
+    std::vector<size_t> still;
+    for (size_t i : left) {
+      const Node& n = g.nodes[i];
+      bool ok = true;
+      for (const std::string& in : n.inputs) ok = ok && (in.empty() || ready_values.count(id(in)));
+      if (ok) {
+        order.push_back(i);
+        for (const std::string& o : n.outputs)
+          if (!o.empty()) ready_values.insert(id(o));
+        progress = true;
+      } else {
+        still.push_back(i);
+      }
+    }
+    left = std::move(still);
+  }
+  for (size_t i : left) {
+    // A node behind a missing input is already reported; the rest are on a cycle.
+    const Node& n = g.nodes[i];
+    issues.push_back({n.name, n.op_type,
+                      "is on a cycle (or depends on one): its inputs are never "
+                      "all available"});
+  }
+
+  for (const Declared& d : g.outputs) {
+    outputs.push_back(d.info);
+    output_ids.push_back(id(d.info.name));
+    const size_t v = output_ids.back();
+    if (!producer.count(d.info.name) && !constant_of[v] &&
+        std::find(input_ids.begin(), input_ids.end(), v) == input_ids.end())
+      issues.push_back({"", "", "graph output '" + d.info.name + "' is produced by no node"});
+  }
+  if (g.outputs.empty()) issues.push_back({"", "", "the graph has no outputs"});
+}
+
+void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* issues) {
+  types.assign(names.size(), Operand{});
+  for (size_t v = 0; v < names.size(); ++v)
+    if (constant_of[v]) {
+      types[v] = make_operand(constant_of[v]->elem, constant_of[v]->shape);
+      types[v].value = constant_of[v];
+    }
+  for (size_t i = 0; i < input_ids.size(); ++i)
+    if (auto e = elem_from_onnx(g.inputs[i].onnx_type))
+      types[input_ids[i]] = make_operand(*e, shapes[i]);
+  steps.clear();
+  for (size_t ni : order) {
+    const Node& n = g.nodes[ni];
+    Step s;
+    s.node = ni;
+    std::vector<Operand> in;
+    bool inputs_ok = true;
+    for (const std::string& name : n.inputs) {
+      if (name.empty()) {
+        in.emplace_back();
+        s.in.push_back(SIZE_MAX);
+        continue;
+      }
+      const size_t v = id(name);
+      inputs_ok = inputs_ok && types[v].present;
+      in.push_back(types[v]);
+      s.in.push_back(v);
+    }
+    if (!inputs_ok) continue;  // behind a node that failed: already reported
+    try {
+      NodePlan p = find_op(n.domain, n.op_type)->plan(PlanContext{n, in, profile});
+      for (const Operand& o : p.outputs)
+        if (o.shape.size() > static_cast<size_t>(kMaxRank) || shape_numel(o.shape) > kMaxElements)
+          fail(n.op_type, "output", "shape " + shape_text(o.shape),
+               "rank up to 4 and at most 2^28 elements");
+      for (size_t k = 0; k < n.outputs.size(); ++k) {
+        if (n.outputs[k].empty()) continue;
+        const size_t v = id(n.outputs[k]);
+        types[v] = p.outputs.at(k);
+        s.out.push_back(v);
+      }
+      s.run = std::move(p.run);
+    } catch (const Error& e) {
+      if (!issues) throw ModelError(source, {{n.name, n.op_type, e.what()}});
+      issues->push_back({n.name, n.op_type, e.what()});
+      continue;
+    }
+    steps.push_back(std::move(s));
+  }
+  if (!issues) return;
+  // Declared types of outputs and intermediate values must match the inferred ones.
+  auto compare = [&](const Declared& d, const char* what) {
+    auto it = ids.find(d.info.name);
+    if (it == ids.end() || !types[it->second].present || d.onnx_type == 0) return;
+    const Operand& t = types[it->second];
+    const auto e = elem_from_onnx(d.onnx_type);
+    if (!e || *e != t.elem) {
+      issues->push_back({"", "",
+                         std::string(what) + " '" + d.info.name + "' is declared " +
+                             onnx_type_name(d.onnx_type) + " but computed as " +
+                             elem_name(t.elem)});
+      return;
+    }
+    if (!d.has_shape) return;
+    bool same = d.info.shape.size() == t.shape.size();
+    for (size_t k = 0; same && k < t.shape.size(); ++k)
+      same = d.info.shape[k] < 0 || d.info.shape[k] == t.shape[k];
+    if (!same)
+      issues->push_back({"", "",
+                         std::string(what) + " '" + d.info.name + "' is declared " +
+                             shape_with_names(d.info) + " but computed as " + shape_text(t.shape)});
+  };
+  for (const Declared& d : g.outputs) compare(d, "graph output");
+  for (const Declared& d : g.value_infos) compare(d, "value");
+}
+
+void Model::Impl::allocate() {
+  buffers.assign(names.size(), Tensor());
+  views.assign(names.size(), TensorView());
+  for (size_t v = 0; v < names.size(); ++v) {
+    const Operand& t = types[v];
+    if (!t.present) continue;
+    if (constant_of[v]) {
+      if (t.elem != Elem::s64) views[v] = constant_of[v]->tensor.view();
+      continue;
+    }
+    buffers[v] = Tensor(*dtype_of(t.elem), t.shape);
+    views[v] = buffers[v].view();
+  }
+  for (Step& s : steps) {
+    s.in_views.clear();
+    s.out_views.clear();
+    for (size_t v : s.in) s.in_views.push_back(v == SIZE_MAX ? TensorView() : views[v]);
+    for (size_t v : s.out) s.out_views.push_back(views[v]);
+  }
+  output_views.clear();
+  for (size_t v : output_ids) output_views.push_back(views[v]);
+  seconds.assign(g.nodes.size(), 0.0);
+  ++plan_count;
+}
+
+Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Model::Model(Model&&) noexcept = default;
+Model& Model::operator=(Model&&) noexcept = default;
+Model::~Model() = default;
+
+Model Model::load(const std::string& path, Profile profile) {
+  const std::vector<char> bytes = read_file(path);
+  return from_bytes(bytes.data(), bytes.size(), profile, path);
+}
+
+Model Model::from_bytes(const void* data, size_t size, Profile profile, const std::string& source) {
+  auto impl = std::make_unique<Impl>();
+  impl->profile = profile;
+  impl->source = source;
+  impl->g = read_model(data, size, source);
+  std::vector<Issue> issues = impl->g.issues;
+  impl->check_graph(issues);
+  // Shape-check with every symbolic dimension bound to 1.
+  std::vector<Shape> shapes;
+  for (const ValueInfo& v : impl->inputs) {
+    Shape s = v.shape;
+    for (int64_t& d : s) d = d < 0 ? 1 : d;
+    shapes.push_back(s);
+  }
+  impl->plan(shapes, &issues);
+  if (!issues.empty()) throw ModelError(source, std::move(issues));
+  impl->planned_shapes.clear();  // buffers come with the first run
+  return Model(std::move(impl));
+}
+
+Profile Model::profile() const {
+  return impl_->profile;
+}
+const std::vector<ValueInfo>& Model::inputs() const {
+  return impl_->inputs;
+}
+const std::vector<ValueInfo>& Model::outputs() const {
+  return impl_->outputs;
+}
+int64_t Model::plans() const {
+  return impl_->plan_count;
+}
+
+const std::vector<TensorView>& Model::execute(const std::vector<TensorView>& in) {
+  constexpr const char* fn = "npukit::onnx::Model::run";
+  Impl& m = *impl_;
+  check(in.size() == m.inputs.size(), fn, "inputs", std::to_string(in.size()) + " tensors",
+        std::to_string(m.inputs.size()) + " (one per graph input)");
+  std::vector<Shape> shapes;
+  for (size_t i = 0; i < in.size(); ++i) {
+    const ValueInfo& v = m.inputs[i];
+    const std::string param = "input '" + v.name + "'";
+    check(in[i].dtype() == v.dtype, fn, param.c_str(), dtype_name(in[i].dtype()),
+          dtype_name(v.dtype));
+    bool ok = in[i].rank() == static_cast<int>(v.shape.size());
+    for (size_t k = 0; ok && k < v.shape.size(); ++k)
+      ok = (v.shape[k] < 0 && in[i].dim(static_cast<int>(k)) >= 1) ||
+           v.shape[k] == in[i].dim(static_cast<int>(k));
+    check(ok, fn, param.c_str(), "shape " + shape_text(in[i].shape()),
+          "shape " + shape_with_names(v));
+    shapes.push_back(in[i].shape());
+  }
+  if (shapes != m.planned_shapes) {
+    m.plan(shapes, nullptr);
+    m.allocate();
+    m.planned_shapes = shapes;
+  }
+  for (size_t i = 0; i < in.size(); ++i) copy(in[i], m.views[m.input_ids[i]]);
+  for (Impl::Step& s : m.steps) {
+    const auto t0 = std::chrono::steady_clock::now();
+    s.run(s.in_views, s.out_views);
+    m.seconds[s.node] +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  return m.output_views;
+}
+
+std::vector<Tensor> Model::run(const std::vector<TensorView>& inputs) {
+  std::vector<Tensor> out;
+  for (const TensorView& v : execute(inputs)) {
+    Tensor t(v.dtype(), v.shape());
+    copy(v, t.view());
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::vector<LayerTime> Model::layer_times() const {
+  std::vector<LayerTime> out;
+  for (const Impl::Step& s : impl_->steps) {
+    const Node& n = impl_->g.nodes[s.node];
+    out.push_back({n.name, n.op_type, impl_->seconds.empty() ? 0.0 : impl_->seconds[s.node]});
+  }
+  return out;
+}
+
+void Model::reset_layer_times() {
+  std::fill(impl_->seconds.begin(), impl_->seconds.end(), 0.0);
+}
+
+ModelSummary summarize(const std::string& path) {
+  const std::vector<char> bytes = read_file(path);
+  LoadedGraph g = read_model(bytes.data(), bytes.size(), path);
+  ModelSummary s;
+  s.producer = g.producer;
+  s.ir_version = g.ir_version;
+  s.opset = g.opset;
+  for (const Declared& d : g.inputs) s.inputs.push_back(d.info);
+  for (const Declared& d : g.outputs) s.outputs.push_back(d.info);
+  for (const Node& n : g.nodes)
+    s.nodes.push_back({n.name, n.op_type, n.domain, find_op(n.domain, n.op_type) != nullptr});
+  s.supported_ops = supported_operators();
+  return s;
+}
+
+}  // namespace npukit::onnx

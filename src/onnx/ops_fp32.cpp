@@ -1,0 +1,217 @@
+// Planners of the float operators: each checks its node, computes its output
+// shape with the core's own shape function and returns a kernel that calls
+// the core operator. No arithmetic here.
+#include <limits>
+
+#include "npukit/error.hpp"
+#include "npukit/ops/activation.hpp"
+#include "npukit/ops/batchnorm.hpp"
+#include "npukit/ops/binary.hpp"
+#include "npukit/ops/conv2d.hpp"
+#include "npukit/ops/elementwise.hpp"
+#include "npukit/ops/gemm.hpp"
+#include "npukit/ops/matmul.hpp"
+#include "npukit/ops/pool2d.hpp"
+#include "onnx/attributes.hpp"
+
+namespace npukit::onnx {
+
+namespace {
+
+constexpr auto F = Elem::f32;
+
+NodePlan plan_conv(const PlanContext& c) {
+  expect_attrs(c.node, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
+  const Operand& x = operand(c, 0, {F});
+  const Operand& w = operand(c, 1, {F});
+  expect_rank(c, 0, 4, 4);
+  expect_rank(c, 1, 4, 4);
+  Conv2dParams p;
+  p.window = onnx_window(c, x.shape, &w.shape, false);
+  p.groups = attr_int(c.node, "group", 1);
+  p.has_bias = present(c, 2);
+  if (p.has_bias) {
+    operand(c, 2, {F});
+    expect_rank(c, 2, 1, 1);
+  }
+  Shape y = conv2d_output_shape(x.shape, w.shape, p);
+  return {{make_operand(F, y)}, [p](const auto& in, const auto& out) {
+            conv2d(in[0], in[1], p.has_bias ? in[2] : TensorView(), out[0], p);
+          }};
+}
+
+NodePlan plan_relu(const PlanContext& c) {
+  expect_attrs(c.node, {});
+  const Operand& x = operand(c, 0, {F});
+  return {{make_operand(F, x.shape)}, [](const auto& in, const auto& out) { relu(in[0], out[0]); }};
+}
+
+// Clip: attributes before opset 11, optional scalar inputs since.
+NodePlan plan_clip(const PlanContext& c) {
+  const Operand& x = operand(c, 0, {F});
+  ClipParams p;
+  if (c.node.opset < 11) {
+    expect_attrs(c.node, {"min", "max"});
+    p.min = attr_float(c.node, "min", p.min);
+    p.max = attr_float(c.node, "max", p.max);
+  } else {
+    expect_attrs(c.node, {});
+    for (size_t i = 1; i < 3; ++i)
+      if (present(c, i)) {
+        operand(c, i, {F});
+        check(c.in[i].shape.empty() || c.in[i].shape == Shape{1}, "Clip", i == 1 ? "min" : "max",
+              "shape " + shape_text(c.in[i].shape), "a scalar");
+      }
+  }
+  const bool has_min = present(c, 1), has_max = present(c, 2);
+  return {{make_operand(F, x.shape)}, [p, has_min, has_max](const auto& in, const auto& out) {
+            ClipParams q = p;  // bounds given as inputs are read at run time
+            if (has_min) q.min = *static_cast<const float*>(in[1].raw());
+            if (has_max) q.max = *static_cast<const float*>(in[2].raw());
+            clip(in[0], out[0], q);
+          }};
+}
+
+template <BinaryOp op>
+NodePlan plan_binary(const PlanContext& c) {
+  expect_attrs(c.node, {});
+  const Operand& a = operand(c, 0, {F});
+  const Operand& b = operand(c, 1, {F});
+  Shape y = broadcast_shape(a.shape, b.shape, c.node.op_type.c_str());
+  return {{make_operand(F, y)},
+          [](const auto& in, const auto& out) { binary(op, in[0], in[1], out[0]); }};
+}
+
+// MaxPool / AveragePool (float; integer MaxPool too, whose semantics no profile changes).
+template <PoolMode mode>
+NodePlan plan_pool(const PlanContext& c) {
+  const bool is_max = mode == PoolMode::max;
+  if (is_max)
+    expect_attrs(c.node, {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads",
+                          "storage_order", "strides"});
+  else
+    expect_attrs(c.node, {"auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape",
+                          "pads", "strides"});
+  const Operand& x = is_max ? operand(c, 0, {F, Elem::u8, Elem::s8}) : operand(c, 0, {F});
+  expect_rank(c, 0, 4, 4);
+  Pool2dParams p;
+  p.mode = mode;
+  const int64_t ceil_mode = attr_int(c.node, "ceil_mode", 0);
+  check_range(c.node.op_type.c_str(), "ceil_mode", ceil_mode, 0, 1);
+  p.window = onnx_window(c, x.shape, nullptr, ceil_mode != 0);
+  const int64_t cip = attr_int(c.node, "count_include_pad", 0);
+  check_range(c.node.op_type.c_str(), "count_include_pad", cip, 0, 1);
+  if (x.elem == F) apply_profile(p, c.profile, cip != 0);
+  Shape y = pool2d_output_shape(x.shape, p);
+  return {{make_operand(x.elem, y)},
+          [p](const auto& in, const auto& out) { pool2d(in[0], out[0], p); }};
+}
+
+template <PoolMode mode>
+NodePlan plan_global_pool(const PlanContext& c) {
+  expect_attrs(c.node, {});
+  const Operand& x = operand(c, 0, {F});
+  expect_rank(c, 0, 4, 4);
+  Pool2dParams p = global_pool2d_params(x.shape, mode);
+  apply_profile(p, c.profile, true);
+  Shape y = pool2d_output_shape(x.shape, p);
+  return {{make_operand(F, y)}, [p](const auto& in, const auto& out) { pool2d(in[0], out[0], p); }};
+}
+
+NodePlan plan_batchnorm(const PlanContext& c) {
+  expect_attrs(c.node, {"epsilon", "momentum", "training_mode", "spatial", "is_test"});
+  check(attr_int(c.node, "training_mode", 0) == 0, "BatchNormalization", "training_mode", "1",
+        "0 (inference)");
+  check(attr_int(c.node, "spatial", 1) == 1, "BatchNormalization", "spatial", "0", "1");
+  const Operand& x = operand(c, 0, {F});
+  expect_rank(c, 0, 2, 4);
+  for (size_t i = 1; i < 5; ++i) {
+    operand(c, i, {F});
+    check(c.in[i].shape == Shape{x.shape[1]}, "BatchNormalization",
+          ("input " + std::to_string(i)).c_str(), "shape " + shape_text(c.in[i].shape),
+          "shape " + shape_text({x.shape[1]}) + " (one value per channel)");
+  }
+  BatchNormParams p{attr_float(c.node, "epsilon", 1e-5f)};
+  return {{make_operand(F, x.shape)}, [p](const auto& in, const auto& out) {
+            batch_norm(in[0], in[1], in[2], in[3], in[4], out[0], p);
+          }};
+}
+
+NodePlan plan_softmax(const PlanContext& c) {
+  expect_attrs(c.node, {"axis"});
+  const Operand& x = operand(c, 0, {F});
+  const auto rank = static_cast<int64_t>(x.shape.size());
+  check(rank >= 1, "Softmax", "input", "a scalar", "rank 1 to 4");
+  if (c.node.opset >= 13) {
+    const int64_t axis = attr_int(c.node, "axis", -1);
+    check_range("Softmax", "axis", axis, -rank, rank - 1);
+    return {{make_operand(F, x.shape)},
+            [axis](const auto& in, const auto& out) { softmax(in[0], out[0], axis); }};
+  }
+  // Before opset 13 the input is coerced to 2-D at `axis` and normalised over
+  // all the trailing axes at once.
+  int64_t axis = attr_int(c.node, "axis", 1);
+  check_range("Softmax", "axis", axis, -rank, rank);
+  if (axis < 0) axis += rank;
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < rank; ++i) (i < axis ? outer : inner) *= x.shape[static_cast<size_t>(i)];
+  return {{make_operand(F, x.shape)}, [outer, inner](const auto& in, const auto& out) {
+            const TensorView a = TensorView::contiguous(in[0].raw(), DType::f32, {outer, inner});
+            const TensorView b = TensorView::contiguous(out[0].raw(), DType::f32, {outer, inner});
+            softmax(a, b, 1);
+          }};
+}
+
+NodePlan plan_gemm(const PlanContext& c) {
+  expect_attrs(c.node, {"alpha", "beta", "transA", "transB", "broadcast"});
+  const Operand& a = operand(c, 0, {F});
+  const Operand& b = operand(c, 1, {F});
+  expect_rank(c, 0, 2, 2);
+  expect_rank(c, 1, 2, 2);
+  GemmParams p{attr_float(c.node, "alpha", 1.0f), attr_float(c.node, "beta", 1.0f),
+               attr_int(c.node, "transA", 0) != 0, attr_int(c.node, "transB", 0) != 0};
+  Shape y = gemm_output_shape(a.shape, b.shape, p);
+  const bool has_c = present(c, 2);
+  if (has_c) {
+    operand(c, 2, {F});
+    expect_rank(c, 2, 0, 2);
+    broadcast_view(TensorView(reinterpret_cast<void*>(64), DType::f32, c.in[2].shape,
+                              contiguous_strides(c.in[2].shape)),
+                   y, "Gemm", "C");
+  }
+  return {{make_operand(F, y)}, [p, has_c](const auto& in, const auto& out) {
+            gemm(in[0], in[1], has_c ? in[2] : TensorView(), out[0], p);
+          }};
+}
+
+NodePlan plan_matmul(const PlanContext& c) {
+  expect_attrs(c.node, {});
+  const Operand& a = operand(c, 0, {F});
+  const Operand& b = operand(c, 1, {F});
+  Shape y = matmul_broadcast_shape(a.shape, b.shape);
+  return {{make_operand(F, y)},
+          [](const auto& in, const auto& out) { matmul_broadcast(in[0], in[1], out[0]); }};
+}
+
+}  // namespace
+
+const std::vector<OpEntry>& fp32_ops() {
+  static const std::vector<OpEntry> ops = {
+      {"", "Conv", 2, 3, 1, plan_conv},
+      {"", "Relu", 1, 1, 1, plan_relu},
+      {"", "Clip", 1, 3, 1, plan_clip},
+      {"", "Add", 2, 2, 1, plan_binary<BinaryOp::add>},
+      {"", "Mul", 2, 2, 1, plan_binary<BinaryOp::mul>},
+      {"", "AveragePool", 1, 1, 1, plan_pool<PoolMode::avg>},
+      {"", "MaxPool", 1, 1, 1, plan_pool<PoolMode::max>},
+      {"", "GlobalAveragePool", 1, 1, 1, plan_global_pool<PoolMode::avg>},
+      {"", "GlobalMaxPool", 1, 1, 1, plan_global_pool<PoolMode::max>},
+      {"", "BatchNormalization", 5, 5, 1, plan_batchnorm},
+      {"", "Softmax", 1, 1, 1, plan_softmax},
+      {"", "Gemm", 2, 3, 1, plan_gemm},
+      {"", "MatMul", 2, 2, 1, plan_matmul},
+  };
+  return ops;
+}
+
+}  // namespace npukit::onnx

@@ -1,0 +1,96 @@
+#include <string>
+
+#include "onnx/graph.hpp"
+
+namespace npukit::onnx {
+
+const OpEntry* find_op(const std::string& domain, const std::string& op_type) {
+  const std::string d = domain == "ai.onnx" ? "" : domain;
+  for (const auto* table : {&fp32_ops(), &shape_ops(), &quant_ops()})
+    for (const OpEntry& e : *table)
+      if (d == e.domain && op_type == e.op_type) return &e;
+  return nullptr;
+}
+
+std::vector<std::string> supported_operators() {
+  std::vector<std::string> out;
+  for (const auto* table : {&fp32_ops(), &shape_ops(), &quant_ops()})
+    for (const OpEntry& e : *table)
+      out.push_back(std::string(e.domain).empty() ? e.op_type
+                                                  : std::string(e.domain) + "." + e.op_type);
+  return out;
+}
+
+const char* elem_name(Elem e) {
+  switch (e) {
+    case Elem::f32:
+      return "float";
+    case Elem::u8:
+      return "uint8";
+    case Elem::s8:
+      return "int8";
+    case Elem::s32:
+      return "int32";
+    case Elem::s64:
+      return "int64";
+  }
+  return "invalid";
+}
+
+std::optional<Elem> elem_from_onnx(int32_t t) {
+  switch (t) {
+    case 1:
+      return Elem::f32;
+    case 2:
+      return Elem::u8;
+    case 3:
+      return Elem::s8;
+    case 6:
+      return Elem::s32;
+    case 7:
+      return Elem::s64;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::string onnx_type_name(int32_t t) {
+  static const char* names[] = {
+      "undefined",      "float",      "uint8",          "int8",       "uint16",   "int16",
+      "int32",          "int64",      "string",         "bool",       "float16",  "double",
+      "uint32",         "uint64",     "complex64",      "complex128", "bfloat16", "float8e4m3fn",
+      "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz", "uint4",      "int4"};
+  if (t >= 0 && t < static_cast<int32_t>(sizeof(names) / sizeof(names[0]))) return names[t];
+  return "type " + std::to_string(t);
+}
+
+std::optional<DType> dtype_of(Elem e) {
+  switch (e) {
+    case Elem::f32:
+      return DType::f32;
+    case Elem::u8:
+      return DType::u8;
+    case Elem::s8:
+      return DType::s8;
+    case Elem::s32:
+      return DType::s32;
+    case Elem::s64:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+Elem elem_of(DType t) {
+  switch (t) {
+    case DType::u8:
+      return Elem::u8;
+    case DType::s8:
+      return Elem::s8;
+    case DType::s32:
+      return Elem::s32;
+    default:
+      return Elem::f32;
+  }
+}
+
+}  // namespace npukit::onnx

@@ -1,0 +1,25 @@
+#include "npukit/ops/activation.hpp"
+
+#include "npukit/error.hpp"
+
+namespace npukit {
+
+void clip(const TensorView& x, const TensorView& y, const ClipParams& p) {
+  constexpr const char* fn = "npukit::clip";
+  x.expect_dtype(DType::f32, fn, "x.dtype");
+  y.expect_dtype(DType::f32, fn, "y.dtype");
+  y.expect_shape(x.shape(), fn, "y");
+  ref::clip_f32(x, y, p);
+}
+
+void softmax(const TensorView& x, const TensorView& y, int64_t axis) {
+  constexpr const char* fn = "npukit::softmax";
+  x.expect_dtype(DType::f32, fn, "x.dtype");
+  y.expect_dtype(DType::f32, fn, "y.dtype");
+  y.expect_shape(x.shape(), fn, "y");
+  check_range(fn, "axis", axis, -x.rank(), x.rank() - 1);
+  check(x.rank() >= 1, fn, "x", "a scalar", "rank 1 to 4");
+  ref::softmax_f32(x, y, static_cast<int>(axis < 0 ? axis + x.rank() : axis));
+}
+
+}  // namespace npukit

@@ -1,0 +1,65 @@
+#include "npukit/ops/binary.hpp"
+
+#include <algorithm>
+
+#include "npukit/error.hpp"
+
+namespace npukit {
+
+const char* binary_op_name(BinaryOp op) {
+  return op == BinaryOp::add ? "add" : "mul";
+}
+
+Shape broadcast_shape(const Shape& a, const Shape& b, const char* function) {
+  check(a.size() <= 4, function, "a", "shape " + shape_text(a), "rank 0 to 4");
+  check(b.size() <= 4, function, "b", "shape " + shape_text(b), "rank 0 to 4");
+  const size_t rank = std::max(a.size(), b.size());
+  Shape out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t da = i + a.size() >= rank ? a[i + a.size() - rank] : 1;
+    const int64_t db = i + b.size() >= rank ? b[i + b.size() - rank] : 1;
+    check(da == db || da == 1 || db == 1, function, "b", "shape " + shape_text(b),
+          "a shape that broadcasts with a " + shape_text(a) + " (equal axes or 1)");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+TensorView broadcast_view(const TensorView& t, const Shape& shape, const char* function,
+                          const char* parameter) {
+  const size_t rank = shape.size();
+  check(static_cast<size_t>(t.rank()) <= rank, function, parameter,
+        "shape " + shape_text(t.shape()), "a shape that broadcasts to " + shape_text(shape));
+  Shape st(rank, 0);
+  const size_t off = rank - static_cast<size_t>(t.rank());
+  for (size_t i = 0; i < static_cast<size_t>(t.rank()); ++i) {
+    const int64_t d = t.dim(static_cast<int>(i));
+    check(d == shape[off + i] || d == 1, function, parameter, "shape " + shape_text(t.shape()),
+          "a shape that broadcasts to " + shape_text(shape));
+    st[off + i] = d == 1 ? 0 : t.stride(static_cast<int>(i));
+  }
+  return TensorView(t.raw(), t.dtype(), shape, st, function);
+}
+
+namespace {
+// Pads a view to 4-D with leading size-1 axes.
+TensorView as_4d(const TensorView& t) {
+  Shape sh(4 - t.rank(), 1), st(4 - t.rank(), 0);
+  sh.insert(sh.end(), t.shape().begin(), t.shape().end());
+  st.insert(st.end(), t.strides().begin(), t.strides().end());
+  return TensorView(t.raw(), t.dtype(), sh, st);
+}
+}  // namespace
+
+void binary(BinaryOp op, const TensorView& a, const TensorView& b, const TensorView& y) {
+  constexpr const char* fn = "npukit::binary";
+  a.expect_dtype(DType::f32, fn, "a.dtype");
+  b.expect_dtype(DType::f32, fn, "b.dtype");
+  y.expect_dtype(DType::f32, fn, "y.dtype");
+  const Shape out = broadcast_shape(a.shape(), b.shape(), fn);
+  y.expect_shape(out, fn, "y");
+  ref::binary_f32(op, as_4d(broadcast_view(a, out, fn, "a")),
+                  as_4d(broadcast_view(b, out, fn, "b")), as_4d(y));
+}
+
+}  // namespace npukit

@@ -1,0 +1,41 @@
+#include "npukit/ops/gemm.hpp"
+
+#include "npukit/error.hpp"
+#include "npukit/ops/binary.hpp"
+
+namespace npukit {
+
+Shape gemm_output_shape(const Shape& a, const Shape& b, const GemmParams& p) {
+  constexpr const char* fn = "npukit::gemm";
+  check(a.size() == 2, fn, "a", "shape " + shape_text(a), "a 2-D matrix");
+  check(b.size() == 2, fn, "b", "shape " + shape_text(b), "a 2-D matrix");
+  const int64_t m = p.trans_a ? a[1] : a[0], k = p.trans_a ? a[0] : a[1];
+  const int64_t kb = p.trans_b ? b[1] : b[0], n = p.trans_b ? b[0] : b[1];
+  check(k == kb, fn, "b", "shape " + shape_text(b),
+        "inner size " + std::to_string(k) + " to match a " + shape_text(a) +
+            (p.trans_b ? " (b transposed)" : ""));
+  return {m, n};
+}
+
+void gemm(const TensorView& a, const TensorView& b, const TensorView& c, const TensorView& y,
+          const GemmParams& p) {
+  constexpr const char* fn = "npukit::gemm";
+  a.expect_dtype(DType::f32, fn, "a.dtype");
+  b.expect_dtype(DType::f32, fn, "b.dtype");
+  y.expect_dtype(DType::f32, fn, "y.dtype");
+  const Shape out = gemm_output_shape(a.shape(), b.shape(), p);
+  y.expect_shape(out, fn, "y");
+  auto t = [](const TensorView& v, bool trans) {
+    return trans ? TensorView(v.raw(), v.dtype(), {v.dim(1), v.dim(0)}, {v.stride(1), v.stride(0)})
+                 : v;
+  };
+  TensorView cv;
+  if (!c.empty()) {
+    c.expect_dtype(DType::f32, fn, "c.dtype");
+    check(c.rank() <= 2, fn, "c", "shape " + shape_text(c.shape()), "rank 0 to 2");
+    cv = broadcast_view(c, out, fn, "c");
+  }
+  ref::gemm_f32(t(a, p.trans_a), t(b, p.trans_b), cv, y, p.alpha, p.beta);
+}
+
+}  // namespace npukit

@@ -1,0 +1,26 @@
+#include <cmath>
+
+#include "npukit/ops/batchnorm.hpp"
+
+namespace npukit::ref {
+
+void batch_norm_f32(const TensorView& x, const float* scale, const float* bias, const float* mean,
+                    const float* var, const TensorView& y, float epsilon) {
+  // View x and y as (N, C, H, W) with trailing size-1 axes.
+  Shape sh = x.shape(), sx = x.strides(), sy = y.strides();
+  while (sh.size() < 4) {
+    sh.push_back(1);
+    sx.push_back(0);
+    sy.push_back(0);
+  }
+  const TensorView xv(x.raw(), DType::f32, sh, sx), yv(y.raw(), DType::f32, sh, sy);
+  for (int64_t n = 0; n < sh[0]; ++n)
+    for (int64_t c = 0; c < sh[1]; ++c) {
+      const float sd = std::sqrt(var[c] + epsilon);
+      for (int64_t h = 0; h < sh[2]; ++h)
+        for (int64_t w = 0; w < sh[3]; ++w)
+          yv.at<float>(n, c, h, w) = (xv.at<float>(n, c, h, w) - mean[c]) / sd * scale[c] + bias[c];
+    }
+}
+
+}  // namespace npukit::ref
