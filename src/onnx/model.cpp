@@ -189,30 +189,36 @@ void Model::Impl::check_graph(std::vector<Issue>& issues) {
   }
 
   // Every input must come from somewhere.
-  std::set<size_t> missing;
-  for (size_t i : pending) {
+  std::set<size_t> missing_values;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     for (const std::string& in : n.inputs) {
       if (in.empty()) continue;
       const size_t v = id(in);
       const bool known = constant_of[v] || producer.count(in) ||
                          std::find(input_ids.begin(), input_ids.end(), v) != input_ids.end();
-      if (!known) {
-        issues.push_back(
-            {n.name, n.op_type,
-             "input '" + in + "' is missing: no graph input, initializer or node produces it"});
-        missing.insert(i);
+      if (!known && !missing_values.count(v)) {
+        issues.push_back({n.name, n.op_type,
+                          "input '" + in +
+                              "' is missing: no graph input, initializer or node produces it"});
       }
+      if (!known) missing_values.insert(v);
     }
   }
 
-  // Topological order (Kahn); what is left over sits on a cycle or behind one.
+  // Topological order (Kahn) over every node, runnable or not, so that only
+  // nodes on a cycle (or behind one) are left over. Missing values count as
+  // available here: they are reported above.
   std::set<size_t> ready_values(input_ids.begin(), input_ids.end());
+  ready_values.insert(missing_values.begin(), missing_values.end());
   for (size_t v = 0; v < constant_of.size(); ++v)
     if (constant_of[v]) ready_values.insert(v);
+  const std::set<size_t> runnable(pending.begin(), pending.end());
   std::vector<size_t> left;
-  for (size_t i : pending)
-    if (!missing.count(i)) left.push_back(i);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (!(g.nodes[i].op_type == "Constant" && g.nodes[i].domain.empty())) left.push_back(i);
+    else if (!g.nodes[i].outputs.empty()) ready_values.insert(id(g.nodes[i].outputs[0]));
+  }
   bool progress = true;
   while (progress && !left.empty()) {
     progress = false;
@@ -222,7 +228,7 @@ void Model::Impl::check_graph(std::vector<Issue>& issues) {
       bool ok = true;
       for (const std::string& in : n.inputs) ok = ok && (in.empty() || ready_values.count(id(in)));
       if (ok) {
-        order.push_back(i);
+        if (runnable.count(i)) order.push_back(i);
         for (const std::string& o : n.outputs)
           if (!o.empty()) ready_values.insert(id(o));
         progress = true;
@@ -233,11 +239,9 @@ void Model::Impl::check_graph(std::vector<Issue>& issues) {
     left = std::move(still);
   }
   for (size_t i : left) {
-    // A node behind a missing input is already reported; the rest are on a cycle.
     const Node& n = g.nodes[i];
     issues.push_back({n.name, n.op_type,
-                      "is on a cycle (or depends on one): its inputs are never "
-                      "all available"});
+                      "is on a cycle (or depends on one): its inputs are never all available"});
   }
 
   for (const Declared& d : g.outputs) {

@@ -1,0 +1,247 @@
+#!/usr/bin/python3
+"""The ONNX runner's faces: malformed models each get their error (naming every
+offending node and op type), runs repeat on planned buffers, and the CLI's run
+and info commands write and report what the Python API computes."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+import npukit
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MODELS = os.path.join(HERE, "..", "..", "models")
+FP32 = os.path.join(MODELS, "fashion_mnist_fp32.onnx")
+BIN = os.environ.get("NPUKIT_BIN")
+TMP = tempfile.mkdtemp(prefix="npukit_onnx_")
+results = {"passed": 0, "failed": 0}
+
+
+def case(fn):
+    try:
+        fn()
+        results["passed"] += 1
+        print(f"ok   {fn.__name__}")
+    except Exception as e:  # report and continue with the other cases
+        results["failed"] += 1
+        print(f"FAIL {fn.__name__}: {type(e).__name__}: {e}")
+    return fn
+
+
+def save(model, name):
+    path = os.path.join(TMP, name)
+    with open(path, "wb") as f:
+        f.write(model.SerializeToString())
+    return path
+
+
+def make(nodes, inputs, outputs, inits=(), opset=13):
+    g = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def vi(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def expect_model_error(path, *fragments):
+    try:
+        npukit.OnnxModel(path)
+    except npukit.ModelError as e:
+        msg = str(e)
+        for f in fragments:
+            assert f in msg, f"{f!r} not in error: {msg}"
+        return msg
+    raise AssertionError("no ModelError")
+
+
+def relu_model():
+    return make([helper.make_node("Relu", ["x"], ["y"], name="r")],
+                [vi("x", TensorProto.FLOAT, ["N", 3])], [vi("y", TensorProto.FLOAT, ["N", 3])])
+
+
+@case
+def truncated_file():
+    data = open(FP32, "rb").read()
+    path = os.path.join(TMP, "truncated.onnx")
+    with open(path, "wb") as f:
+        f.write(data[:len(data) // 2])
+    expect_model_error(path, "truncated")
+
+
+@case
+def corrupt_file():
+    path = os.path.join(TMP, "corrupt.onnx")
+    with open(path, "wb") as f:
+        f.write(bytes(np.random.default_rng(7).integers(0, 256, 4000, dtype=np.uint8)))
+    expect_model_error(path, "is not an ONNX model")
+
+
+@case
+def wrong_input_type():
+    m = make([helper.make_node("Relu", ["x"], ["y"], name="r")],
+             [vi("x", TensorProto.INT32, [2])], [vi("y", TensorProto.INT32, [2])])
+    expect_model_error(save(m, "int_relu.onnx"), "node 'r' (Relu)", "int32", "float")
+
+
+@case
+def wrong_initializer_type():
+    w = numpy_helper.from_array(np.ones((1, 1, 1, 1), np.float64), "w")
+    m = make([helper.make_node("Conv", ["x", "w"], ["y"], name="c")],
+             [vi("x", TensorProto.FLOAT, [1, 1, 2, 2])], [vi("y", TensorProto.FLOAT, [1, 1, 2, 2])], [w])
+    expect_model_error(save(m, "f64_init.onnx"), "initializer 'w'", "double")
+
+
+@case
+def cycle():
+    m = make([helper.make_node("Relu", ["x2"], ["y"], name="a"),
+              helper.make_node("Relu", ["y"], ["x2"], name="b")],
+             [vi("x", TensorProto.FLOAT, [2])], [vi("y", TensorProto.FLOAT, [2])])
+    expect_model_error(save(m, "cycle.onnx"), "node 'a' (Relu)", "node 'b' (Relu)", "cycle")
+
+
+@case
+def unsupported_ops_all_named():
+    m = make([helper.make_node("Sin", ["x"], ["s"], name="sine"),
+              helper.make_node("Relu", ["s"], ["r"], name="ok"),
+              helper.make_node("Tanh", ["r"], ["y"], name="tanh1")],
+             [vi("x", TensorProto.FLOAT, [2])], [vi("y", TensorProto.FLOAT, [2])])
+    msg = expect_model_error(save(m, "unsupported.onnx"), "node 'sine' (Sin): unsupported operator",
+                             "node 'tanh1' (Tanh): unsupported operator")
+    assert "'ok'" not in msg, msg
+
+
+@case
+def missing_initializer():
+    m = make([helper.make_node("Conv", ["x", "weights"], ["y"], name="conv1")],
+             [vi("x", TensorProto.FLOAT, [1, 1, 4, 4])], [vi("y", TensorProto.FLOAT, [1, 1, 4, 4])])
+    expect_model_error(save(m, "missing.onnx"), "node 'conv1' (Conv)", "input 'weights' is missing")
+
+
+@case
+def shape_mismatch_in_graph():
+    b = numpy_helper.from_array(np.ones(4, np.float32), "b")
+    m = make([helper.make_node("Add", ["x", "b"], ["y"], name="add1")],
+             [vi("x", TensorProto.FLOAT, [2, 3])], [vi("y", TensorProto.FLOAT, [2, 3])], [b])
+    expect_model_error(save(m, "add_shape.onnx"), "node 'add1' (Add)", "shape [4]")
+    w = numpy_helper.from_array(np.ones((2, 3, 1, 1), np.float32), "w")
+    m = make([helper.make_node("Conv", ["x", "w"], ["y"], name="conv2")],
+             [vi("x", TensorProto.FLOAT, [1, 2, 4, 4])], [vi("y", TensorProto.FLOAT, [1, 2, 4, 4])], [w])
+    expect_model_error(save(m, "conv_shape.onnx"), "node 'conv2' (Conv)", "C/groups")
+
+
+@case
+def declared_output_mismatch():
+    m = make([helper.make_node("Relu", ["x"], ["y"], name="r")],
+             [vi("x", TensorProto.FLOAT, [2, 3])], [vi("y", TensorProto.INT8, [2, 3])])
+    expect_model_error(save(m, "out_type.onnx"), "graph output 'y' is declared int8 but computed as float")
+    m = make([helper.make_node("Relu", ["x"], ["y"], name="r")],
+             [vi("x", TensorProto.FLOAT, [2, 3])], [vi("y", TensorProto.FLOAT, [2, 4])])
+    expect_model_error(save(m, "out_shape.onnx"), "declared [2, 4] but computed as [2, 3]")
+
+
+@case
+def unsupported_opset():
+    m = relu_model()
+    m.opset_import[0].version = 5
+    expect_model_error(save(m, "opset5.onnx"), "opset 5")
+
+
+@case
+def input_shape_and_type_mismatch_at_run():
+    m = npukit.OnnxModel(FP32)
+    for bad, frag in [(np.zeros((1, 1, 28, 27), np.float32), "shape [1, 1, 28, 27]"),
+                      (np.zeros((1, 28, 28), np.float32), "shape [1, 28, 28]"),
+                      (np.zeros((1, 1, 28, 28), np.uint8), "u8")]:
+        try:
+            m.run({"image": bad})
+        except npukit.Error as e:
+            assert "input 'image'" in str(e) and frag in str(e), str(e)
+            continue
+        raise AssertionError(f"no error for {bad.shape} {bad.dtype}")
+    try:
+        m.run({"picture": np.zeros((1, 1, 28, 28), np.float32)})
+        raise AssertionError("no error for a missing input")
+    except npukit.Error as e:
+        assert "'image'" in str(e), str(e)
+
+
+@case
+def repeated_runs_and_batch_change():
+    m = npukit.OnnxModel(FP32)
+    assert m.inputs[0][0] == "image" and m.inputs[0][2] == ["N", 1, 28, 28], m.inputs
+    x = np.random.default_rng(1).random((5, 1, 28, 28), dtype=np.float32)
+    a = m.run({"image": x})["logits"]
+    b = m.run({"image": x})["logits"]
+    c = m.run({"image": x[2:3]})["logits"]
+    assert a.shape == (5, 10) and np.array_equal(a, b)
+    assert np.array_equal(a[2:3], c)  # per-image results do not depend on the batch
+    times = m.layer_times()
+    assert [t[1] for t in times] == ["Conv", "Relu", "MaxPool", "Conv", "Relu", "AveragePool", "Flatten", "Gemm"], times
+
+
+@case
+def fp32_model_accuracy_on_bundled_images():
+    images = np.load(os.path.join(MODELS, "fashion_mnist_eval_images.npy"))
+    labels = np.load(os.path.join(MODELS, "fashion_mnist_eval_labels.npy"))
+    x = (images.astype(np.float32) / np.float32(255)).reshape(-1, 1, 28, 28)
+    y = npukit.run_model(FP32, {"image": x})["logits"]
+    acc = float((y.argmax(1) == labels).mean())
+    assert acc >= 0.83, acc
+
+
+@case
+def cli_run_writes_outputs_and_json():
+    x = np.random.default_rng(2).random((3, 1, 28, 28), dtype=np.float32)
+    xin = os.path.join(TMP, "x.npy")
+    np.save(xin, x)
+    out = os.path.join(TMP, "out")
+    r = subprocess.run([BIN, "run", FP32, "--input", f"image={xin}", "--output-dir", out, "--repeat", "3",
+                        "--json"], capture_output=True, text=True, check=True)
+    info = json.loads(r.stdout)
+    assert info["runs"] == 3 and info["outputs"][0]["shape"] == [3, 10], info
+    assert len(info["layers"]) == 8
+    got = np.load(os.path.join(out, "logits.npy"))
+    want = npukit.run_model(FP32, {"image": x})["logits"]
+    assert np.array_equal(got, want)
+    r = subprocess.run([BIN, "run", FP32, "--input", xin, "--output-dir", out], capture_output=True,
+                       text=True, check=True)
+    assert "ms per run" in r.stdout and "[3, 10]" in r.stdout, r.stdout
+    assert "\r" not in r.stderr  # no progress bar when not on a terminal
+
+
+@case
+def cli_errors():
+    r = subprocess.run([BIN, "run", os.path.join(TMP, "cycle.onnx"), "--input", "x=none.npy"],
+                       capture_output=True, text=True)
+    assert r.returncode != 0 and "cycle" in r.stderr, (r.returncode, r.stderr)
+    xin = os.path.join(TMP, "bad.npy")
+    np.save(xin, np.zeros((1, 1, 28, 27), np.float32))
+    r = subprocess.run([BIN, "run", FP32, "--input", f"image={xin}", "--output-dir", TMP],
+                       capture_output=True, text=True)
+    assert r.returncode != 0 and "input 'image'" in r.stderr, r.stderr
+    np.save(xin, np.asfortranarray(np.zeros((1, 1, 28, 2), np.float32).transpose(3, 2, 1, 0)))
+    r = subprocess.run([BIN, "run", FP32, "--input", f"image={xin}"], capture_output=True, text=True)
+    assert r.returncode != 0 and "fortran_order" in r.stderr, r.stderr
+
+
+@case
+def cli_info():
+    r = subprocess.run([BIN, "info", FP32], capture_output=True, text=True, check=True)
+    assert "Gemm" in r.stdout and "model check: ok" in r.stdout, r.stdout
+    r = subprocess.run([BIN, "info", os.path.join(TMP, "unsupported.onnx"), "--json"],
+                       capture_output=True, text=True, check=True)
+    info = json.loads(r.stdout)
+    ops = {o["op"]: o["supported"] for o in info["ops"]}
+    assert ops == {"Sin": False, "Relu": True, "Tanh": False}, ops
+    assert not info["runnable"] and len(info["problems"]) == 2, info
+
+
+if __name__ == "__main__":
+    print(f"{results['passed']} passed, {results['failed']} failed")
+    sys.exit(1 if results["failed"] else 0)
