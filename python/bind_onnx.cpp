@@ -57,10 +57,10 @@ void bind_onnx(py::module_& m) {
   py::register_exception<onnx::ModelError>(m, "ModelError", m.attr("Error").ptr());
   py::class_<onnx::Model>(m, "OnnxModel",
                           "An ONNX model loaded and checked once; run() it on dicts of arrays")
-      .def(py::init([](const std::string& path, const std::string& profile) {
-             return onnx::Model::load(path, profile_arg(profile));
+      .def(py::init([](const std::string& path, const std::string& profile, bool fallback) {
+             return onnx::Model::load(path, profile_arg(profile), fallback);
            }),
-           arg("path"), arg("profile") = "onnxruntime")
+           arg("path"), arg("profile") = "onnxruntime", arg("fallback") = false)
       .def("run", &run, arg("inputs"), "Run on {input name: array}; returns {output name: array}")
       .def_property_readonly(
           "inputs", [](const onnx::Model& md) { return infos(md.inputs()); },
@@ -76,13 +76,16 @@ void bind_onnx(py::module_& m) {
       });
   m.def(
       "run_model",
-      [](const std::string& path, const py::dict& inputs, const std::string& profile) {
-        onnx::Model model = onnx::Model::load(path, profile_arg(profile));
+      [](const std::string& path, const py::dict& inputs, const std::string& profile,
+         bool fallback) {
+        onnx::Model model = onnx::Model::load(path, profile_arg(profile), fallback);
         return run(model, inputs);
       },
       arg("path"), arg("inputs"), py::kw_only(), arg("profile") = "onnxruntime",
+      arg("fallback") = false,
       "Load an ONNX model, run it on {input name: array} under a semantics profile and return "
-      "{output name: array}. Unsupported or malformed models raise npukit.ModelError naming "
+      "{output name: array}. With fallback=True, nodes whose operator has no semantics for the "
+      "profile follow onnxruntime. Unsupported or malformed models raise npukit.ModelError naming "
       "every offending node.");
 }
 

@@ -48,6 +48,8 @@ ModelError::ModelError(const std::string& source, std::vector<Issue> issues)
 
 struct Model::Impl {
   Profile profile = Profile::onnxruntime;
+  bool fallback = false;
+  std::vector<Profile> node_profile;  // per node: the profile its kernel follows
   std::string source;
   LoadedGraph g;
   std::vector<ValueInfo> inputs, outputs;
@@ -257,6 +259,7 @@ void Model::Impl::check_graph(std::vector<Issue>& issues) {
 
 void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* issues) {
   types.assign(names.size(), Operand{});
+  node_profile.assign(g.nodes.size(), profile);
   for (size_t v = 0; v < names.size(); ++v)
     if (constant_of[v]) {
       types[v] = make_operand(constant_of[v]->elem, constant_of[v]->shape);
@@ -285,7 +288,18 @@ void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* iss
     }
     if (!inputs_ok) continue;  // behind a node that failed: already reported
     try {
-      NodePlan p = find_op(n.domain, n.op_type)->plan(PlanContext{n, in, profile});
+      const Planner planner = find_op(n.domain, n.op_type)->plan;
+      NodePlan p;
+      node_profile[ni] = profile;
+      try {
+        p = planner(PlanContext{n, in, profile});
+      } catch (const Error& e) {
+        // The core rejects the profile itself (not a parameter): with fallback
+        // the node keeps ONNX Runtime's semantics.
+        if (!fallback || profile == Profile::onnxruntime || e.parameter() != "profile") throw;
+        node_profile[ni] = Profile::onnxruntime;
+        p = planner(PlanContext{n, in, Profile::onnxruntime});
+      }
       for (const Operand& o : p.outputs)
         if (o.shape.size() > static_cast<size_t>(kMaxRank) || shape_numel(o.shape) > kMaxElements)
           fail(n.op_type, "output", "shape " + shape_text(o.shape),
@@ -361,14 +375,16 @@ Model::Model(Model&&) noexcept = default;
 Model& Model::operator=(Model&&) noexcept = default;
 Model::~Model() = default;
 
-Model Model::load(const std::string& path, Profile profile) {
+Model Model::load(const std::string& path, Profile profile, bool fallback) {
   const std::vector<char> bytes = read_file(path);
-  return from_bytes(bytes.data(), bytes.size(), profile, path);
+  return from_bytes(bytes.data(), bytes.size(), profile, path, fallback);
 }
 
-Model Model::from_bytes(const void* data, size_t size, Profile profile, const std::string& source) {
+Model Model::from_bytes(const void* data, size_t size, Profile profile, const std::string& source,
+                        bool fallback) {
   auto impl = std::make_unique<Impl>();
   impl->profile = profile;
+  impl->fallback = fallback;
   impl->source = source;
   impl->g = read_model(data, size, source);
   std::vector<Issue> issues = impl->g.issues;
@@ -447,7 +463,8 @@ std::vector<LayerTime> Model::layer_times() const {
   std::vector<LayerTime> out;
   for (const Impl::Step& s : impl_->steps) {
     const Node& n = impl_->g.nodes[s.node];
-    out.push_back({n.name, n.op_type, impl_->seconds.empty() ? 0.0 : impl_->seconds[s.node]});
+    out.push_back({n.name, n.op_type, impl_->node_profile[s.node],
+                   impl_->seconds.empty() ? 0.0 : impl_->seconds[s.node]});
   }
   return out;
 }

@@ -25,6 +25,7 @@ struct RunOptions {
   int64_t repeat = 1;
   bool json = false;
   bool layers = false;
+  bool fallback = false;
   MainJobOptions job;
 };
 
@@ -37,7 +38,7 @@ std::string file_name_for(const std::string& value_name) {
 
 int run_model(const RunOptions& o) {
   constexpr const char* fn = "npukit run";
-  onnx::Model model = onnx::Model::load(o.model, profile_from_name(o.profile));
+  onnx::Model model = onnx::Model::load(o.model, profile_from_name(o.profile), o.fallback);
   std::vector<Tensor> tensors(model.inputs().size());
   std::vector<bool> given(model.inputs().size(), false);
   for (const std::string& arg : o.inputs) {
@@ -107,9 +108,10 @@ int run_model(const RunOptions& o) {
                        json_string(files[k]));
     s += "], \"layers\": [";
     for (size_t k = 0; k < layers.size(); ++k)
-      s += fmt::format("{}{{\"node\": {}, \"op\": {}, \"seconds_per_run\": {:.9f}}}", k ? ", " : "",
-                       json_string(layers[k].node), json_string(layers[k].op_type),
-                       layers[k].seconds / runs);
+      s += fmt::format(
+          "{}{{\"node\": {}, \"op\": {}, \"profile\": \"{}\", \"seconds_per_run\": {:.9f}}}",
+          k ? ", " : "", json_string(layers[k].node), json_string(layers[k].op_type),
+          profile_name(layers[k].profile), layers[k].seconds / runs);
     fmt::print("{}]}}\n", s);
     return 0;
   }
@@ -123,9 +125,10 @@ int run_model(const RunOptions& o) {
   fmt::print("time     {:.3f} ms per run (mean of {}, best {:.3f} ms)\n", mean * 1e3, o.repeat,
              best * 1e3);
   if (o.layers) {
-    fmt::print("\n{:<32} {:<24} {:>12}\n", "node", "op", "ms per run");
+    fmt::print("\n{:<32} {:<24} {:<12} {:>12}\n", "node", "op", "profile", "ms per run");
     for (const auto& l : layers)
-      fmt::print("{:<32} {:<24} {:>12.4f}\n", l.node, l.op_type, l.seconds / runs * 1e3);
+      fmt::print("{:<32} {:<24} {:<12} {:>12.4f}\n", l.node, l.op_type, profile_name(l.profile),
+                 l.seconds / runs * 1e3);
   }
   return 0;
 }
@@ -146,6 +149,8 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("-o,--output-dir", o.output_dir, "Where to write <output name>.npy")
       ->capture_default_str();
   cmd->add_option("-r,--repeat", o.repeat, "Number of runs (timing)")->capture_default_str();
+  cmd->add_flag("--fallback", o.fallback,
+                "Nodes whose operator has no semantics for --profile follow onnxruntime");
   cmd->add_flag("--json", o.json, "Print machine-readable JSON");
   cmd->add_flag("--layers", o.layers, "Print the time of every layer");
   cmd->add_option(

@@ -63,15 +63,21 @@ std::vector<std::string> supported_operators();
 
 struct LayerTime {
   std::string node, op_type;
+  Profile profile = Profile::onnxruntime;  // the semantics the node ran with
   double seconds = 0;  // summed over the runs since load (or reset_layer_times)
 };
 
 class Model {
  public:
   // Loads and checks the model; throws ModelError naming every offending node.
-  static Model load(const std::string& path, Profile profile = Profile::onnxruntime);
+  // Every node follows `profile`; with `fallback`, a node whose operator has
+  // no semantics for that profile (its core function rejects the profile)
+  // follows onnxruntime instead, and layer_times() says which profile each
+  // node followed. Without fallback such a node is a load error.
+  static Model load(const std::string& path, Profile profile = Profile::onnxruntime,
+                    bool fallback = false);
   static Model from_bytes(const void* data, size_t size, Profile profile = Profile::onnxruntime,
-                          const std::string& source = "<memory>");
+                          const std::string& source = "<memory>", bool fallback = false);
   Model(Model&&) noexcept;
   Model& operator=(Model&&) noexcept;
   ~Model();
