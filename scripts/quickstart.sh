@@ -3,4 +3,4 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh"
-"${NPUKIT_BUILD_DIR:-$root/build}/bin/npukit" selftest
+"${NPUKIT_BUILD_DIR:-$root/build}/bin/npukit" run

@@ -50,24 +50,23 @@ std::shared_ptr<Constant> read_tensor(const pb::TensorProto& t, std::string& why
     why = "holds " + std::to_string(got) + " values for shape " + shape_text(k->shape) + " (" +
           std::to_string(n) + " expected)";
   };
+  // Check the stored count before allocating: a corrupt file cannot ask for memory it lacks.
+  const size_t stored = t.has_raw_data()     ? t.raw_data().size() / esize
+                        : *elem == Elem::f32 ? static_cast<size_t>(t.float_data_size())
+                        : *elem == Elem::s64 ? static_cast<size_t>(t.int64_data_size())
+                                             : static_cast<size_t>(t.int32_data_size());
+  if (stored != n || (t.has_raw_data() && t.raw_data().size() != n * esize)) {
+    wrong_count(stored);
+    return nullptr;
+  }
   std::vector<char> bytes(n * esize);
   if (t.has_raw_data()) {
-    if (t.raw_data().size() != bytes.size()) {
-      wrong_count(t.raw_data().size() / esize);
-      return nullptr;
-    }
     if (n) std::memcpy(bytes.data(), t.raw_data().data(), bytes.size());  // little-endian host
   } else if (*elem == Elem::f32) {
-    if (static_cast<size_t>(t.float_data_size()) != n)
-      return wrong_count(t.float_data_size()), nullptr;
     if (n) std::memcpy(bytes.data(), t.float_data().data(), bytes.size());
   } else if (*elem == Elem::s64) {
-    if (static_cast<size_t>(t.int64_data_size()) != n)
-      return wrong_count(t.int64_data_size()), nullptr;
     if (n) std::memcpy(bytes.data(), t.int64_data().data(), bytes.size());
   } else {  // int32_data holds u8, s8 and s32 values, one per int32
-    if (static_cast<size_t>(t.int32_data_size()) != n)
-      return wrong_count(t.int32_data_size()), nullptr;
     for (size_t i = 0; i < n; ++i) {
       const int32_t v = t.int32_data(static_cast<int>(i));
       if (*elem == Elem::u8)
