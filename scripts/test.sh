@@ -20,3 +20,22 @@ cmake -S "$root" -B "$asan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNPUKIT_
 cmake --build "$asan" --parallel "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir "$asan" --output-on-failure -j "$jobs"
+
+echo "== libFuzzer: the ONNX loader for 60 seconds"
+# clang + libFuzzer (Debian's clang and libclang-rt-14-dev), with ASan + UBSan.
+fuzz="$build-fuzz"
+CC=clang CXX=clang++ cmake -S "$root" -B "$fuzz" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DNPUKIT_FUZZ=ON -DNPUKIT_SANITIZE=ON -DNPUKIT_BUILD_PYTHON=OFF -DNPUKIT_BUILD_BENCH=OFF \
+  -DNPUKIT_BUILD_TESTS=OFF
+cmake --build "$fuzz" --parallel "$jobs" --target npukit_fuzz_onnx_loader
+# Seeds: the bundled models and the conformance models; new inputs go to a scratch corpus.
+corpus=$(mktemp -d)
+seeds=$(mktemp -d)
+trap 'rm -rf "$corpus" "$seeds"' EXIT
+i=0
+for m in "$root"/models/*.onnx "$root"/../shared/conformance/onnx-node/*/*/model.onnx; do
+  [[ -f "$m" ]] && cp "$m" "$seeds/seed_$((i++)).onnx"
+done
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  "$fuzz/tests/fuzz/npukit_fuzz_onnx_loader" -max_total_time=60 -timeout=10 -rss_limit_mb=2048 \
+  -print_final_stats=1 "$corpus" "$seeds"
