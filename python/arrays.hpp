@@ -43,5 +43,6 @@ void bind_core(py::module_& m);
 void bind_fp32(py::module_& m);
 void bind_quant_math(py::module_& m);
 void bind_onnx(py::module_& m);
+void bind_npu(py::module_& m);
 
 }  // namespace npukit::python

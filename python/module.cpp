@@ -12,4 +12,5 @@ PYBIND11_MODULE(_npukit, m) {
   bind_fp32(m);
   bind_quant_math(m);
   bind_onnx(m);
+  bind_npu(m);
 }

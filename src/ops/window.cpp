@@ -11,17 +11,19 @@ namespace npukit {
 namespace {
 // Geometry fields beyond int32 are nonsense and would overflow the int64 arithmetic below.
 constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
-std::string field(const char* base, char axis) { return std::string(base) + "_" + axis; }
+std::string field(const char* base, char axis) {
+  return std::string(base) + "_" + axis;
+}
 }  // namespace
 
 AxisWindow axis_h(const Window2d& w, int64_t in_h) {
-  return {in_h, w.kernel_h, w.stride_h, w.dilation_h, w.ins_h, w.pad_top, w.pad_bottom,
-          w.ceil_mode};
+  return {in_h,    w.kernel_h, w.stride_h,   w.dilation_h,
+          w.ins_h, w.pad_top,  w.pad_bottom, w.ceil_mode};
 }
 
 AxisWindow axis_w(const Window2d& w, int64_t in_w) {
-  return {in_w, w.kernel_w, w.stride_w, w.dilation_w, w.ins_w, w.pad_left, w.pad_right,
-          w.ceil_mode};
+  return {in_w,    w.kernel_w, w.stride_w,  w.dilation_w,
+          w.ins_w, w.pad_left, w.pad_right, w.ceil_mode};
 }
 
 int64_t axis_output_size(const AxisWindow& a, const char* fn, char axis) {
@@ -37,8 +39,8 @@ int64_t axis_output_size(const AxisWindow& a, const char* fn, char axis) {
   const int64_t span = a.inserted_size() + a.pad_begin + a.pad_end;
   const int64_t k_eff = a.effective_kernel();
   check(k_eff <= span, fn, field("kernel", axis).c_str(),
-        std::to_string(a.kernel) + " (effective extent " + std::to_string(k_eff) + " with dilation " +
-            std::to_string(a.dilation) + ")",
+        std::to_string(a.kernel) + " (effective extent " + std::to_string(k_eff) +
+            " with dilation " + std::to_string(a.dilation) + ")",
         "an extent no larger than the padded input along " + ax + ", " + std::to_string(span));
   const int64_t num = span - k_eff;
   int64_t out = (a.ceil_mode ? (num + a.stride - 1) / a.stride : num / a.stride) + 1;

@@ -56,7 +56,9 @@ enum class Tap : uint8_t {
 
 // The kind of a 2-D tap from its row and column kinds: the enum is ordered so
 // that the "more outside" kind wins.
-inline Tap combine(Tap row, Tap col) { return row > col ? row : col; }
+inline Tap combine(Tap row, Tap col) {
+  return row > col ? row : col;
+}
 
 struct AxisTaps {
   int64_t out = 0, kernel = 0;

@@ -26,8 +26,8 @@ void conv2d_f32(const TensorView& x, const TensorView& w, const TensorView& bias
             const int64_t ih = th.index_at(oh, kh);
             for (int64_t kw = 0; kw < KW; ++kw) {
               if (tw.kind_at(ow, kw) != Tap::input) continue;
-              acc += x.at<float>(n, ic0 + ic, ih, tw.index_at(ow, kw)) *
-                     w.at<float>(oc, ic, kh, kw);
+              acc +=
+                  x.at<float>(n, ic0 + ic, ih, tw.index_at(ow, kw)) * w.at<float>(oc, ic, kh, kw);
             }
           }
         }
