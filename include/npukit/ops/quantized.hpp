@@ -1,0 +1,201 @@
+// Quantized operators of ONNX (and ONNX Runtime's com.microsoft domain) with
+// the arithmetic of each real system as data: every parameter struct holds the
+// geometry and quantization parameters of one call plus the semantic fields
+// (how it accumulates, divides, rounds and saturates); apply_profile() fills
+// the semantic fields for a named profile. Kernels never branch on a profile.
+//
+// Integer tensors are s8 or u8 (ONNX int8/uint8); accumulators are int32 as in
+// the real systems, and every entry point proves at the boundary that an int32
+// accumulator cannot overflow for the given shape (see accumulator_bound()).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "npukit/ops/pool2d.hpp"
+#include "npukit/ops/window.hpp"
+#include "npukit/profile.hpp"
+#include "npukit/quant/ghp.hpp"
+#include "npukit/quant/rounding.hpp"
+#include "npukit/tensor.hpp"
+
+namespace npukit {
+
+// Scale and zero point of a tensor: per tensor (one value) or per axis (one
+// value per index along `axis`, ONNX's per-axis quantization).
+struct QuantParams {
+  std::vector<float> scale{1.0f};
+  std::vector<int32_t> zero_point{0};  // empty = all zero
+  int64_t axis = 1;                    // only used when there is more than one value
+
+  bool per_axis() const { return scale.size() > 1 || zero_point.size() > 1; }
+  float scale_at(int64_t i) const { return scale[scale.size() == 1 ? 0 : static_cast<size_t>(i)]; }
+  int32_t zero_point_at(int64_t i) const {
+    return zero_point.empty() ? 0 : zero_point[zero_point.size() == 1 ? 0 : static_cast<size_t>(i)];
+  }
+};
+
+// ---- QuantizeLinear / DequantizeLinear ---------------------------------------
+
+struct QuantizeParams {
+  QuantParams q;
+  // saturate(round(x / scale) + zero_point): division in fp32 as ONNX states,
+  // then this rounding of the exact quotient (ONNX, ONNX Runtime, PyTorch: to even).
+  Rounding rounding = Rounding::half_to_even;
+};
+void apply_profile(QuantizeParams& p, Profile profile);
+
+// x f32 -> y s8 or u8, same shape (any rank up to 4). NaN gives the lowest
+// value and +-inf saturate (ONNX Runtime's x86 kernel clamps before rounding).
+void quantize_linear(const TensorView& x, const TensorView& y, const QuantizeParams& p);
+// x s8, u8 or s32 -> y f32: (x - zero_point) * scale, one fp32 rounding.
+void dequantize_linear(const TensorView& x, const TensorView& y, const QuantParams& q);
+
+// ---- QLinearAveragePool / QLinearGlobalAveragePool ---------------------------
+
+// How the average of a quantized window is computed.
+enum class QAvgArith : uint8_t {
+  float_mean,      // fp32: sum of x_scale*(x - x_zp) over the taps in row-major order,
+                   // / divisor, then round(avg / y_scale + y_zp) (ONNX Runtime general path)
+  int_sum_float,   // int32 acc = sum(x) - x_zp*N, fp32 multiplier x_scale / (y_scale*N),
+                   // clamp(round(acc*multiplier), lo - y_zp, hi - y_zp) + y_zp (ORT global path)
+  int_sum_ghp,     // acc = sum(x with pads = x_zp) - N*x_zp, then the GHP post-processing
+                   // unit with M1 = x_scale/(N*y_scale) = m1 * 2^-n1 (seed 000)
+  int_mean,        // mean of the raw codes: div_round(sum(x), count, rounding); same scale and
+                   // zero point in and out (TFLite: half away from zero; MiCo: truncation)
+};
+const char* qavg_arith_name(QAvgArith a);
+
+struct QLinearAvgPoolParams {
+  Window2d window;  // dilation 1 and no zero insertion (ONNX has neither)
+  bool count_include_pad = false;
+  float x_scale = 1.0f, y_scale = 1.0f;
+  int32_t x_zero_point = 0, y_zero_point = 0;
+
+  // Semantics (apply_profile fills them).
+  QAvgArith arith = QAvgArith::float_mean;
+  AvgDivisor divisor = AvgDivisor::valid_count;  // kernel_area when count_include_pad
+  // ORT: a window that is the whole image with no padding (and the global op)
+  // takes the int_sum_float path instead of `arith`.
+  bool whole_image_int_path = true;
+  Rounding rounding = Rounding::half_to_even;  // float rounding, or int_mean's quotient rounding
+  // int_mean only: the output keeps the input's scale and zero point; a call
+  // whose y_scale / y_zero_point differ is an error (not silently rescaled).
+  bool requires_same_quantization = false;
+  bool requires_zero_point_zero = false;  // MiCo has no zero point
+  // int_sum_ghp only: the accelerator's post-processing and window-sum register.
+  ghp::PostRounding ghp_rounding = ghp::PostRounding::rtl_wrap10_half_up;
+  int ghp_sum_bits = 0;  // > 0: the window sum wraps to this many unsigned bits
+  ghp::M1Edge ghp_m1_edge = ghp::M1Edge::renormalize;
+};
+
+// Fills the semantic fields for onnxruntime, ghp_rtl, ghp_golden, tflite or
+// mico from p.count_include_pad (ghp needs count_include_pad = 1).
+void apply_profile(QLinearAvgPoolParams& p, Profile profile);
+
+Shape qlinear_average_pool_output_shape(const Shape& x, const QLinearAvgPoolParams& p);
+// x, y: s8 or u8 (N, C, H, W) views of any layout (NCHW or channels_last strides).
+void qlinear_average_pool(const TensorView& x, const TensorView& y, const QLinearAvgPoolParams& p);
+// QLinearGlobalAveragePool: the window is the whole image.
+void qlinear_global_average_pool(const TensorView& x, const TensorView& y,
+                                 const QLinearAvgPoolParams& p);
+
+// ---- QLinearConv / ConvInteger -----------------------------------------------
+
+// QLinearConv and QLinearMatMul requantize an int32 accumulator (bias
+// included) as ONNX Runtime and PyTorch (fbgemm) do: fp32 multiplier
+// M = (x_scale * w_scale) / y_scale, v = float(acc) * M (two fp32 roundings),
+// round(v) under `rounding`, + y_zp, saturate.
+struct QLinearConvParams {
+  Window2d window;  // kernel from w; no zero insertion, ceil_mode false
+  int64_t groups = 1;
+  float x_scale = 1.0f, y_scale = 1.0f;
+  int32_t x_zero_point = 0, y_zero_point = 0;
+  QuantParams w;  // per tensor or per output channel (axis 0)
+  bool has_bias = false;  // int32 bias (OC), scale x_scale*w_scale, zero point 0
+  Rounding rounding = Rounding::half_to_even;
+};
+void apply_profile(QLinearConvParams& p, Profile profile);
+
+// x (N, C, H, W) s8/u8, w (OC, C/groups, KH, KW) s8/u8, bias s32 (OC), y like x.
+Shape qlinear_conv_output_shape(const Shape& x, const Shape& w, const QLinearConvParams& p);
+void qlinear_conv(const TensorView& x, const TensorView& w, const TensorView& bias,
+                  const TensorView& y, const QLinearConvParams& p);
+
+struct ConvIntegerParams {
+  Window2d window;
+  int64_t groups = 1;
+  int32_t x_zero_point = 0;
+  std::vector<int32_t> w_zero_point{0};  // one value or one per output channel
+};
+// y s32 = sum (x - x_zp)(w - w_zp).
+void conv_integer(const TensorView& x, const TensorView& w, const TensorView& y,
+                  const ConvIntegerParams& p);
+
+// ---- QLinearMatMul / MatMulInteger (numpy.matmul broadcasting, ranks 1-4) ----
+
+struct QLinearMatMulParams {
+  float a_scale = 1.0f, y_scale = 1.0f;
+  int32_t a_zero_point = 0, y_zero_point = 0;
+  QuantParams b;  // per tensor or per column of b (axis = its last axis)
+  Rounding rounding = Rounding::half_to_even;
+};
+void apply_profile(QLinearMatMulParams& p, Profile profile);
+void qlinear_matmul(const TensorView& a, const TensorView& b, const TensorView& y,
+                    const QLinearMatMulParams& p);
+
+struct MatMulIntegerParams {
+  int32_t a_zero_point = 0;
+  std::vector<int32_t> b_zero_point{0};  // one value or one per column of b
+};
+void matmul_integer(const TensorView& a, const TensorView& b, const TensorView& y,
+                    const MatMulIntegerParams& p);
+
+// ---- QLinearAdd (com.microsoft) ------------------------------------------------
+
+enum class QAddArith : uint8_t {
+  // ONNX's definition: quantize(dequantize(a) + dequantize(b)): fp32
+  // a_scale*(a - a_zp) + b_scale*(b - b_zp), / c_scale, round, + c_zp, saturate.
+  dequant_add_quant,
+  // ONNX Runtime's x86 AVX2 kernel (MLAS qladd): ra = a_scale/c_scale,
+  // rb = b_scale/c_scale, k = c_zp - (ra*a_zp + rb*b_zp) in fp32, then
+  // round(fma(a, ra, fma(b, rb, k))) saturated; the zero point is inside the rounding.
+  ort_x86_fma,
+};
+struct QLinearAddParams {
+  float a_scale = 1.0f, b_scale = 1.0f, c_scale = 1.0f;
+  int32_t a_zero_point = 0, b_zero_point = 0, c_zero_point = 0;
+  QAddArith arith = QAddArith::dequant_add_quant;
+  Rounding rounding = Rounding::half_to_even;
+};
+void apply_profile(QLinearAddParams& p, Profile profile);
+// numpy broadcasting of a and b (ranks up to 4); c has the broadcast shape.
+Shape broadcast_shape(const Shape& a, const Shape& b, const char* function);
+void qlinear_add(const TensorView& a, const TensorView& b, const TensorView& c,
+                 const QLinearAddParams& p);
+
+// ---- limits --------------------------------------------------------------------
+
+// Largest |sum of n products (x - x_zp)(w - w_zp)| of 8-bit codes: each factor
+// is at most 255 in magnitude, so n * 255 * 255. An int32 accumulator is safe
+// for n <= kMaxInt32Products = floor((2^31 - 1) / 65025) = 33025 (plus the
+// bias, checked separately).
+inline constexpr int64_t kMaxInt32Products = 33025;
+// Largest window of an 8-bit sum in int32: 255 * n <= 2^31 - 1.
+inline constexpr int64_t kMaxInt32Taps = 8421504;
+
+namespace ref {
+void quantize_linear(const TensorView& x, const TensorView& y, const QuantizeParams& p);
+void dequantize_linear(const TensorView& x, const TensorView& y, const QuantParams& q);
+void qlinear_average_pool(const TensorView& x, const TensorView& y, const QLinearAvgPoolParams& p);
+// acc (N, OC, OH, OW) int32 of sum (x - x_zp)(w - w_zp[oc]).
+void conv_accumulate(const TensorView& x, const TensorView& w, const TensorView& acc,
+                     const Window2d& window, int64_t groups, int32_t x_zp, const QuantParams& w_q);
+// acc[M, N] of one 2-D slice.
+void matmul_accumulate(const TensorView& a, const TensorView& b, const TensorView& acc,
+                       int32_t a_zp, const std::vector<int32_t>& b_zp);
+void qlinear_add(const TensorView& a, const TensorView& b, const TensorView& c,
+                 const QLinearAddParams& p);
+}  // namespace ref
+
+}  // namespace npukit

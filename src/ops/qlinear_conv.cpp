@@ -1,0 +1,116 @@
+// QLinearConv / ConvInteger: validation, profiles, requantization.
+#include <cstdlib>
+
+#include "npukit/error.hpp"
+#include "npukit/ops/conv2d.hpp"
+#include "npukit/ops/quantized.hpp"
+#include "ops/quantized_common.hpp"
+
+namespace npukit {
+
+namespace {
+
+// Geometry (the fp32 convolution's rules) plus the int32 accumulator bound.
+Shape checked_output_shape(const TensorView& x, const TensorView& w, const Window2d& window,
+                           int64_t groups, const char* fn) {
+  detail::expect_code_dtype(x, fn, "x.dtype");
+  detail::expect_code_dtype(w, fn, "w.dtype");
+  Conv2dParams cp;
+  cp.window = window;
+  cp.groups = groups;
+  const Shape out = conv2d_output_shape(x.shape(), w.shape(), cp);
+  check(window.ins_h == 0 && window.ins_w == 0, fn, "ins",
+        std::to_string(window.ins_h) + "x" + std::to_string(window.ins_w), "0x0");
+  // Each output sums K = C/groups*KH*KW products of magnitude <= 255*255.
+  check_range(fn, "C/groups*KH*KW", w.dim(1) * w.dim(2) * w.dim(3), 1, kMaxInt32Products);
+  return out;
+}
+
+void check_w_zero_points(const std::vector<int32_t>& zp, const TensorView& w, const char* fn) {
+  check(zp.size() <= 1 || static_cast<int64_t>(zp.size()) == w.dim(0), fn, "w_zero_point",
+        std::to_string(zp.size()) + " values", "1 or OC = " + std::to_string(w.dim(0)));
+  for (int32_t z : zp) detail::check_zero_point(z, w.dtype(), fn, "w_zero_point");
+}
+
+}  // namespace
+
+void apply_profile(QLinearConvParams& p, Profile profile) {
+  switch (profile) {
+    case Profile::onnxruntime:  // MLAS: float(acc) * scale, cvtps2dq (to even)
+    case Profile::pytorch:      // fbgemm: nearbyint(float(acc) * multiplier)
+      p.rounding = Rounding::half_to_even;
+      return;
+    default:
+      fail("npukit::qlinear_conv", "profile", profile_name(profile), "onnxruntime or pytorch");
+  }
+}
+
+Shape qlinear_conv_output_shape(const Shape& x, const Shape& w, const QLinearConvParams& p) {
+  Conv2dParams cp;
+  cp.window = p.window;
+  cp.groups = p.groups;
+  return conv2d_output_shape(x, w, cp);
+}
+
+void qlinear_conv(const TensorView& x, const TensorView& w, const TensorView& bias,
+                  const TensorView& y, const QLinearConvParams& p) {
+  constexpr const char* fn = "npukit::qlinear_conv";
+  const Shape out = checked_output_shape(x, w, p.window, p.groups, fn);
+  y.expect_shape(out, fn, "y");
+  check(y.dtype() == x.dtype(), fn, "y.dtype", dtype_name(y.dtype()), dtype_name(x.dtype()));
+  detail::check_scale(p.x_scale, fn, "x_scale");
+  detail::check_scale(p.y_scale, fn, "y_scale");
+  detail::check_zero_point(p.x_zero_point, x.dtype(), fn, "x_zero_point");
+  detail::check_zero_point(p.y_zero_point, y.dtype(), fn, "y_zero_point");
+  QuantParams wq = p.w;
+  wq.axis = 0;
+  detail::check_quant_params(wq, w.shape(), w.dtype(), fn, "w");
+  const int64_t OC = w.dim(0);
+  const int64_t K = w.dim(1) * w.dim(2) * w.dim(3);
+  if (p.has_bias) {
+    bias.expect_dtype(DType::s32, fn, "B.dtype");
+    check(bias.rank() == 1 && bias.dim(0) == OC, fn, "B", "shape " + shape_text(bias.shape()),
+          "[" + std::to_string(OC) + "] (one int32 per output channel)");
+    // |acc + bias| <= K*255*255 + |bias| must fit int32.
+    const int64_t room = INT32_MAX - K * 65025;
+    for (int64_t o = 0; o < OC; ++o) {
+      const int64_t b = static_cast<const int32_t*>(bias.raw())[o * bias.stride(0)];
+      check(std::llabs(b) <= room, fn, "B", std::to_string(b),
+            "|B| <= " + std::to_string(room) + " so that the int32 accumulator cannot overflow");
+    }
+  }
+  Tensor acc(DType::s32, out);
+  ref::conv_accumulate(x, w, acc.view(), p.window, p.groups, p.x_zero_point, wq);
+  const detail::CodeRange r = detail::code_range(y.dtype());
+  const int32_t* a = acc.data<int32_t>();
+  for (int64_t n = 0; n < out[0]; ++n)
+    for (int64_t o = 0; o < OC; ++o) {
+      // ONNX Runtime: output scale (x_scale * w_scale) / y_scale in fp32.
+      const float m = (p.x_scale * wq.scale_at(o)) / p.y_scale;
+      const int32_t b = p.has_bias ? static_cast<const int32_t*>(bias.raw())[o * bias.stride(0)] : 0;
+      for (int64_t i = 0; i < out[2]; ++i)
+        for (int64_t j = 0; j < out[3]; ++j) {
+          const int32_t v = a[((n * OC + o) * out[2] + i) * out[3] + j] + b;
+          detail::store_code(y.raw(), y.dtype(),
+                             n * y.stride(0) + o * y.stride(1) + i * y.stride(2) + j * y.stride(3),
+                             detail::requantize_float(v, m, p.y_zero_point, r, p.rounding));
+        }
+    }
+}
+
+void conv_integer(const TensorView& x, const TensorView& w, const TensorView& y,
+                  const ConvIntegerParams& p) {
+  constexpr const char* fn = "npukit::conv_integer";
+  const Shape out = checked_output_shape(x, w, p.window, p.groups, fn);
+  y.expect_dtype(DType::s32, fn, "y.dtype");
+  y.expect_shape(out, fn, "y");
+  detail::check_zero_point(p.x_zero_point, x.dtype(), fn, "x_zero_point");
+  check_w_zero_points(p.w_zero_point, w, fn);
+  QuantParams wq;
+  wq.scale = {1.0f};
+  wq.zero_point = p.w_zero_point;
+  wq.axis = 0;
+  ref::conv_accumulate(x, w, y, p.window, p.groups, p.x_zero_point, wq);
+}
+
+}  // namespace npukit

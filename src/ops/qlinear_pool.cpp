@@ -1,0 +1,125 @@
+// QLinearAveragePool / QLinearGlobalAveragePool: validation and profiles.
+#include <cmath>
+
+#include "npukit/error.hpp"
+#include "npukit/ops/quantized.hpp"
+#include "ops/quantized_common.hpp"
+
+namespace npukit {
+
+const char* qavg_arith_name(QAvgArith a) {
+  switch (a) {
+    case QAvgArith::float_mean: return "float_mean";
+    case QAvgArith::int_sum_float: return "int_sum_float";
+    case QAvgArith::int_sum_ghp: return "int_sum_ghp";
+    case QAvgArith::int_mean: return "int_mean";
+  }
+  return "invalid";
+}
+
+void apply_profile(QLinearAvgPoolParams& p, Profile profile) {
+  constexpr const char* fn = "npukit::qlinear_average_pool";
+  p.requires_same_quantization = false;
+  p.requires_zero_point_zero = false;
+  p.whole_image_int_path = false;
+  p.ghp_sum_bits = 0;
+  switch (profile) {
+    case Profile::onnxruntime:
+      p.arith = QAvgArith::float_mean;
+      p.divisor = p.count_include_pad ? AvgDivisor::kernel_area : AvgDivisor::valid_count;
+      p.whole_image_int_path = true;
+      p.rounding = Rounding::half_to_even;
+      return;
+    case Profile::ghp_rtl:
+    case Profile::ghp_golden:
+      check(p.count_include_pad, fn, "count_include_pad", "0",
+            "1 for the GHP accelerator (its pads hold X_z and N = KH*KW)");
+      p.arith = QAvgArith::int_sum_ghp;
+      p.divisor = AvgDivisor::kernel_area;
+      p.ghp_rounding = ghp::post_rounding_for(profile);
+      // The RTL's pool engine keeps the window sum in a 14-bit register; the
+      // golden model sums exactly.
+      p.ghp_sum_bits = profile == Profile::ghp_rtl ? ghp::kPoolSumBits : 0;
+      return;
+    case Profile::tflite:
+      // TFLite / CMSIS-NN int8 AveragePool: mean of the codes over the valid
+      // taps, (s + n/2)/n or (s - n/2)/n, i.e. ties away from zero.
+      p.arith = QAvgArith::int_mean;
+      p.divisor = AvgDivisor::valid_count;
+      p.rounding = Rounding::half_away_from_zero;
+      p.requires_same_quantization = true;
+      return;
+    case Profile::mico:
+      // MiCo-Lib: int32 sum / valid_count with C division, scale preserved.
+      p.arith = QAvgArith::int_mean;
+      p.divisor = AvgDivisor::valid_count;
+      p.rounding = Rounding::toward_zero;
+      p.requires_same_quantization = true;
+      p.requires_zero_point_zero = true;
+      return;
+    default:
+      fail(fn, "profile", profile_name(profile), "onnxruntime, ghp_rtl, ghp_golden, tflite or mico");
+  }
+}
+
+Shape qlinear_average_pool_output_shape(const Shape& x, const QLinearAvgPoolParams& p) {
+  constexpr const char* fn = "npukit::qlinear_average_pool";
+  check(x.size() == 4, fn, "x", "shape " + shape_text(x), "a 4-D (N, C, H, W) tensor");
+  check_range(fn, "x.N", x[0], 1, INT32_MAX);
+  check_range(fn, "x.C", x[1], 1, INT32_MAX);
+  const int64_t oh = axis_output_size(axis_h(p.window, x[2]), fn, 'h');
+  const int64_t ow = axis_output_size(axis_w(p.window, x[3]), fn, 'w');
+  return {x[0], x[1], oh, ow};
+}
+
+void qlinear_average_pool(const TensorView& x, const TensorView& y, const QLinearAvgPoolParams& p) {
+  constexpr const char* fn = "npukit::qlinear_average_pool";
+  detail::expect_code_dtype(x, fn, "x.dtype");
+  x.expect_rank(4, fn, "x");
+  check(y.dtype() == x.dtype(), fn, "y.dtype", dtype_name(y.dtype()), dtype_name(x.dtype()));
+  y.expect_shape(qlinear_average_pool_output_shape(x.shape(), p), fn, "y");
+  check(p.window.dilation_h == 1 && p.window.dilation_w == 1, fn, "dilation",
+        std::to_string(p.window.dilation_h) + "x" + std::to_string(p.window.dilation_w),
+        "1x1 (QLinearAveragePool has no dilation)");
+  check(p.window.ins_h == 0 && p.window.ins_w == 0, fn, "ins",
+        std::to_string(p.window.ins_h) + "x" + std::to_string(p.window.ins_w), "0x0");
+  detail::check_scale(p.x_scale, fn, "x_scale");
+  detail::check_scale(p.y_scale, fn, "y_scale");
+  detail::check_zero_point(p.x_zero_point, x.dtype(), fn, "x_zero_point");
+  detail::check_zero_point(p.y_zero_point, y.dtype(), fn, "y_zero_point");
+  // int32 window sums: 255 * taps must fit (comment at kMaxInt32Taps).
+  check_range(fn, "kernel_h*kernel_w", p.window.kernel_h * p.window.kernel_w, 1, kMaxInt32Taps);
+  check_range(fn, "H*W", x.dim(2) * x.dim(3), 1, kMaxInt32Taps);
+  if (p.requires_same_quantization) {
+    check(p.y_scale == p.x_scale, fn, "y_scale", std::to_string(p.y_scale),
+          "x_scale = " + std::to_string(p.x_scale) +
+              " (this profile averages the codes and keeps the input's scale; requantize "
+              "separately)");
+    check(p.y_zero_point == p.x_zero_point, fn, "y_zero_point", std::to_string(p.y_zero_point),
+          "x_zero_point = " + std::to_string(p.x_zero_point) +
+              " (this profile keeps the input's zero point)");
+  }
+  if (p.requires_zero_point_zero)
+    check(p.x_zero_point == 0, fn, "x_zero_point", std::to_string(p.x_zero_point),
+          "0 (this profile has no zero point)");
+  if (p.arith == QAvgArith::int_sum_ghp) {
+    check(x.dtype() == DType::u8, fn, "x.dtype", dtype_name(x.dtype()),
+          "u8 (the GHP accelerator's activations are uint8)");
+    check(p.divisor == AvgDivisor::kernel_area, fn, "divisor", avg_divisor_name(p.divisor),
+          "kernel_area (GHP: N = KH*KW, count_include_pad = 1)");
+    check_range(fn, "ghp_sum_bits", p.ghp_sum_bits, 0, 32);
+  }
+  ref::qlinear_average_pool(x, y, p);
+}
+
+void qlinear_global_average_pool(const TensorView& x, const TensorView& y,
+                                 const QLinearAvgPoolParams& p) {
+  x.expect_rank(4, "npukit::qlinear_global_average_pool", "x");
+  QLinearAvgPoolParams g = p;
+  g.window = Window2d{};
+  g.window.kernel_h = x.dim(2);
+  g.window.kernel_w = x.dim(3);
+  qlinear_average_pool(x, y, g);
+}
+
+}  // namespace npukit
