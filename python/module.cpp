@@ -13,4 +13,5 @@ PYBIND11_MODULE(_npukit, m) {
   bind_quant_math(m);
   bind_onnx(m);
   bind_npu(m);
+  bind_quant_ops(m);
 }

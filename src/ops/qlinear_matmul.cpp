@@ -30,7 +30,7 @@ void as4(const TensorView& t, bool is_left, int64_t sh[4], int64_t st[4]) {
 
 // Calls f(a2, b2, y_base_offset, y_row_stride, y_col_stride) for every batch slice.
 template <class F>
-void for_each_slice(const TensorView& a, const TensorView& b, const TensorView& y, F f) {
+void for_each_slice(const TensorView& a, const TensorView& b, F f) {
   int64_t ash[4], ast[4], bsh[4], bst[4];
   as4(a, true, ash, ast);
   as4(b, false, bsh, bst);
@@ -103,7 +103,7 @@ void qlinear_matmul(const TensorView& a, const TensorView& b, const TensorView& 
     mult[static_cast<size_t>(c)] = (p.a_scale * p.b.scale_at(c)) / p.y_scale;  // as ORT, in fp32
   std::vector<int32_t> bz(static_cast<size_t>(cols));
   for (int64_t c = 0; c < cols; ++c) bz[static_cast<size_t>(c)] = p.b.zero_point_at(c);
-  for_each_slice(a, b, y, [&](const TensorView& av, const TensorView& bv, int64_t yo, int64_t) {
+  for_each_slice(a, b, [&](const TensorView& av, const TensorView& bv, int64_t yo, int64_t) {
     Tensor acc(DType::s32, {av.dim(0), bv.dim(1)});
     ref::matmul_accumulate(av, bv, acc.view(), p.a_zero_point, bz);
     const int32_t* ap = acc.data<int32_t>();
@@ -130,7 +130,7 @@ void matmul_integer(const TensorView& a, const TensorView& b, const TensorView& 
                                  : p.b_zero_point.size() == 1 ? p.b_zero_point[0]
                                                               : p.b_zero_point[static_cast<size_t>(c)];
   int32_t* yp = static_cast<int32_t*>(y.raw());
-  for_each_slice(a, b, y, [&](const TensorView& av, const TensorView& bv, int64_t yo, int64_t n) {
+  for_each_slice(a, b, [&](const TensorView& av, const TensorView& bv, int64_t yo, int64_t n) {
     TensorView yv(yp + yo, DType::s32, {av.dim(0), bv.dim(1)}, {n, 1});
     ref::matmul_accumulate(av, bv, yv, p.a_zero_point, bz);
   });

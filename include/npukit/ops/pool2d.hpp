@@ -42,6 +42,9 @@ struct Pool2dParams {
   float coeff = 1.0f;  // sum pooling multiplies the sum by this (seed 002)
   Fp32Accumulation accumulation = Fp32Accumulation::sequential;  // f32 avg/sum order
   bool flush_denormals = false;  // FTZ/DAZ on every f32 operand and result
+  // s8/u8 max pooling: a window with no input element (padding >= kernel)
+  // gives 0 instead of the padding value (MiCo-Lib).
+  bool empty_max_is_zero = false;
 };
 
 // Sets divisor, pad value and NaN rule as `profile` computes fp32 pooling

@@ -152,10 +152,12 @@ void max_pool2d_int(const TensorView& x, const TensorView& y, const Pool2dParams
     for (int64_t oh = 0; oh < OH; ++oh) {
       for (int64_t ow = 0; ow < OW; ++ow) {
         T m = low;
+        bool any_input = false;
         for (int64_t kh = 0; kh < KH; ++kh) {
           for (int64_t kw = 0; kw < KW; ++kw) {
             const Tap tap = combine(t.h.kind_at(oh, kh), t.w.kind_at(ow, kw));
             if (tap == Tap::outside) continue;  // past the end padding (ceil_mode)
+            any_input = any_input || tap == Tap::input || tap == Tap::inserted_zero;
             const T v = tap == Tap::input
                             ? x.at<T>(n, c, t.h.index_at(oh, kh), t.w.index_at(ow, kw))
                         : tap == Tap::inserted_zero ? T(0)
@@ -163,7 +165,7 @@ void max_pool2d_int(const TensorView& x, const TensorView& y, const Pool2dParams
             if (v > m) m = v;
           }
         }
-        y.at<T>(n, c, oh, ow) = m;
+        y.at<T>(n, c, oh, ow) = !any_input && p.empty_max_is_zero ? T(0) : m;
       }
     }
   });
