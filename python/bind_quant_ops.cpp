@@ -50,8 +50,8 @@ int32_t one_int(const py::object& o, const char* fn, const char* name) {
 // Code type named by a zero point: its numpy dtype when it is an int8/uint8
 // array, else `dflt`.
 DType code_type(const py::object& zp, DType dflt) {
-  if (zp.is_none() || !py::isinstance<py::array>(zp)) return dflt;
-  py::array a = py::reinterpret_borrow<py::array>(zp);
+  if (zp.is_none()) return dflt;
+  py::array a = py::module_::import("numpy").attr("asarray")(zp);  // also numpy scalars
   if (a.dtype().is(py::dtype::of<int8_t>())) return DType::s8;
   if (a.dtype().is(py::dtype::of<uint8_t>())) return DType::u8;
   return dflt;
@@ -60,8 +60,8 @@ DType code_type(const py::object& zp, DType dflt) {
 py::array codes(const py::object& o, const char* fn, const char* name) {
   py::array a = as_tensor(o, fn, name);
   const DType t = dtype_of_array(a, fn, name);
-  check(t == DType::s8 || t == DType::u8, fn, (std::string(name) + ".dtype").c_str(),
-        dtype_name(t), "int8 or uint8");
+  check(t == DType::s8 || t == DType::u8, fn, (std::string(name) + ".dtype").c_str(), dtype_name(t),
+        "int8 or uint8");
   return a;
 }
 
@@ -75,7 +75,8 @@ TensorView image_view(const py::array& a, bool channels_last, const char* fn, co
   TensorView v = view_of(a);
   v.expect_rank(4, fn, name);
   if (!channels_last) return v;
-  return TensorView(const_cast<void*>(a.data()), v.dtype(), {v.dim(0), v.dim(3), v.dim(1), v.dim(2)},
+  return TensorView(const_cast<void*>(a.data()), v.dtype(),
+                    {v.dim(0), v.dim(3), v.dim(1), v.dim(2)},
                     {v.stride(0), v.stride(3), v.stride(1), v.stride(2)}, fn);
 }
 
@@ -87,7 +88,8 @@ py::array new_image(DType t, const Shape& nchw, bool channels_last, TensorView& 
   }
   py::array y = new_array(t, {nchw[0], nchw[2], nchw[3], nchw[1]});
   TensorView v = view_of(y);
-  view = TensorView(y.mutable_data(), t, nchw, {v.stride(0), v.stride(3), v.stride(1), v.stride(2)});
+  view =
+      TensorView(y.mutable_data(), t, nchw, {v.stride(0), v.stride(3), v.stride(1), v.stride(2)});
   return y;
 }
 
@@ -110,7 +112,7 @@ void bind_quantize(py::module_& m) {
         apply_profile(p, profile_arg(profile));
         p.q.scale = floats(y_scale, fn, "y_scale");
         p.q.zero_point = ints(y_zero_point);
-        p.q.axis = x.ndim() == 0 ? 0 : norm_axis(axis, x.ndim(), fn);
+        p.q.axis = p.q.per_axis() ? norm_axis(axis, x.ndim(), fn) : 0;
         TensorView xv = view_of(x);
         py::array y = new_array(code_type(y_zero_point, DType::u8), xv.shape());
         quantize_linear(xv, view_of(y), p);
@@ -129,14 +131,14 @@ void bind_quantize(py::module_& m) {
         QuantParams q;
         q.scale = floats(x_scale, fn, "x_scale");
         q.zero_point = ints(x_zero_point);
-        q.axis = x.ndim() == 0 ? 0 : norm_axis(axis, x.ndim(), fn);
+        q.axis = q.per_axis() ? norm_axis(axis, x.ndim(), fn) : 0;
         TensorView xv = view_of(x);
         py::array y = new_array(DType::f32, xv.shape());
         dequantize_linear(xv, view_of(y), q);
         return y;
       },
-      arg("x"), arg("x_scale"), arg("x_zero_point") = py::none(), py::kw_only(),
-      arg("axis") = 1, "ONNX DequantizeLinear: (x - x_zero_point) * x_scale in float32.");
+      arg("x"), arg("x_scale"), arg("x_zero_point") = py::none(), py::kw_only(), arg("axis") = 1,
+      "ONNX DequantizeLinear: (x - x_zero_point) * x_scale in float32.");
 }
 
 void bind_avg_pool(py::module_& m) {
@@ -214,7 +216,8 @@ void bind_conv_matmul(py::module_& m) {
         xv.expect_rank(4, fn, "x");
         wv.expect_rank(4, fn, "w");
         QLinearConvParams p;
-        const Ints ks = kernel_shape ? kernel_shape : Ints(std::vector<int64_t>{wv.dim(2), wv.dim(3)});
+        const Ints ks =
+            kernel_shape ? kernel_shape : Ints(std::vector<int64_t>{wv.dim(2), wv.dim(3)});
         p.window = window_for(fn, xv, auto_pad, ks, strides, pads, dilations, 0);
         p.groups = group;
         p.x_scale = one_float(x_scale, fn, "x_scale");
@@ -234,9 +237,9 @@ void bind_conv_matmul(py::module_& m) {
         qlinear_conv(xv, wv, p.has_bias ? view_of(b) : TensorView(), view_of(y), p);
         return y;
       },
-      arg("x"), arg("x_scale"), arg("x_zero_point"), arg("w"), arg("w_scale"),
-      arg("w_zero_point"), arg("y_scale"), arg("y_zero_point"), arg("B") = py::none(),
-      py::kw_only(), arg("auto_pad") = "NOTSET", arg("dilations") = py::none(), arg("group") = 1,
+      arg("x"), arg("x_scale"), arg("x_zero_point"), arg("w"), arg("w_scale"), arg("w_zero_point"),
+      arg("y_scale"), arg("y_zero_point"), arg("B") = py::none(), py::kw_only(),
+      arg("auto_pad") = "NOTSET", arg("dilations") = py::none(), arg("group") = 1,
       arg("kernel_shape") = py::none(), arg("pads") = py::none(), arg("strides") = py::none(),
       arg("profile") = "onnxruntime",
       "ONNX QLinearConv (2-D): int32 accumulation, float(acc) * (x_scale*w_scale/y_scale), "
@@ -254,7 +257,8 @@ void bind_conv_matmul(py::module_& m) {
         xv.expect_rank(4, fn, "x");
         wv.expect_rank(4, fn, "w");
         ConvIntegerParams p;
-        const Ints ks = kernel_shape ? kernel_shape : Ints(std::vector<int64_t>{wv.dim(2), wv.dim(3)});
+        const Ints ks =
+            kernel_shape ? kernel_shape : Ints(std::vector<int64_t>{wv.dim(2), wv.dim(3)});
         p.window = window_for(fn, xv, auto_pad, ks, strides, pads, dilations, 0);
         p.groups = group;
         p.x_zero_point = one_int(x_zero_point, fn, "x_zero_point");
@@ -292,9 +296,8 @@ void bind_conv_matmul(py::module_& m) {
         qlinear_matmul(av, bv, view_of(y), p);
         return y;
       },
-      arg("a"), arg("a_scale"), arg("a_zero_point"), arg("b"), arg("b_scale"),
-      arg("b_zero_point"), arg("y_scale"), arg("y_zero_point"), py::kw_only(),
-      arg("profile") = "onnxruntime",
+      arg("a"), arg("a_scale"), arg("a_zero_point"), arg("b"), arg("b_scale"), arg("b_zero_point"),
+      arg("y_scale"), arg("y_zero_point"), py::kw_only(), arg("profile") = "onnxruntime",
       "ONNX QLinearMatMul with numpy.matmul broadcasting (ranks 1 to 4); b_scale/b_zero_point "
       "per tensor or per column.");
   m.def(
@@ -335,9 +338,8 @@ void bind_conv_matmul(py::module_& m) {
         qlinear_add(av, bv, view_of(c), p);
         return c;
       },
-      arg("A"), arg("A_scale"), arg("A_zero_point"), arg("B"), arg("B_scale"),
-      arg("B_zero_point"), arg("C_scale"), arg("C_zero_point"), py::kw_only(),
-      arg("profile") = "onnxruntime",
+      arg("A"), arg("A_scale"), arg("A_zero_point"), arg("B"), arg("B_scale"), arg("B_zero_point"),
+      arg("C_scale"), arg("C_zero_point"), py::kw_only(), arg("profile") = "onnxruntime",
       "com.microsoft QLinearAdd with numpy broadcasting; profile onnxruntime (its x86 AVX2 "
       "kernel: zero point inside the rounding, fused multiply-adds) or pytorch (dequantize, add, "
       "quantize).");

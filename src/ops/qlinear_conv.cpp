@@ -70,7 +70,7 @@ void qlinear_conv(const TensorView& x, const TensorView& w, const TensorView& bi
   if (p.has_bias) {
     bias.expect_dtype(DType::s32, fn, "B.dtype");
     check(bias.rank() == 1 && bias.dim(0) == OC, fn, "B", "shape " + shape_text(bias.shape()),
-          "[" + std::to_string(OC) + "] (one int32 per output channel)");
+          shape_text({OC}) + " (one int32 per output channel)");
     // |acc + bias| <= K*255*255 + |bias| must fit int32.
     const int64_t room = INT32_MAX - K * 65025;
     for (int64_t o = 0; o < OC; ++o) {
@@ -87,7 +87,8 @@ void qlinear_conv(const TensorView& x, const TensorView& w, const TensorView& bi
     for (int64_t o = 0; o < OC; ++o) {
       // ONNX Runtime: output scale (x_scale * w_scale) / y_scale in fp32.
       const float m = (p.x_scale * wq.scale_at(o)) / p.y_scale;
-      const int32_t b = p.has_bias ? static_cast<const int32_t*>(bias.raw())[o * bias.stride(0)] : 0;
+      const int32_t b =
+          p.has_bias ? static_cast<const int32_t*>(bias.raw())[o * bias.stride(0)] : 0;
       for (int64_t i = 0; i < out[2]; ++i)
         for (int64_t j = 0; j < out[3]; ++j) {
           const int32_t v = a[((n * OC + o) * out[2] + i) * out[3] + j] + b;

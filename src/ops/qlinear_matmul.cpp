@@ -39,19 +39,21 @@ void for_each_slice(const TensorView& a, const TensorView& b, F f) {
   // y as (B0, B1, M, N) with contiguous strides (callers pass contiguous y).
   for (int64_t i = 0; i < B0; ++i)
     for (int64_t j = 0; j < B1; ++j) {
-      const char* ap = static_cast<const char*>(a.raw()) +
-                       dtype_size(a.dtype()) * ((ash[0] == 1 ? 0 : i * ast[0]) +
-                                                (ash[1] == 1 ? 0 : j * ast[1]));
-      const char* bp = static_cast<const char*>(b.raw()) +
-                       dtype_size(b.dtype()) * ((bsh[0] == 1 ? 0 : i * bst[0]) +
-                                                (bsh[1] == 1 ? 0 : j * bst[1]));
+      const char* ap =
+          static_cast<const char*>(a.raw()) +
+          dtype_size(a.dtype()) * ((ash[0] == 1 ? 0 : i * ast[0]) + (ash[1] == 1 ? 0 : j * ast[1]));
+      const char* bp =
+          static_cast<const char*>(b.raw()) +
+          dtype_size(b.dtype()) * ((bsh[0] == 1 ? 0 : i * bst[0]) + (bsh[1] == 1 ? 0 : j * bst[1]));
       TensorView av(const_cast<char*>(ap), a.dtype(), {M, ash[3]}, {ast[2], ast[3]});
       TensorView bv(const_cast<char*>(bp), b.dtype(), {bsh[2], N}, {bst[2], bst[3]});
       f(av, bv, ((i * B1) + j) * M * N, N);
     }
 }
 
-int64_t inner_size(const TensorView& a) { return a.dim(a.rank() - 1); }
+int64_t inner_size(const TensorView& a) {
+  return a.dim(a.rank() - 1);
+}
 
 void check_operands(const TensorView& a, const TensorView& b, const char* fn) {
   detail::expect_code_dtype(a, fn, "a.dtype");
@@ -94,7 +96,8 @@ void qlinear_matmul(const TensorView& a, const TensorView& b, const TensorView& 
   detail::check_zero_point(p.y_zero_point, y.dtype(), fn, "y_zero_point");
   const int64_t cols = b.rank() == 1 ? 1 : b.dim(b.rank() - 1);
   check(p.b.scale.size() == 1 || static_cast<int64_t>(p.b.scale.size()) == cols, fn, "b_scale",
-        std::to_string(p.b.scale.size()) + " values", "1 or one per column of b, " + std::to_string(cols));
+        std::to_string(p.b.scale.size()) + " values",
+        "1 or one per column of b, " + std::to_string(cols));
   for (float s : p.b.scale) detail::check_scale(s, fn, "b_scale");
   check_b_zero_points(p.b.zero_point, b, fn);
   const detail::CodeRange r = detail::code_range(y.dtype());
@@ -127,8 +130,9 @@ void matmul_integer(const TensorView& a, const TensorView& b, const TensorView& 
   std::vector<int32_t> bz(static_cast<size_t>(cols));
   for (int64_t c = 0; c < cols; ++c)
     bz[static_cast<size_t>(c)] = p.b_zero_point.empty() ? 0
-                                 : p.b_zero_point.size() == 1 ? p.b_zero_point[0]
-                                                              : p.b_zero_point[static_cast<size_t>(c)];
+                                 : p.b_zero_point.size() == 1
+                                     ? p.b_zero_point[0]
+                                     : p.b_zero_point[static_cast<size_t>(c)];
   int32_t* yp = static_cast<int32_t*>(y.raw());
   for_each_slice(a, b, [&](const TensorView& av, const TensorView& bv, int64_t yo, int64_t n) {
     TensorView yv(yp + yo, DType::s32, {av.dim(0), bv.dim(1)}, {n, 1});

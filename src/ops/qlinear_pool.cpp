@@ -9,10 +9,14 @@ namespace npukit {
 
 const char* qavg_arith_name(QAvgArith a) {
   switch (a) {
-    case QAvgArith::float_mean: return "float_mean";
-    case QAvgArith::int_sum_float: return "int_sum_float";
-    case QAvgArith::int_sum_ghp: return "int_sum_ghp";
-    case QAvgArith::int_mean: return "int_mean";
+    case QAvgArith::float_mean:
+      return "float_mean";
+    case QAvgArith::int_sum_float:
+      return "int_sum_float";
+    case QAvgArith::int_sum_ghp:
+      return "int_sum_ghp";
+    case QAvgArith::int_mean:
+      return "int_mean";
   }
   return "invalid";
 }
@@ -58,7 +62,8 @@ void apply_profile(QLinearAvgPoolParams& p, Profile profile) {
       p.requires_zero_point_zero = true;
       return;
     default:
-      fail(fn, "profile", profile_name(profile), "onnxruntime, ghp_rtl, ghp_golden, tflite or mico");
+      fail(fn, "profile", profile_name(profile),
+           "onnxruntime, ghp_rtl, ghp_golden, tflite or mico");
   }
 }
 

@@ -28,8 +28,8 @@ void quantize_linear(const TensorView& x, const TensorView& y, const QuantizePar
 
 void dequantize_linear(const TensorView& x, const TensorView& y, const QuantParams& q) {
   constexpr const char* fn = "npukit::dequantize_linear";
-  check(x.dtype() == DType::s8 || x.dtype() == DType::u8 || x.dtype() == DType::s32, fn,
-        "x.dtype", dtype_name(x.dtype()), "s8, u8 or s32");
+  check(x.dtype() == DType::s8 || x.dtype() == DType::u8 || x.dtype() == DType::s32, fn, "x.dtype",
+        dtype_name(x.dtype()), "s8, u8 or s32");
   y.expect_dtype(DType::f32, fn, "y.dtype");
   y.expect_shape(x.shape(), fn, "y");
   detail::check_quant_params(q, x.shape(), x.dtype(), fn, "x");

@@ -5,8 +5,7 @@
 namespace npukit::detail {
 
 void check_scale(float s, const char* fn, const char* parameter) {
-  check(std::isfinite(s) && s > 0.0f, fn, parameter, std::to_string(s),
-        "a finite scale > 0");
+  check(std::isfinite(s) && s > 0.0f, fn, parameter, std::to_string(s), "a finite scale > 0");
 }
 
 Index4 index4(const TensorView& t) {
@@ -33,10 +32,10 @@ void check_quant_params(const QuantParams& q, const Shape& shape, DType code_typ
     check(static_cast<int64_t>(q.scale.size()) == extent || q.scale.size() == 1, fn,
           scale_name.c_str(), std::to_string(q.scale.size()) + " values",
           "1 or " + std::to_string(extent) + " (the size of axis " + std::to_string(q.axis) + ")");
-    check(q.zero_point.size() <= 1 || static_cast<int64_t>(q.zero_point.size()) == extent, fn,
-          zp_name.c_str(), std::to_string(q.zero_point.size()) + " values",
-          "0, 1 or " + std::to_string(extent) + " (the size of axis " + std::to_string(q.axis) +
-              ")");
+    check(
+        q.zero_point.size() <= 1 || static_cast<int64_t>(q.zero_point.size()) == extent, fn,
+        zp_name.c_str(), std::to_string(q.zero_point.size()) + " values",
+        "0, 1 or " + std::to_string(extent) + " (the size of axis " + std::to_string(q.axis) + ")");
   }
   for (float s : q.scale) check_scale(s, fn, scale_name.c_str());
   if (code_type == DType::s8 || code_type == DType::u8)

@@ -183,7 +183,8 @@ async function main() {
   return failed ? 1 : 0;
 }
 
-main().then((rc) => process.exit(rc), (e) => {
+// Exit only once stdout is flushed (a pipe would otherwise lose the tail).
+main().then((rc) => process.stdout.write('', () => process.exit(rc)), (e) => {
   console.error(`ort/run.mjs: error: ${e?.message ?? e}`);
   process.exit(2);
 });

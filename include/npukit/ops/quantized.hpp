@@ -55,14 +55,14 @@ void dequantize_linear(const TensorView& x, const TensorView& y, const QuantPara
 
 // How the average of a quantized window is computed.
 enum class QAvgArith : uint8_t {
-  float_mean,      // fp32: sum of x_scale*(x - x_zp) over the taps in row-major order,
-                   // / divisor, then round(avg / y_scale + y_zp) (ONNX Runtime general path)
-  int_sum_float,   // int32 acc = sum(x) - x_zp*N, fp32 multiplier x_scale / (y_scale*N),
-                   // clamp(round(acc*multiplier), lo - y_zp, hi - y_zp) + y_zp (ORT global path)
-  int_sum_ghp,     // acc = sum(x with pads = x_zp) - N*x_zp, then the GHP post-processing
-                   // unit with M1 = x_scale/(N*y_scale) = m1 * 2^-n1 (seed 000)
-  int_mean,        // mean of the raw codes: div_round(sum(x), count, rounding); same scale and
-                   // zero point in and out (TFLite: half away from zero; MiCo: truncation)
+  float_mean,     // fp32: sum of x_scale*(x - x_zp) over the taps in row-major order,
+                  // / divisor, then round(avg / y_scale + y_zp) (ONNX Runtime general path)
+  int_sum_float,  // int32 acc = sum(x) - x_zp*N, fp32 multiplier x_scale / (y_scale*N),
+                  // clamp(round(acc*multiplier), lo - y_zp, hi - y_zp) + y_zp (ORT global path)
+  int_sum_ghp,    // acc = sum(x with pads = x_zp) - N*x_zp, then the GHP post-processing
+                  // unit with M1 = x_scale/(N*y_scale) = m1 * 2^-n1 (seed 000)
+  int_mean,       // mean of the raw codes: div_round(sum(x), count, rounding); same scale and
+                  // zero point in and out (TFLite: half away from zero; MiCo: truncation)
 };
 const char* qavg_arith_name(QAvgArith a);
 
@@ -111,7 +111,7 @@ struct QLinearConvParams {
   int64_t groups = 1;
   float x_scale = 1.0f, y_scale = 1.0f;
   int32_t x_zero_point = 0, y_zero_point = 0;
-  QuantParams w;  // per tensor or per output channel (axis 0)
+  QuantParams w;          // per tensor or per output channel (axis 0)
   bool has_bias = false;  // int32 bias (OC), scale x_scale*w_scale, zero point 0
   Rounding rounding = Rounding::half_to_even;
 };

@@ -51,7 +51,8 @@ void views(const char* fn, Tensor4D_Q8* y, const Tensor4D_Q8* x, size_t kernel, 
   const Shape ys = {static_cast<int64_t>(y->shape[0]), static_cast<int64_t>(y->shape[1]),
                     static_cast<int64_t>(y->shape[2]), static_cast<int64_t>(y->shape[3])};
   check(ys == want, fn, "y->shape", shape_text(ys),
-        shape_text(want) + " = [N, C, (H + 2*padding - kernel_size)/stride + 1, (W + ...)/stride + 1]");
+        shape_text(want) +
+            " = [N, C, (H + 2*padding - kernel_size)/stride + 1, (W + ...)/stride + 1]");
   xv = TensorView::contiguous(x->data, DType::s8, xs);
   yv = TensorView::contiguous(y->data, DType::s8, want);
 }

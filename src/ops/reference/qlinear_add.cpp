@@ -16,13 +16,17 @@ int32_t add_one(int32_t a, int32_t b, const QLinearAddParams& p, detail::CodeRan
       const float v = (va + vb) / p.c_scale;
       const float lo = static_cast<float>(r.lo - p.c_zero_point);
       const float hi = static_cast<float>(r.hi - p.c_zero_point);
-      return static_cast<int32_t>(round_to_int(v < lo ? lo : v > hi ? hi : v, p.rounding)) +
+      return static_cast<int32_t>(round_to_int(v < lo   ? lo
+                                               : v > hi ? hi
+                                                        : v,
+                                               p.rounding)) +
              p.c_zero_point;
     }
     case QAddArith::ort_x86_fma: {
       const float ra = p.a_scale / p.c_scale, rb = p.b_scale / p.c_scale;
-      const float k = static_cast<float>(p.c_zero_point) -
-                      (ra * static_cast<float>(p.a_zero_point) + rb * static_cast<float>(p.b_zero_point));
+      const float k =
+          static_cast<float>(p.c_zero_point) -
+          (ra * static_cast<float>(p.a_zero_point) + rb * static_cast<float>(p.b_zero_point));
       // Two fused multiply-adds (one rounding each), b first, as the AVX2 kernel.
       const float v = std::fma(static_cast<float>(a), ra, std::fma(static_cast<float>(b), rb, k));
       const float lo = static_cast<float>(r.lo), hi = static_cast<float>(r.hi);

@@ -35,8 +35,8 @@ void qlinear_average_pool(const TensorView& x, const TensorView& y, const QLinea
   ghp::PostProc post;
   if (arith == QAvgArith::int_sum_ghp) {
     // Seed 000: M1 = X_S / (N * Y_S) = 2^-n1 * m1, computed in double by the compiler.
-    const double m1 = static_cast<double>(p.x_scale) /
-                      (static_cast<double>(N) * static_cast<double>(p.y_scale));
+    const double m1 =
+        static_cast<double>(p.x_scale) / (static_cast<double>(N) * static_cast<double>(p.y_scale));
     post.rounding = p.ghp_rounding;
     const ghp::Multiplier mult = ghp::decompose_multiplier(m1, p.ghp_m1_edge);
     post.m1 = mult.m1;
@@ -56,7 +56,8 @@ void qlinear_average_pool(const TensorView& x, const TensorView& y, const QLinea
           for (int64_t kw = 0; kw < KW; ++kw) {
             if (combine(th.kind_at(oh, kh), tw.kind_at(ow, kw)) != Tap::input) continue;
             const int64_t off = n * x.stride(0) + c * x.stride(1) +
-                                th.index_at(oh, kh) * x.stride(2) + tw.index_at(ow, kw) * x.stride(3);
+                                th.index_at(oh, kh) * x.stride(2) +
+                                tw.index_at(ow, kw) * x.stride(3);
             const int32_t q = detail::code_at(base, t, off);
             sum += q;
             ++valid;
@@ -87,8 +88,9 @@ void qlinear_average_pool(const TensorView& x, const TensorView& y, const QLinea
           case QAvgArith::int_mean: {
             const int64_t div = p.divisor == AvgDivisor::kernel_area ? N : valid;
             // An empty window (only possible with padding >= kernel) is the zero point: MiCo's 0.
-            out = div == 0 ? p.y_zero_point
-                           : static_cast<int32_t>(saturate(div_round(sum, div, p.rounding), r.lo, r.hi));
+            out = div == 0
+                      ? p.y_zero_point
+                      : static_cast<int32_t>(saturate(div_round(sum, div, p.rounding), r.lo, r.hi));
             break;
           }
         }

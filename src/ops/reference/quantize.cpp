@@ -38,8 +38,8 @@ void quantize_linear(const TensorView& x, const TensorView& y, const QuantizePar
     // Clamp to [lo - zp, hi - zp] before rounding (exact bounds); NaN -> lo.
     const float lo = static_cast<float>(r.lo - zp), hi = static_cast<float>(r.hi - zp);
     const float c_v = std::isnan(v) ? lo : v < lo ? lo : v > hi ? hi : v;
-    detail::store_code(y.raw(), y.dtype(),
-                       oy, static_cast<int32_t>(round_to_int(c_v, p.rounding)) + zp);
+    detail::store_code(y.raw(), y.dtype(), oy,
+                       static_cast<int32_t>(round_to_int(c_v, p.rounding)) + zp);
   });
 }
 
