@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "npukit/ops/quantized.hpp"
+#include "npukit/quant/onnx_quant.hpp"
 #include "ops/quantized_common.hpp"
 
 namespace npukit::ref {
@@ -48,7 +49,7 @@ void dequantize_linear(const TensorView& x, const TensorView& y, const QuantPara
   for_each_element(x, y, q.per_axis() ? q.axis : -1, [&](int64_t ox, int64_t oy, int64_t c) {
     const int32_t v = x.dtype() == DType::s32 ? static_cast<const int32_t*>(x.raw())[ox]
                                               : detail::code_at(x.raw(), x.dtype(), ox);
-    yp[oy] = static_cast<float>(v - q.zero_point_at(c)) * q.scale_at(c);
+    yp[oy] = onnx_dequantize_value(v, q.scale_at(c), q.zero_point_at(c));
   });
 }
 
