@@ -13,6 +13,7 @@ namespace {
 
 int run_selftest(bool verbose) {
   std::vector<SelftestCase> cases = fp32_selftest_cases();
+  for (SelftestCase& c : quant_selftest_cases()) cases.push_back(std::move(c));
   struct Tally {
     int passed = 0, failed = 0;
   };
@@ -28,17 +29,17 @@ int run_selftest(bool verbose) {
     Tally& t = table[{c.op, c.profile}];
     if (problem.empty()) {
       ++t.passed;
-      if (verbose) fmt::print("ok    {:<22} {:<12} {}\n", c.op, c.profile, c.what);
+      if (verbose) fmt::print("ok    {:<28} {:<12} {}\n", c.op, c.profile, c.what);
     } else {
       ++t.failed;
       ++failed;
-      fmt::print("FAIL  {:<22} {:<12} {}: {}\n", c.op, c.profile, c.what, problem);
+      fmt::print("FAIL  {:<28} {:<12} {}: {}\n", c.op, c.profile, c.what, problem);
     }
   }
-  fmt::print("\n{:<22} {:<12} {:>6} {:>6}  {}\n", "operator", "profile", "passed", "failed",
+  fmt::print("\n{:<28} {:<12} {:>6} {:>6}  {}\n", "operator", "profile", "passed", "failed",
              "status");
   for (const auto& [key, t] : table)
-    fmt::print("{:<22} {:<12} {:>6} {:>6}  {}\n", key.first, key.second, t.passed, t.failed,
+    fmt::print("{:<28} {:<12} {:>6} {:>6}  {}\n", key.first, key.second, t.passed, t.failed,
                t.failed ? "FAIL" : "ok");
   fmt::print("\nselftest: {} passed, {} failed\n", static_cast<int>(cases.size()) - failed, failed);
   return failed ? 1 : 0;

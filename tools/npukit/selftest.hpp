@@ -18,5 +18,6 @@ struct SelftestCase {
 
 // Case lists, one per operator family (each in its own file).
 std::vector<SelftestCase> fp32_selftest_cases();
+std::vector<SelftestCase> quant_selftest_cases();
 
 }  // namespace npukit::cli
