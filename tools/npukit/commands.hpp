@@ -9,5 +9,6 @@ namespace npukit::cli {
 void add_selftest_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_info_command(CLI::App& app);
+void add_compare_command(CLI::App& app);
 
 }  // namespace npukit::cli

@@ -1,0 +1,53 @@
+// Run one quantized operator configuration under several semantics profiles
+// and report which outputs differ, by how much and where (`npukit compare`).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "npukit/ops/quantized.hpp"
+#include "npukit/profile.hpp"
+#include "npukit/tensor.hpp"
+
+namespace npukit {
+
+struct CompareConfig {
+  std::string op = "qlinear_average_pool";  // or qlinear_global_average_pool, qlinear_add
+  DType dtype = DType::u8;                  // s8 or u8
+  Shape shape{1, 8, 16, 16};                // x (and b of qlinear_add), (N, C, H, W)
+  Window2d window;                          // pooling geometry (ONNX attributes)
+  bool count_include_pad = true;
+  float x_scale = 0.05f, y_scale = 0.05f, b_scale = 0.05f;
+  int32_t x_zero_point = 0, y_zero_point = 0, b_zero_point = 0;
+  uint64_t seed = 1;  // the input codes are uniform over the dtype's range
+};
+
+struct ProfileRun {
+  Profile profile;
+  std::string error;  // non-empty: the profile rejected the configuration (why)
+  Tensor y;
+};
+
+struct ProfileDiff {
+  Profile profile;           // compared with the first profile that ran
+  int64_t differing = 0;     // elements whose codes differ
+  int64_t max_abs_diff = 0;  // largest |code difference|
+  std::vector<int64_t>
+      histogram;      // histogram[d] = elements with |difference| = d (d <= 8; 9+ last)
+  Shape first_index;  // (n, c, h, w) of the first difference
+  int first_reference = 0, first_value = 0;
+};
+
+struct CompareReport {
+  CompareConfig config;
+  Tensor x;
+  std::vector<ProfileRun> runs;
+  std::vector<ProfileDiff> diffs;  // one per successful run after the reference
+};
+
+const std::vector<std::string>& compare_ops();
+CompareReport compare_profiles(const CompareConfig& config, const std::vector<Profile>& profiles);
+std::string format_compare_report(const CompareReport& report);
+
+}  // namespace npukit

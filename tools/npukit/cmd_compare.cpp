@@ -1,0 +1,107 @@
+// `npukit compare OP --profiles a,b,...`: one configuration under several
+// semantics profiles; prints which outputs differ, by how much and where.
+#include <fmt/core.h>
+
+#include <sstream>
+
+#include "commands.hpp"
+#include "npukit/error.hpp"
+#include "npukit/ops/compare.hpp"
+
+namespace npukit::cli {
+
+namespace {
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::vector<int64_t> ints(const std::string& s, const char* option, size_t count) {
+  std::vector<int64_t> v;
+  for (const std::string& item : split(s)) {
+    try {
+      v.push_back(std::stoll(item));
+    } catch (const std::exception&) {
+      fail("npukit compare", option, "'" + s + "'", "comma-separated integers");
+    }
+  }
+  check(v.size() == count, "npukit compare", option, "'" + s + "'",
+        std::to_string(count) + " comma-separated integers");
+  return v;
+}
+
+struct Options {
+  std::string op, profiles = "onnxruntime,ghp_rtl,ghp_golden,tflite,mico", dtype = "u8";
+  std::string shape = "1,8,16,16", kernel = "3,3", strides = "1,1", pads = "0,0,0,0";
+  int ceil_mode = 0, count_include_pad = 1;
+  float x_scale = 0.05f, y_scale = 0.05f, b_scale = 0.05f;
+  int x_zero_point = 0, y_zero_point = 0, b_zero_point = 0;
+  uint64_t seed = 1;
+};
+
+void run(const Options& o) {
+  CompareConfig c;
+  c.op = o.op;
+  c.dtype = dtype_from_name(o.dtype);
+  c.shape = ints(o.shape, "--shape", 4);
+  const auto k = ints(o.kernel, "--kernel", 2), s = ints(o.strides, "--strides", 2);
+  const auto p = ints(o.pads, "--pads", 4);
+  c.window.kernel_h = k[0];
+  c.window.kernel_w = k[1];
+  c.window.stride_h = s[0];
+  c.window.stride_w = s[1];
+  c.window.pad_top = p[0];  // ONNX order: top, left, bottom, right
+  c.window.pad_left = p[1];
+  c.window.pad_bottom = p[2];
+  c.window.pad_right = p[3];
+  c.window.ceil_mode = o.ceil_mode != 0;
+  c.count_include_pad = o.count_include_pad != 0;
+  c.x_scale = o.x_scale;
+  c.y_scale = o.y_scale;
+  c.b_scale = o.b_scale;
+  c.x_zero_point = o.x_zero_point;
+  c.y_zero_point = o.y_zero_point;
+  c.b_zero_point = o.b_zero_point;
+  c.seed = o.seed;
+  std::vector<Profile> profiles;
+  for (const std::string& name : split(o.profiles)) profiles.push_back(profile_from_name(name));
+  fmt::print("{}", format_compare_report(compare_profiles(c, profiles)));
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app) {
+  static Options o;
+  auto* cmd = app.add_subcommand(
+      "compare",
+      "Run one quantized operator configuration under several profiles and report "
+      "which outputs differ, by how much and where");
+  cmd->add_option("op", o.op, "qlinear_average_pool | qlinear_global_average_pool | qlinear_add")
+      ->required();
+  cmd->add_option("--profiles", o.profiles, "Comma-separated profiles; the first is the reference")
+      ->capture_default_str();
+  cmd->add_option("--dtype", o.dtype, "u8 or s8")->capture_default_str();
+  cmd->add_option("--shape", o.shape, "N,C,H,W of x")->capture_default_str();
+  cmd->add_option("--kernel", o.kernel, "kernel_shape KH,KW")->capture_default_str();
+  cmd->add_option("--strides", o.strides, "strides SH,SW")->capture_default_str();
+  cmd->add_option("--pads", o.pads, "pads top,left,bottom,right (ONNX order)")
+      ->capture_default_str();
+  cmd->add_option("--ceil-mode", o.ceil_mode, "0 or 1")->capture_default_str();
+  cmd->add_option("--count-include-pad", o.count_include_pad, "0 or 1")->capture_default_str();
+  cmd->add_option("--x-scale", o.x_scale)->capture_default_str();
+  cmd->add_option("--x-zero-point", o.x_zero_point)->capture_default_str();
+  cmd->add_option("--y-scale", o.y_scale)->capture_default_str();
+  cmd->add_option("--y-zero-point", o.y_zero_point)->capture_default_str();
+  cmd->add_option("--b-scale", o.b_scale, "qlinear_add: B's scale")->capture_default_str();
+  cmd->add_option("--b-zero-point", o.b_zero_point, "qlinear_add: B's zero point")
+      ->capture_default_str();
+  cmd->add_option("--seed", o.seed, "Seed of the uniform random input codes")
+      ->capture_default_str();
+  cmd->callback([] { run(o); });
+}
+
+}  // namespace npukit::cli
