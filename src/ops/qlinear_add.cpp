@@ -22,20 +22,6 @@ void apply_profile(QLinearAddParams& p, Profile profile) {
   }
 }
 
-Shape broadcast_shape(const Shape& a, const Shape& b, const char* fn) {
-  const size_t rank = std::max(a.size(), b.size());
-  check(rank <= 4, fn, "b", "shape " + shape_text(b), "rank up to 4");
-  Shape out(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    const int64_t da = i + a.size() >= rank ? a[i + a.size() - rank] : 1;
-    const int64_t db = i + b.size() >= rank ? b[i + b.size() - rank] : 1;
-    check(da == db || da == 1 || db == 1, fn, "b", "shape " + shape_text(b),
-          "a shape that broadcasts with a " + shape_text(a));
-    out[i] = std::max(da, db);
-  }
-  return out;
-}
-
 void qlinear_add(const TensorView& a, const TensorView& b, const TensorView& c,
                  const QLinearAddParams& p) {
   constexpr const char* fn = "npukit::qlinear_add";

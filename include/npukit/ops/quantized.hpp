@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "npukit/ops/binary.hpp"
 #include "npukit/ops/pool2d.hpp"
 #include "npukit/ops/window.hpp"
 #include "npukit/profile.hpp"
@@ -169,8 +170,8 @@ struct QLinearAddParams {
   Rounding rounding = Rounding::half_to_even;
 };
 void apply_profile(QLinearAddParams& p, Profile profile);
-// numpy broadcasting of a and b (ranks up to 4); c has the broadcast shape.
-Shape broadcast_shape(const Shape& a, const Shape& b, const char* function);
+// numpy broadcasting of a and b (ranks up to 4, npukit::broadcast_shape of
+// ops/binary.hpp); c has the broadcast shape.
 void qlinear_add(const TensorView& a, const TensorView& b, const TensorView& c,
                  const QLinearAddParams& p);
 
