@@ -58,30 +58,17 @@ def run_case(case_dir):
     return None
 
 
-# Quantized operators land in the core separately; until the runner has one,
-# its cases are listed as SKIP (not counted as passing).
-PENDING = ("ConvInteger", "MatMulInteger", "QLinearConv", "QLinearMatMul", "QuantizeLinear",
-           "DequantizeLinear")
-
-
 def main():
     cases = sorted(glob.glob(os.path.join(ROOT, "*", "test_*")))
     if not cases:
         print(f"no cases found under {ROOT}")
         print("0 passed, 1 failed")
         return 1
-    passed = failed = skipped = 0
+    passed = failed = 0
     for case in cases:
         label = os.path.relpath(case, ROOT)
         try:
             problem = run_case(case)
-        except npukit.ModelError as e:
-            pending = [op for op in PENDING if f"({op}): unsupported operator" in str(e)]
-            if pending:
-                skipped += 1
-                print(f"SKIP {label}: {pending[0]} is not in npukit's runner yet")
-                continue
-            problem = f"{type(e).__name__}: {e}"
         except Exception as e:  # an error from the runner is a failing case, reported in full
             problem = f"{type(e).__name__}: {e}"
         if problem is None:
@@ -90,8 +77,6 @@ def main():
         else:
             failed += 1
             print(f"FAIL {label}: {problem}")
-    if skipped:
-        print(f"{skipped} skipped (quantized operators pending)")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
