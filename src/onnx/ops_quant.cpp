@@ -282,7 +282,7 @@ const std::vector<OpEntry>& quant_ops() {
       {"", "QLinearMatMul", 8, 8, 1, plan_qlinear_matmul},
       {"", "MatMulInteger", 2, 4, 1, plan_matmul_integer},
       {"com.microsoft", "QLinearAveragePool", 4, 5, 1, plan_qlinear_avg_pool<false>},
-      {"com.microsoft", "QLinearGlobalAveragePool", 4, 5, 1, plan_qlinear_avg_pool<true>},
+      {"com.microsoft", "QLinearGlobalAveragePool", 5, 5, 1, plan_qlinear_avg_pool<true>},
       {"com.microsoft", "QLinearAdd", 7, 8, 1, plan_qlinear_add},
   };
   return ops;

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """The ONNX runner's quantized planners (src/onnx/ops_quant.cpp): each documented
 load-time error, and small hand-computed runs (values worked out in the comments
-from the ONNX operator definitions, round half to even)."""
+from the ONNX operator definitions, round half to even; each also checked once
+with ONNX Runtime 1.30 through tools/ort/run.mjs)."""
 import os
 import sys
 import tempfile
@@ -152,16 +153,27 @@ def qlinear_add_per_axis_scale_rejected():
     expect_model_error(p, "QLinearAdd", "C_scale", "one value (per-tensor)")
 
 
+def global_pool_model(inputs, inits):
+    node = helper.make_node("QLinearGlobalAveragePool", inputs, ["y"], name="gp", domain="com.microsoft")
+    return save([node], [vi("x", TensorProto.UINT8, [1, 1, 2, 2])], [vi("y", TensorProto.UINT8, [1, 1, 1, 1])],
+                inits, ms=True)
+
+
 @case
-def qlinear_global_pool_without_zero_points():
-    # Inputs X, x_scale, (no x_zero_point), y_scale: 4 inputs are allowed.
+def qlinear_global_pool_hand_computed():
     # Mean of 1..4 = 2.5 with equal scales and zero points 0 -> 2 (ties to even).
-    node = helper.make_node("QLinearGlobalAveragePool", ["x", "xs", "", "ys"], ["y"], name="gp",
-                            domain="com.microsoft")
-    p = save([node], [vi("x", TensorProto.UINT8, [1, 1, 2, 2])], [vi("y", TensorProto.UINT8, [1, 1, 1, 1])],
-             [init("xs", np.float32(1)), init("ys", np.float32(1))], ms=True)
+    p = global_pool_model(["x", "xs", "xz", "ys", "yz"],
+                          [init("xs", np.float32(1)), init("xz", np.uint8(0)), init("ys", np.float32(1)),
+                           init("yz", np.uint8(0))])
     y = npukit.run_model(p, {"x": np.array([1, 2, 3, 4], np.uint8).reshape(1, 1, 2, 2)})["y"]
     assert y.shape == (1, 1, 1, 1) and int(y.ravel()[0]) == 2, y
+
+
+@case
+def qlinear_global_pool_needs_five_inputs():
+    # ONNX Runtime's schema takes exactly 5 inputs (it rejects 4 at load time too).
+    p = global_pool_model(["x", "xs", "", "ys"], [init("xs", np.float32(1)), init("ys", np.float32(1))])
+    expect_model_error(p, "QLinearGlobalAveragePool", "4 inputs")
 
 
 def main():
