@@ -21,7 +21,41 @@ constexpr auto U8 = Elem::u8;
 constexpr auto S8 = Elem::s8;
 
 // A constant scale input: one value, or one per index of an axis.
+// A scale or zero point fed as a graph input (ONNX's backend tests do so) is
+// checked here by type and shape and read by the kernel at run time; the
+// plan holds a placeholder of the right length.
+bool at_run_time(const PlanContext& c, size_t i) {
+  return present(c, i) && c.in[i].value == nullptr;
+}
+
+uint32_t run_time_mask(const PlanContext& c) {
+  uint32_t m = 0;
+  for (size_t i = 0; i < c.in.size() && i < 32; ++i)
+    if (at_run_time(c, i)) m |= 1u << i;
+  return m;
+}
+
+std::vector<float> read_floats(const TensorView& t) {
+  const float* v = t.data<float>();
+  return {v, v + t.numel()};
+}
+
+std::vector<int32_t> read_ints(const TensorView& t) {
+  std::vector<int32_t> out;
+  for (int64_t i = 0; i < t.numel(); ++i)
+    out.push_back(t.dtype() == DType::u8   ? t.data<uint8_t>()[i]
+                  : t.dtype() == DType::s8 ? t.data<int8_t>()[i]
+                                           : t.data<int32_t>()[i]);
+  return out;
+}
+
 std::vector<float> scales(const PlanContext& c, size_t i, const char* what) {
+  if (at_run_time(c, i)) {
+    const Operand& o = operand(c, i, {F});
+    check(o.shape.size() <= 1, c.node.op_type.c_str(), what, "shape " + shape_text(o.shape),
+          "a scalar or a 1-D tensor");
+    return std::vector<float>(static_cast<size_t>(shape_numel(o.shape)), 1.0f);
+  }
   const Constant& k = constant_input(c, i, what);
   check(k.elem == F, c.node.op_type.c_str(), what, elem_name(k.elem), "float");
   check(k.shape.size() <= 1, c.node.op_type.c_str(), what, "shape " + shape_text(k.shape),
@@ -33,6 +67,13 @@ std::vector<float> scales(const PlanContext& c, size_t i, const char* what) {
 std::vector<int32_t> zero_points(const PlanContext& c, size_t i, const char* what, Elem& elem,
                                  std::initializer_list<Elem> allowed) {
   if (!present(c, i)) return {0};
+  if (at_run_time(c, i)) {
+    const Operand& o = operand(c, i, allowed);
+    check(o.shape.size() <= 1, c.node.op_type.c_str(), what, "shape " + shape_text(o.shape),
+          "a scalar or a 1-D tensor");
+    elem = o.elem;
+    return std::vector<int32_t>(static_cast<size_t>(shape_numel(o.shape)), 0);
+  }
   const Constant& k = constant_input(c, i, what);
   bool ok = false;
   for (Elem e : allowed) ok = ok || k.elem == e;
@@ -96,8 +137,12 @@ NodePlan plan_quantize(const PlanContext& c) {
   if (p.q.scale.size() > 1 || p.q.zero_point.size() > 1)
     p.q.axis = norm_axis(c, attr_int(c.node, "axis", 1), x.shape.size());
   apply_profile(p, c.profile);
-  return {{make_operand(ye, x.shape)},
-          [p](const auto& in, const auto& out) { quantize_linear(in[0], out[0], p); }};
+  return {{make_operand(ye, x.shape)}, [p, m = run_time_mask(c)](const auto& in, const auto& out) {
+            QuantizeParams q = p;
+            if (m & 2u) q.q.scale = read_floats(in[1]);
+            if (m & 4u) q.q.zero_point = read_ints(in[2]);
+            quantize_linear(in[0], out[0], q);
+          }};
 }
 
 NodePlan plan_dequantize(const PlanContext& c) {
@@ -113,8 +158,12 @@ NodePlan plan_dequantize(const PlanContext& c) {
   check(ze == x.elem, "DequantizeLinear", "x_zero_point", elem_name(ze), elem_name(x.elem));
   if (q.scale.size() > 1 || q.zero_point.size() > 1)
     q.axis = norm_axis(c, attr_int(c.node, "axis", 1), x.shape.size());
-  return {{make_operand(F, x.shape)},
-          [q](const auto& in, const auto& out) { dequantize_linear(in[0], out[0], q); }};
+  return {{make_operand(F, x.shape)}, [q, m = run_time_mask(c)](const auto& in, const auto& out) {
+            QuantParams r = q;
+            if (m & 2u) r.scale = read_floats(in[1]);
+            if (m & 4u) r.zero_point = read_ints(in[2]);
+            dequantize_linear(in[0], out[0], r);
+          }};
 }
 
 // ---- QLinearConv / ConvInteger ----
@@ -136,7 +185,7 @@ NodePlan plan_qlinear_conv(const PlanContext& c) {
   check(we == w.elem, "QLinearConv", "w_zero_point", elem_name(we), elem_name(w.elem));
   p.w.axis = 0;
   p.y_scale = scalar_scale(c, 6, "y_scale");
-  const Elem ye = present(c, 7) ? constant_input(c, 7, "y_zero_point").elem : x.elem;
+  const Elem ye = present(c, 7) ? c.in[7].elem : x.elem;
   p.y_zero_point = scalar_zp(c, 7, "y_zero_point", ye);
   p.has_bias = present(c, 8);
   if (p.has_bias) {
@@ -145,8 +194,15 @@ NodePlan plan_qlinear_conv(const PlanContext& c) {
   }
   apply_profile(p, c.profile);
   const Shape y = qlinear_conv_output_shape(x.shape, w.shape, p);
-  return {{make_operand(ye, y)}, [p](const auto& in, const auto& out) {
-            qlinear_conv(in[0], in[3], p.has_bias ? in[8] : TensorView(), out[0], p);
+  return {{make_operand(ye, y)}, [p, m = run_time_mask(c)](const auto& in, const auto& out) {
+            QLinearConvParams q = p;
+            if (m & 2u) q.x_scale = read_floats(in[1])[0];
+            if (m & 4u) q.x_zero_point = read_ints(in[2])[0];
+            if (m & 16u) q.w.scale = read_floats(in[4]);
+            if (m & 32u) q.w.zero_point = read_ints(in[5]);
+            if (m & 64u) q.y_scale = read_floats(in[6])[0];
+            if (m & 128u) q.y_zero_point = read_ints(in[7])[0];
+            qlinear_conv(in[0], in[3], q.has_bias ? in[8] : TensorView(), out[0], q);
           }};
 }
 
@@ -167,8 +223,12 @@ NodePlan plan_conv_integer(const PlanContext& c) {
   shape_p.window = p.window;
   shape_p.groups = p.groups;
   const Shape y = conv2d_output_shape(x.shape, w.shape, shape_p);
-  return {{make_operand(Elem::s32, y)},
-          [p](const auto& in, const auto& out) { conv_integer(in[0], in[1], out[0], p); }};
+  return {{make_operand(Elem::s32, y)}, [p, m = run_time_mask(c)](const auto& in, const auto& out) {
+            ConvIntegerParams q = p;
+            if (m & 4u) q.x_zero_point = read_ints(in[2])[0];
+            if (m & 8u) q.w_zero_point = read_ints(in[3]);
+            conv_integer(in[0], in[1], out[0], q);
+          }};
 }
 
 // ---- QLinearMatMul / MatMulInteger ----
@@ -186,12 +246,20 @@ NodePlan plan_qlinear_matmul(const PlanContext& c) {
   check(be == b.elem, "QLinearMatMul", "b_zero_point", elem_name(be), elem_name(b.elem));
   p.b.axis = static_cast<int64_t>(b.shape.size()) - 1;
   p.y_scale = scalar_scale(c, 6, "y_scale");
-  const Elem ye = present(c, 7) ? constant_input(c, 7, "y_zero_point").elem : a.elem;
+  const Elem ye = present(c, 7) ? c.in[7].elem : a.elem;
   p.y_zero_point = scalar_zp(c, 7, "y_zero_point", ye);
   apply_profile(p, c.profile);
   const Shape y = matmul_broadcast_shape(a.shape, b.shape);
-  return {{make_operand(ye, y)},
-          [p](const auto& in, const auto& out) { qlinear_matmul(in[0], in[3], out[0], p); }};
+  return {{make_operand(ye, y)}, [p, m = run_time_mask(c)](const auto& in, const auto& out) {
+            QLinearMatMulParams q = p;
+            if (m & 2u) q.a_scale = read_floats(in[1])[0];
+            if (m & 4u) q.a_zero_point = read_ints(in[2])[0];
+            if (m & 16u) q.b.scale = read_floats(in[4]);
+            if (m & 32u) q.b.zero_point = read_ints(in[5]);
+            if (m & 64u) q.y_scale = read_floats(in[6])[0];
+            if (m & 128u) q.y_zero_point = read_ints(in[7])[0];
+            qlinear_matmul(in[0], in[3], out[0], q);
+          }};
 }
 
 NodePlan plan_matmul_integer(const PlanContext& c) {
@@ -204,8 +272,12 @@ NodePlan plan_matmul_integer(const PlanContext& c) {
   p.b_zero_point = zero_points(c, 3, "b_zero_point", be, {U8, S8});
   check(be == b.elem, "MatMulInteger", "b_zero_point", elem_name(be), elem_name(b.elem));
   const Shape y = matmul_broadcast_shape(a.shape, b.shape);
-  return {{make_operand(Elem::s32, y)},
-          [p](const auto& in, const auto& out) { matmul_integer(in[0], in[1], out[0], p); }};
+  return {{make_operand(Elem::s32, y)}, [p, m = run_time_mask(c)](const auto& in, const auto& out) {
+            MatMulIntegerParams q = p;
+            if (m & 4u) q.a_zero_point = read_ints(in[2])[0];
+            if (m & 8u) q.b_zero_point = read_ints(in[3]);
+            matmul_integer(in[0], in[1], out[0], q);
+          }};
 }
 
 // ---- com.microsoft QLinearAveragePool / QLinearGlobalAveragePool / QLinearAdd ----
@@ -239,6 +311,9 @@ NodePlan plan_qlinear_avg_pool(const PlanContext& c) {
     p.window = onnx_window(c, nchw, nullptr, ceil_mode != 0);
     p.count_include_pad = attr_int(c.node, "count_include_pad", 0) != 0;
   }
+  for (size_t i = 1; i < c.in.size();
+       ++i)  // only the convolutions and matmuls read them at run time
+    if (present(c, i)) constant_input(c, i, "a scale or zero point");
   p.x_scale = scalar_scale(c, 1, "x_scale");
   p.x_zero_point = scalar_zp(c, 2, "x_zero_point", x.elem);
   p.y_scale = scalar_scale(c, 3, "y_scale");
@@ -259,6 +334,8 @@ NodePlan plan_qlinear_add(const PlanContext& c) {
   const Operand& a = operand(c, 0, {U8, S8});
   const Operand& b = operand(c, 3, {a.elem});
   QLinearAddParams p;
+  for (size_t i : {1, 2, 4, 5, 6, 7})
+    if (present(c, i)) constant_input(c, i, "a scale or zero point");
   p.a_scale = scalar_scale(c, 1, "A_scale");
   p.a_zero_point = scalar_zp(c, 2, "A_zero_point", a.elem);
   p.b_scale = scalar_scale(c, 4, "B_scale");

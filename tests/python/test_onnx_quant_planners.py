@@ -86,9 +86,24 @@ def dequantize_hand_computed():
 
 
 @case
-def scale_computed_at_run_time():
+def scale_read_at_run_time():
+    # y_scale fed as a graph input: 3 / 2 = 1.5 -> 2, 5 / 2 = 2.5 -> 2, -1 / 2 -> -0.5 -> 0, 7 / 0.5 -> 14.
     p = quantize_model([], [vi("s", TensorProto.FLOAT, [])])
-    expect_model_error(p, "QuantizeLinear", "y_scale", "computed at run time", "an initializer or Constant")
+    y = npukit.run_model(p, {"x": np.array([3, 5, -1, 0], np.float32), "s": np.array(2, np.float32)})["y"]
+    assert y.tolist() == [2, 2, 0, 0], y
+    y = npukit.run_model(p, {"x": np.array([7, 0, 0, 0], np.float32), "s": np.array(0.5, np.float32)})["y"]
+    assert y.tolist() == [14, 0, 0, 0], y
+
+
+@case
+def qlinear_add_scale_at_run_time_rejected():
+    node = helper.make_node("QLinearAdd", ["a", "as", "az", "b", "bs", "bz", "cs", "cz"], ["c"],
+                            name="add", domain="com.microsoft")
+    p = save([node], [vi("a", TensorProto.UINT8, [3]), vi("b", TensorProto.UINT8, [3]),
+                      vi("cs", TensorProto.FLOAT, [])], [vi("c", TensorProto.UINT8, [3])],
+             [init("as", np.float32(0.5)), init("az", np.uint8(0)), init("bs", np.float32(0.5)),
+              init("bz", np.uint8(0)), init("cz", np.uint8(0))], ms=True)
+    expect_model_error(p, "QLinearAdd", "computed at run time", "an initializer or Constant")
 
 
 @case
