@@ -45,5 +45,6 @@ void bind_quant_math(py::module_& m);
 void bind_onnx(py::module_& m);
 void bind_npu(py::module_& m);
 void bind_quant_ops(py::module_& m);
+void bind_ghp(py::module_& m);
 
 }  // namespace npukit::python

@@ -14,4 +14,5 @@ PYBIND11_MODULE(_npukit, m) {
   bind_onnx(m);
   bind_npu(m);
   bind_quant_ops(m);
+  bind_ghp(m);
 }

@@ -71,42 +71,48 @@ AvgPoolParams avg_pool_params(Profile profile, const Window2d& window, double x_
   return p;
 }
 
-void ghp_avg_pool_u8(const TensorView& x, const TensorView& y, const AvgPoolParams& p) {
-  constexpr const char* fn = "npukit::ghp::ghp_avg_pool_u8";
+void ghp_pool_engine_u8(const TensorView& x, const TensorView& y, const PoolEngineParams& p) {
+  constexpr const char* fn = "npukit::ghp::ghp_pool_engine_u8";
   x.expect_dtype(DType::u8, fn, "x");
   y.expect_dtype(DType::u8, fn, "y");
   y.expect_shape(pool_shape(x.shape(), p.window, fn), fn, "y");
-  check_range(fn, "x_zp", p.x_zp, 0, 255);
+  check_range(fn, "pad_value", p.pad_value, 0, 255);
   check_range(fn, "sum_bits", p.sum_bits, 0, 40);
-  const PostProc pp{p.multiplier.m1, p.multiplier.n1, p.y_zp, p.rounding};
-  check_post_proc(pp, fn);
+  check_range(fn, "offset", p.offset, -(int64_t{1} << 32), int64_t{1} << 32);
+  check_post_proc(p.post, fn);
   const int64_t kh = p.window.kernel_h, kw = p.window.kernel_w;
-  const int64_t neg_nxz = -kh * kw * p.x_zp;
   const int64_t sum_mask = p.sum_bits > 0 ? (int64_t{1} << p.sum_bits) - 1 : -1;
   for_each_window(x, y, p.window, [&](auto tap) {
-    int64_t sum = 0;
+    int64_t r = 0;
     for (int64_t i = 0; i < kh; ++i)
       for (int64_t j = 0; j < kw; ++j) {
         const int v = tap(i, j);
-        sum += v < 0 ? p.x_zp : v;  // count_include_pad = 1: padding holds X_z
+        const int64_t t = v < 0 ? p.pad_value : v;
+        r = p.max ? std::max(r, t) : r + t;
       }
-    return requantize((sum & sum_mask) + neg_nxz, pp);
+    return requantize((r & sum_mask) + p.offset, p.post);
   });
+}
+
+void ghp_avg_pool_u8(const TensorView& x, const TensorView& y, const AvgPoolParams& p) {
+  constexpr const char* fn = "npukit::ghp::ghp_avg_pool_u8";
+  check_range(fn, "x_zp", p.x_zp, 0, 255);
+  PoolEngineParams e;
+  e.window = p.window;
+  e.pad_value = p.x_zp;  // count_include_pad = 1: padding holds X_z
+  e.offset = -p.window.kernel_h * p.window.kernel_w * p.x_zp;
+  e.sum_bits = p.sum_bits;
+  e.post = PostProc{p.multiplier.m1, p.multiplier.n1, p.y_zp, p.rounding};
+  ghp_pool_engine_u8(x, y, e);
 }
 
 void ghp_max_pool_u8(const TensorView& x, const TensorView& y, const Window2d& window,
                      PostRounding rounding) {
-  constexpr const char* fn = "npukit::ghp::ghp_max_pool_u8";
-  x.expect_dtype(DType::u8, fn, "x");
-  y.expect_dtype(DType::u8, fn, "y");
-  y.expect_shape(pool_shape(x.shape(), window, fn), fn, "y");
-  const PostProc pp{1024, 10, 0, rounding};
-  for_each_window(x, y, window, [&](auto tap) {
-    int m = 0;  // padding reads X_z = 0, the smallest u8
-    for (int64_t i = 0; i < window.kernel_h; ++i)
-      for (int64_t j = 0; j < window.kernel_w; ++j) m = std::max(m, tap(i, j));
-    return requantize(m, pp);
-  });
+  PoolEngineParams e;
+  e.max = true;
+  e.window = window;
+  e.post = PostProc{1024, 10, 0, rounding};
+  ghp_pool_engine_u8(x, y, e);
 }
 
 AddParams add_params(Profile profile, double a_scale, int a_zp, double b_scale, int b_zp,

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   npukit::cli::add_run_command(app);
   npukit::cli::add_info_command(app);
   npukit::cli::add_compare_command(app);
+  npukit::cli::add_isa_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -135,6 +135,19 @@ Shape ghp_avg_pool_output_shape(const Shape& x, const AvgPoolParams& p);
 void ghp_max_pool_u8(const TensorView& x, const TensorView& y, const Window2d& window,
                      PostRounding rounding = PostRounding::rtl_wrap10_half_up);
 
+// The pool engine as an instruction drives it: window sum (or max) where taps
+// outside the input read `pad_value`, the sum kept in `sum_bits` unsigned bits
+// (0 = exact), plus `offset` (the instruction's {obj2, obj1} = -N*X_z), then the PPU.
+struct PoolEngineParams {
+  bool max = false;
+  Window2d window;
+  int pad_value = 0;
+  int64_t offset = 0;
+  int sum_bits = kPoolSumBits;
+  PostProc post;
+};
+void ghp_pool_engine_u8(const TensorView& x, const TensorView& y, const PoolEngineParams& p);
+
 // QLinearAdd on the PPU's second mode: C_q = 2^-n (m1 (A_q - A_z) + m2 (B_q - B_z)) + C_z,
 // with the same rounding as above. a, b, c: u8 tensors of one shape.
 struct AddParams {
