@@ -83,13 +83,7 @@ void apply_profile(Pool2dParams& p, Profile profile, bool count_include_pad) {
 }
 
 Shape pool2d_output_shape(const Shape& x, const Pool2dParams& p) {
-  constexpr const char* fn = "npukit::pool2d";
-  check(x.size() == 4, fn, "x", "shape " + shape_text(x), "a 4-D (N, C, H, W) tensor");
-  check_range(fn, "x.N", x[0], 1, INT32_MAX);
-  check_range(fn, "x.C", x[1], 1, INT32_MAX);
-  const int64_t oh = axis_output_size(axis_h(p.window, x[2]), fn, 'h');
-  const int64_t ow = axis_output_size(axis_w(p.window, x[3]), fn, 'w');
-  return {x[0], x[1], oh, ow};
+  return window_output_shape(x, p.window, "npukit::pool2d");
 }
 
 void pool2d(const TensorView& x, const TensorView& y, const Pool2dParams& p) {

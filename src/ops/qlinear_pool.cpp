@@ -68,13 +68,7 @@ void apply_profile(QLinearAvgPoolParams& p, Profile profile) {
 }
 
 Shape qlinear_average_pool_output_shape(const Shape& x, const QLinearAvgPoolParams& p) {
-  constexpr const char* fn = "npukit::qlinear_average_pool";
-  check(x.size() == 4, fn, "x", "shape " + shape_text(x), "a 4-D (N, C, H, W) tensor");
-  check_range(fn, "x.N", x[0], 1, INT32_MAX);
-  check_range(fn, "x.C", x[1], 1, INT32_MAX);
-  const int64_t oh = axis_output_size(axis_h(p.window, x[2]), fn, 'h');
-  const int64_t ow = axis_output_size(axis_w(p.window, x[3]), fn, 'w');
-  return {x[0], x[1], oh, ow};
+  return window_output_shape(x, p.window, "npukit::qlinear_average_pool");
 }
 
 void qlinear_average_pool(const TensorView& x, const TensorView& y, const QLinearAvgPoolParams& p) {

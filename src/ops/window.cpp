@@ -5,6 +5,7 @@
 #include <string>
 
 #include "npukit/error.hpp"
+#include "npukit/tensor.hpp"
 
 namespace npukit {
 
@@ -80,6 +81,15 @@ void resolve_auto_pad(Window2d& w, AutoPad mode, int64_t in_h, int64_t in_w) {
   const bool upper = mode == AutoPad::same_upper;
   same_pads(in_h, w.kernel_h, w.stride_h, w.dilation_h, upper, w.pad_top, w.pad_bottom);
   same_pads(in_w, w.kernel_w, w.stride_w, w.dilation_w, upper, w.pad_left, w.pad_right);
+}
+
+std::vector<int64_t> window_output_shape(const std::vector<int64_t>& x, const Window2d& w,
+                                         const char* fn) {
+  check(x.size() == 4, fn, "x", "shape " + shape_text(x), "a 4-D (N, C, H, W) tensor");
+  check_range(fn, "x.N", x[0], 1, INT32_MAX);
+  check_range(fn, "x.C", x[1], 1, INT32_MAX);
+  return {x[0], x[1], axis_output_size(axis_h(w, x[2]), fn, 'h'),
+          axis_output_size(axis_w(w, x[3]), fn, 'w')};
 }
 
 AxisTaps axis_taps(const AxisWindow& a, int64_t out) {

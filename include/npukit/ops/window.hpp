@@ -46,6 +46,12 @@ enum class AutoPad : uint8_t { notset, valid, same_upper, same_lower };
 AutoPad auto_pad_from_name(const std::string& name, const char* function);
 void resolve_auto_pad(Window2d& w, AutoPad mode, int64_t in_h, int64_t in_w);
 
+// (N, C, H, W) -> (N, C, OH, OW) for a window sliding over x: checks rank,
+// N, C and every window field, naming `function` in errors. Shared by every
+// pooling face.
+std::vector<int64_t> window_output_shape(const std::vector<int64_t>& x, const Window2d& w,
+                                         const char* function);
+
 // Where each tap of each window reads from.
 enum class Tap : uint8_t {
   input,          // a real input element
