@@ -15,7 +15,15 @@ std::string shape_text(const Shape& s) {
 }
 
 int64_t shape_numel(const Shape& s) {
-  return std::accumulate(s.begin(), s.end(), int64_t{1}, std::multiplies<>());
+  // Checked: shapes come from files and attributes, and a wrapped product
+  // would pass every later size check.
+  int64_t n = 1;
+  for (int64_t d : s) {
+    check(d >= 0, "npukit::shape_numel", "shape", shape_text(s), "non-negative sizes");
+    check(!__builtin_mul_overflow(n, d, &n), "npukit::shape_numel", "shape", shape_text(s),
+          "an element count below 2^63");
+  }
+  return n;
 }
 
 Shape contiguous_strides(const Shape& shape, Layout layout) {

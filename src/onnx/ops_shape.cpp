@@ -58,7 +58,8 @@ NodePlan plan_reshape(const PlanContext& c) {
       check(d >= 0, "Reshape", "shape", shape_text(want), "sizes >= -1");
     }
     out.push_back(d);
-    known *= d;
+    check(!__builtin_mul_overflow(known, d, &known), "Reshape", "shape", shape_text(want),
+          "sizes whose product fits in 64 bits");
   }
   const int64_t numel = shape_numel(x.shape);
   if (infer >= 0) {

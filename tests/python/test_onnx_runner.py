@@ -242,6 +242,19 @@ def cli_info():
     assert not info["runnable"] and len(info["problems"]) == 2, info
 
 
+@case
+def shape_products_that_overflow():
+    # Found by libFuzzer: a Reshape whose sizes multiply past 2^63 (and an input
+    # whose declared dims do) must be rejected by name, not wrap around.
+    shape = numpy_helper.from_array(np.array([784, 3386706919782612993], np.int64), "s")
+    m = make([helper.make_node("Reshape", ["x", "s"], ["y"], name="big")],
+             [vi("x", TensorProto.FLOAT, [1, 784])], [vi("y", TensorProto.FLOAT, None)], [shape])
+    expect_model_error(save(m, "reshape_overflow.onnx"), "big", "Reshape", "64 bits")
+    m = make([helper.make_node("Relu", ["x"], ["y"], name="r")],
+             [vi("x", TensorProto.FLOAT, [1 << 40, 1 << 40])], [vi("y", TensorProto.FLOAT, None)])
+    expect_model_error(save(m, "input_overflow.onnx"), "x")
+
+
 if __name__ == "__main__":
     print(f"{results['passed']} passed, {results['failed']} failed")
     sys.exit(1 if results["failed"] else 0)

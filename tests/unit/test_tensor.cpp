@@ -29,6 +29,18 @@ TEST(Tensor, RejectsNegativeSize) {
   }
 }
 
+TEST(Tensor, ElementCountOverflowIsAnError) {
+  const Shape huge{int64_t{1} << 32, int64_t{1} << 32};
+  EXPECT_EQ(shape_numel({int64_t{1} << 31, int64_t{1} << 31}), int64_t{1} << 62);
+  try {
+    shape_numel(huge);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.parameter(), "shape");
+    EXPECT_NE(std::string(e.what()).find("below 2^63"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Tensor, DataChecksDtype) {
   Tensor t(DType::s8, {4});
   EXPECT_THROW(t.data<float>(), Error);

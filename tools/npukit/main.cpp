@@ -9,7 +9,8 @@
 int main(int argc, char** argv) {
   CLI::App app{
       "npukit: neural-network operators with the exact semantics of NPUs and runtimes.\n"
-      "Run `npukit <command> --help` for the options of a command."};
+      "Run `npukit <command> --help` for the options of a command.",
+      "npukit"};
   app.set_version_flag("--version", std::string("npukit ") + NPUKIT_VERSION_STRING);
   app.require_subcommand(1);
   npukit::cli::add_selftest_command(app);
@@ -17,6 +18,10 @@ int main(int argc, char** argv) {
   npukit::cli::add_info_command(app);
   npukit::cli::add_compare_command(app);
   npukit::cli::add_isa_command(app);
+  if (argc == 1) {  // no command: show what there is, and fail like any usage error
+    std::fputs(app.help().c_str(), stderr);
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
