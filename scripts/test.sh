@@ -21,7 +21,7 @@ cmake --build "$asan" --parallel "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir "$asan" --output-on-failure -j "$jobs"
 
-echo "== libFuzzer: the ONNX loader for 60 seconds"
+echo "== libFuzzer: the ONNX loader for 60 seconds (seed ${NPUKIT_FUZZ_SEED:=1})"
 # clang + libFuzzer (Debian's clang and libclang-rt-14-dev), with ASan + UBSan.
 fuzz="$build-fuzz"
 CC=clang CXX=clang++ cmake -S "$root" -B "$fuzz" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -37,5 +37,5 @@ for m in "$root"/models/*.onnx "$root"/../shared/conformance/onnx-node/*/*/model
   [[ -f "$m" ]] && cp "$m" "$seeds/seed_$((i++)).onnx"
 done
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  "$fuzz/tests/fuzz/npukit_fuzz_onnx_loader" -max_total_time=60 -timeout=10 -rss_limit_mb=2048 \
+  "$fuzz/tests/fuzz/npukit_fuzz_onnx_loader" -max_total_time=60 -seed="$NPUKIT_FUZZ_SEED" -timeout=10 -rss_limit_mb=2048 \
   -print_final_stats=1 "$corpus" "$seeds"
