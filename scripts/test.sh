@@ -28,7 +28,8 @@ CC=clang CXX=clang++ cmake -S "$root" -B "$fuzz" -G Ninja -DCMAKE_BUILD_TYPE=Rel
   -DNPUKIT_FUZZ=ON -DNPUKIT_SANITIZE=ON -DNPUKIT_BUILD_PYTHON=OFF -DNPUKIT_BUILD_BENCH=OFF \
   -DNPUKIT_BUILD_TESTS=OFF
 cmake --build "$fuzz" --parallel "$jobs" --target npukit_fuzz_onnx_loader
-# Seeds: the bundled models and the conformance models; new inputs go to a scratch corpus.
+# Seeds: the bundled and conformance models plus tests/fuzz/corpus (a minimized
+# corpus from longer local runs); new inputs go to a scratch corpus.
 corpus=$(mktemp -d)
 seeds=$(mktemp -d)
 trap 'rm -rf "$corpus" "$seeds"' EXIT
@@ -38,4 +39,4 @@ for m in "$root"/models/*.onnx "$root"/../shared/conformance/onnx-node/*/*/model
 done
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   "$fuzz/tests/fuzz/npukit_fuzz_onnx_loader" -max_total_time=60 -seed="$NPUKIT_FUZZ_SEED" -timeout=10 -rss_limit_mb=2048 \
-  -print_final_stats=1 "$corpus" "$seeds"
+  -print_final_stats=1 "$corpus" "$seeds" "$root/tests/fuzz/corpus"
