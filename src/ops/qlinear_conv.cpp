@@ -80,7 +80,7 @@ void qlinear_conv(const TensorView& x, const TensorView& w, const TensorView& bi
     }
   }
   Tensor acc(DType::s32, out);
-  ref::conv_accumulate(x, w, acc.view(), p.window, p.groups, p.x_zero_point, wq);
+  cpu::conv_accumulate(x, w, acc.view(), p.window, p.groups, p.x_zero_point, wq);
   const detail::CodeRange r = detail::code_range(y.dtype());
   const int32_t* a = acc.data<int32_t>();
   for (int64_t n = 0; n < out[0]; ++n)
@@ -111,7 +111,7 @@ void conv_integer(const TensorView& x, const TensorView& w, const TensorView& y,
   wq.scale = {1.0f};
   wq.zero_point = p.w_zero_point;
   wq.axis = 0;
-  ref::conv_accumulate(x, w, y, p.window, p.groups, p.x_zero_point, wq);
+  cpu::conv_accumulate(x, w, y, p.window, p.groups, p.x_zero_point, wq);
 }
 
 }  // namespace npukit

@@ -199,4 +199,11 @@ void qlinear_add(const TensorView& a, const TensorView& b, const TensorView& c,
                  const QLinearAddParams& p);
 }  // namespace ref
 
+namespace cpu {
+// Same int32 results as ref::conv_accumulate (exact: the sums cannot overflow,
+// so their order is free), by int16 im2col tiles and AVX2 vpmaddwd when present.
+void conv_accumulate(const TensorView& x, const TensorView& w, const TensorView& acc,
+                     const Window2d& window, int64_t groups, int32_t x_zp, const QuantParams& w_q);
+}  // namespace cpu
+
 }  // namespace npukit
