@@ -51,7 +51,8 @@ void bind_npu(py::module_& m) {
       py::arg("ins") = std::vector<int64_t>{0, 0}, py::arg("dilation") = std::vector<int64_t>{1, 1},
       py::arg("rshift") = 0, py::arg("relu") = false,
       "BM168x bm_atomic_{avg,max}_pool_quantized on an (N, C, H, W) int8 (input_sign) or uint8 "
-      "array: avg = saturate((sum + 2^(rshift-1)) >> rshift), max pads with the type's lowest "
+      "array: y = saturate((r + 2^(rshift-1)) >> rshift) with r the window sum (avg) or maximum "
+      "(max); max pads with the type's lowest "
       "value; pad = (top, bottom, left, right); ins = zeros inserted between rows/columns.");
 }
 

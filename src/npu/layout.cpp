@@ -213,4 +213,63 @@ bool places_overlap(const Place& a, const Place& b) {
   return alo < bhi && blo < ahi;
 }
 
+int packed_lanes(int lane_bytes) {
+  return 4 / lane_bytes;
+}
+
+Dims packed_shape(const Dims& logical, int lane_bytes) {
+  return {div_up(logical.n, packed_lanes(lane_bytes)), logical.c, logical.h, logical.w};
+}
+
+std::vector<int32_t> gather_packed(const char* fn, const char* name, const Place& words, int64_t n,
+                                   int lane_bytes, bool is_signed) {
+  Machine& m = machine();
+  const int lanes = packed_lanes(lane_bytes);
+  const Dims& s = words.shape;
+  std::vector<int32_t> out(static_cast<size_t>(n * s.c * s.h * s.w));
+  size_t o = 0;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t c = 0; c < s.c; ++c) {
+      const uint8_t* base = plane(m, words, b / lanes, c);
+      const uint8_t* fl = words.space == Space::local ? flags(m, words, b / lanes, c) : nullptr;
+      const int64_t lane = (b % lanes) * lane_bytes;
+      for (int64_t h = 0; h < s.h; ++h)
+        for (int64_t w = 0; w < s.w; ++w, ++o) {
+          const int64_t off = 4 * (h * words.stride.h + w * words.stride.w) + lane;
+          if (fl && std::memchr(fl + off, 0, static_cast<size_t>(lane_bytes)))
+            unwritten(fn, name, words, b, c, h, w);
+          if (lane_bytes == 1) {
+            out[o] = is_signed ? int32_t{static_cast<int8_t>(base[off])} : int32_t{base[off]};
+          } else {
+            uint16_t u;
+            std::memcpy(&u, base + off, 2);
+            out[o] = is_signed ? int32_t{static_cast<int16_t>(u)} : int32_t{u};
+          }
+        }
+    }
+  return out;
+}
+
+void scatter_packed(const std::vector<int32_t>& values, const Place& words, int64_t n,
+                    int lane_bytes) {
+  Machine& m = machine();
+  const int lanes = packed_lanes(lane_bytes);
+  const Dims& s = words.shape;
+  size_t o = 0;
+  // The unit writes whole words: dummy lanes past N get 0.
+  for (int64_t b = 0; b < s.n * lanes; ++b)
+    for (int64_t c = 0; c < s.c; ++c) {
+      uint8_t* base = plane(m, words, b / lanes, c);
+      uint8_t* fl = words.space == Space::local ? flags(m, words, b / lanes, c) : nullptr;
+      const int64_t lane = (b % lanes) * lane_bytes;
+      for (int64_t h = 0; h < s.h; ++h)
+        for (int64_t w = 0; w < s.w; ++w, ++o) {
+          const int64_t off = 4 * (h * words.stride.h + w * words.stride.w) + lane;
+          const uint32_t v = b < n ? static_cast<uint32_t>(values[o]) : 0u;
+          std::memcpy(base + off, &v, static_cast<size_t>(lane_bytes));  // little endian
+          if (fl) std::memset(fl + off, 1, static_cast<size_t>(lane_bytes));
+        }
+    }
+}
+
 }  // namespace npukit::npu

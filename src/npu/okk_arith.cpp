@@ -144,30 +144,18 @@ void okk_bdc_reciprocal(local_addr_t dst_addr, local_addr_t src_addr, const dim4
            src_stride);
 }
 
+// sqrt and rsqrt take no strides: both tensors are in the aligned layout and
+// their addresses are divisible by 128 (documented).
 void okk_bdc_sqrt(local_addr_t dst_addr, local_addr_t src_addr, const dim4* shape) {
+  rule_divisible("okk_bdc_sqrt", "dst_addr", dst_addr, 128);
+  rule_divisible("okk_bdc_sqrt", "src_addr", src_addr, 128);
   unary_op("okk_bdc_sqrt", ArithUnaryOp::sqrt, dst_addr, src_addr, shape, nullptr, nullptr);
 }
 
 void okk_bdc_rsqrt(local_addr_t dst_addr, local_addr_t src_addr, const dim4* shape) {
+  rule_divisible("okk_bdc_rsqrt", "dst_addr", dst_addr, 128);
+  rule_divisible("okk_bdc_rsqrt", "src_addr", src_addr, 128);
   unary_op("okk_bdc_rsqrt", ArithUnaryOp::rsqrt, dst_addr, src_addr, shape, nullptr, nullptr);
-}
-
-void okk_bdc_exp(local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr,
-                 const dim4* shape) {
-  (void)work_addr;  // the device needs scratch space; the simulator does not
-  unary_op("okk_bdc_exp", ArithUnaryOp::exp, dst_addr, src_addr, shape, nullptr, nullptr);
-}
-
-void okk_bdc_sigmoid(local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr,
-                     const dim4* shape) {
-  (void)work_addr;
-  unary_op("okk_bdc_sigmoid", ArithUnaryOp::sigmoid, dst_addr, src_addr, shape, nullptr, nullptr);
-}
-
-void okk_bdc_tanh(local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr,
-                  const dim4* shape) {
-  (void)work_addr;
-  unary_op("okk_bdc_tanh", ArithUnaryOp::tanh, dst_addr, src_addr, shape, nullptr, nullptr);
 }
 
 }  // extern "C"

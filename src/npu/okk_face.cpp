@@ -132,4 +132,32 @@ std::vector<uint8_t> gather_raw(const char* fn, const char* name, const Place& p
   return out;
 }
 
+std::vector<uint32_t> gather_u32(const char* fn, const char* name, const Place& p) {
+  const npukit::Tensor t = gather_f32(fn, name, p);
+  std::vector<uint32_t> w(static_cast<size_t>(t.numel()));
+  std::memcpy(w.data(), t.data<float>(), w.size() * 4);
+  return w;
+}
+
+void scatter_u32(const std::vector<uint32_t>& words, const Place& p) {
+  // A float view of the words only moves bits (no arithmetic touches them).
+  std::vector<float> bits(words.size());
+  std::memcpy(bits.data(), words.data(), words.size() * 4);
+  scatter_f32(npukit::TensorView::contiguous(bits.data(), npukit::DType::f32,
+                                             {p.shape.n, p.shape.c, p.shape.h, p.shape.w}),
+              p);
+}
+
+std::vector<float> as_f32(const std::vector<uint32_t>& words) {
+  std::vector<float> v(words.size());
+  std::memcpy(v.data(), words.data(), words.size() * 4);
+  return v;
+}
+
+std::vector<uint32_t> as_u32(const std::vector<float>& values) {
+  std::vector<uint32_t> w(values.size());
+  std::memcpy(w.data(), values.data(), values.size() * 4);
+  return w;
+}
+
 }  // namespace npukit::npu::face

@@ -57,4 +57,10 @@ npukit::Tensor gather_matrix(const char* fn, const char* name, const Place& p, i
 void scatter_matrix(const npukit::TensorView& t, const Place& p, int64_t cpc);
 // Raw elements of a local place in (n, c, h, w) order, read-checked.
 std::vector<uint8_t> gather_raw(const char* fn, const char* name, const Place& p);
+// 32-bit elements (any type, as raw words) of a place in (n, c, h, w) order,
+// read-checked, and back (marking them written).
+std::vector<uint32_t> gather_u32(const char* fn, const char* name, const Place& p);
+void scatter_u32(const std::vector<uint32_t>& words, const Place& p);
+std::vector<float> as_f32(const std::vector<uint32_t>& words);
+std::vector<uint32_t> as_u32(const std::vector<float>& values);
 }  // namespace npukit::npu::face

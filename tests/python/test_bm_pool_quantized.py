@@ -1,6 +1,7 @@
 """npukit.bm_pool_quantized (BM168x bm_atomic_{avg,max}_pool_quantized) against
 hand-computed cases and an independent numpy model of REFERENCE.md sections 2-3:
-int32 sum, (acc + 2^(r-1)) >> r (arithmetic, ties up), saturate by sign, relu;
+int32 sum (avg) or max, (acc + 2^(r-1)) >> r (arithmetic, ties up) for both,
+saturate by sign, relu;
 max pads with the type's lowest value; ins zeros are elements of value 0."""
 import sys
 
@@ -35,11 +36,9 @@ def model(x, mode, k, s, pad, ins, dil, r, relu):
     for i in range(oh):
         for j in range(ow):
             win = big[:, :, i * s[0]:i * s[0] + kh:dil[0], j * s[1]:j * s[1] + kw:dil[1]]
-            if mode == "max":
-                out[:, :, i, j] = win.max(axis=(2, 3))
-            else:
-                acc = win.sum(axis=(2, 3))
-                out[:, :, i, j] = (acc + (1 << (r - 1))) >> r if r > 0 else acc
+            acc = win.max(axis=(2, 3)) if mode == "max" else win.sum(axis=(2, 3))
+            # rshift_bit shifts the int32 result of both pools (seed 002)
+            out[:, :, i, j] = (acc + (1 << (r - 1))) >> r if r > 0 else acc
     out = np.clip(out, info.min, info.max)
     if relu:
         out = np.maximum(out, 0)
@@ -67,6 +66,10 @@ check("max pad s8", npukit.bm_pool_quantized(x, mode="max", kernel=[1, 2], pad=[
 # An inserted zero beats negatives in max: [-3, 0(ins), -4] -> 0.
 x = np.array([[[[-3, -4]]]], dtype=np.int8)
 check("max sees inserted zero", npukit.bm_pool_quantized(x, mode="max", kernel=[1, 3], ins=[0, 1]).item() == 0)
+# Max is shifted too: max(-3, 7) = 7, rshift 1 -> (7 + 1) >> 1 = 4; -3 alone -> (-3 + 1) >> 1 = -1.
+x = np.array([[[[-3, 7]]]], dtype=np.int8)
+check("max rshift", npukit.bm_pool_quantized(x, mode="max", kernel=[1, 2], rshift=1).item() == 4)
+check("max rshift negative", npukit.bm_pool_quantized(x[:, :, :, :1], mode="max", kernel=[1, 1], rshift=1).item() == -1)
 
 seed = 168
 rng = np.random.default_rng(seed)

@@ -86,8 +86,14 @@ TEST_F(NpuAtomic, QuantizedAvgPoolIn4NLayout) {
   EXPECT_EQ(out[3], 5);
   EXPECT_EQ(out[4], 7);
   q.if_relu = false;
+  // Max: rshift_bit applies to the unit's result for max too (seed 002 names
+  // no exception): (max + 1) >> 1 with max(n, 2n + 1) = 2n + 1 -> n + 1.
   bm_atomic_max_pool_quantized(&q);
-  const std::vector<int8_t> mx = store<int8_t>(4096, {2, 1, 1, 1}, 8);
+  std::vector<int8_t> mx = store<int8_t>(4096, {2, 1, 1, 1}, 8);
+  for (int n = 0; n < 5; ++n) EXPECT_EQ(mx[static_cast<size_t>(n)], n + 1) << n;
+  q.rshift_bit = 0;
+  bm_atomic_max_pool_quantized(&q);
+  mx = store<int8_t>(4096, {2, 1, 1, 1}, 8);
   EXPECT_EQ(mx[4], 9);  // max(4, 9)
 }
 

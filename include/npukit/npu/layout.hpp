@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "npukit/npu/machine.hpp"
 #include "npukit/tensor.hpp"
@@ -45,6 +46,23 @@ void fill_place(const Place& dst, const void* value);
 // fp32 tensor <-> place (32-bit elements).
 Tensor gather_f32(const char* function, const char* name, const Place& p);
 void scatter_f32(const TensorView& t, const Place& p);
+
+// 4N / 2N storage modes: 8-bit (lane_bytes 1) or 16-bit (2) elements of a
+// logical (N, C, H, W) tensor packed 4 or 2 batches to a 32-bit word. The words
+// form a place of shape (ceil(N / lanes), C, H, W) with esize 4 (strides count
+// words); element (n, c, h, w) is lane n % lanes of word (n / lanes, c, h, w),
+// lane k at bytes [k*lane_bytes, (k+1)*lane_bytes) (little endian). Dummy lanes
+// past N are not read; a scatter writes them as 0 (the unit writes whole words).
+int packed_lanes(int lane_bytes);  // 4 or 2
+Dims packed_shape(const Dims& logical, int lane_bytes);
+// The N*C*H*W real elements in (n, c, h, w) order, sign- or zero-extended;
+// local bytes read must have been written.
+std::vector<int32_t> gather_packed(const char* function, const char* name, const Place& words,
+                                   int64_t n, int lane_bytes, bool is_signed);
+// Writes the low lane_bytes of each value, and 0 to the dummy lanes (marking
+// the bytes written).
+void scatter_packed(const std::vector<int32_t>& values, const Place& words, int64_t n,
+                    int lane_bytes);
 
 // Local byte ranges [first, last] of a place on its NPUs (for overlap checks).
 bool places_overlap(const Place& a, const Place& b);

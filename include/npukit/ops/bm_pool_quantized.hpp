@@ -14,11 +14,16 @@ enum class QuantPoolMode : uint8_t { avg, max };
 struct BmPoolQuantParams {
   QuantPoolMode mode = QuantPoolMode::avg;
   Window2d window;  // kernel, stride, dilation, ins_h/ins_w, pads (ceil_mode unused)
-  // avg: the int32 window sum (padding and inserted zeros count 0) is shifted
-  // right with round-half-up, (acc + 2^(r-1)) >> r (arithmetic), then
-  // saturated to the input's type (REFERENCE.md section 2). The division by
-  // the window size is folded into rshift by the compiler. max ignores it.
+  // The int32 result (avg: the window sum, padding and inserted zeros count 0;
+  // max: the window maximum) is shifted right with round-half-up,
+  // (acc + 2^(r-1)) >> r (arithmetic), then saturated to the input's type
+  // (REFERENCE.md section 2). For avg the division by the window size is
+  // folded into rshift by the compiler.
   int rshift = 0;
+  // Seed 002 documents rshift_bit as the shift of the unit's int32 result for
+  // both pools, with no exception for max: true applies it to max results
+  // too (the bm_atomic face); false makes max ignore it.
+  bool max_rshift = true;
   bool relu = false;  // if_relu: negative results become 0 after saturation
 };
 

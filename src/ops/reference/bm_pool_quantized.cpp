@@ -33,7 +33,7 @@ void bm_pool_quantized(const TensorView& x, const TensorView& y, const BmPoolQua
             acc = p.mode == QuantPoolMode::max ? std::max(acc, v) : acc + v;
           }
         }
-        if (p.mode == QuantPoolMode::avg && p.rshift > 0)
+        if ((p.mode == QuantPoolMode::avg || p.max_rshift) && p.rshift > 0)
           acc = (acc + (int64_t{1} << (p.rshift - 1))) >> p.rshift;  // arithmetic, ties up
         acc = std::clamp(acc, lo, hi);
         if (p.relu) acc = std::max<int64_t>(acc, 0);
