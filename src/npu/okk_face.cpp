@@ -64,6 +64,15 @@ void rule_no_overlap(const char* fn, const char* out_name, const Place& out, con
        std::string("an output that does not overlap ") + in_name);
 }
 
+Place packed_place(const char* fn, const char* name, uint64_t addr, const dim4& shape,
+                   const dim4* stride, int lane_bytes) {
+  rule_divisible(fn, name, addr, 4);
+  const int q = start_npu(cfg(), addr);
+  rule(q == 0, fn, name, std::to_string(addr) + " (starts on NPU " + std::to_string(q) + ")",
+       "a tensor starting on the first NPU (NPU 0)");
+  return local_place(fn, name, addr, packed_shape(dims(shape), lane_bytes), stride, 4);
+}
+
 int64_t bdc_elementwise_cycles(const Place& p, int64_t ops) {
   const int64_t cpn = channels_per_npu(cfg(), start_npu(cfg(), p.addr), p.shape.c);
   return bdc_cycles(cpn * p.shape.n, p.shape.h * p.shape.w, ops);

@@ -44,6 +44,12 @@ void rule_w_stride_one(const char* fn, const char* name, const dim4* stride);
 void rule_no_overlap(const char* fn, const char* out_name, const Place& out, const char* in_name,
                      const Place& in);
 
+// A packed operand (4N mode for lane_bytes 1, 2N for 2): address divisible by
+// 4, starting on the first NPU (NPU 0) as the fixed-point functions require;
+// the place holds the words of packed_shape(shape).
+Place packed_place(const char* fn, const char* name, uint64_t addr, const dim4& shape,
+                   const dim4* stride, int lane_bytes);
+
 // Cost of an element-wise BDC instruction over a local place.
 int64_t bdc_elementwise_cycles(const Place& p, int64_t ops = 1);
 

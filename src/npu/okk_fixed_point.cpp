@@ -71,19 +71,10 @@ int lane_bytes(FixedType t) {
   return fixed_bits(t) / 8;
 }
 
-// Packed operands are documented to start at the first NPU (NPU 0).
-void rule_first_npu(const char* fn, const char* name, local_addr_t addr) {
-  const int q = start_npu(cfg(), addr);
-  rule(q == 0, fn, name, std::to_string(addr) + " (starts on NPU " + std::to_string(q) + ")",
-       "a tensor starting on the first NPU (NPU 0)");
-}
-
 // The words of a packed tensor (4N for 8-bit, 2N for 16-bit types).
 Place packed(const char* fn, const char* name, local_addr_t addr, const dim4& shape,
              const dim4* stride, FixedType t) {
-  rule_divisible(fn, name, addr, 4);
-  rule_first_npu(fn, name, addr);
-  return local_place(fn, name, addr, packed_shape(dims(shape), lane_bytes(t)), stride, 4);
+  return packed_place(fn, name, addr, shape, stride, lane_bytes(t));
 }
 
 std::vector<int32_t> read(const char* fn, const char* name, const Place& p, const dim4& shape,

@@ -57,9 +57,9 @@ const char* fixed_op_name(FixedOp op) {
 
 namespace {
 
-void in_type(int32_t v, FixedType t, const char* name) {
+void in_type(int32_t v, FixedType t, const char* name, const char* fn = "npukit::fixed_point_op") {
   if (v < fixed_min(t) || v > fixed_max(t))
-    fail("npukit::fixed_point_op", name, std::to_string(v),
+    fail(fn, name, std::to_string(v),
          range_text(fixed_min(t), fixed_max(t)) + " (" + fixed_type_name(t) + ")");
 }
 
@@ -121,6 +121,23 @@ void fixed_point_binary(FixedOp op, std::span<const int32_t> a, std::span<const 
     for (size_t i = lo; i < hi; ++i)
       y[i] = fixed_point_op(op, a[i], b[i], op == FixedOp::mac ? old[i] : 0, p);
   });
+}
+
+int32_t fixed_shift(FixedType t, int32_t a, int32_t count) {
+  constexpr const char* fn = "npukit::fixed_shift";
+  const int bits = fixed_bits(t);
+  check_range(fn, "count", count, -bits, bits);
+  in_type(a, t, "a", fn);
+  const uint64_t mask = (uint64_t{1} << bits) - 1;
+  int64_t r;
+  if (count >= 0) {
+    r = static_cast<int64_t>((static_cast<uint64_t>(a) << count) & mask);
+    if (fixed_signed(t) && r > fixed_max(t)) r -= int64_t{1} << bits;
+  } else {
+    // a is sign- or zero-extended already: >> fills with the type's sign.
+    r = -count >= bits ? (a < 0 ? -1 : 0) : int64_t{a} >> -count;
+  }
+  return static_cast<int32_t>(r);
 }
 
 void fixed_to_f32(std::span<const int32_t> x, std::span<float> y) {

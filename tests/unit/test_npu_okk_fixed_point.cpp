@@ -447,5 +447,109 @@ TEST_F(OkkFixed, RuleInt8CastWorkAndNpu) {
               {"src_addr", "divisible by 4"});
 }
 
+// ---- 16-bit (2N) shifts, byte split and 16 x 8-bit products ------------------------
+
+TEST(FixedPoint, ShiftKeepsTheTypesBits) {
+  EXPECT_EQ(fixed_shift(S16, 1, 15), -32768);
+  EXPECT_EQ(fixed_shift(S16, 16384, 1), -32768);  // wraps into the sign bit
+  EXPECT_EQ(fixed_shift(S16, -1, 16), 0);
+  EXPECT_EQ(fixed_shift(S16, -7, -1), -4);  // floor(-3.5)
+  EXPECT_EQ(fixed_shift(S16, -32768, -15), -1);
+  EXPECT_EQ(fixed_shift(S16, -32768, -16), -1);
+  EXPECT_EQ(fixed_shift(S16, 32767, -16), 0);
+  EXPECT_EQ(fixed_shift(S16, 123, 0), 123);
+  EXPECT_EQ(fixed_shift(U16, 32768, -15), 1);
+  EXPECT_EQ(fixed_shift(U16, 65535, 4), 65520);
+  EXPECT_EQ(fixed_shift(U16, 65535, -16), 0);
+  EXPECT_EQ(fixed_shift(U16, 1, 16), 0);
+  EXPECT_EQ(fixed_shift(S8, 1, 7), -128);
+  EXPECT_EQ(fixed_shift(S8, -128, -7), -1);
+  EXPECT_THROW(fixed_shift(S8, 1, 9), Error);
+  EXPECT_THROW(fixed_shift(S16, 1, -17), Error);
+  EXPECT_THROW(fixed_shift(U16, -1, 1), Error);
+}
+
+// Six hand-computed values repeated over the fixture's 30 elements.
+std::vector<int32_t> rep(const std::vector<int32_t>& six) {
+  std::vector<int32_t> v;
+  for (int i = 0; i < 5; ++i) v.insert(v.end(), six.begin(), six.end());
+  return v;
+}
+
+TEST_F(OkkFixed, Shift16ByTensorAndConstant) {
+  put_packed(0, rep({-8, 1, 16384, -32768, 7, 300}), 2);
+  put_packed(4096, rep({-1, 15, 1, -16, 0, -2}), 2);
+  okk_bdc_fixed_point_packed_16bit_arithmetic_shift(8192, 0, 4096, &s, nullptr, nullptr, nullptr);
+  EXPECT_EQ(get_packed(8192, 2, true), rep({-4, -32768, -32768, -1, 7, 75}));
+  // The same words as uint16: 0xFFF8, 1, 0x4000, 0x8000, 7, 300.
+  okk_bdc_fixed_point_packed_16bit_logical_shift(8192, 0, 4096, &s, nullptr, nullptr, nullptr);
+  EXPECT_EQ(get_packed(8192, 2, false), rep({32764, 32768, 32768, 0, 7, 75}));
+  okk_bdc_fixed_point_packed_16bit_arithmetic_shift_C(8192, 0, -3, &s, nullptr, nullptr);
+  EXPECT_EQ(get_packed(8192, 2, true), rep({-1, 0, 2048, -4096, 0, 37}));
+  okk_bdc_fixed_point_packed_16bit_logical_shift_C(8192, 0, 4, &s, nullptr, nullptr);
+  EXPECT_EQ(get_packed(8192, 2, false), rep({65408, 16, 0, 0, 112, 4800}));
+  // A constant shifted by the tensor's counts.
+  okk_bdc_fixed_point_packed_16bit_C_arithmetic_shift(8192, 4096, -100, &s, nullptr, nullptr);
+  EXPECT_EQ(get_packed(8192, 2, true), rep({-50, 0, -200, -1, -100, -25}));
+  okk_bdc_fixed_point_packed_16bit_C_logical_shift(8192, 4096, 0x8001, &s, nullptr, nullptr);
+  EXPECT_EQ(get_packed(8192, 2, false), rep({16384, 32768, 2, 0, 32769, 8192}));
+}
+
+TEST_F(OkkFixed, SplitAndMultiplyBack) {
+  put_packed(0, rep({0x1234, -2, 0x00FF, -32768, 0x7FFF, 0x0100}), 2);
+  okk_bdc_fixed_point_packed_16bit_split_high_8bit(4096, 0, &s, nullptr, nullptr);
+  EXPECT_EQ(get_packed(4096, 1, false), rep({0x12, 0xFF, 0x00, 0x80, 0x7F, 0x01}));
+  okk_bdc_fixed_point_packed_16bit_split_low_8bit(8192, 0, 12288, &s, nullptr, nullptr, nullptr);
+  EXPECT_EQ(get_packed(8192, 1, false), rep({0x34, 0xFE, 0xFF, 0x00, 0xFF, 0x00}));
+  // (high * 256 + low) * src1 with rounding: signed src0 and src1, rshift 1.
+  put_packed(16384, rep({2, -1, 3, 1, -2, 100}), 1);
+  okk_bdc_fixed_point_packed_16bit_mul_8bit(20480, 4096, 8192, 16384, &s, nullptr, nullptr, nullptr,
+                                            nullptr, S16_MUL_S8_TO_S16, 1);
+  EXPECT_EQ(get_packed(20480, 2, true), rep({4660, 1, 383, -16384, -32767, 12800}));
+  // Unsigned: src0 = 4660, 65534, 255, 32768, 32767, 256; src1 = 2, 255, 3, 1, 254, 100.
+  okk_bdc_fixed_point_packed_16bit_mul_8bit(20480, 4096, 8192, 16384, &s, nullptr, nullptr, nullptr,
+                                            nullptr, U16_MUL_U8_TO_U16, 0);
+  EXPECT_EQ(get_packed(20480, 2, false), rep({9320, 65535, 765, 32768, 65535, 25600}));
+  // int16 x uint8 through the work tensors, rshift 2.
+  okk_bdc_fixed_point_packed_s16_mul_u8_to_s16(20480, 0, 16384, 24576, 28672, 32768, &s, nullptr,
+                                               nullptr, nullptr, nullptr, nullptr, nullptr, 2);
+  EXPECT_EQ(get_packed(20480, 2, true), rep({2330, -127, 191, -8192, 32767, 6400}));
+}
+
+TEST_F(OkkFixed, RuleShift16AndMulTypes) {
+  put_packed(0, rep({1, 2, 3, 4, 5, 6}), 2);
+  put_packed(4096, rep({1, 2, 3, 17, 0, 0}), 2);
+  expect_rule(
+      [&] {
+        okk_bdc_fixed_point_packed_16bit_arithmetic_shift(8192, 0, 4096, &s, nullptr, nullptr,
+                                                          nullptr);
+      },
+      {"okk_bdc_fixed_point_packed_16bit_arithmetic_shift", "src1_addr",
+       "element (0, 1, 0, 0) = 17", "[-16, 16]"});
+  expect_rule(
+      [&] { okk_bdc_fixed_point_packed_16bit_logical_shift_C(8192, 0, -17, &s, nullptr, nullptr); },
+      {"parameter 'C' = -17", "[-16, 16]"});
+  put_packed(12288, rep({1, 1, 1, 1, 1, 1}), 1);
+  expect_rule(
+      [&] {
+        okk_bdc_fixed_point_packed_16bit_mul_8bit(16384, 12288, 12288, 12288, &s, nullptr, nullptr,
+                                                  nullptr, nullptr, S16_MUL_U8_TO_S16, 0);
+      },
+      {"mul_type", "S16_MUL_U8_TO_S16", "unsupported on BM1684"});
+  expect_rule(
+      [&] {
+        okk_bdc_fixed_point_packed_16bit_split_low_8bit(8192, 0, 8192, &s, nullptr, nullptr,
+                                                        nullptr);
+      },
+      {"work_addr", "overlaps dst_addr"});
+  expect_rule(
+      [&] {
+        okk_bdc_fixed_point_packed_s16_mul_u8_to_s16(16384, 0, 12288, 16384, 20480, 24576, &s,
+                                                     nullptr, nullptr, nullptr, nullptr, nullptr,
+                                                     nullptr, 0);
+      },
+      {"okk_bdc_fixed_point_packed_s16_mul_u8_to_s16", "work_addr", "overlaps dst_addr"});
+}
+
 }  // namespace
 }  // namespace npukit::npu::test

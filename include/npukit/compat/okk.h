@@ -374,6 +374,51 @@ void okk_bdc_fixed_point_packed_min_C(local_addr_t dst_addr, local_addr_t src_ad
                                       const dim4* shape, const dim4* dst_stride,
                                       const dim4* src_stride, op_type_t op_type);
 
+/* 16-bit packed (2N) shifts: counts in [-16, 16]. */
+void okk_bdc_fixed_point_packed_16bit_arithmetic_shift(
+    local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, const dim4* shape,
+    const dim4* dst_stride, const dim4* src0_stride, const dim4* src1_stride);
+void okk_bdc_fixed_point_packed_16bit_logical_shift(local_addr_t dst_addr, local_addr_t src0_addr,
+                                                    local_addr_t src1_addr, const dim4* shape,
+                                                    const dim4* dst_stride, const dim4* src0_stride,
+                                                    const dim4* src1_stride);
+void okk_bdc_fixed_point_packed_16bit_arithmetic_shift_C(local_addr_t dst_addr,
+                                                         local_addr_t src_addr, short C,
+                                                         const dim4* shape, const dim4* dst_stride,
+                                                         const dim4* src_stride);
+void okk_bdc_fixed_point_packed_16bit_logical_shift_C(local_addr_t dst_addr, local_addr_t src_addr,
+                                                      short C, const dim4* shape,
+                                                      const dim4* dst_stride,
+                                                      const dim4* src_stride);
+void okk_bdc_fixed_point_packed_16bit_C_arithmetic_shift(local_addr_t dst_addr,
+                                                         local_addr_t src_addr, short C,
+                                                         const dim4* shape, const dim4* dst_stride,
+                                                         const dim4* src_stride);
+void okk_bdc_fixed_point_packed_16bit_C_logical_shift(local_addr_t dst_addr, local_addr_t src_addr,
+                                                      unsigned short C, const dim4* shape,
+                                                      const dim4* dst_stride,
+                                                      const dim4* src_stride);
+/* 16-bit (2N) values split into their high / low bytes (4N), and multiplied
+ * back from such a split by 8-bit values. */
+void okk_bdc_fixed_point_packed_16bit_split_high_8bit(local_addr_t dst_addr, local_addr_t src_addr,
+                                                      const dim4* shape, const dim4* dst_stride,
+                                                      const dim4* src_stride);
+void okk_bdc_fixed_point_packed_16bit_split_low_8bit(local_addr_t dst_addr, local_addr_t src_addr,
+                                                     local_addr_t work_addr, const dim4* shape,
+                                                     const dim4* dst_stride, const dim4* src_stride,
+                                                     const dim4* work_stride);
+void okk_bdc_fixed_point_packed_16bit_mul_8bit(local_addr_t dst_addr, local_addr_t src0_high_addr,
+                                               local_addr_t src0_low_addr, local_addr_t src1_addr,
+                                               const dim4* shape, const dim4* dst_stride,
+                                               const dim4* src0_high_stride,
+                                               const dim4* src0_low_stride, const dim4* src1_stride,
+                                               mul_type_t mul_type, int rshift);
+void okk_bdc_fixed_point_packed_s16_mul_u8_to_s16(
+    local_addr_t dst_addr, local_addr_t src0_addr, local_addr_t src1_addr, local_addr_t work_addr,
+    local_addr_t work_high_addr, local_addr_t work_low_addr, const dim4* shape,
+    const dim4* dst_stride, const dim4* src0_stride, const dim4* src1_stride,
+    const dim4* work_stride, const dim4* work_high_stride, const dim4* work_low_stride, int rshift);
+
 #ifdef __cplusplus
 }
 #endif

@@ -47,6 +47,12 @@ void fixed_point_binary(FixedOp op, std::span<const int32_t> a, std::span<const 
                         std::span<const int32_t> old, std::span<int32_t> y,
                         const FixedPointParams& p);
 
+// Shift of a packed value of type t (s8/s16: arithmetic, u8/u16: logical) by
+// a signed count in [-bits, bits]: a positive count shifts left keeping the
+// type's low bits (read back as t), a negative one right (sign or zero fill);
+// a count of +-bits shifts every bit out.
+int32_t fixed_shift(FixedType t, int32_t a, int32_t count);
+
 // y[i] = x[i] as fp32 (exact for 8- and 16-bit values).
 void fixed_to_f32(std::span<const int32_t> x, std::span<float> y);
 
