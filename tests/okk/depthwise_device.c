@@ -23,25 +23,29 @@ static unsigned aligned_bytes(int c, int h, int w) {
   return ALIGN(stride.n * 4, 128);
 }
 
-static int min_int(int a, int b) { return a < b ? a : b; }
-static int max_int(int a, int b) { return a > b ? a : b; }
+static int min_int(int a, int b) {
+  return a < b ? a : b;
+}
+static int max_int(int a, int b) {
+  return a > b ? a : b;
+}
 
 typedef struct {
-  int n, c0, cg;      /* image, first channel, channels */
-  int o0, rows_out;   /* first output row, output rows */
-  int r0, rows_in;    /* first input row, input rows loaded */
+  int n, c0, cg;    /* image, first channel, channels */
+  int o0, rows_out; /* first output row, output rows */
+  int r0, rows_in;  /* first input row, input rows loaded */
   int pad_top, pad_bottom;
 } tile_t;
 
 typedef struct {
-  const depthwise_param_t *p;
+  const depthwise_param_t* p;
   int oh, ow, ext_h; /* output size, dilated kernel height */
   int G, T;          /* channels and output rows per tile */
   int groups, blocks;
 } plan_t;
 
-static tile_t tile_of(const plan_t *pl, int i) {
-  const depthwise_param_t *p = pl->p;
+static tile_t tile_of(const plan_t* pl, int i) {
+  const depthwise_param_t* p = pl->p;
   tile_t t;
   const int b = i % pl->blocks, g = (i / pl->blocks) % pl->groups;
   t.n = i / (pl->blocks * pl->groups);
@@ -59,9 +63,9 @@ static tile_t tile_of(const plan_t *pl, int i) {
   return t;
 }
 
-void depthwise_tiled_contest(const void *args) {
+void depthwise_tiled_contest(const void* args) {
   okk_initialize();
-  const depthwise_param_t *p = (const depthwise_param_t *)args;
+  const depthwise_param_t* p = (const depthwise_param_t*)args;
   const int npu = okk_npu_num(), khkw = p->kh * p->kw;
   const unsigned lmem = okk_local_mem_size_per_npu();
   plan_t pl;
@@ -103,8 +107,8 @@ void depthwise_tiled_contest(const void *args) {
   out_addr[0] = in_addr[1] + aligned_bytes(pl.G, rows_max, p->W);
   out_addr[1] = out_addr[0] + aligned_bytes(pl.G, pl.T, pl.ow);
   OKKERNEL_ASSERT(out_addr[1] + aligned_bytes(pl.G, pl.T, pl.ow) <= lmem);
-  OKKERNEL_LOG("depthwise_tiled_contest: %d tiles of %d channels x %d output rows\n", tiles,
-               pl.G, pl.T);
+  OKKERNEL_LOG("depthwise_tiled_contest: %d tiles of %d channels x %d output rows\n", tiles, pl.G,
+               pl.T);
 
   const dim4 w_shape = {1, p->C, p->kh, p->kw};
   dim4 w_stride;
@@ -145,8 +149,7 @@ void depthwise_tiled_contest(const void *args) {
       const tile_t t = tile_of(&pl, i - 2);
       const dim4 shape = {1, t.cg, t.rows_out, pl.ow};
       const unsigned long long dst =
-          p->output_addr +
-          4ull * (((unsigned long long)t.n * p->C + t.c0) * pl.oh + t.o0) * pl.ow;
+          p->output_addr + 4ull * (((unsigned long long)t.n * p->C + t.c0) * pl.oh + t.o0) * pl.ow;
       okk_gdma_32bit_cpy_L2S(dst, out_addr[i % 2], &shape, &out_sys, NULL);
     }
     okk_parallel_end();
