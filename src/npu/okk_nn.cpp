@@ -29,6 +29,12 @@ Tensor channel_vector(const char* fn, const char* name, uint64_t addr, int64_t c
   return gather_f32(fn, name, p);
 }
 
+// The place of a per-channel vector (already checked by channel_vector).
+Place bias_place(uint64_t addr, int64_t c) {
+  return Place{Space::local, addr, Dims{1, c, 1, 1},
+               compact_stride(cfg(), start_npu(cfg(), addr), Dims{1, c, 1, 1}), 4};
+}
+
 enum class ChannelKind : uint8_t { bias, scale, scale_bias };
 
 void channel_function(const char* fn, ChannelKind kind, local_addr_t dst, local_addr_t src,
@@ -250,6 +256,7 @@ void okk_bdc_conv2d(local_addr_t output_addr, local_addr_t input_addr, local_add
   if (using_bias) {
     rule_same_npu(fn, "output_addr", output_addr, "bias_addr", bias_addr);
     b = channel_vector(fn, "bias_addr", bias_addr, OC);
+    rule_no_overlap(fn, "output_addr", op, "bias_addr", bias_place(bias_addr, OC));
   }
   Tensor y = result_add ? gather_f32(fn, "output_addr", op) : Tensor(DType::f32, {s.n, OC, oh, ow});
   conv2d(x, w, b, y, p);
@@ -278,6 +285,7 @@ void okk_bdc_depthwise2d(local_addr_t output_addr, local_addr_t input_addr,
   const Place wp = local_place(fn, "weight_addr", weight_addr, Dims{1, s.c, kernel_h, kernel_w},
                                nullptr, 4, DefaultLayout::compact);
   rule_no_overlap(fn, "output_addr", op, "input_addr", ip);
+  rule_no_overlap(fn, "output_addr", op, "weight_addr", wp);
   const Tensor x = gather_f32(fn, "input_addr", ip);
   const Tensor w4 = gather_f32(fn, "weight_addr", wp);
   const TensorView w(w4.view().raw(), DType::f32, {s.c, 1, kernel_h, kernel_w},
@@ -286,6 +294,7 @@ void okk_bdc_depthwise2d(local_addr_t output_addr, local_addr_t input_addr,
   if (using_bias) {
     rule_same_npu(fn, "output_addr", output_addr, "bias_addr", bias_addr);
     b = channel_vector(fn, "bias_addr", bias_addr, s.c);
+    rule_no_overlap(fn, "output_addr", op, "bias_addr", bias_place(bias_addr, s.c));
   }
   Tensor y(DType::f32, {s.n, s.c, oh, ow});
   depthwise2d(x, w, b, y, p);
@@ -347,6 +356,7 @@ void okk_bdc_matmul(local_addr_t output_addr, local_addr_t left_addr, local_addr
     const Place bp = local_place(fn, "bias_addr", bias_addr,
                                  Dims{1, rch, 1, right_cols_per_channel}, nullptr, 4);
     bias = gather_matrix(fn, "bias_addr", bp, 1, right_cols, right_cols_per_channel);
+    rule_no_overlap(fn, "output_addr", op, "bias_addr", bp);
   }
   Tensor y = result_add ? gather_matrix(fn, "output_addr", op, left_rows, right_cols,
                                         right_cols_per_channel)
