@@ -53,13 +53,15 @@ void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, co
   y.expect_dtype(DType::f32, fn, "y.dtype");
   y.expect_shape(conv2d_output_shape(x.shape(), w.shape(), p), fn, "y");
   check_bias(bias, w.dim(0), p.has_bias, fn);
-  if (p.accumulation == Fp32Accumulation::interleaved) {
+  const bool interleaved = p.accumulation == Fp32Accumulation::interleaved;
+  if (interleaved)
     check(p.groups == 1, fn, "groups", std::to_string(p.groups),
           "1 with the interleaved accumulation (use depthwise2d for groups = C)");
-    return cpu::conv2d_f32_interleaved(x, w, bias, y, p);
-  }
-  check(!p.flush_denormals, fn, "flush_denormals", "true",
-        "false with the sequential accumulation");
+  else
+    check(!p.flush_denormals, fn, "flush_denormals", "true",
+          "false with the sequential accumulation");
+  if (cpu::conv2d_f32(x, w, bias, y, p)) return;
+  if (interleaved) return ref::conv2d_f32_interleaved(x, w, bias, y, p);
   ref::conv2d_f32(x, w, bias, y, p);
 }
 
@@ -114,7 +116,8 @@ void depthwise2d(const TensorView& x, const TensorView& w, const TensorView& bia
   check(!p.flush_denormals, fn, "flush_denormals", "true",
         "false with the sequential accumulation");
   // A depthwise convolution is the grouped convolution with groups = C.
-  ref::conv2d_f32(x, w, bias, y, Conv2dParams{p.window, x.dim(1), p.has_bias, p.result_add});
+  const Conv2dParams grouped{p.window, x.dim(1), p.has_bias, p.result_add};
+  if (!cpu::conv2d_f32(x, w, bias, y, grouped)) ref::conv2d_f32(x, w, bias, y, grouped);
 }
 
 }  // namespace npukit

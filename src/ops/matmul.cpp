@@ -32,7 +32,7 @@ void matmul(const TensorView& a, const TensorView& b, const TensorView& bias, co
     bp = static_cast<const float*>(bias.raw());
     bs = bias.stride(bias.rank() - 1);
   }
-  ref::matmul_f32(a, b, bp, bs, y, p);
+  if (!cpu::matmul_f32(a, b, bp, bs, y, p)) ref::matmul_f32(a, b, bp, bs, y, p);
 }
 
 void apply_profile(MatmulParams& p, Profile profile) {
@@ -114,7 +114,8 @@ void matmul_broadcast(const TensorView& a, const TensorView& b, const TensorView
       TensorView av(ap, DType::f32, {M, ash[3]}, {ast[2], ast[3]});
       TensorView bv(bp, DType::f32, {bsh[2], N}, {bst[2], bst[3]});
       TensorView yv(yp + i * ys[0] + j * ys[1], DType::f32, {M, N}, {ys[2], ys[3]});
-      ref::matmul_f32(av, bv, nullptr, 0, yv, false);
+      if (!cpu::matmul_f32(av, bv, nullptr, 0, yv, MatmulParams{}))
+        ref::matmul_f32(av, bv, nullptr, 0, yv, false);
     }
   }
 }

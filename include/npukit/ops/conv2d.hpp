@@ -62,10 +62,14 @@ void depthwise2d_f32_interleaved(const TensorView& x, const TensorView& w, const
 }  // namespace ref
 
 namespace cpu {
-// Same results as ref::conv2d_f32_interleaved bit for bit (same per-output
-// order), vectorised across output columns and threaded over channels.
-void conv2d_f32_interleaved(const TensorView& x, const TensorView& w, const TensorView& bias,
-                            const TensorView& y, const Conv2dParams& p);
+// Fast path of conv2d for both accumulations, bit for bit the ref:: kernel of
+// the same semantics (each output keeps its order of rounded operations),
+// vectorised across output channels, blocked over positions, threaded.
+// Returns false, writing nothing, where it does not apply (interleaved with
+// groups > 1; flushing without x86 MXCSR; sequential with zero taps and a
+// non-finite weight); the caller then runs the reference.
+bool conv2d_f32(const TensorView& x, const TensorView& w, const TensorView& bias,
+                const TensorView& y, const Conv2dParams& p);
 }  // namespace cpu
 
 }  // namespace npukit

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 
 namespace npukit {
@@ -40,7 +41,21 @@ struct Fp32Arith {
   float in(float x) const { return flush ? flush_denormal(x) : x; }
   float out(float x) const { return flush ? flush_denormal(x) : x; }
   float add(float a, float b) const { return out(in(a) + in(b)); }
-  float mul(float a, float b) const { return out(in(a)*in(b)); }
+  float mul(float a, float b) const {
+    if (!flush) return a * b;
+    a = in(a);
+    b = in(b);
+    const float r = a * b;
+    // x86 FTZ judges tininess after rounding to 24 bits with an unbounded
+    // exponent: an exact product in [2^-126 - 2^-150, 2^-126 - 2^-151) rounds
+    // to 2^-126 in the float format but is still flushed (e.g. 0x3f7fffff *
+    // 0x00800000 gives +0 under FTZ). Sums of floats never fall there (they
+    // are multiples of 2^-149). The product is exact in double.
+    if ((r == 0x1p-126f || r == -0x1p-126f) &&
+        std::fabs(static_cast<double>(a) * static_cast<double>(b)) < 0x1p-126 - 0x1p-151)
+      return r > 0 ? 0.0f : -0.0f;
+    return out(r);
+  }
 };
 
 }  // namespace npukit

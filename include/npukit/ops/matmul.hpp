@@ -35,4 +35,13 @@ void matmul_f32(const TensorView& a, const TensorView& b, const float* bias, int
                 const TensorView& y, const MatmulParams& p);
 }  // namespace ref
 
+namespace cpu {
+// Fast path, bit for bit ref::matmul_f32 with the same MatmulParams (each
+// output keeps its order of rounded operations); vectorised across columns,
+// threaded over rows. Returns false, writing nothing, where flushing cannot be
+// done (no x86 MXCSR); the caller then runs the reference.
+bool matmul_f32(const TensorView& a, const TensorView& b, const float* bias, int64_t bias_stride,
+                const TensorView& y, const MatmulParams& p);
+}  // namespace cpu
+
 }  // namespace npukit
