@@ -52,13 +52,20 @@ __attribute__((always_inline)) inline v8f load8(const float* p) {
   return v;
 }
 
-// One chain of one tile: acc[i][h] (position i, lane half h) over steps
-// [e0, e1). Each step: one product per lane, rounded, then one addition.
+// Steps [e0, e1) of one chain for one tile: io[i][l] (position i, lane l)
+// is the running sum, +0 when `fresh`. Each step: one product per lane,
+// rounded, then one addition, rounded; resuming a sum from memory changes
+// nothing, so the steps of a chain can be split into cache-sized segments.
 NPUKIT_DOT_CLONES
 void chain_tile(const float* const* x, const int64_t* offset, int64_t e0, int64_t e1,
-                const float* w, float (*out)[kDotColumns]) {
+                const float* w, float (*io)[kDotColumns], bool fresh) {
   v8f a00 = {}, a01 = {}, a10 = {}, a11 = {}, a20 = {}, a21 = {};
   v8f a30 = {}, a31 = {}, a40 = {}, a41 = {}, a50 = {}, a51 = {};
+  if (!fresh) {
+    a00 = load8(io[0]), a01 = load8(io[0] + 8), a10 = load8(io[1]), a11 = load8(io[1] + 8);
+    a20 = load8(io[2]), a21 = load8(io[2] + 8), a30 = load8(io[3]), a31 = load8(io[3] + 8);
+    a40 = load8(io[4]), a41 = load8(io[4] + 8), a50 = load8(io[5]), a51 = load8(io[5] + 8);
+  }
   const float *x0 = x[0], *x1 = x[1], *x2 = x[2], *x3 = x[3], *x4 = x[4], *x5 = x[5];
   for (int64_t e = e0; e < e1; ++e) {
     const int64_t o = offset[e];
@@ -85,7 +92,7 @@ void chain_tile(const float* const* x, const int64_t* offset, int64_t e0, int64_
   }
   const v8f acc[kDotPositions][2] = {{a00, a01}, {a10, a11}, {a20, a21},
                                      {a30, a31}, {a40, a41}, {a50, a51}};
-  std::memcpy(out, acc, sizeof acc);
+  std::memcpy(io, acc, sizeof acc);
 }
 
 }  // namespace
@@ -104,23 +111,38 @@ void run_dot_chains(const DotChains& d, DotFinish finish, void* ctx) {
   const int64_t chains = static_cast<int64_t>(d.chain_end.size());
   const int64_t blocks = (d.columns + kDotColumns - 1) / kDotColumns;
   const int64_t tiles = (P + kDotPositions - 1) / kDotPositions;
-  // A task is a run of tiles of one column block: its weights stay in cache.
-  constexpr int64_t kTilesPerTask = 8;
+  // A task is a run of tiles of one column block. Each chain is done in
+  // segments of kSegment steps for all tiles of the run, so that the
+  // segment's weights (8 KiB) and inputs stay in the L1 cache.
+  constexpr int64_t kTilesPerTask = 8, kSegment = 128;
   const int64_t runs = (tiles + kTilesPerTask - 1) / kTilesPerTask;
   parallel_for(blocks * runs, [&](int64_t task) {
     FlushScope scope(d.flush_denormals);
-    const int64_t b = task / runs, run = task % runs;
+    const int64_t b = task / runs, t0 = task % runs * kTilesPerTask;
+    const int64_t nt = std::min(tiles, t0 + kTilesPerTask) - t0;
     const float* w = d.packed.data() + b * steps * kDotColumns;
-    alignas(32) float sums[4][kDotPositions][kDotColumns];
-    for (int64_t t = run * kTilesPerTask; t < std::min(tiles, (run + 1) * kTilesPerTask); ++t) {
-      const int64_t p0 = t * kDotPositions, np = std::min(kDotPositions, P - p0);
-      const float* x[kDotPositions];
+    alignas(32) float sums[kTilesPerTask][4][kDotPositions][kDotColumns];
+    const float* x[kTilesPerTask][kDotPositions];
+    for (int64_t t = 0; t < nt; ++t) {
+      const int64_t p0 = (t0 + t) * kDotPositions, np = std::min(kDotPositions, P - p0);
       // A short tile repeats its last position; those lanes are discarded.
-      for (int64_t i = 0; i < kDotPositions; ++i) x[i] = d.src + d.base[p0 + std::min(i, np - 1)];
-      for (int64_t c = 0; c < chains; ++c)
-        chain_tile(x, d.offset.data(), c == 0 ? 0 : d.chain_end[c - 1], d.chain_end[c], w, sums[c]);
-      finish(ctx, DotTile{p0, np, b * kDotColumns,
-                          std::min(kDotColumns, d.columns - b * kDotColumns), sums});
+      for (int64_t i = 0; i < kDotPositions; ++i)
+        x[t][i] = d.src + d.base[p0 + std::min(i, np - 1)];
+    }
+    for (int64_t c = 0; c < chains; ++c) {
+      const int64_t begin = c == 0 ? 0 : d.chain_end[c - 1], end = d.chain_end[c];
+      int64_t s0 = begin;
+      do {  // an empty chain still gives its +0 sums
+        const int64_t s1 = std::min(end, s0 + kSegment);
+        for (int64_t t = 0; t < nt; ++t)
+          chain_tile(x[t], d.offset.data(), s0, s1, w, sums[t][c], s0 == begin);
+        s0 = s1;
+      } while (s0 < end);
+    }
+    for (int64_t t = 0; t < nt; ++t) {
+      const int64_t p0 = (t0 + t) * kDotPositions;
+      finish(ctx, DotTile{p0, std::min(kDotPositions, P - p0), b * kDotColumns,
+                          std::min(kDotColumns, d.columns - b * kDotColumns), sums[t]});
     }
   });
 }
