@@ -20,8 +20,7 @@ struct PaddedInput {
   int64_t Hp = 0, Wp = 0, plane = 0, C = 0;
 };
 
-PaddedInput pad_input(const TensorView& x, const Window2d& win) {
-  PaddedInput r;
+void pad_input(const TensorView& x, const Window2d& win, PaddedInput& r) {
   const int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
   r.C = C;
   r.Hp = (H - 1) * (win.ins_h + 1) + 1 + win.pad_top + win.pad_bottom;
@@ -36,7 +35,18 @@ PaddedInput pad_input(const TensorView& x, const Window2d& win) {
         dst[(win.pad_top + h * (win.ins_h + 1)) * r.Wp + win.pad_left + ww * (win.ins_w + 1)] =
             x.at<float>(n, c, h, ww);
   });
-  return r;
+}
+
+// Buffers kept per calling thread and reused: glibc maps each large block
+// afresh, and faulting in ~2 MB of new zero pages per call costs more than
+// the copies themselves.
+struct Scratch {
+  PaddedInput input;
+  DotChains chains;
+};
+Scratch& scratch() {
+  thread_local Scratch s;
+  return s;
 }
 
 bool all_finite(const TensorView& w) {
@@ -67,11 +77,16 @@ bool conv2d_f32(const TensorView& x, const TensorView& w, const TensorView& bias
   const int64_t OC = y.dim(1), OH = y.dim(2), OW = y.dim(3);
   const int64_t G = p.groups, ICG = IC / G, OCG = OC / G;
   const int64_t KH = w.dim(2), KW = w.dim(3), K = KH * KW;
-  const PaddedInput xp = pad_input(x, win);
+  Scratch& scratch_buffers = scratch();
+  PaddedInput& xp = scratch_buffers.input;
+  pad_input(x, win, xp);
   const float* b = p.has_bias ? static_cast<const float*>(bias.raw()) : nullptr;
   const int64_t bias_step = p.has_bias ? bias.stride(bias.rank() == 1 ? 0 : 1) : 0;
 
-  DotChains d;
+  DotChains& d = scratch_buffers.chains;
+  d.base.clear();
+  d.offset.clear();
+  d.chain_end.clear();
   d.src = xp.data.data();
   d.flush_denormals = p.flush_denormals;
   d.base.resize(static_cast<size_t>(N * OH * OW));
