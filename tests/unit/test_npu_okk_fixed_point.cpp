@@ -551,5 +551,17 @@ TEST_F(OkkFixed, RuleShift16AndMulTypes) {
       {"okk_bdc_fixed_point_packed_s16_mul_u8_to_s16", "work_addr", "overlaps dst_addr"});
 }
 
+TEST_F(OkkFixed, RulePackedLocalMemoryBounds) {
+  put_packed(0, spread(S8, 1), 1);
+  // 2N destination of (5, 2, 1, 3): 3 words per position, n stride 32 words:
+  // from the last 128 bytes of NPU 0 it ends at byte 524288 - 128 + 4*(2*32 + 3).
+  expect_rule(
+      [&] {
+        okk_bdc_fixed_point_packed_add_C(kNpuBytes - 128, 0, 1, &s, nullptr, nullptr,
+                                         S8_OP_S8_TO_S16, 0);
+      },
+      {"okk_bdc_fixed_point_packed_add_C", "dst_addr", "ends at byte 524428"});
+}
+
 }  // namespace
 }  // namespace npukit::npu::test

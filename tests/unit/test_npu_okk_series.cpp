@@ -378,5 +378,18 @@ TEST_F(OkkSeries, RuleSelectOperands) {
               {"src_addr", "never written"});
 }
 
+TEST_F(OkkSeries, RuleLocalMemoryBounds) {
+  // 2 x 64 fp32 per channel from the last 256 bytes of NPU 0: ends past 512 KiB.
+  const dim4 s{2, 1, 1, 64}, one{1, 1, 1, 64};
+  put_f32(0, one, std::vector<float>(64, 0.5f));
+  expect_rule([&] { okk_bdc_exp(kNpuBytes - 256, 0, 4096, &s); },
+              {"okk_bdc_exp", "dst_addr", "ends at byte 524544",
+               "inside the 524288 bytes of each NPU's local memory"});
+  expect_rule([&] { okk_bdc_exp(1024, 0, kNpuBytes - 256, &s); },
+              {"okk_bdc_exp", "work_addr", "ends at byte"});
+  expect_rule([&] { okk_bdc_taylor_exp(64 * kNpuBytes, 64 * kNpuBytes + 4096, &one, 4); },
+              {"dst_addr", "a local address below 33554432"});
+}
+
 }  // namespace
 }  // namespace npukit::npu::test
