@@ -18,17 +18,19 @@ py::array start_output(const py::object& y, bool result_add, const Shape& shape,
   return py::array(old.attr("copy")());
 }
 
-Pool2dParams onnx_pool(const char* fn, PoolMode mode, const py::array& x, const std::string& auto_pad,
-                       int64_t ceil_mode, int64_t count_include_pad, const Ints& dilations,
-                       const Ints& kernel_shape, const Ints& pads, const Ints& strides,
-                       const std::string& profile) {
+Pool2dParams onnx_pool(const char* fn, PoolMode mode, const py::array& x,
+                       const std::string& auto_pad, int64_t ceil_mode, int64_t count_include_pad,
+                       const Ints& dilations, const Ints& kernel_shape, const Ints& pads,
+                       const Ints& strides, const std::string& profile) {
   view_of(x).expect_rank(4, fn, "x");
   Pool2dParams p;
   p.mode = mode;
   p.window = onnx_window(fn, kernel_shape, strides, pads, dilations, ceil_mode);
-  resolve_auto_pad(p.window, auto_pad_from_name(auto_pad, fn), x.shape(2), x.shape(3));
+  const Profile prof = profile_arg(profile, fn);
+  resolve_pool_auto_pad(p.window, auto_pad_from_name(auto_pad, fn), x.shape(2), x.shape(3),
+                        pool_geometry_for(prof));
   check_range(fn, "count_include_pad", count_include_pad, 0, 1);
-  apply_profile(p, profile_arg(profile, fn), count_include_pad != 0);
+  apply_profile(p, prof, count_include_pad != 0);
   return p;
 }
 
@@ -74,9 +76,8 @@ void bind_pools(py::module_& m) {
                                      dilations, kernel_shape, pads, strides, profile));
       },
       arg("x"), py::kw_only(), arg("auto_pad") = "NOTSET", arg("ceil_mode") = 0,
-      arg("count_include_pad") = 0, arg("dilations") = py::none(),
-      arg("kernel_shape") = py::none(), arg("pads") = py::none(), arg("strides") = py::none(),
-      arg("profile") = "onnxruntime",
+      arg("count_include_pad") = 0, arg("dilations") = py::none(), arg("kernel_shape") = py::none(),
+      arg("pads") = py::none(), arg("strides") = py::none(), arg("profile") = "onnxruntime",
       "ONNX AveragePool on an (N, C, H, W) float32 array; profile 'onnxruntime' or 'pytorch' "
       "sets the divisor rule.");
   m.def(
@@ -113,18 +114,18 @@ void bind_pools(py::module_& m) {
   m.def(
       "pool2d",
       [](const py::object& xo, const std::string& mode, int64_t kernel_h, int64_t kernel_w,
-         int64_t stride_h, int64_t stride_w, int64_t dilation_h, int64_t dilation_w,
-         int64_t ins_h, int64_t ins_w, int64_t pad_top, int64_t pad_bottom, int64_t pad_left,
-         int64_t pad_right, bool ceil_mode, const std::string& divisor,
-         const std::string& pad_value, const std::string& nan, float coeff) {
+         int64_t stride_h, int64_t stride_w, int64_t dilation_h, int64_t dilation_w, int64_t ins_h,
+         int64_t ins_w, int64_t pad_top, int64_t pad_bottom, int64_t pad_left, int64_t pad_right,
+         bool ceil_mode, const std::string& divisor, const std::string& pad_value,
+         const std::string& nan, float coeff) {
         constexpr const char* fn = "npukit.pool2d";
         py::array x = as_tensor(xo, fn, "x");
         Pool2dParams p;
-        p.mode = enum_arg<PoolMode>(mode, fn, "mode",
-                                    {{"avg", PoolMode::avg}, {"max", PoolMode::max},
-                                     {"sum", PoolMode::sum}});
-        p.window = {kernel_h, kernel_w,  stride_h, stride_w,   dilation_h, dilation_w,
-                    ins_h,    ins_w,     pad_top,  pad_bottom, pad_left,   pad_right, ceil_mode};
+        p.mode = enum_arg<PoolMode>(
+            mode, fn, "mode",
+            {{"avg", PoolMode::avg}, {"max", PoolMode::max}, {"sum", PoolMode::sum}});
+        p.window = {kernel_h, kernel_w, stride_h,   stride_w, dilation_h, dilation_w, ins_h,
+                    ins_w,    pad_top,  pad_bottom, pad_left, pad_right,  ceil_mode};
         p.divisor = enum_arg<AvgDivisor>(divisor, fn, "divisor",
                                          {{"kernel_area", AvgDivisor::kernel_area},
                                           {"valid_count", AvgDivisor::valid_count},
@@ -237,8 +238,8 @@ void bind_conv(py::module_& m) {
           p.window.stride_w = (*stride)[1];
         }
         if (dilation) {
-          check(dilation->size() == 2, fn, "dilation",
-                std::to_string(dilation->size()) + " values", "[dilation_h, dilation_w]");
+          check(dilation->size() == 2, fn, "dilation", std::to_string(dilation->size()) + " values",
+                "[dilation_h, dilation_w]");
           p.window.dilation_h = (*dilation)[0];
           p.window.dilation_w = (*dilation)[1];
         }
@@ -345,8 +346,7 @@ void bind_matmul_elementwise(py::module_& m) {
                      view_of(as_dtype(b, DType::f32, fn, "b")), yv, p);
         });
       },
-      arg("x"), arg("s"), arg("b"), py::kw_only(), arg("y") = py::none(),
-      arg("result_add") = false,
+      arg("x"), arg("s"), arg("b"), py::kw_only(), arg("y") = py::none(), arg("result_add") = false,
       "Seed 004 okk_bdc_scale_bias: x * s[c] + b[c] (two roundings) on (N, C, H, W).");
 }
 

@@ -95,9 +95,10 @@ py::array new_image(DType t, const Shape& nchw, bool channels_last, TensorView& 
 
 Window2d window_for(const char* fn, const TensorView& x, const std::string& auto_pad,
                     const Ints& kernel_shape, const Ints& strides, const Ints& pads,
-                    const Ints& dilations, int64_t ceil_mode) {
+                    const Ints& dilations, int64_t ceil_mode,
+                    PoolGeometry geometry = PoolGeometry::onnx) {
   Window2d w = onnx_window(fn, kernel_shape, strides, pads, dilations, ceil_mode);
-  resolve_auto_pad(w, auto_pad_from_name(auto_pad, fn), x.dim(2), x.dim(3));
+  resolve_pool_auto_pad(w, auto_pad_from_name(auto_pad, fn), x.dim(2), x.dim(3), geometry);
   return w;
 }
 
@@ -155,13 +156,15 @@ void bind_avg_pool(py::module_& m) {
         check_range(fn, "count_include_pad", count_include_pad, 0, 1);
         TensorView xv = image_view(x, channels_last != 0, fn, "x");
         QLinearAvgPoolParams p;
-        p.window = window_for(fn, xv, auto_pad, kernel_shape, strides, pads, Ints(), ceil_mode);
+        const Profile prof = profile_arg(profile);
+        p.window = window_for(fn, xv, auto_pad, kernel_shape, strides, pads, Ints(), ceil_mode,
+                              pool_geometry_for(prof));
         p.count_include_pad = count_include_pad != 0;
         p.x_scale = one_float(x_scale, fn, "x_scale");
         p.y_scale = one_float(y_scale, fn, "y_scale");
         p.x_zero_point = one_int(x_zero_point, fn, "x_zero_point");
         p.y_zero_point = one_int(y_zero_point, fn, "y_zero_point");
-        apply_profile(p, profile_arg(profile));
+        apply_profile(p, prof);
         TensorView yv;
         py::array y = new_image(xv.dtype(), qlinear_average_pool_output_shape(xv.shape(), p),
                                 channels_last != 0, yv);

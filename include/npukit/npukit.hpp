@@ -12,6 +12,7 @@
 #include "npukit/quant/conv_integer.hpp"
 #include "npukit/quant/cvm.hpp"
 #include "npukit/quant/gemmlowp.hpp"
+#include "npukit/quant/mrt_conv.hpp"
 #include "npukit/quant/mrt_quant.hpp"
 #include "npukit/quant/onnx_quant.hpp"
 #include "npukit/quant/rounding.hpp"

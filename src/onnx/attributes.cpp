@@ -1,6 +1,7 @@
 #include "onnx/attributes.hpp"
 
 #include "npukit/error.hpp"
+#include "npukit/ops/pool2d.hpp"
 
 namespace npukit::onnx {
 
@@ -114,7 +115,9 @@ Window2d onnx_window(const PlanContext& c, const Shape& x, const Shape* kernel, 
   const AutoPad ap = auto_pad_from_name(attr_string(n, "auto_pad", "NOTSET"), fn);
   check(ap == AutoPad::notset || !has_attr(n, "pads"), fn, "pads", shape_text(pads),
         "no pads when auto_pad is set");
-  resolve_auto_pad(w, ap, x[2], x[3]);
+  // Pools (no weight) follow the profile's pooling geometry; convolutions ONNX's.
+  resolve_pool_auto_pad(w, ap, x[2], x[3],
+                        kernel == nullptr ? pool_geometry_for(c.profile) : PoolGeometry::onnx);
   return w;
 }
 

@@ -1,19 +1,19 @@
 #include "npukit/ops/bm_pool_quantized.hpp"
 
 #include "npukit/error.hpp"
+#include "npukit/ops/quantized.hpp"
 
 namespace npukit {
 
 Shape bm_pool_quantized_output_shape(const Shape& x, const BmPoolQuantParams& p) {
   constexpr const char* fn = "npukit::bm_pool_quantized";
-  check(x.size() == 4, fn, "x", "shape " + shape_text(x), "a 4-D (N, C, H, W) tensor");
-  check_range(fn, "x.N", x[0], 1, INT32_MAX);
-  check_range(fn, "x.C", x[1], 1, INT32_MAX);
   check_range(fn, "rshift", p.rshift, 0, 31);
   check(!p.window.ceil_mode, fn, "ceil_mode", "true", "false (the unit has no ceil mode)");
-  const int64_t oh = axis_output_size(axis_h(p.window, x[2]), fn, 'h');
-  const int64_t ow = axis_output_size(axis_w(p.window, x[3]), fn, 'w');
-  return {x[0], x[1], oh, ow};
+  check(!p.window.truncated_count, fn, "truncated_count", "true",
+        "false (the unit counts windows by the ONNX formula)");
+  // The unit sums in int32: 255 * taps must fit (quantized.hpp, kMaxInt32Taps).
+  check_range(fn, "kernel_h*kernel_w", p.window.kernel_h * p.window.kernel_w, 1, kMaxInt32Taps);
+  return window_output_shape(x, p.window, fn);
 }
 
 void bm_pool_quantized(const TensorView& x, const TensorView& y, const BmPoolQuantParams& p) {

@@ -50,6 +50,10 @@ const char* pad_value_name(PadValue v) {
   return "invalid";
 }
 
+PoolGeometry pool_geometry_for(Profile profile) {
+  return profile == Profile::onnxruntime ? PoolGeometry::onnxruntime : PoolGeometry::onnx;
+}
+
 void apply_profile(Pool2dParams& p, Profile profile, bool count_include_pad) {
   switch (profile) {
     case Profile::pytorch:

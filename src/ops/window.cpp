@@ -12,19 +12,25 @@ namespace npukit {
 namespace {
 // Geometry fields beyond int32 are nonsense and would overflow the int64 arithmetic below.
 constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+// ceil(num / s) for s > 0 and any sign of num (ORT computes it as std::ceil of a float
+// quotient; exact here for the |num| < 2^24 it can meet).
+int64_t ceil_div(int64_t num, int64_t s) {
+  const int64_t q = num / s;
+  return q + (num % s > 0 ? 1 : 0);
+}
 std::string field(const char* base, char axis) {
   return std::string(base) + "_" + axis;
 }
 }  // namespace
 
 AxisWindow axis_h(const Window2d& w, int64_t in_h) {
-  return {in_h,    w.kernel_h, w.stride_h,   w.dilation_h,
-          w.ins_h, w.pad_top,  w.pad_bottom, w.ceil_mode};
+  return {in_h,      w.kernel_h,   w.stride_h,  w.dilation_h,     w.ins_h,
+          w.pad_top, w.pad_bottom, w.ceil_mode, w.truncated_count};
 }
 
 AxisWindow axis_w(const Window2d& w, int64_t in_w) {
-  return {in_w,    w.kernel_w, w.stride_w,  w.dilation_w,
-          w.ins_w, w.pad_left, w.pad_right, w.ceil_mode};
+  return {in_w,       w.kernel_w,  w.stride_w,  w.dilation_w,     w.ins_w,
+          w.pad_left, w.pad_right, w.ceil_mode, w.truncated_count};
 }
 
 int64_t axis_output_size(const AxisWindow& a, const char* fn, char axis) {
@@ -35,15 +41,28 @@ int64_t axis_output_size(const AxisWindow& a, const char* fn, char axis) {
   check_range(fn, field("dilation", axis).c_str(), a.dilation, 1, kMax);
   check_range(fn, field("ins", axis).c_str(), a.ins, 0, kMax);
   const bool is_h = axis == 'h';
-  check_range(fn, is_h ? "pad_top" : "pad_left", a.pad_begin, 0, kMax);
-  check_range(fn, is_h ? "pad_bottom" : "pad_right", a.pad_end, 0, kMax);
+  const int64_t pad_min = a.truncated_count ? -kMax : 0;
+  check_range(fn, is_h ? "pad_top" : "pad_left", a.pad_begin, pad_min, kMax);
+  check_range(fn, is_h ? "pad_bottom" : "pad_right", a.pad_end, pad_min, kMax);
   const int64_t span = a.inserted_size() + a.pad_begin + a.pad_end;
   const int64_t k_eff = a.effective_kernel();
+  const int64_t num = span - k_eff;
+  if (a.truncated_count) {
+    // ONNX Runtime: C division (toward zero) or float ceil, then the same drop rule.
+    int64_t out = (a.ceil_mode ? ceil_div(num, a.stride) : num / a.stride) + 1;
+    if (a.ceil_mode && (out - 1) * a.stride >= a.inserted_size() + a.pad_begin) --out;
+    check(out >= 1, fn, field("kernel", axis).c_str(),
+          std::to_string(a.kernel) + " (effective extent " + std::to_string(k_eff) + ", stride " +
+              std::to_string(a.stride) + ", pads " + std::to_string(a.pad_begin) + "/" +
+              std::to_string(a.pad_end) + ": " + std::to_string(out) + " outputs)",
+          "a window count of at least 1 along " + ax +
+              " (ONNX Runtime returns an empty tensor for 0 and rejects a negative count)");
+    return out;
+  }
   check(k_eff <= span, fn, field("kernel", axis).c_str(),
         std::to_string(a.kernel) + " (effective extent " + std::to_string(k_eff) +
             " with dilation " + std::to_string(a.dilation) + ")",
         "an extent no larger than the padded input along " + ax + ", " + std::to_string(span));
-  const int64_t num = span - k_eff;
   int64_t out = (a.ceil_mode ? (num + a.stride - 1) / a.stride : num / a.stride) + 1;
   // A last window that would start in the end padding is dropped (ONNX, PyTorch).
   if (a.ceil_mode && (out - 1) * a.stride >= a.inserted_size() + a.pad_begin) --out;
@@ -83,6 +102,28 @@ void resolve_auto_pad(Window2d& w, AutoPad mode, int64_t in_h, int64_t in_w) {
   same_pads(in_w, w.kernel_w, w.stride_w, w.dilation_w, upper, w.pad_left, w.pad_right);
 }
 
+void resolve_pool_auto_pad(Window2d& w, AutoPad mode, int64_t in_h, int64_t in_w, PoolGeometry g) {
+  if (g == PoolGeometry::onnx) {
+    resolve_auto_pad(w, mode, in_h, in_w);
+    return;
+  }
+  w.truncated_count = true;
+  if (mode != AutoPad::same_upper && mode != AutoPad::same_lower) {
+    resolve_auto_pad(w, mode, in_h, in_w);
+    return;
+  }
+  const bool upper = mode == AutoPad::same_upper;
+  auto axis = [upper](int64_t in, int64_t k, int64_t s, int64_t& begin, int64_t& end) {
+    for (int64_t v : {in, k, s})
+      if (v < 1 || v > kMax) return;  // axis_output_size names the bad field
+    const int64_t total = ((in + s - 1) / s - 1) * s + k - in;  // undilated kernel, may be < 0
+    begin = upper ? total / 2 : (total + 1) / 2;                // C division (toward zero)
+    end = total - begin;
+  };
+  axis(in_h, w.kernel_h, w.stride_h, w.pad_top, w.pad_bottom);
+  axis(in_w, w.kernel_w, w.stride_w, w.pad_left, w.pad_right);
+}
+
 std::vector<int64_t> window_output_shape(const std::vector<int64_t>& x, const Window2d& w,
                                          const char* fn) {
   check(x.size() == 4, fn, "x", "shape " + shape_text(x), "a 4-D (N, C, H, W) tensor");
@@ -103,10 +144,10 @@ AxisTaps axis_taps(const AxisWindow& a, int64_t out) {
     for (int64_t k = 0; k < a.kernel; ++k) {
       const int64_t p = o * a.stride - a.pad_begin + k * a.dilation;
       const size_t i = static_cast<size_t>(o * a.kernel + k);
-      if (p < -a.pad_begin || p >= n + a.pad_end) {
-        t.kind[i] = Tap::outside;
-      } else if (p < 0 || p >= n) {
-        t.kind[i] = Tap::padding;
+      if (p < 0 || p >= n) {
+        // Padding spans [-pad_begin, 0) and [n, n + pad_end); anything else (a ceil_mode or
+        // truncated-count window past the end) is outside. Negative pads have no padding.
+        t.kind[i] = p >= -a.pad_begin && p < n + a.pad_end ? Tap::padding : Tap::outside;
       } else if (p % (a.ins + 1) != 0) {
         t.kind[i] = Tap::inserted_zero;
       } else {

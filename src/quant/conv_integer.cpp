@@ -1,6 +1,7 @@
 #include "npukit/quant/conv_integer.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <vector>
 
@@ -25,6 +26,19 @@ int64_t max_abs_of(DType t) {
   }
 }
 
+// |value| bound of t: the dtype's, or `given` after checking every element against it.
+int64_t value_bound(const TensorView& t, int64_t given, const char* fn, const char* name) {
+  if (given == 0) return max_abs_of(t.dtype());
+  check_range(fn, name, given, 1, max_abs_of(t.dtype()));
+  detail::for_each_element(t, [&](int64_t, int64_t off, const int64_t*) {
+    const int64_t v = detail::load_int(t, off);
+    if (v < -given || v > given)
+      fail(fn, name, std::to_string(given),
+           "a bound of every |element|; one element is " + std::to_string(v));
+  });
+  return given;
+}
+
 // Validates shapes, dtypes, geometry and the accumulator bound; returns the output shape.
 Shape validate(const TensorView& x, const TensorView& w, const TensorView* y,
                const IntConv2dParams& p, bool with_zero_points, const char* fn) {
@@ -37,15 +51,25 @@ Shape validate(const TensorView& x, const TensorView& w, const TensorView* y,
     y->expect_dtype(DType::s32, fn, "y");
     y->expect_shape(out, fn, "y");
   }
+  check(p.w_zero_points.empty() || static_cast<int64_t>(p.w_zero_points.size()) == w.dim(0), fn,
+        "w_zero_points", std::to_string(p.w_zero_points.size()) + " values",
+        "none or one per output channel (" + std::to_string(w.dim(0)) + ")");
+  const int64_t mx = value_bound(x, p.x_max_abs, fn, "x_max_abs");
+  const int64_t mw = value_bound(w, p.w_max_abs, fn, "w_max_abs");
   const int32_t zx = with_zero_points ? p.x_zero_point : 0;
-  const int32_t zw = with_zero_points ? p.w_zero_point : 0;
+  int32_t zw = 0;  // the largest |zero point| of w bounds every channel
+  if (with_zero_points)
+    for (int64_t oc = 0; oc < w.dim(0); ++oc)
+      if (std::abs(int64_t{p.w_zero_point_at(oc)}) > std::abs(int64_t{zw}))
+        zw = p.w_zero_point_at(oc);
   const int64_t taps = w.dim(1) * w.dim(2) * w.dim(3);
-  const int64_t limit = int_conv2d_max_taps(x.dtype(), w.dtype(), zx, zw);
+  const int64_t limit = int_conv2d_max_taps(mx, mw, zx, zw);
   check(taps <= limit, fn, "w",
         "shape " + shape_text(w.shape()) + " (" + std::to_string(taps) + " taps per output)",
-        "at most " + std::to_string(limit) + " taps for an int32 accumulator with x " +
-            dtype_name(x.dtype()) + ", w " + dtype_name(w.dtype()) + ", zero points " +
-            std::to_string(zx) + " and " + std::to_string(zw));
+        "at most " + std::to_string(limit) + " taps for an int32 accumulator with |x| <= " +
+            std::to_string(mx) + " (" + dtype_name(x.dtype()) + "), |w| <= " + std::to_string(mw) +
+            " (" + dtype_name(w.dtype()) + "), zero points " + std::to_string(zx) + " and " +
+            std::to_string(zw));
   return out;
 }
 
@@ -106,7 +130,12 @@ Shape int_conv2d_output_shape(const Shape& x, const Shape& w, const IntConv2dPar
 }
 
 int64_t int_conv2d_max_taps(DType x, DType w, int32_t x_zero_point, int32_t w_zero_point) {
-  const int64_t mx = max_abs_of(x), mw = max_abs_of(w);
+  return int_conv2d_max_taps(max_abs_of(x), max_abs_of(w), x_zero_point, w_zero_point);
+}
+
+int64_t int_conv2d_max_taps(int64_t mx, int64_t mw, int32_t x_zero_point, int32_t w_zero_point) {
+  check_range("npukit::int_conv2d_max_taps", "x_max_abs", mx, 0, int64_t{1} << 31);
+  check_range("npukit::int_conv2d_max_taps", "w_max_abs", mw, 0, int64_t{1} << 31);
   const int64_t zx = std::abs(int64_t{x_zero_point}), zw = std::abs(int64_t{w_zero_point});
   const int64_t per_tap = mx * mw + zx * mw + zw * mx + zx * zw;  // < 2^64 / 4: no overflow
   if (per_tap == 0) return std::numeric_limits<int64_t>::max();
@@ -128,7 +157,7 @@ void seed_conv2d(const TensorView& x, const TensorView& w, const TensorView& y,
 void zero_point_conv2d_expanded(const TensorView& x, const TensorView& w, const TensorView& y,
                                 const IntConv2dParams& p) {
   validate(x, w, &y, p, true, "npukit::zero_point_conv2d_expanded");
-  const int32_t zx = p.x_zero_point, zw = p.w_zero_point;
+  const int32_t zx = p.x_zero_point;
   const auto taps = static_cast<int32_t>(w.dim(1) * w.dim(2) * w.dim(3));
   // sum(Wq[oc]) once per output channel.
   std::vector<int32_t> w_sum(static_cast<size_t>(w.dim(0)), 0);
@@ -138,8 +167,9 @@ void zero_point_conv2d_expanded(const TensorView& x, const TensorView& w, const 
         for (int64_t kj = 0; kj < w.dim(3); ++kj)
           w_sum[static_cast<size_t>(oc)] += static_cast<int32_t>(detail::load_int(
               w, oc * w.stride(0) + ic * w.stride(1) + ki * w.stride(2) + kj * w.stride(3)));
-  const int32_t constant = taps * zx * zw;
   for_each_output(y, [&](int64_t n, int64_t oc, int64_t oh, int64_t ow) {
+    const int32_t zw = p.w_zero_point_at(oc);
+    const int32_t constant = taps * zx * zw;
     int32_t conv = 0, window_sum = 0;
     for_each_tap(x, w, p, n, oc, oh, ow, zx, [&](int64_t xv, int64_t wv) {
       conv += static_cast<int32_t>(xv) * static_cast<int32_t>(wv);
@@ -155,7 +185,7 @@ void zero_point_conv2d_direct(const TensorView& x, const TensorView& w, const Te
   for_each_output(y, [&](int64_t n, int64_t oc, int64_t oh, int64_t ow) {
     int64_t acc = 0;  // wide on purpose: this is the reference
     for_each_tap(x, w, p, n, oc, oh, ow, p.x_zero_point, [&](int64_t xv, int64_t wv) {
-      acc += (xv - p.x_zero_point) * (wv - p.w_zero_point);
+      acc += (xv - p.x_zero_point) * (wv - p.w_zero_point_at(oc));
     });
     return static_cast<int32_t>(acc);
   });

@@ -201,9 +201,9 @@ Tensor mrt_requantize(const TensorView& q, const MrtQuantParams& from, const Mrt
                       int bits) {
   constexpr const char* fn = "npukit::mrt_requantize";
   check(detail::is_integer_dtype(q.dtype()), fn, "q", dtype_name(q.dtype()), "s8, u8, s16 or s32");
-  check(from.scheme == MrtScheme::symmetric && to.scheme == MrtScheme::symmetric, fn, "scheme",
+  check(from.scheme != MrtScheme::seed_affine && to.scheme != MrtScheme::seed_affine, fn, "scheme",
         std::string(mrt_scheme_name(from.scheme)) + " -> " + mrt_scheme_name(to.scheme),
-        "symmetric -> symmetric");
+        "symmetric or zero_point on both sides (seed_affine's zero point is not an integer)");
   check_params(from, q, fn);
   check_params(to, q, fn);
   check(from.axis == to.axis, fn, "to.axis", std::to_string(to.axis),
@@ -215,8 +215,10 @@ Tensor mrt_requantize(const TensorView& q, const MrtQuantParams& from, const Mrt
   int32_t* out = y.data<int32_t>();
   detail::for_each_element(q, [&](int64_t i, int64_t off, const int64_t* pos) {
     const auto c = static_cast<size_t>(channel_of(q, from.axis, pos));
-    out[i] =
-        static_cast<int32_t>(cvm_requantize(detail::load_int(q, off), factors[c], to.precision));
+    // Xqn = round(rsc * (Xq - zp)) + zp_n; symmetric -> symmetric is cvm_requantize.
+    const auto centred = detail::load_int(q, off) - static_cast<int64_t>(from.zp[c]);
+    out[i] = static_cast<int32_t>(cvm_requantize_affine(
+        centred, factors[c], static_cast<int64_t>(to.zp[c]), to.q_min(), to.q_max()));
   });
   return y;
 }

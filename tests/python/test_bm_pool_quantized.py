@@ -71,6 +71,32 @@ x = np.array([[[[-3, 7]]]], dtype=np.int8)
 check("max rshift", npukit.bm_pool_quantized(x, mode="max", kernel=[1, 2], rshift=1).item() == 4)
 check("max rshift negative", npukit.bm_pool_quantized(x[:, :, :, :1], mode="max", kernel=[1, 1], rshift=1).item() == -1)
 
+# if_relu on max: a window of negatives -> 0; relu after saturation on u8 is a no-op.
+x = np.array([[[[-3, -100]]]], dtype=np.int8)
+check("max relu", npukit.bm_pool_quantized(x, mode="max", kernel=[1, 2], relu=True).item() == 0)
+# u8 max pads with 0: a window of padding and 7 -> 7; dilation 2 skips the middle element.
+x = np.array([[[[7, 250, 9]]]], dtype=np.uint8)
+check("u8 max dilation 2", npukit.bm_pool_quantized(x, mode="max", kernel=[1, 2], dilation=[1, 2]).item() == 9)
+# ins_h: rows [1, 2] become [1, 0, 2]; a 3x1 avg sums 3, rshift 1 -> (3 + 1) >> 1 = 2.
+x = np.array([[[[1], [2]]]], dtype=np.int8)
+check("ins_h avg", npukit.bm_pool_quantized(x, kernel=[3, 1], ins=[1, 0], rshift=1).item() == 2)
+# int32 accumulation at the proven limit: 8421504 taps of 255 = 2147483520 <= 2^31 - 1,
+# rshift 24: (2147483520 + 2^23) >> 24 = floor(128.4999) = 128.
+big = np.full((1, 1, 1, 8421504), 255, np.uint8)
+check("int32 limit", npukit.bm_pool_quantized(big, kernel=[1, 8421504], rshift=24).item() == 128)
+try:
+    npukit.bm_pool_quantized(np.full((1, 1, 1, 8421505), 1, np.uint8), kernel=[1, 8421505])
+    check("rejects a window past the int32 limit", False)
+except ValueError as e:
+    check("rejects a window past the int32 limit", "kernel_h*kernel_w" in str(e), str(e))
+for bad, what in ((dict(mode="mean"), "mode"), (dict(pad=[1, 1]), "pad"), (dict(rshift=32), "rshift"),
+                  (dict(kernel=[4, 1]), "kernel_h")):
+    try:
+        npukit.bm_pool_quantized(np.zeros((1, 1, 2, 2), np.int8), **dict(dict(kernel=[1, 1]), **bad))
+        check(f"rejects {bad}", False)
+    except ValueError as e:
+        check(f"rejects {bad}", what in str(e), str(e))
+
 seed = 168
 rng = np.random.default_rng(seed)
 for case in range(150):

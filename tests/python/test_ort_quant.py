@@ -42,7 +42,8 @@ class Case:
         self.op, self.config = op, config
         self.node_op, self.inputs, self.attrs = node_op, inputs, attrs
         self.consts = consts or {}
-        self.expect = expect  # npukit's output (computed in-process)
+        self.expect = expect  # npukit's output (computed in-process); None: npukit rejected it
+        self.out_dtype = (expect if expect is not None else next(iter(inputs.values()))).dtype
         self.domain, self.opset = domain, opset
 
     def model(self):
@@ -52,7 +53,7 @@ class Case:
         ins = [helper.make_tensor_value_info(k, ONNX_TYPE[v.dtype], list(v.shape))
                for k, v in self.inputs.items()]
         inits = [numpy_helper.from_array(np.asarray(v), k) for k, v in self.consts.items()]
-        out = helper.make_tensor_value_info("y", ONNX_TYPE[self.expect.dtype], None)
+        out = helper.make_tensor_value_info("y", ONNX_TYPE[self.out_dtype], None)
         g = helper.make_graph([node], "g", ins, [out], initializer=inits)
         ops = [helper.make_opsetid("", self.opset)]
         if self.domain:
@@ -157,18 +158,21 @@ def window_attrs(rng, H, W, allow_dilation=False, conv=False):
     d = [int(rng.integers(1, 3)), int(rng.integers(1, 3))] if allow_dilation else [1, 1]
     r = rng.random()
     auto_pad = "NOTSET" if r < 0.7 else ["VALID", "SAME_UPPER", "SAME_LOWER"][int(rng.integers(0, 3))]
-    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-        d = [1, 1]
-        if not conv:
-            # ORT's pooling lets the SAME total pad go negative when stride >
-            # kernel (the windows shift inward); ONNX and npukit clamp it at 0.
-            st = [min(st[0], kh), min(st[1], kw)]
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER") and conv:
+        d = [1, 1]  # ONNX Runtime rejects SAME with dilation for Conv: not drawn
+    # Pools draw SAME with any stride and dilation: ONNX Runtime's own SAME pads
+    # (undilated kernel, negative when stride > kernel) are profile onnxruntime's
+    # PoolGeometry::onnxruntime; a configuration ORT rejects (or answers with an
+    # empty tensor) must be an npukit error too (see main()).
     pads = [int(rng.integers(0, kh)), int(rng.integers(0, kw)),
             int(rng.integers(0, kh)), int(rng.integers(0, kw))]
-    # The effective kernel must fit the padded input.
-    while (kh - 1) * d[0] + 1 > H + (pads[0] + pads[2] if auto_pad == "NOTSET" else 0) and kh > 1:
+    # The effective kernel must fit the padded input, except for 15% of the pools:
+    # ONNX Runtime then truncates the window count toward zero (one window that
+    # hangs past the padded end, or none: an error for both).
+    fit = conv or rng.random() < 0.85
+    while fit and (kh - 1) * d[0] + 1 > H + (pads[0] + pads[2] if auto_pad == "NOTSET" else 0) and kh > 1:
         kh -= 1
-    while (kw - 1) * d[1] + 1 > W + (pads[1] + pads[3] if auto_pad == "NOTSET" else 0) and kw > 1:
+    while fit and (kw - 1) * d[1] + 1 > W + (pads[1] + pads[3] if auto_pad == "NOTSET" else 0) and kw > 1:
         kw -= 1
     pads = [min(pads[0], kh - 1), min(pads[1], kw - 1), min(pads[2], kh - 1), min(pads[3], kw - 1)]
     a = {"kernel_shape": [kh, kw], "strides": st}
@@ -176,11 +180,17 @@ def window_attrs(rng, H, W, allow_dilation=False, conv=False):
         a["pads"] = pads
     else:
         a["auto_pad"] = auto_pad
-    # ONNX Runtime rejects SAME with dilation for Conv and, for MaxPool, derives
-    # SAME pads from the undilated kernel (not the ONNX formula): not drawn.
-    if allow_dilation and d != [1, 1] and auto_pad not in ("SAME_UPPER", "SAME_LOWER"):
+    if allow_dilation and d != [1, 1]:
         a["dilations"] = d
     return a
+
+
+def npukit_or_error(f, *args, **kw):
+    """npukit's output, or None when npukit rejects the configuration (then ORT must too)."""
+    try:
+        return f(*args, **kw)
+    except npukit.Error:
+        return None
 
 
 def gen_avg_pool(rng, i):
@@ -196,7 +206,7 @@ def gen_avg_pool(rng, i):
     a["channels_last"] = cl
     x = codes(rng, t, [N, H, W, C] if cl else [N, C, H, W])
     xs, ys, xz, yz = scale(rng), scale(rng), zp(rng, t), zp(rng, t)
-    y = npukit.qlinear_average_pool(x, xs, xz, ys, yz, profile="onnxruntime", **a)
+    y = npukit_or_error(npukit.qlinear_average_pool, x, xs, xz, ys, yz, profile="onnxruntime", **a)
     cfg = dict(a, shape=list(x.shape), dtype=t.name, x_scale=float(xs), y_scale=float(ys),
                x_zero_point=int(xz), y_zero_point=int(yz))
     return Case("QLinearAveragePool", cfg, "QLinearAveragePool", {"x": x},
@@ -300,7 +310,7 @@ def gen_max_pool(rng, i):
     a = window_attrs(rng, H, W, allow_dilation=True)
     a["ceil_mode"] = int(rng.integers(0, 2))
     x = codes(rng, t, [N, C, H, W])
-    y = npukit.max_pool(x, profile="onnxruntime", **a)
+    y = npukit_or_error(npukit.max_pool, x, profile="onnxruntime", **a)
     cfg = dict(a, shape=list(x.shape), dtype=t.name)
     return Case("MaxPool", cfg, "MaxPool", {"x": x}, dict(a), y, opset=12)
 
@@ -356,6 +366,56 @@ def gen_matmul_integer(rng, i):
                 consts={"a_zero_point": np.array(az, t), "b_zero_point": np.array(bz, bt)})
 
 
+def sweep_cases():
+    """Every small 1-D pooling geometry where ONNX Runtime's pool_attributes.h departs
+    from the ONNX formulas (SAME pads from the undilated kernel, negative when
+    stride > kernel; C-truncated window count; ceil_mode's drop rule), two per
+    model (one on H, one on W, same auto_pad / ceil_mode / count_include_pad):
+    MaxPool u8/s8 with dilation, QLinearAveragePool without (it has none)."""
+    grid = []
+    for op in ("MaxPool", "QLinearAveragePool"):
+        for mode in ("SAME_UPPER", "SAME_LOWER", "NOTSET"):
+            for ceil in (0, 1):
+                for cip in ((0,) if op == "MaxPool" else (0, 1)):
+                    axes = [(n, k, s, d) for n in range(1, 8) for k in range(1, 5)
+                            for s in range(1, 5) for d in ((1, 2, 3) if op == "MaxPool" else (1,))
+                            if mode != "NOTSET" or (k - 1) * d + 1 > n]  # NOTSET: overhangs only
+                    grid.append((op, mode, ceil, cip, axes))
+    rng = np.random.default_rng(SEED + 1)
+    cases = []
+    for op, mode, ceil, cip, axes in grid:
+        order = rng.permutation(len(axes))
+        for a, b in zip(order[0::2], order[1::2]):
+            (h, kh, sh, dh), (w, kw, sw, dw) = axes[a], axes[b]
+            t = code_type(rng)
+            attrs = {"kernel_shape": [kh, kw], "strides": [sh, sw], "ceil_mode": ceil}
+            if mode == "NOTSET":
+                attrs["pads"] = [0, 0, 0, 0]
+            else:
+                attrs["auto_pad"] = mode
+            if op == "MaxPool":
+                attrs["dilations"] = [dh, dw]
+                x = codes(rng, t, [1, 2, h, w])
+                y = npukit_or_error(npukit.max_pool, x, profile="onnxruntime", **attrs)
+                cases.append(Case("MaxPool (geometry sweep)", dict(attrs, shape=list(x.shape),
+                                  dtype=t.name), "MaxPool", {"x": x}, dict(attrs), y, opset=12))
+                continue
+            attrs["count_include_pad"] = cip
+            x = codes(rng, t, [1, 2, h, w])
+            xs, ys, xz, yz = scale(rng), scale(rng), zp(rng, t), zp(rng, t)
+            y = npukit_or_error(npukit.qlinear_average_pool, x, xs, xz, ys, yz,
+                                profile="onnxruntime", **attrs)
+            cfg = dict(attrs, shape=list(x.shape), dtype=t.name, x_scale=float(xs),
+                       y_scale=float(ys), x_zero_point=int(xz), y_zero_point=int(yz))
+            cases.append(Case("QLinearAveragePool (geometry sweep)", cfg, "QLinearAveragePool",
+                              {"x": x},
+                              dict(attrs, _order=["x", "x_scale", "x_zero_point", "y_scale",
+                                                  "y_zero_point"]), y, domain="com.microsoft",
+                              consts={"x_scale": np.float32(xs), "x_zero_point": np.array(xz, t),
+                                      "y_scale": np.float32(ys), "y_zero_point": np.array(yz, t)}))
+    return cases
+
+
 GENERATORS = [
     ("QuantizeLinear", gen_quantize, 500),
     ("DequantizeLinear", gen_dequantize, 400),
@@ -385,6 +445,8 @@ def main():
             c = gen(rng, i)  # always drawn, so a filtered run keeps the same cases
             if not ONLY or name in ONLY:
                 cases.append(c)
+    if not ONLY or "sweep" in ONLY:
+        cases += sweep_cases()
     tmp = tempfile.mkdtemp(prefix="npukit_ort_")
     try:
         jobs = []
@@ -411,9 +473,22 @@ def main():
         shown = 0
         for i, c in enumerate(cases):
             st = stats.setdefault(c.op, {"configs": 0, "elements": 0, "mismatches": 0,
-                                         "failed": 0, "ort_errors": 0})
+                                         "failed": 0, "ort_errors": 0, "both_reject": 0})
             st["configs"] += 1
             res = results[i] if i < len(results) else {"ok": False, "error": "no result"}
+            if c.expect is None:
+                # npukit rejected it: ORT must reject it too or return an empty tensor.
+                empty = res["ok"] and np.load(os.path.join(tmp, str(i), "out", "y.npy")).size == 0
+                if not res["ok"] or empty:
+                    st["both_reject"] += 1
+                    passed += 1
+                else:
+                    st["failed"] += 1
+                    failed += 1
+                    if shown < 20:
+                        print(f"FAIL npukit rejected a configuration ORT runs\n  {c.repro(i)}")
+                        shown += 1
+                continue
             if not res["ok"]:
                 st["ort_errors"] += 1
                 st["failed"] += 1
@@ -448,10 +523,11 @@ def main():
                     shown += 1
             else:
                 passed += 1
-        print(f"\n{'operator':<26}{'configs':>8}{'elements':>10}{'mismatch':>10}{'ORT err':>9}")
+        print(f"\n{'operator':<36}{'configs':>8}{'elements':>10}{'mismatch':>10}{'ORT err':>9}"
+              f"{'both reject':>12}")
         for op, st in stats.items():
-            print(f"{op:<26}{st['configs']:>8}{st['elements']:>10}{st['mismatches']:>10}"
-                  f"{st['ort_errors']:>9}")
+            print(f"{op:<36}{st['configs']:>8}{st['elements']:>10}{st['mismatches']:>10}"
+                  f"{st['ort_errors']:>9}{st['both_reject']:>12}")
         total = sum(s["configs"] for s in stats.values())
         print(f"\n{total} configurations, build {t1 - t0:.1f} s, ONNX Runtime {t2 - t1:.1f} s, "
               f"compare {time.time() - t2:.1f} s")

@@ -234,8 +234,15 @@ TEST(MrtQuant, RequantizeThroughCvm) {
   const Tensor q = Tensor::from<int32_t>({4}, {-6, -5, 6, 100});
   // cvm_right_shift(x, 2, 4): -1.5 -> -1, -1.25 -> -1, 1.5 -> 2, 25 -> clipped to 7
   EXPECT_EQ(mrt_requantize(q, from, to).to_vector<int32_t>(), (std::vector<int32_t>{-1, -1, 2, 7}));
+  // To a zero-point target (range [0, 15], zp 1): round(q / 4) ties up, + 1, clip:
+  // -1.5 -> -1 + 1 = 0, -1.25 -> -1 + 1 = 0, 1.5 -> 2 + 1 = 3, 25 + 1 -> 15.
   const MrtQuantParams zp{MrtScheme::zero_point, 4, -1, {0.5}, {1.0}};
-  EXPECT_THROW(mrt_requantize(q, from, zp), Error);
+  EXPECT_EQ(mrt_requantize(q, from, zp).to_vector<int32_t>(), (std::vector<int32_t>{0, 0, 3, 15}));
+  // Back from zp (sc 0.5, zp 1) to symmetric sc 2: (q - 1) * 4, clip to +-127.
+  const Tensor qz = Tensor::from<int32_t>({3}, {0, 1, 15});
+  EXPECT_EQ(mrt_requantize(qz, zp, from).to_vector<int32_t>(), (std::vector<int32_t>{-4, 0, 56}));
+  const MrtQuantParams seed{MrtScheme::seed_affine, 4, -1, {0.5}, {0.25}};
+  EXPECT_THROW(mrt_requantize(q, from, seed), Error);
 }
 
 TEST(MrtQuant, Errors) {

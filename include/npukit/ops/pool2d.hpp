@@ -52,6 +52,10 @@ struct Pool2dParams {
 // profiles have no fp32 pooling and are rejected.
 void apply_profile(Pool2dParams& p, Profile profile, bool count_include_pad = true);
 
+// The window geometry a profile's pooling faces use for ONNX attributes:
+// PoolGeometry::onnxruntime for onnxruntime, PoolGeometry::onnx otherwise.
+PoolGeometry pool_geometry_for(Profile profile);
+
 const char* pool_mode_name(PoolMode m);
 const char* avg_divisor_name(AvgDivisor d);
 const char* pad_value_name(PadValue v);

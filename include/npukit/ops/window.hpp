@@ -20,11 +20,18 @@ struct Window2d {
   int64_t ins_h = 0, ins_w = 0;  // zeros inserted between input rows / columns
   int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
   bool ceil_mode = false;
+  // ONNX Runtime's pooling count (pool_attributes.h): out = trunc(num / stride) + 1 with
+  // num = padded size - effective kernel computed in C integers, so a num in (-stride, 0)
+  // still gives one window (hanging past the padded end), and pads may be negative (its
+  // SAME pads; a negative begin pad starts the windows inside the input, a negative end
+  // pad only shortens the count: taps read the input wherever they land in it).
+  bool truncated_count = false;
 };
 
 struct AxisWindow {
   int64_t in = 1, kernel = 1, stride = 1, dilation = 1, ins = 0, pad_begin = 0, pad_end = 0;
   bool ceil_mode = false;
+  bool truncated_count = false;
 
   int64_t inserted_size() const { return (in - 1) * (ins + 1) + 1; }
   int64_t effective_kernel() const { return (kernel - 1) * dilation + 1; }
@@ -45,6 +52,17 @@ int64_t axis_output_size(const AxisWindow& a, const char* function, char axis);
 enum class AutoPad : uint8_t { notset, valid, same_upper, same_lower };
 AutoPad auto_pad_from_name(const std::string& name, const char* function);
 void resolve_auto_pad(Window2d& w, AutoPad mode, int64_t in_h, int64_t in_w);
+
+// How a pooling face turns ONNX attributes into a window.
+enum class PoolGeometry : uint8_t {
+  onnx,         // the ONNX formulas (resolve_auto_pad above); PyTorch's too
+  onnxruntime,  // ONNX Runtime 1.30's pool_attributes.h: SAME total pad from the
+                // *undilated* kernel, (ceil(in/s) - 1)*s + k - in, which may be negative
+                // (stride > kernel); begin = total/2 (UPPER) or (total+1)/2 (LOWER) in C
+                // division; truncated_count set for every auto_pad (NOTSET included)
+};
+// Resolves auto_pad under `g` (onnx: exactly resolve_auto_pad).
+void resolve_pool_auto_pad(Window2d& w, AutoPad mode, int64_t in_h, int64_t in_w, PoolGeometry g);
 
 // (N, C, H, W) -> (N, C, OH, OW) for a window sliding over x: checks rank,
 // N, C and every window field, naming `function` in errors. Shared by every

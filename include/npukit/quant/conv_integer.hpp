@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "npukit/ops/window.hpp"
 #include "npukit/quant/cvm.hpp"
@@ -38,6 +39,16 @@ struct IntConv2dParams {
   int64_t groups = 1;
   int32_t x_zero_point = 0;  // used by the zero-point functions only
   int32_t w_zero_point = 0;
+  // MRT channel-wise weights: one zero point per output channel (overrides w_zero_point).
+  std::vector<int32_t> w_zero_points;
+  // Bounds on |x| and |w| for the int32 proof when the dtype is wider than the values
+  // (MRT's quantized tensors are s32 holding P-bit codes); 0 = the dtype's range. Every
+  // element is checked against a given bound.
+  int64_t x_max_abs = 0, w_max_abs = 0;
+
+  int32_t w_zero_point_at(int64_t oc) const {
+    return w_zero_points.empty() ? w_zero_point : w_zero_points[static_cast<size_t>(oc)];
+  }
 };
 
 // x (N, C, H, W), w (OC, C/groups, KH, KW) -> (N, OC, OH, OW).
@@ -45,6 +56,9 @@ Shape int_conv2d_output_shape(const Shape& x, const Shape& w, const IntConv2dPar
 
 // Largest tap count T = (C/groups)*KH*KW whose int32 accumulation is proven safe.
 int64_t int_conv2d_max_taps(DType x, DType w, int32_t x_zero_point, int32_t w_zero_point);
+// The same from bounds on |x| and |w|.
+int64_t int_conv2d_max_taps(int64_t x_max_abs, int64_t w_max_abs, int32_t x_zero_point,
+                            int32_t w_zero_point);
 
 // Seed 001's formula. x, w: s8 / u8 / s16 / s32; y: s32 of the output shape.
 void seed_conv2d(const TensorView& x, const TensorView& w, const TensorView& y,

@@ -68,4 +68,26 @@ inline int64_t cvm_requantize(int64_t x, CvmFloat f, int precision) {
   return cvm_clip(product, precision);
 }
 
+// MRT's requantization of a centred integer v = Xq - zp_x (or a conv sum S) to an
+// affine target: round(frac * 2^exp * v) with CVM's shift rounding (ties toward
+// +inf), + zero_point, clipped to [lo, hi]. With zero_point 0 and the symmetric range
+// of `precision` it is cvm_requantize. MRT writes the zero-point form as
+// cvm_shift(frac1 * Xq, sb1) + cvm_shift(frac2, sb2); subtracting the integer zp_x
+// first keeps the constant exact (zp_xn is an integer by MRT's ceil).
+inline int64_t cvm_requantize_affine(int64_t v, CvmFloat f, int64_t zero_point, int64_t lo,
+                                     int64_t hi) {
+  const __int128 product = static_cast<__int128>(f.frac) * v;  // |v| < 2^33, frac < 2^31
+  __int128 t = product;
+  if (f.exp < 0) {
+    if (f.exp < -32) detail::cvm_range_error("npukit::cvm_requantize_affine", "shift", -f.exp);
+    const __int128 half = static_cast<__int128>(1) << (-f.exp - 1);
+    t = (product + half) >> (-f.exp);  // arithmetic: floor((p + 2^(s-1)) / 2^s)
+  } else if (f.exp > 0) {
+    if (f.exp > 32) detail::cvm_range_error("npukit::cvm_requantize_affine", "shift", f.exp);
+    t = product * (static_cast<__int128>(1) << f.exp);
+  }
+  t += zero_point;
+  return t < lo ? lo : t > hi ? hi : static_cast<int64_t>(t);
+}
+
 }  // namespace npukit

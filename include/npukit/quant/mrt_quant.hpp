@@ -61,9 +61,11 @@ MrtQuantParams mrt_calibrate(const TensorView& x, MrtScheme scheme, int precisio
 Tensor mrt_quantize(const TensorView& x, const MrtQuantParams& p);
 Tensor mrt_dequantize(const TensorView& q, const MrtQuantParams& p);
 
-// Symmetric integer requantization from `from` to `to` (same axis and channel
-// count): Xqn = cvm_requantize(Xq, cvm_float(to.sc / from.sc, bits), to.precision),
-// MRT's "Xqn ~= cvm_shift(frac * Xq, sb)". Only for the symmetric scheme.
+// Integer requantization from `from` to `to` (same axis and channel count; symmetric
+// or zero_point): Xqn = cvm_requantize_affine(Xq - zp, cvm_float(to.sc / from.sc, bits),
+// to.zp, to.q_min(), to.q_max()): MRT's "Xqn ~= cvm_shift(frac * Xq, sb)" (symmetric,
+// exactly cvm_requantize) and its zero-point int-propagation
+// "Xqn ~= cvm_shift(frac1 * Xq, sb1) + cvm_shift(frac2, sb2)" with the constant exact.
 Tensor mrt_requantize(const TensorView& q, const MrtQuantParams& from, const MrtQuantParams& to,
                       int bits = 24);
 
