@@ -108,6 +108,12 @@ void resolve_pool_auto_pad(Window2d& w, AutoPad mode, int64_t in_h, int64_t in_w
     return;
   }
   w.truncated_count = true;
+  // Only ORT's own SAME arithmetic makes pads negative; given pads stay >= 0.
+  constexpr const char* fn = "npukit::resolve_pool_auto_pad";
+  check_range(fn, "pad_top", w.pad_top, 0, kMax);
+  check_range(fn, "pad_bottom", w.pad_bottom, 0, kMax);
+  check_range(fn, "pad_left", w.pad_left, 0, kMax);
+  check_range(fn, "pad_right", w.pad_right, 0, kMax);
   if (mode != AutoPad::same_upper && mode != AutoPad::same_lower) {
     resolve_auto_pad(w, mode, in_h, in_w);
     return;

@@ -215,5 +215,93 @@ TEST(Window, AutoPadNames) {
   EXPECT_TRUE(raises([] { auto_pad_from_name("valid", "f"); }, "f", "auto_pad", "'valid'"));
 }
 
+// ONNX Runtime 1.30's pool_attributes.h, hand-computed (and probed against ORT itself
+// by tests/python/test_ort_quant.py's geometry sweep).
+Window2d ort_window(int64_t k, int64_t s, int64_t d, AutoPad mode, int64_t in, bool ceil = false) {
+  Window2d w;
+  w.kernel_w = k;
+  w.stride_w = s;
+  w.dilation_w = d;
+  w.ceil_mode = ceil;
+  resolve_pool_auto_pad(w, mode, 1, in, PoolGeometry::onnxruntime);
+  return w;
+}
+
+TEST(Window, OnnxRuntimeSamePadsCanBeNegative) {
+  // in 7, k 1, s 4: total = (ceil(7/4) - 1)*4 + 1 - 7 = -2 -> begin -1, end -1 (UPPER);
+  // out = trunc((7 - 2 - 1) / 4) + 1 = 2; windows read inputs 1 and 5.
+  Window2d w = ort_window(1, 4, 1, AutoPad::same_upper, 7);
+  EXPECT_EQ(w.pad_left, -1);
+  EXPECT_EQ(w.pad_right, -1);
+  EXPECT_TRUE(w.truncated_count);
+  const AxisWindow a = axis_w(w, 7);
+  ASSERT_EQ(axis_output_size(a, "f", 'w'), 2);
+  const AxisTaps t = axis_taps(a, 2);
+  EXPECT_EQ(t.index_at(0, 0), 1);
+  EXPECT_EQ(t.index_at(1, 0), 5);
+  // LOWER: total -2 -> begin (-2 + 1) / 2 = 0 in C, end -2; inputs 0 and 4.
+  w = ort_window(1, 4, 1, AutoPad::same_lower, 7);
+  EXPECT_EQ(w.pad_left, 0);
+  EXPECT_EQ(w.pad_right, -2);
+  const AxisTaps tl = axis_taps(axis_w(w, 7), 2);
+  EXPECT_EQ(tl.index_at(0, 0), 0);
+  EXPECT_EQ(tl.index_at(1, 0), 4);
+  // The ONNX rule for the same attributes: pads 0, out ceil(7/4) = 2 from 0 and 4.
+  Window2d o;
+  o.kernel_w = 1;
+  o.stride_w = 4;
+  resolve_pool_auto_pad(o, AutoPad::same_upper, 1, 7, PoolGeometry::onnx);
+  EXPECT_EQ(o.pad_left, 0);
+  EXPECT_FALSE(o.truncated_count);
+}
+
+TEST(Window, OnnxRuntimeSamePadsUseTheUndilatedKernel) {
+  // in 1, k 2, s 2, d 2, LOWER: total = 0*2 + 2 - 1 = 1 -> begin 1, end 0; the dilated
+  // extent 3 overhangs the padded size 2: num = -1, trunc(-1/2) + 1 = 1 window whose taps
+  // are padding (-1) and past the end (1): no input at all.
+  const Window2d w = ort_window(2, 2, 2, AutoPad::same_lower, 1);
+  EXPECT_EQ(w.pad_left, 1);
+  EXPECT_EQ(w.pad_right, 0);
+  const AxisWindow a = axis_w(w, 1);
+  ASSERT_EQ(axis_output_size(a, "f", 'w'), 1);
+  const AxisTaps t = axis_taps(a, 1);
+  EXPECT_EQ(t.kind_at(0, 0), Tap::padding);
+  EXPECT_EQ(t.kind_at(0, 1), Tap::outside);
+  // The ONNX rule pads for the dilated kernel: total 2 -> 1 / 1, one window on input 0.
+  Window2d o;
+  o.kernel_w = 2;
+  o.stride_w = 2;
+  o.dilation_w = 2;
+  resolve_pool_auto_pad(o, AutoPad::same_lower, 1, 1, PoolGeometry::onnx);
+  EXPECT_EQ(o.pad_left, 1);
+  EXPECT_EQ(o.pad_right, 1);
+}
+
+TEST(Window, OnnxRuntimeCountTruncatesAndNeedsOneWindow) {
+  // NOTSET, in 1, k 2, s 2, no pads: num = -1 -> trunc(-1/2) + 1 = 1 window (ONNX: error).
+  AxisWindow a = axis(1, 2, 2);
+  EXPECT_TRUE(raises([&] { axis_output_size(a, "f", 'w'); }, "f", "kernel_w", "2"));
+  a.truncated_count = true;
+  EXPECT_EQ(axis_output_size(a, "f", 'w'), 1);
+  // in 1, k 3, s 1: num = -2 -> -1 windows: ORT rejects it, so does npukit; in 2, k 4, s 2:
+  // num = -2 -> 0 windows (ORT returns an empty tensor): an npukit error.
+  AxisWindow b = axis(1, 3, 1);
+  b.truncated_count = true;
+  EXPECT_TRUE(raises([&] { axis_output_size(b, "f", 'h'); }, "f", "kernel_h", "3"));
+  AxisWindow c = axis(2, 4, 2);
+  c.truncated_count = true;
+  EXPECT_TRUE(raises([&] { axis_output_size(c, "f", 'w'); }, "f", "kernel_w", "4"));
+  // ceil_mode: ceil(num / s) of a negative num: in 4, k 5, s 2 -> num -1, ceil(-0.5) + 1 = 1.
+  AxisWindow d = axis(4, 5, 2, 1, 0, 0, 0, true);
+  d.truncated_count = true;
+  EXPECT_EQ(axis_output_size(d, "f", 'w'), 1);
+  // Given pads stay >= 0 under this geometry.
+  Window2d g;
+  g.pad_left = -1;
+  EXPECT_TRUE(
+      raises([&] { resolve_pool_auto_pad(g, AutoPad::notset, 1, 1, PoolGeometry::onnxruntime); },
+             "npukit::resolve_pool_auto_pad", "pad_left", "-1"));
+}
+
 }  // namespace
 }  // namespace npukit
