@@ -17,6 +17,8 @@ const char* qavg_arith_name(QAvgArith a) {
       return "int_sum_ghp";
     case QAvgArith::int_mean:
       return "int_mean";
+    case QAvgArith::int_sum_requant:
+      return "int_sum_requant";
   }
   return "invalid";
 }
@@ -33,6 +35,13 @@ void apply_profile(QLinearAvgPoolParams& p, Profile profile) {
       p.divisor = p.count_include_pad ? AvgDivisor::kernel_area : AvgDivisor::valid_count;
       p.whole_image_int_path = true;
       p.rounding = Rounding::half_to_even;
+      return;
+    case Profile::pytorch:
+      // PyTorch 1.13 quantized avg_pool2d (probed: tests/python/test_torch_quant.py).
+      p.arith = QAvgArith::int_sum_requant;
+      p.divisor = p.count_include_pad ? AvgDivisor::clipped_window : AvgDivisor::valid_count;
+      p.rounding = Rounding::half_to_even;
+      p.zero_point = QZeroPointRounding::by_memory_format;
       return;
     case Profile::ghp_rtl:
     case Profile::ghp_golden:
@@ -63,7 +72,7 @@ void apply_profile(QLinearAvgPoolParams& p, Profile profile) {
       return;
     default:
       fail(fn, "profile", profile_name(profile),
-           "onnxruntime, ghp_rtl, ghp_golden, tflite or mico");
+           "onnxruntime, pytorch, ghp_rtl, ghp_golden, tflite or mico");
   }
 }
 

@@ -8,8 +8,12 @@ namespace npukit {
 void apply_profile(QuantizeParams& p, Profile profile) {
   switch (profile) {
     case Profile::onnxruntime:  // MLAS: fp32 x / scale, then nearbyint (to even)
-    case Profile::pytorch:      // quantize_per_tensor: nearbyint(x / scale) (to even)
       p.rounding = Rounding::half_to_even;
+      p.multiply_by_reciprocal = false;
+      return;
+    case Profile::pytorch:  // quantize_per_tensor: nearbyint(x * (1.0f / scale)) + zp
+      p.rounding = Rounding::half_to_even;
+      p.multiply_by_reciprocal = true;
       return;
     default:
       fail("npukit::quantize_linear", "profile", profile_name(profile),

@@ -210,6 +210,50 @@ TEST(QuantAvgPool, OnnxruntimeGlobalIntegerPath) {
 
 // ---- QuantizeLinear / QLinearConv rounding ---------------------------------
 
+// ---- pytorch: int32 acc - zp*valid, fp32 multiplier, zp in or out of the rounding --
+
+TEST(QuantAvgPool, PytorchZeroPointInsideOrOutsideTheRounding) {
+  // u8, zp 249, 2x2 windows of one channel each (C = 2): codes 10, 11 / 10, 11 (sum 42):
+  // acc = 42 - 4*249 = -954, v = -954 / 4 = -238.5.
+  // NCHW kernel (C > 1): round(-238.5 + 249) = round(10.5) = 10 (to even).
+  // channels-last kernel (C == 1, or NHWC strides): round(-238.5) + 249 = -238 + 249 = 11.
+  const Tensor two = codes<uint8_t>({1, 2, 2, 2}, {10, 11, 10, 11, 10, 11, 10, 11});
+  const QLinearAvgPoolParams p = avg(Profile::pytorch, 2, 1, 0, false, 0.5f, 249, 0.5f, 249);
+  EXPECT_EQ(run_avg<uint8_t>(two, p), (std::vector<int>{10, 10}));
+  const Tensor one = codes<uint8_t>({1, 1, 2, 2}, {10, 11, 10, 11});
+  EXPECT_EQ(run_avg<uint8_t>(one, p), std::vector<int>{11});
+  // NHWC strides for the C = 2 tensor: the channels-last kernel.
+  const Tensor nhwc = codes<uint8_t>({1, 2, 2, 2}, {10, 10, 11, 11, 10, 10, 11, 11});
+  const TensorView v(nhwc.view().raw(), DType::u8, {1, 2, 2, 2}, {8, 1, 4, 2});
+  Tensor y(DType::u8, {1, 2, 1, 1});
+  qlinear_average_pool(v, y, p);
+  EXPECT_EQ(ints<uint8_t>(y), (std::vector<int>{11, 11}));
+  // count_include_pad: the divisor is the window clipped to input + padding. 1x1 input
+  // 20 (zp 0), k 2, pad 1 (PyTorch's limit k/2): every window holds 1 input and 3 pads:
+  // 20 / 4 = 5 with padding counted, 20 / 1 = 20 without.
+  const Tensor x1 = codes<uint8_t>({1, 2, 1, 1}, {20, 20});
+  EXPECT_EQ(run_avg<uint8_t>(x1, avg(Profile::pytorch, 2, 1, 1, true, 1, 0, 1, 0)),
+            (std::vector<int>{5, 5, 5, 5, 5, 5, 5, 5}));
+  EXPECT_EQ(run_avg<uint8_t>(x1, avg(Profile::pytorch, 2, 1, 1, false, 1, 0, 1, 0)),
+            (std::vector<int>(8, 20)));
+}
+
+TEST(QuantOps, QuantizeLinearPytorchMultipliesByTheReciprocal) {
+  // scale 0.1f: x = 1.55f. ONNX: 1.55f / 0.1f = 15.499999 -> 15; PyTorch:
+  // 1.55f * (1 / 0.1f = 10.0f) = 15.5 -> 16 (to even).
+  const Tensor x = Tensor::from<float>({1}, {1.55f});
+  QuantizeParams p;
+  p.q.scale = {0.1f};
+  p.q.zero_point = {0};
+  Tensor y(DType::u8, {1});
+  apply_profile(p, Profile::onnxruntime);
+  quantize_linear(x, y, p);
+  EXPECT_EQ(ints<uint8_t>(y), std::vector<int>{15});
+  apply_profile(p, Profile::pytorch);
+  quantize_linear(x, y, p);
+  EXPECT_EQ(ints<uint8_t>(y), std::vector<int>{16});
+}
+
 TEST(QuantOps, QuantizeLinearHalfToEvenAndSaturation) {
   QuantizeParams p;
   p.q.scale = {0.5f};

@@ -43,6 +43,9 @@ struct QuantizeParams {
   // saturate(round(x / scale) + zero_point): division in fp32 as ONNX states,
   // then this rounding of the exact quotient (ONNX, ONNX Runtime, PyTorch: to even).
   Rounding rounding = Rounding::half_to_even;
+  // PyTorch's quantize_per_tensor multiplies by the fp32 reciprocal instead:
+  // round(x * (1.0f / scale)) + zero_point (the two differ for non-power-of-two scales).
+  bool multiply_by_reciprocal = false;
 };
 void apply_profile(QuantizeParams& p, Profile profile);
 
@@ -56,14 +59,25 @@ void dequantize_linear(const TensorView& x, const TensorView& y, const QuantPara
 
 // How the average of a quantized window is computed.
 enum class QAvgArith : uint8_t {
-  float_mean,     // fp32: sum of x_scale*(x - x_zp) over the taps in row-major order,
-                  // / divisor, then round(avg / y_scale + y_zp) (ONNX Runtime general path)
-  int_sum_float,  // int32 acc = sum(x) - x_zp*N, fp32 multiplier x_scale / (y_scale*N),
-                  // clamp(round(acc*multiplier), lo - y_zp, hi - y_zp) + y_zp (ORT global path)
-  int_sum_ghp,    // acc = sum(x with pads = x_zp) - N*x_zp, then the GHP post-processing
-                  // unit with M1 = x_scale/(N*y_scale) = m1 * 2^-n1 (seed 000)
-  int_mean,       // mean of the raw codes: div_round(sum(x), count, rounding); same scale and
-                  // zero point in and out (TFLite: half away from zero; MiCo: truncation)
+  float_mean,       // fp32: sum of x_scale*(x - x_zp) over the taps in row-major order,
+                    // / divisor, then round(avg / y_scale + y_zp) (ONNX Runtime general path)
+  int_sum_float,    // int32 acc = sum(x) - x_zp*N, fp32 multiplier x_scale / (y_scale*N),
+                    // clamp(round(acc*multiplier), lo - y_zp, hi - y_zp) + y_zp (ORT global path)
+  int_sum_ghp,      // acc = sum(x with pads = x_zp) - N*x_zp, then the GHP post-processing
+                    // unit with M1 = x_scale/(N*y_scale) = m1 * 2^-n1 (seed 000)
+  int_mean,         // mean of the raw codes: div_round(sum(x), count, rounding); same scale and
+                    // zero point in and out (TFLite: half away from zero; MiCo: truncation)
+  int_sum_requant,  // PyTorch quantized avg_pool2d: int32 acc = sum(x) - x_zp*valid, fp32
+                    // M = x_scale / y_scale / divisor, v = float(acc)*M, then `zero_point`
+};
+
+// Where PyTorch's quantized average pooling adds the output zero point.
+enum class QZeroPointRounding : uint8_t {
+  outside,  // round(v) + y_zp (its channels-last kernel)
+  inside,   // round(v + y_zp) in fp32 (its NCHW kernel)
+  // PyTorch picks the kernel by memory format: x channels-last contiguous (size-1
+  // dimensions ignored, so C == 1 or H*W == 1 qualifies) -> outside, else inside.
+  by_memory_format,
 };
 const char* qavg_arith_name(QAvgArith a);
 
@@ -88,10 +102,12 @@ struct QLinearAvgPoolParams {
   ghp::PostRounding ghp_rounding = ghp::PostRounding::rtl_wrap10_half_up;
   int ghp_sum_bits = 0;  // > 0: the window sum wraps to this many unsigned bits
   ghp::M1Edge ghp_m1_edge = ghp::M1Edge::renormalize;
+  // int_sum_requant only.
+  QZeroPointRounding zero_point = QZeroPointRounding::outside;
 };
 
-// Fills the semantic fields for onnxruntime, ghp_rtl, ghp_golden, tflite or
-// mico from p.count_include_pad (ghp needs count_include_pad = 1).
+// Fills the semantic fields for onnxruntime, pytorch, ghp_rtl, ghp_golden, tflite
+// or mico from p.count_include_pad (ghp needs count_include_pad = 1).
 void apply_profile(QLinearAvgPoolParams& p, Profile profile);
 
 Shape qlinear_average_pool_output_shape(const Shape& x, const QLinearAvgPoolParams& p);

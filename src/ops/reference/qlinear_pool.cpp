@@ -18,6 +18,18 @@ int32_t int_sum_float(int64_t sum, int64_t n, const QLinearAvgPoolParams& p, det
   return detail::requantize_float(static_cast<int32_t>(acc), m, p.y_zero_point, r, p.rounding);
 }
 
+// PyTorch's test for its channels-last kernel: strides of a dense N, H, W, C order,
+// size-1 dimensions ignored.
+bool channels_last_contiguous(const TensorView& x) {
+  int64_t expected = 1;
+  for (int d : {1, 3, 2, 0}) {
+    if (x.dim(d) == 1) continue;
+    if (x.stride(d) != expected) return false;
+    expected *= x.dim(d);
+  }
+  return true;
+}
+
 }  // namespace
 
 void qlinear_average_pool(const TensorView& x, const TensorView& y, const QLinearAvgPoolParams& p) {
@@ -45,16 +57,22 @@ void qlinear_average_pool(const TensorView& x, const TensorView& y, const QLinea
     ghp::check_post_proc(post, "npukit::qlinear_average_pool");
   }
   const int64_t sum_mask = p.ghp_sum_bits > 0 ? (int64_t{1} << p.ghp_sum_bits) - 1 : -1;
+  const bool zp_inside =
+      p.zero_point == QZeroPointRounding::inside ||
+      (p.zero_point == QZeroPointRounding::by_memory_format && !channels_last_contiguous(x));
   parallel_for(x.dim(0) * C, [&](int64_t nc) {
     const int64_t n = nc / C, c = nc % C;
     const char* base = static_cast<const char*>(x.raw());
     for (int64_t oh = 0; oh < OH; ++oh) {
       for (int64_t ow = 0; ow < OW; ++ow) {
         int64_t sum = 0, valid = 0;  // integer sum of the codes on the input
+        int64_t clipped = 0;         // taps on the input or its padding
         float fsum = 0.0f;           // fp32 sum of the dequantized taps (float_mean)
         for (int64_t kh = 0; kh < KH; ++kh) {
           for (int64_t kw = 0; kw < KW; ++kw) {
-            if (combine(th.kind_at(oh, kh), tw.kind_at(ow, kw)) != Tap::input) continue;
+            const Tap tap = combine(th.kind_at(oh, kh), tw.kind_at(ow, kw));
+            clipped += tap != Tap::outside;
+            if (tap != Tap::input) continue;
             const int64_t off = n * x.stride(0) + c * x.stride(1) +
                                 th.index_at(oh, kh) * x.stride(2) +
                                 tw.index_at(ow, kw) * x.stride(3);
@@ -83,6 +101,24 @@ void qlinear_average_pool(const TensorView& x, const TensorView& y, const QLinea
             int64_t s = sum + (N - valid) * p.x_zero_point;
             if (sum_mask >= 0) s &= sum_mask;
             out = ghp::requantize(s - N * p.x_zero_point, post);
+            break;
+          }
+          case QAvgArith::int_sum_requant: {
+            const int64_t div = p.divisor == AvgDivisor::kernel_area      ? N
+                                : p.divisor == AvgDivisor::clipped_window ? clipped
+                                                                          : valid;
+            if (div == 0) {  // no tap to average (PyTorch forbids the padding that allows it)
+              out = p.y_zero_point;
+              break;
+            }
+            const auto acc = static_cast<int32_t>(sum - int64_t{p.x_zero_point} * valid);
+            const float m = p.x_scale / p.y_scale / static_cast<float>(div);
+            const float v = static_cast<float>(acc) * m;
+            const auto zp = static_cast<float>(p.y_zero_point);
+            const float lo = static_cast<float>(r.lo), hi = static_cast<float>(r.hi);
+            const float rounded = zp_inside ? static_cast<float>(round_to_int(v + zp, p.rounding))
+                                            : static_cast<float>(round_to_int(v, p.rounding)) + zp;
+            out = static_cast<int32_t>(rounded < lo ? lo : rounded > hi ? hi : rounded);
             break;
           }
           case QAvgArith::int_mean: {

@@ -35,7 +35,9 @@ void quantize_linear(const TensorView& x, const TensorView& y, const QuantizePar
   const float* xp = static_cast<const float*>(x.raw());
   for_each_element(x, y, p.q.per_axis() ? p.q.axis : -1, [&](int64_t ox, int64_t oy, int64_t c) {
     const int32_t zp = p.q.zero_point_at(c);
-    const float v = xp[ox] / p.q.scale_at(c);  // fp32 division, as ONNX defines it
+    // fp32 division as ONNX defines it, or PyTorch's fp32 reciprocal multiply.
+    const float v =
+        p.multiply_by_reciprocal ? xp[ox] * (1.0f / p.q.scale_at(c)) : xp[ox] / p.q.scale_at(c);
     // Clamp to [lo - zp, hi - zp] before rounding (exact bounds); NaN -> lo.
     const float lo = static_cast<float>(r.lo - zp), hi = static_cast<float>(r.hi - zp);
     const float c_v = std::isnan(v) ? lo : v < lo ? lo : v > hi ? hi : v;
