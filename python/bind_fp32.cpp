@@ -308,7 +308,7 @@ void bind_matmul_elementwise(py::module_& m) {
         TensorView xv = view_of(x);
         ElementwiseParams p;
         p.result_add = result_add;
-        const Profile prof = profile_arg(profile, fn);
+        const Profile prof = semantics_base(profile_arg(profile, fn));
         check(prof == Profile::onnxruntime || prof == Profile::pytorch || prof == Profile::bm1684,
               fn, "profile", profile, "onnxruntime, pytorch or bm1684");
         p.relu_nan = prof == Profile::bm1684 ? ReluNaN::zero : ReluNaN::propagate;

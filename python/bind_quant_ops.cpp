@@ -245,7 +245,8 @@ void bind_conv_matmul(py::module_& m) {
       arg("auto_pad") = "NOTSET", arg("dilations") = py::none(), arg("group") = 1,
       arg("kernel_shape") = py::none(), arg("pads") = py::none(), arg("strides") = py::none(),
       arg("profile") = "onnxruntime",
-      "ONNX QLinearConv (2-D): int32 accumulation, float(acc) * (x_scale*w_scale/y_scale), "
+      "ONNX QLinearConv (2-D): int32 accumulation (u8 x s8 as the profile's ONNX Runtime "
+      "kernel, see onnxruntime_accumulation), float(acc) * (x_scale*w_scale/y_scale), "
       "round half to even, + y_zero_point, saturate. w_scale/w_zero_point per tensor or per "
       "output channel; B is int32.");
   m.def(
@@ -306,20 +307,45 @@ void bind_conv_matmul(py::module_& m) {
   m.def(
       "mat_mul_integer",
       [](const py::object& ao, const py::object& bo, const py::object& a_zero_point,
-         const py::object& b_zero_point) {
+         const py::object& b_zero_point, const std::string& profile) {
         constexpr const char* fn = "npukit.mat_mul_integer";
         py::array a = codes(ao, fn, "A");
         py::array b = codes(bo, fn, "B");
         MatMulIntegerParams p;
         p.a_zero_point = one_int(a_zero_point, fn, "a_zero_point");
         p.b_zero_point = ints(b_zero_point);
+        apply_profile(p, profile_arg(profile));
         TensorView av = view_of(a), bv = view_of(b);
         py::array y = new_array(DType::s32, matmul_broadcast_shape(av.shape(), bv.shape()));
         matmul_integer(av, bv, view_of(y), p);
         return y;
       },
       arg("A"), arg("B"), arg("a_zero_point") = py::none(), arg("b_zero_point") = py::none(),
-      "ONNX MatMulInteger: int32 (A - a_zero_point) @ (B - b_zero_point), numpy broadcasting.");
+      py::kw_only(), arg("profile") = "onnxruntime",
+      "ONNX MatMulInteger: int32 (A - a_zero_point) @ (B - b_zero_point), numpy broadcasting; "
+      "u8 x s8 accumulates as the profile's ONNX Runtime kernel does (see "
+      "onnxruntime_accumulation).");
+  m.def(
+      "host_cpu_features",
+      [] {
+        const CpuFeatures f = host_cpu_features();
+        py::dict d;
+        d["avx2"] = f.avx2;
+        d["avx_vnni"] = f.avx_vnni;
+        d["avx512_core"] = f.avx512_core;
+        d["avx512_vnni"] = f.avx512_vnni;
+        return d;
+      },
+      "The x86 features (CPUID/XGETBV) that decide ONNX Runtime's MLAS integer GEMM kernel.");
+  m.def(
+      "onnxruntime_accumulation",
+      [](const std::string& profile) {
+        return std::string(int_accumulation_name(profile_accumulation(profile_arg(profile))));
+      },
+      arg("profile") = "onnxruntime",
+      "How QLinearConv/QLinearMatMul/MatMulInteger sum u8 x s8 products under a profile: "
+      "'mlas_u8s8_int16_pairs' (ONNX Runtime on x86 without VNNI: adjacent products saturate "
+      "to int16) or 'exact_int32'. 'onnxruntime' follows this host's CPU.");
   m.def(
       "qlinear_add",
       [](const py::object& ao, const py::object& a_scale, const py::object& a_zero_point,

@@ -296,7 +296,9 @@ void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* iss
       } catch (const Error& e) {
         // The core rejects the profile itself (not a parameter): with fallback
         // the node keeps ONNX Runtime's semantics.
-        if (!fallback || profile == Profile::onnxruntime || e.parameter() != "profile") throw;
+        if (!fallback || semantics_base(profile) == Profile::onnxruntime ||
+            e.parameter() != "profile")
+          throw;
         node_profile[ni] = Profile::onnxruntime;
         p = planner(PlanContext{n, in, Profile::onnxruntime});
       }

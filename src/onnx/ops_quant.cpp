@@ -271,6 +271,7 @@ NodePlan plan_matmul_integer(const PlanContext& c) {
   Elem be = b.elem;
   p.b_zero_point = zero_points(c, 3, "b_zero_point", be, {U8, S8});
   check(be == b.elem, "MatMulInteger", "b_zero_point", elem_name(be), elem_name(b.elem));
+  apply_profile(p, c.profile);  // u8 x s8 accumulation (ORT's MLAS kernel)
   const Shape y = matmul_broadcast_shape(a.shape, b.shape);
   return {{make_operand(Elem::s32, y)}, [p, m = run_time_mask(c)](const auto& in, const auto& out) {
             MatMulIntegerParams q = p;

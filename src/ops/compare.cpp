@@ -8,6 +8,7 @@
 #include <random>
 
 #include "npukit/error.hpp"
+#include "npukit/ops/matmul.hpp"
 
 namespace npukit {
 
@@ -32,7 +33,35 @@ int code(const Tensor& t, int64_t i) {
   return t.dtype() == DType::s8 ? t.data<int8_t>()[i] : t.data<uint8_t>()[i];
 }
 
-Tensor run_one(const CompareConfig& c, Profile prof, const Tensor& x, const Tensor& b) {
+Tensor run_one(const CompareConfig& c, Profile prof, const Tensor& x, const Tensor& b,
+               const Tensor& w) {
+  if (c.op == "qlinear_conv") {
+    QLinearConvParams p;
+    p.window = c.window;
+    p.window.kernel_h = w.shape()[2];
+    p.window.kernel_w = w.shape()[3];
+    p.x_scale = c.x_scale;
+    p.x_zero_point = c.x_zero_point;
+    p.w.scale = {c.w_scale};
+    p.y_scale = c.y_scale;
+    p.y_zero_point = c.y_zero_point;
+    apply_profile(p, prof);
+    Tensor y(c.dtype, qlinear_conv_output_shape(c.shape, w.shape(), p));
+    qlinear_conv(x, w, TensorView(), y, p);
+    return y;
+  }
+  if (c.op == "qlinear_matmul") {
+    QLinearMatMulParams p;
+    p.a_scale = c.x_scale;
+    p.a_zero_point = c.x_zero_point;
+    p.b.scale = {c.w_scale};
+    p.y_scale = c.y_scale;
+    p.y_zero_point = c.y_zero_point;
+    apply_profile(p, prof);
+    Tensor y(c.dtype, matmul_broadcast_shape(c.shape, w.shape()));
+    qlinear_matmul(x, w, y, p);
+    return y;
+  }
   if (c.op == "qlinear_add") {
     QLinearAddParams p;
     p.a_scale = c.x_scale;
@@ -77,7 +106,8 @@ Shape unflatten(int64_t i, const Shape& s) {
 
 const std::vector<std::string>& compare_ops() {
   static const std::vector<std::string> ops = {"qlinear_average_pool",
-                                               "qlinear_global_average_pool", "qlinear_add"};
+                                               "qlinear_global_average_pool", "qlinear_add",
+                                               "qlinear_conv", "qlinear_matmul"};
   return ops;
 }
 
@@ -97,10 +127,20 @@ CompareReport compare_profiles(const CompareConfig& c, const std::vector<Profile
   r.config = c;
   r.x = random_codes(c.dtype, c.shape, c.seed);
   const Tensor b = random_codes(c.dtype, c.shape, c.seed + 1);
+  Tensor w;
+  if (c.op == "qlinear_conv" || c.op == "qlinear_matmul") {
+    check(c.w_dtype == DType::s8 || (c.w_dtype == DType::u8 && c.dtype == DType::u8), kFn,
+          "w_dtype", dtype_name(c.w_dtype), "s8, or u8 with u8 x (ONNX Runtime's kernels)");
+    check_range(kFn, "out_channels", c.out_channels, 1, 1 << 16);
+    const Shape ws = c.op == "qlinear_conv"
+                         ? Shape{c.out_channels, c.shape[1], c.window.kernel_h, c.window.kernel_w}
+                         : Shape{c.shape[3], c.out_channels};
+    w = random_codes(c.w_dtype, ws, c.seed + 2);
+  }
   for (Profile prof : profiles) {
     ProfileRun run{prof, "", Tensor()};
     try {
-      run.y = run_one(c, prof, r.x, b);
+      run.y = run_one(c, prof, r.x, b, w);
     } catch (const Error& e) {
       run.error = e.what();
     }

@@ -68,7 +68,7 @@ void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, co
 namespace {
 template <class P>
 void apply_conv_profile(P& p, Profile profile) {
-  switch (profile) {
+  switch (semantics_base(profile)) {
     case Profile::bm1684:
       p.accumulation = Fp32Accumulation::interleaved;
       p.flush_denormals = true;

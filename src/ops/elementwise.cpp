@@ -28,7 +28,7 @@ void check_xy(const TensorView& x, const TensorView& y, const char* fn, bool fou
 }  // namespace
 
 void apply_profile(ElementwiseParams& p, Profile profile) {
-  switch (profile) {
+  switch (semantics_base(profile)) {
     case Profile::bm1684:
       p.relu_nan = ReluNaN::zero;
       p.flush_denormals = true;

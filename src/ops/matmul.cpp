@@ -36,7 +36,7 @@ void matmul(const TensorView& a, const TensorView& b, const TensorView& bias, co
 }
 
 void apply_profile(MatmulParams& p, Profile profile) {
-  switch (profile) {
+  switch (semantics_base(profile)) {
     case Profile::bm1684:
       p.accumulation = Fp32Accumulation::interleaved;
       p.flush_denormals = true;

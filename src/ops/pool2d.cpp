@@ -55,7 +55,7 @@ PoolGeometry pool_geometry_for(Profile profile) {
 }
 
 void apply_profile(Pool2dParams& p, Profile profile, bool count_include_pad) {
-  switch (profile) {
+  switch (semantics_base(profile)) {
     case Profile::pytorch:
       p.divisor = count_include_pad ? AvgDivisor::clipped_window : AvgDivisor::valid_count;
       p.pad_value = PadValue::neg_inf;

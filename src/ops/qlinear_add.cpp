@@ -8,7 +8,7 @@
 namespace npukit {
 
 void apply_profile(QLinearAddParams& p, Profile profile) {
-  switch (profile) {
+  switch (semantics_base(profile)) {
     case Profile::onnxruntime:  // MLAS's AVX2 kernel, the one x86-64 CPUs run
       p.arith = QAddArith::ort_x86_fma;
       p.rounding = Rounding::half_to_even;

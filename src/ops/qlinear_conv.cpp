@@ -35,10 +35,11 @@ void check_w_zero_points(const std::vector<int32_t>& zp, const TensorView& w, co
 }  // namespace
 
 void apply_profile(QLinearConvParams& p, Profile profile) {
-  switch (profile) {
+  switch (semantics_base(profile)) {
     case Profile::onnxruntime:  // MLAS: float(acc) * scale, cvtps2dq (to even)
     case Profile::pytorch:      // fbgemm: nearbyint(float(acc) * multiplier)
       p.rounding = Rounding::half_to_even;
+      p.accumulation = profile_accumulation(profile);
       return;
     default:
       fail("npukit::qlinear_conv", "profile", profile_name(profile), "onnxruntime or pytorch");
@@ -80,7 +81,12 @@ void qlinear_conv(const TensorView& x, const TensorView& w, const TensorView& bi
     }
   }
   Tensor acc(DType::s32, out);
-  cpu::conv_accumulate(x, w, acc.view(), p.window, p.groups, p.x_zero_point, wq);
+  // MLAS runs a depthwise convolution through its exact depthwise kernel.
+  const bool depthwise = w.dim(1) == 1 && OC == p.groups;
+  if (detail::uses_int16_pairs(p.accumulation, x.dtype(), w.dtype()) && !depthwise)
+    ref::conv_accumulate_mlas_pairs(x, w, acc.view(), p.window, p.groups, p.x_zero_point, wq);
+  else
+    cpu::conv_accumulate(x, w, acc.view(), p.window, p.groups, p.x_zero_point, wq);
   const detail::CodeRange r = detail::code_range(y.dtype());
   const int32_t* a = acc.data<int32_t>();
   for (int64_t n = 0; n < out[0]; ++n)

@@ -72,15 +72,40 @@ void check_b_zero_points(const std::vector<int32_t>& zp, const TensorView& b, co
 }  // namespace
 
 void apply_profile(QLinearMatMulParams& p, Profile profile) {
-  switch (profile) {
+  switch (semantics_base(profile)) {
     case Profile::onnxruntime:
     case Profile::pytorch:
       p.rounding = Rounding::half_to_even;
+      p.accumulation = profile_accumulation(profile);
       return;
     default:
       fail("npukit::qlinear_matmul", "profile", profile_name(profile), "onnxruntime or pytorch");
   }
 }
+
+void apply_profile(MatMulIntegerParams& p, Profile profile) {
+  switch (semantics_base(profile)) {
+    case Profile::onnxruntime:
+    case Profile::pytorch:
+      p.accumulation = profile_accumulation(profile);
+      return;
+    default:
+      fail("npukit::matmul_integer", "profile", profile_name(profile), "onnxruntime or pytorch");
+  }
+}
+
+namespace {
+
+// One 2-D slice under the chosen accumulation.
+void accumulate_slice(const TensorView& a, const TensorView& b, const TensorView& acc, int32_t a_zp,
+                      const std::vector<int32_t>& b_zp, IntAccumulation mode) {
+  if (detail::uses_int16_pairs(mode, a.dtype(), b.dtype()))
+    ref::matmul_accumulate_mlas_pairs(a, b, acc, a_zp, b_zp);
+  else
+    ref::matmul_accumulate(a, b, acc, a_zp, b_zp);
+}
+
+}  // namespace
 
 void qlinear_matmul(const TensorView& a, const TensorView& b, const TensorView& y,
                     const QLinearMatMulParams& p) {
@@ -108,7 +133,7 @@ void qlinear_matmul(const TensorView& a, const TensorView& b, const TensorView& 
   for (int64_t c = 0; c < cols; ++c) bz[static_cast<size_t>(c)] = p.b.zero_point_at(c);
   for_each_slice(a, b, [&](const TensorView& av, const TensorView& bv, int64_t yo, int64_t) {
     Tensor acc(DType::s32, {av.dim(0), bv.dim(1)});
-    ref::matmul_accumulate(av, bv, acc.view(), p.a_zero_point, bz);
+    accumulate_slice(av, bv, acc.view(), p.a_zero_point, bz, p.accumulation);
     const int32_t* ap = acc.data<int32_t>();
     for (int64_t i = 0; i < acc.numel(); ++i)
       detail::store_code(y.raw(), y.dtype(), yo + i,
@@ -136,7 +161,7 @@ void matmul_integer(const TensorView& a, const TensorView& b, const TensorView& 
   int32_t* yp = static_cast<int32_t*>(y.raw());
   for_each_slice(a, b, [&](const TensorView& av, const TensorView& bv, int64_t yo, int64_t n) {
     TensorView yv(yp + yo, DType::s32, {av.dim(0), bv.dim(1)}, {n, 1});
-    ref::matmul_accumulate(av, bv, yv, p.a_zero_point, bz);
+    accumulate_slice(av, bv, yv, p.a_zero_point, bz, p.accumulation);
   });
 }
 

@@ -29,7 +29,7 @@ void apply_profile(QLinearAvgPoolParams& p, Profile profile) {
   p.requires_zero_point_zero = false;
   p.whole_image_int_path = false;
   p.ghp_sum_bits = 0;
-  switch (profile) {
+  switch (semantics_base(profile)) {
     case Profile::onnxruntime:
       p.arith = QAvgArith::float_mean;
       p.divisor = p.count_include_pad ? AvgDivisor::kernel_area : AvgDivisor::valid_count;

@@ -6,7 +6,7 @@
 namespace npukit {
 
 void apply_profile(QuantizeParams& p, Profile profile) {
-  switch (profile) {
+  switch (semantics_base(profile)) {
     case Profile::onnxruntime:  // MLAS: fp32 x / scale, then nearbyint (to even)
       p.rounding = Rounding::half_to_even;
       p.multiply_by_reciprocal = false;

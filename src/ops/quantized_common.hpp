@@ -55,6 +55,41 @@ Index4 index4(const TensorView& t);
 void check_quant_params(const QuantParams& q, const Shape& shape, DType code_type, const char* fn,
                         const char* name);
 
+// Sums products in K order the way vpmaddubsw + vpmaddwd do: the products at
+// K positions 2j and 2j+1 are added and saturated to int16, the pair sums are
+// added exactly (int64 here; callers wrap to int32 as MLAS's int32 lanes do).
+class Int16PairSum {
+ public:
+  void add(int32_t product) {
+    if (half_) {
+      sum_ += saturate16(pending_ + product);
+      half_ = false;
+    } else {
+      pending_ = product;
+      half_ = true;
+    }
+  }
+  // An odd K pairs its last product with the zero padding of MLAS's packing.
+  int64_t total() const { return sum_ + (half_ ? saturate16(pending_) : 0); }
+
+ private:
+  static int32_t saturate16(int32_t v) { return v < -32768 ? -32768 : v > 32767 ? 32767 : v; }
+  int64_t sum_ = 0;
+  int32_t pending_ = 0;
+  bool half_ = false;
+};
+
+// Two's-complement wrap of an int64 to int32 (MLAS's int32 lanes).
+inline int32_t wrap_int32(int64_t v) {
+  return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v)));
+}
+
+// True when `a` applies to these operand types: MLAS's pair saturation only
+// exists for u8 activations times s8 weights.
+inline bool uses_int16_pairs(IntAccumulation a, DType x, DType w) {
+  return a == IntAccumulation::mlas_u8s8_int16_pairs && x == DType::u8 && w == DType::s8;
+}
+
 // The float requantization of QLinearConv / QLinearMatMul for one accumulator.
 inline int32_t requantize_float(int32_t acc, float multiplier, int32_t y_zp, CodeRange r,
                                 Rounding rounding) {

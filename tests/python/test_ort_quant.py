@@ -45,6 +45,7 @@ class Case:
         self.expect = expect  # npukit's output (computed in-process); None: npukit rejected it
         self.out_dtype = (expect if expect is not None else next(iter(inputs.values()))).dtype
         self.domain, self.opset = domain, opset
+        self.alt = None  # u8 x s8 only: npukit's output under the OTHER kernel's profile
 
     def model(self):
         names = list(self.inputs) + list(self.consts)
@@ -85,14 +86,21 @@ def codes(rng, t, shape, lo=None, hi=None):
     return rng.integers(lo, hi + 1, size=shape).astype(t)
 
 
-# ONNX Runtime on AVX2-only x86 multiplies u8 by s8 with vpmaddubsw, whose
-# int16 sums of adjacent products saturate above 32767; npukit (and ONNX)
-# sum exactly. Weights of u8 x s8 products are drawn from [-64, 64] so that
-# 2 * 255 * 64 < 32768 and the two agree (see the closing note).
+# Weights cover the whole int8/uint8 range: on x86 without VNNI ONNX Runtime's
+# u8 x s8 kernels saturate adjacent product pairs to int16 (vpmaddubsw), which
+# profile onnxruntime reproduces on such a host (npukit.onnxruntime_accumulation()).
 def weight_codes(rng, x_type, w_type, shape):
-    if x_type == np.uint8 and w_type == np.int8:
-        return codes(rng, w_type, shape, -64, 64)
     return codes(rng, w_type, shape)
+
+
+# The profile forcing the other x86 kernel: its outputs are kept for u8 x s8
+# cases to show that the cases really tell the two accumulations apart.
+OTHER = ("onnxruntime_vnni" if npukit.onnxruntime_accumulation("onnxruntime") ==
+         "mlas_u8s8_int16_pairs" else "onnxruntime_avx2")
+
+
+def u8s8(x_type, w_type):
+    return x_type == np.uint8 and w_type == np.int8
 
 
 def zp(rng, t):
@@ -238,6 +246,11 @@ def gen_global_avg_pool(rng, i):
 def gen_conv(rng, i):
     g = int(rng.integers(1, 4)) if rng.random() < 0.4 else 1
     cg, ocg = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+    r = rng.random()
+    if r < 0.15:  # MLAS's symmetric (indirect) conv: s8 weights, C % 4 == 0, OC % 8 == 0, >= 16
+        g, cg, ocg = 1, int(rng.choice([4, 8])), int(rng.choice([16, 24]))
+    elif r < 0.25:  # depthwise, also MLAS's symmetric depthwise kernel (groups % 16 == 0)
+        g, cg, ocg = int(rng.choice([2, 16])), 1, 1
     N, H, W = int(rng.integers(1, 3)), int(rng.integers(1, 10)), int(rng.integers(1, 10))
     t = code_type(rng)
     wt = np.dtype(np.int8) if t == np.int8 else code_type(rng)
@@ -249,7 +262,8 @@ def gen_conv(rng, i):
     OC = g * ocg
     per_channel = rng.random() < 0.5
     ws = np.array([scale(rng) for _ in range(OC if per_channel else 1)], np.float32)
-    wz_value = zp(rng, wt) if wt == np.uint8 else wt.type(0)
+    # s8 weights: zero point 0 (MLAS's symmetric kernels) or, now and then, not.
+    wz_value = zp(rng, wt) if wt == np.uint8 or rng.random() < 0.2 else wt.type(0)
     wz = np.full(OC if per_channel else 1, wz_value, wt)
     if not per_channel:
         ws, wz = ws.reshape(()), wz.reshape(())
@@ -268,8 +282,11 @@ def gen_conv(rng, i):
     y = npukit.qlinear_conv(x, xs, xz, w, ws, wz, ys, yz, b, profile="onnxruntime", **a)
     cfg = dict(a, x_shape=list(x.shape), w_shape=list(w.shape), dtype=t.name, w_dtype=wt.name,
                per_channel=per_channel, bias=b is not None)
-    return Case("QLinearConv", cfg, "QLinearConv", {"x": x}, dict(a, _order=order), y,
-                consts=consts)
+    c = Case("QLinearConv", cfg, "QLinearConv", {"x": x}, dict(a, _order=order), y,
+             consts=consts)
+    if u8s8(t, wt):
+        c.alt = npukit.qlinear_conv(x, xs, xz, w, ws, wz, ys, yz, b, profile=OTHER, **a)
+    return c
 
 
 def matmul_shapes(rng):
@@ -297,10 +314,17 @@ def gen_matmul(rng, i):
     cfg = dict(a_shape=sa, b_shape=sb, dtype=t.name, b_dtype=bt.name)
     order = ["a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale",
              "y_zero_point"]
-    return Case("QLinearMatMul", cfg, "QLinearMatMul", {"a": a, "b": b}, {"_order": order}, y,
+    alt = (npukit.qlinear_mat_mul(a, as_, az, b, bs, bz, ys, yz, profile=OTHER)
+           if u8s8(t, bt) else None)
+    return with_alt(alt, Case("QLinearMatMul", cfg, "QLinearMatMul", {"a": a, "b": b}, {"_order": order}, y,
                 consts={"a_scale": np.float32(as_), "a_zero_point": np.array(az, t),
                         "b_scale": np.float32(bs), "b_zero_point": np.array(bz, bt),
-                        "y_scale": np.float32(ys), "y_zero_point": np.array(yz, t)})
+                        "y_scale": np.float32(ys), "y_zero_point": np.array(yz, t)}))
+
+
+def with_alt(alt, case):
+    case.alt = alt
+    return case
 
 
 def gen_max_pool(rng, i):
@@ -343,14 +367,15 @@ def gen_conv_integer(rng, i):
     a = window_attrs(rng, H, W, allow_dilation=True, conv=True)
     kh, kw = a["kernel_shape"]
     OC = int(rng.integers(1, 4))
+    wt = code_type(rng)  # ORT's ConvInteger sums u8 x s8 exactly (no pair saturation)
     x = codes(rng, np.dtype(np.uint8), [N, C, H, W])
-    w = codes(rng, np.dtype(np.uint8), [OC, C, kh, kw])
-    xz, wz = zp(rng, np.dtype(np.uint8)), zp(rng, np.dtype(np.uint8))
+    w = codes(rng, wt, [OC, C, kh, kw])
+    xz, wz = zp(rng, np.dtype(np.uint8)), zp(rng, wt)
     y = npukit.conv_integer(x, w, xz, wz, **a)
-    cfg = dict(a, x_shape=list(x.shape), w_shape=list(w.shape))
+    cfg = dict(a, x_shape=list(x.shape), w_shape=list(w.shape), w_dtype=wt.name)
     return Case("ConvInteger", cfg, "ConvInteger", {"x": x}, dict(a, _order=["x", "w", "x_zero_point", "w_zero_point"]), y,
                 opset=10, consts={"w": w, "x_zero_point": np.array(xz, np.uint8),
-                                  "w_zero_point": np.array(wz, np.uint8)})
+                                  "w_zero_point": np.array(wz, wt)})
 
 
 def gen_matmul_integer(rng, i):
@@ -359,11 +384,12 @@ def gen_matmul_integer(rng, i):
     bt = np.dtype(np.int8) if t == np.int8 else code_type(rng)  # ORT has no s8 x u8 kernel
     a, b = codes(rng, t, sa), weight_codes(rng, t, bt, sb)
     az, bz = zp(rng, t), zp(rng, bt)
-    y = npukit.mat_mul_integer(a, b, az, bz)
+    y = npukit.mat_mul_integer(a, b, az, bz, profile="onnxruntime")
     cfg = dict(a_shape=sa, b_shape=sb, dtype=t.name, b_dtype=bt.name)
-    return Case("MatMulInteger", cfg, "MatMulInteger", {"A": a, "B": b},
+    alt = npukit.mat_mul_integer(a, b, az, bz, profile=OTHER) if u8s8(t, bt) else None
+    return with_alt(alt, Case("MatMulInteger", cfg, "MatMulInteger", {"A": a, "B": b},
                 {"_order": ["A", "B", "a_zero_point", "b_zero_point"]}, y, opset=10,
-                consts={"a_zero_point": np.array(az, t), "b_zero_point": np.array(bz, bt)})
+                consts={"a_zero_point": np.array(az, t), "b_zero_point": np.array(bz, bt)}))
 
 
 def sweep_cases():
@@ -421,12 +447,12 @@ GENERATORS = [
     ("DequantizeLinear", gen_dequantize, 400),
     ("QLinearAveragePool", gen_avg_pool, 900),
     ("QLinearGlobalAveragePool", gen_global_avg_pool, 250),
-    ("QLinearConv", gen_conv, 500),
-    ("QLinearMatMul", gen_matmul, 400),
+    ("QLinearConv", gen_conv, 700),
+    ("QLinearMatMul", gen_matmul, 500),
     ("MaxPool", gen_max_pool, 400),
     ("QLinearAdd", gen_add, 300),
     ("ConvInteger", gen_conv_integer, 100),
-    ("MatMulInteger", gen_matmul_integer, 150),
+    ("MatMulInteger", gen_matmul_integer, 250),
 ]
 
 
@@ -437,7 +463,8 @@ def main():
         print(f"ONNX Runtime not found in {ort_dir}: run scripts/install-onnxruntime.sh")
         print("0 passed, 1 failed")
         return 1
-    print(f"seed {SEED}")
+    print(f"seed {SEED}; host {npukit.host_cpu_features()}; u8 x s8 accumulation under "
+          f"onnxruntime: {npukit.onnxruntime_accumulation('onnxruntime')}")
     rng = np.random.default_rng(SEED)
     cases = []
     for name, gen, n in GENERATORS:
@@ -523,11 +550,23 @@ def main():
                     shown += 1
             else:
                 passed += 1
+            if c.alt is not None:
+                st["u8s8"] = st.get("u8s8", 0) + 1
+                st["u8s8_other_differs"] = st.get("u8s8_other_differs", 0) + int(
+                    bool((c.alt != got).any()))
         print(f"\n{'operator':<36}{'configs':>8}{'elements':>10}{'mismatch':>10}{'ORT err':>9}"
               f"{'both reject':>12}")
         for op, st in stats.items():
             print(f"{op:<36}{st['configs']:>8}{st['elements']:>10}{st['mismatches']:>10}"
                   f"{st['ort_errors']:>9}{st['both_reject']:>12}")
+        for op, st in stats.items():
+            if st.get("u8s8"):
+                print(f"{op}: {st['u8s8']} u8 x s8 configurations, {st['u8s8_other_differs']} of "
+                      f"them differ from ORT under {OTHER} (the other kernel's accumulation)")
+        # Guard: the u8 x s8 cases must be able to tell the accumulations apart.
+        if not ONLY and sum(st.get("u8s8_other_differs", 0) for st in stats.values()) == 0:
+            failed += 1
+            print(f"FAIL no u8 x s8 case distinguishes onnxruntime from {OTHER}")
         total = sum(s["configs"] for s in stats.values())
         print(f"\n{total} configurations, build {t1 - t0:.1f} s, ONNX Runtime {t2 - t1:.1f} s, "
               f"compare {time.time() - t2:.1f} s")

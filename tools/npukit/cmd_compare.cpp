@@ -38,8 +38,10 @@ struct Options {
   std::string op, profiles = "onnxruntime,ghp_rtl,ghp_golden,tflite,mico", dtype = "u8";
   std::string shape = "1,8,16,16", kernel = "3,3", strides = "1,1", pads = "0,0,0,0";
   int ceil_mode = 0, count_include_pad = 1;
-  float x_scale = 0.05f, y_scale = 0.05f, b_scale = 0.05f;
+  float x_scale = 0.05f, y_scale = 0.05f, b_scale = 0.05f, w_scale = 0.01f;
   int x_zero_point = 0, y_zero_point = 0, b_zero_point = 0;
+  int64_t out_channels = 8;
+  std::string w_dtype = "s8";
   uint64_t seed = 1;
 };
 
@@ -67,6 +69,9 @@ void run(const Options& o) {
   c.y_zero_point = o.y_zero_point;
   c.b_zero_point = o.b_zero_point;
   c.seed = o.seed;
+  c.out_channels = o.out_channels;
+  c.w_dtype = dtype_from_name(o.w_dtype);
+  c.w_scale = o.w_scale;
   std::vector<Profile> profiles;
   for (const std::string& name : split(o.profiles)) profiles.push_back(profile_from_name(name));
   fmt::print("{}", format_compare_report(compare_profiles(c, profiles)));
@@ -80,7 +85,9 @@ void add_compare_command(CLI::App& app) {
       "compare",
       "Run one quantized operator configuration under several profiles and report "
       "which outputs differ, by how much and where");
-  cmd->add_option("op", o.op, "qlinear_average_pool | qlinear_global_average_pool | qlinear_add")
+  cmd->add_option("op", o.op,
+                  "qlinear_average_pool | qlinear_global_average_pool | qlinear_add | "
+                  "qlinear_conv | qlinear_matmul")
       ->required();
   cmd->add_option("--profiles", o.profiles, "Comma-separated profiles; the first is the reference")
       ->capture_default_str();
@@ -98,6 +105,13 @@ void add_compare_command(CLI::App& app) {
   cmd->add_option("--y-zero-point", o.y_zero_point)->capture_default_str();
   cmd->add_option("--b-scale", o.b_scale, "qlinear_add: B's scale")->capture_default_str();
   cmd->add_option("--b-zero-point", o.b_zero_point, "qlinear_add: B's zero point")
+      ->capture_default_str();
+  cmd->add_option("--out-channels", o.out_channels,
+                  "qlinear_conv: output channels; qlinear_matmul: columns of b")
+      ->capture_default_str();
+  cmd->add_option("--w-dtype", o.w_dtype, "qlinear_conv/qlinear_matmul: s8 or u8 weights")
+      ->capture_default_str();
+  cmd->add_option("--w-scale", o.w_scale, "qlinear_conv/qlinear_matmul: weight scale")
       ->capture_default_str();
   cmd->add_option("--seed", o.seed, "Seed of the uniform random input codes")
       ->capture_default_str();

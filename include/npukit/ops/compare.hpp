@@ -13,10 +13,18 @@
 namespace npukit {
 
 struct CompareConfig {
-  std::string op = "qlinear_average_pool";  // or qlinear_global_average_pool, qlinear_add
-  DType dtype = DType::u8;                  // s8 or u8
-  Shape shape{1, 8, 16, 16};                // x (and b of qlinear_add), (N, C, H, W)
-  Window2d window;                          // pooling geometry (ONNX attributes)
+  // qlinear_average_pool, qlinear_global_average_pool, qlinear_add,
+  // qlinear_conv (w: out_channels x C x kernel, window = the conv's geometry)
+  // or qlinear_matmul (x (N, C, H, W) times b (W, out_channels)).
+  std::string op = "qlinear_average_pool";
+  DType dtype = DType::u8;    // s8 or u8
+  Shape shape{1, 8, 16, 16};  // x (and b of qlinear_add), (N, C, H, W)
+  Window2d window;            // pooling or convolution geometry (ONNX attributes)
+  // qlinear_conv / qlinear_matmul: the weights are uniform random codes of
+  // w_dtype (s8, or u8 with u8 x), zero point 0, scale w_scale.
+  int64_t out_channels = 8;
+  DType w_dtype = DType::s8;
+  float w_scale = 0.01f;
   bool count_include_pad = true;
   float x_scale = 0.05f, y_scale = 0.05f, b_scale = 0.05f;
   int32_t x_zero_point = 0, y_zero_point = 0, b_zero_point = 0;

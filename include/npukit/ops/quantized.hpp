@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "npukit/cpu_features.hpp"
 #include "npukit/ops/binary.hpp"
 #include "npukit/ops/pool2d.hpp"
 #include "npukit/ops/window.hpp"
@@ -117,6 +118,36 @@ void qlinear_average_pool(const TensorView& x, const TensorView& y, const QLinea
 void qlinear_global_average_pool(const TensorView& x, const TensorView& y,
                                  const QLinearAvgPoolParams& p);
 
+// ---- integer accumulation of QLinearConv / QLinearMatMul / MatMulInteger -----
+
+// How an integer convolution or matrix product sums its K products.
+enum class IntAccumulation : uint8_t {
+  // sum of (x - x_zp)(w - w_zp) in int32, as ONNX defines it.
+  exact_int32,
+  // ONNX Runtime's MLAS u8 x s8 GEMM on x86 without VNNI (vpmaddubsw, then
+  // vpmaddwd): when x is u8 and w is s8, the RAW codes are multiplied (a
+  // padding tap reads x_zp), the products at K positions 2j and 2j+1 are added
+  // and saturated to int16 [-32768, 32767] (an odd K pairs its last product
+  // with 0), the pair sums are added in int32, and the zero points are removed
+  // afterwards with exact sums: acc = S - x_zp*sum(w) - w_zp*sum(x) +
+  // K*x_zp*w_zp (wrapping in int32 as MLAS does). K runs in ORT's order: a
+  // matmul's inner axis; a convolution's NHWC im2col order (kh, kw, ic) inside
+  // one group. A depthwise convolution (one input and one output channel per
+  // group) runs MLAS's depthwise kernel and u8 x u8 or s8 x s8 its other
+  // kernels: those sum exactly. Measured against ONNX Runtime 1.30 on AVX2.
+  mlas_u8s8_int16_pairs,
+};
+const char* int_accumulation_name(IntAccumulation a);
+// The accumulation MLAS's kernel choice gives on a CPU with these features:
+// int16 pairs when AVX2 runs the GEMM (MLAS's AVX2 and AVX512-core kernels
+// use vpmaddubsw), exact with a VNNI kernel (vpdpbusd) or without AVX2 (SSE
+// widens to int16 first). MLAS prefers AVX512-core over AVX-VNNI, so with
+// avx512_core only avx512_vnni gives the exact kernel.
+IntAccumulation onnxruntime_accumulation(const CpuFeatures& f);
+// onnxruntime: this host's (host_cpu_features()); onnxruntime_avx2: int16
+// pairs; onnxruntime_vnni and every other profile: exact_int32.
+IntAccumulation profile_accumulation(Profile profile);
+
 // ---- QLinearConv / ConvInteger -----------------------------------------------
 
 // QLinearConv and QLinearMatMul requantize an int32 accumulator (bias
@@ -131,6 +162,7 @@ struct QLinearConvParams {
   QuantParams w;          // per tensor or per output channel (axis 0)
   bool has_bias = false;  // int32 bias (OC), scale x_scale*w_scale, zero point 0
   Rounding rounding = Rounding::half_to_even;
+  IntAccumulation accumulation = IntAccumulation::exact_int32;
 };
 void apply_profile(QLinearConvParams& p, Profile profile);
 
@@ -145,7 +177,8 @@ struct ConvIntegerParams {
   int32_t x_zero_point = 0;
   std::vector<int32_t> w_zero_point{0};  // one value or one per output channel
 };
-// y s32 = sum (x - x_zp)(w - w_zp).
+// y s32 = sum (x - x_zp)(w - w_zp), exactly (ONNX Runtime 1.30's ConvInteger
+// sums exactly for every dtype pair, measured on AVX2: no accumulation field).
 void conv_integer(const TensorView& x, const TensorView& w, const TensorView& y,
                   const ConvIntegerParams& p);
 
@@ -156,6 +189,7 @@ struct QLinearMatMulParams {
   int32_t a_zero_point = 0, y_zero_point = 0;
   QuantParams b;  // per tensor or per column of b (axis = its last axis)
   Rounding rounding = Rounding::half_to_even;
+  IntAccumulation accumulation = IntAccumulation::exact_int32;
 };
 void apply_profile(QLinearMatMulParams& p, Profile profile);
 void qlinear_matmul(const TensorView& a, const TensorView& b, const TensorView& y,
@@ -164,7 +198,9 @@ void qlinear_matmul(const TensorView& a, const TensorView& b, const TensorView& 
 struct MatMulIntegerParams {
   int32_t a_zero_point = 0;
   std::vector<int32_t> b_zero_point{0};  // one value or one per column of b
+  IntAccumulation accumulation = IntAccumulation::exact_int32;
 };
+void apply_profile(MatMulIntegerParams& p, Profile profile);
 void matmul_integer(const TensorView& a, const TensorView& b, const TensorView& y,
                     const MatMulIntegerParams& p);
 
@@ -208,9 +244,16 @@ void qlinear_average_pool(const TensorView& x, const TensorView& y, const QLinea
 // acc (N, OC, OH, OW) int32 of sum (x - x_zp)(w - w_zp[oc]).
 void conv_accumulate(const TensorView& x, const TensorView& w, const TensorView& acc,
                      const Window2d& window, int64_t groups, int32_t x_zp, const QuantParams& w_q);
+// The same under IntAccumulation::mlas_u8s8_int16_pairs (x u8, w s8, not depthwise).
+void conv_accumulate_mlas_pairs(const TensorView& x, const TensorView& w, const TensorView& acc,
+                                const Window2d& window, int64_t groups, int32_t x_zp,
+                                const QuantParams& w_q);
 // acc[M, N] of one 2-D slice.
 void matmul_accumulate(const TensorView& a, const TensorView& b, const TensorView& acc,
                        int32_t a_zp, const std::vector<int32_t>& b_zp);
+// The same under IntAccumulation::mlas_u8s8_int16_pairs (a u8, b s8).
+void matmul_accumulate_mlas_pairs(const TensorView& a, const TensorView& b, const TensorView& acc,
+                                  int32_t a_zp, const std::vector<int32_t>& b_zp);
 void qlinear_add(const TensorView& a, const TensorView& b, const TensorView& c,
                  const QLinearAddParams& p);
 }  // namespace ref

@@ -3,17 +3,16 @@
 1,000 bundled evaluation images: npukit's runner (profile onnxruntime) against
 ONNX Runtime itself (npm onnxruntime-node, run by tools/ort/run.mjs, one intra-op
 thread). The logits (DequantizeLinear of int8 codes) must be bit-identical, and
-so must the uint8 codes of the first quantized tensor; predictions are counted.
+so must the uint8 codes of the QuantizeLinear and of every QLinearConv (conv1,
+conv2 and the 1x1 fully connected layer); predictions are counted.
 
-NOT a ctest case yet (its name does not start with test_): it FAILS on x86
-machines without AVX-VNNI. There ONNX Runtime's u8 x s8 QLinearConv (MLAS,
-vpmaddubsw) saturates each sum of two adjacent products to int16 before the
-int32 accumulation, while npukit's onnxruntime profile accumulates exactly in
-int32. On this AVX2 machine 930 of 1000 logits rows differ (first conv: 534,196
-codes, max |diff| 61); a numpy model of the pairwise int16 saturation matches
-ORT's first-conv output exactly. Run it by hand:
-  PYTHONPATH=build/python /usr/bin/python3 tests/python/int8_model_ort_check.py
-Rename it to test_int8_model_ort.py once the profile models the saturation.
+ONNX Runtime's u8 x s8 QLinearConv/QLinearMatMul (MLAS) saturates each sum of
+two adjacent products to int16 on x86 without VNNI (vpmaddubsw) and sums
+exactly with VNNI. Profile onnxruntime follows this host's CPU (CPUID, as MLAS
+does), so the test holds on either kind of machine. It also checks that the
+model really exercises the difference: the profile forcing the OTHER kernel
+(onnxruntime_vnni on a non-VNNI host, onnxruntime_avx2 on a VNNI host) must
+NOT reproduce ORT.
 """
 import os
 import shutil
@@ -50,16 +49,17 @@ def run_ort(model_path, x, tmp):
     return {f[:-4]: np.load(os.path.join(out, f)) for f in os.listdir(out) if f.endswith(".npy")}
 
 
-def expose_first_quantized(tmp):
-    # A copy of the model whose outputs also include the QuantizeLinear output
-    # (uint8 codes), so the integer tensors are compared too, not only logits.
+def expose_quantized_tensors(tmp):
+    # A copy of the model whose outputs also include the uint8 codes of the
+    # QuantizeLinear and of every QLinearConv, so the integer tensors of each
+    # layer are compared too, not only the logits.
     m = onnx.load(MODEL)
-    q = next(n for n in m.graph.node if n.op_type == "QuantizeLinear")
-    vi = onnx.helper.make_tensor_value_info(q.output[0], onnx.TensorProto.UINT8, None)
-    m.graph.output.append(vi)
+    names = [n.output[0] for n in m.graph.node if n.op_type in ("QuantizeLinear", "QLinearConv")]
+    for name in names:
+        m.graph.output.append(onnx.helper.make_tensor_value_info(name, onnx.TensorProto.UINT8, None))
     path = os.path.join(tmp, "int8_with_codes.onnx")
     onnx.save(m, path)
-    return path, q.output[0]
+    return path, names
 
 
 def main():
@@ -74,11 +74,23 @@ def main():
     passed = failed = 0
     tmp = tempfile.mkdtemp(prefix="npukit_int8_")
     try:
-        path, codes_name = expose_first_quantized(tmp)
+        path, code_names = expose_quantized_tensors(tmp)
         want = run_ort(path, x, tmp)
         name = onnx.load(MODEL).graph.input[0].name
         got = npukit.run_model(path, {name: x}, profile="onnxruntime")
-        for out in ("logits", codes_name):
+        mode = npukit.onnxruntime_accumulation("onnxruntime")
+        print(f"host {npukit.host_cpu_features()}: u8 x s8 accumulation {mode}")
+        other = "onnxruntime_vnni" if mode == "mlas_u8s8_int16_pairs" else "onnxruntime_avx2"
+        alt = npukit.run_model(path, {name: x}, profile=other)["logits"]
+        alt_rows = int(np.count_nonzero((np.asarray(alt) != want["logits"]).any(axis=1)))
+        if alt_rows:
+            passed += 1
+            print(f"PASS the other kernel's semantics ({other}) differ from ORT in {alt_rows} "
+                  f"of {len(alt)} logits rows (the model exercises the difference)")
+        else:
+            failed += 1
+            print(f"FAIL profile {other} also reproduces ORT: this test cannot tell the kernels apart")
+        for out in ["logits"] + code_names:
             g, w = np.asarray(got[out]), want[out]
             if g.shape != w.shape or g.dtype != w.dtype:
                 failed += 1
