@@ -84,7 +84,7 @@ void qlinear_conv(const TensorView& x, const TensorView& w, const TensorView& bi
   // MLAS runs a depthwise convolution through its exact depthwise kernel.
   const bool depthwise = w.dim(1) == 1 && OC == p.groups;
   if (detail::uses_int16_pairs(p.accumulation, x.dtype(), w.dtype()) && !depthwise)
-    ref::conv_accumulate_mlas_pairs(x, w, acc.view(), p.window, p.groups, p.x_zero_point, wq);
+    cpu::conv_accumulate_mlas_pairs(x, w, acc.view(), p.window, p.groups, p.x_zero_point, wq);
   else
     cpu::conv_accumulate(x, w, acc.view(), p.window, p.groups, p.x_zero_point, wq);
   const detail::CodeRange r = detail::code_range(y.dtype());

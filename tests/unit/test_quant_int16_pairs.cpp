@@ -3,6 +3,7 @@
 // zero points enter, which dtypes and convolutions are exempt, and which
 // profile / CPU gets which accumulation.
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "npukit/cpu_features.hpp"
@@ -199,6 +200,48 @@ TEST(QuantInt16Pairs, MatMulIntegerRejectsOtherProfiles) {
   MatMulIntegerParams p;
   EXPECT_TRUE(raises([&] { apply_profile(p, Profile::ghp_rtl); }, "npukit::matmul_integer",
                      "profile", "ghp_rtl"));
+}
+
+TEST(QuantInt16Pairs, FastConvMatchesReference) {
+  // cpu::conv_accumulate_mlas_pairs against the reference, bit for bit, over
+  // seeded random geometries (odd and even K, groups, pads, dilation, NCHW and
+  // NHWC strides), u8 x s8 with full-range codes and zero points.
+  const uint32_t seed = 20261127;
+  std::mt19937 rng(seed);
+  auto r = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  for (int it = 0; it < 200; ++it) {
+    const int64_t groups = r(0, 2) == 0 ? r(2, 3) : 1, n = r(1, 2);
+    const int64_t ic = groups * r(1, 5), oc = groups * r(1, 6), kh = r(1, 3), kw = r(1, 3);
+    Window2d win;
+    win.kernel_h = kh, win.kernel_w = kw, win.stride_h = r(1, 2), win.stride_w = r(1, 2);
+    win.dilation_h = r(1, 2), win.dilation_w = r(1, 2);
+    win.pad_top = r(0, 2), win.pad_bottom = r(0, 2), win.pad_left = r(0, 2),
+    win.pad_right = r(0, 2);
+    const int64_t h = r((kh - 1) * win.dilation_h + 1, 12),
+                  wd = r((kw - 1) * win.dilation_w + 1, 12);
+    Tensor x(DType::u8, {n, ic, h, wd}, it % 2 ? Layout::nhwc : Layout::nchw);
+    Tensor w(DType::s8, {oc, ic / groups, kh, kw});
+    auto* xp = static_cast<uint8_t*>(x.view().raw());
+    for (int64_t i = 0; i < x.view().numel(); ++i) xp[i] = static_cast<uint8_t>(r(0, 255));
+    auto* wp = static_cast<int8_t*>(w.view().raw());
+    for (int64_t i = 0; i < w.view().numel(); ++i) wp[i] = static_cast<int8_t>(r(-128, 127));
+    QuantParams wq;
+    wq.axis = 0;
+    wq.zero_point = {static_cast<int32_t>(r(-128, 127))};
+    const auto x_zp = static_cast<int32_t>(r(0, 255));
+    QLinearConvParams qp;
+    qp.window = win;
+    qp.groups = groups;
+    const Shape out = qlinear_conv_output_shape(x.shape(), w.shape(), qp);
+    Tensor a(DType::s32, out), b(DType::s32, out);
+    ref::conv_accumulate_mlas_pairs(x.view(), w.view(), a.view(), win, groups, x_zp, wq);
+    cpu::conv_accumulate_mlas_pairs(x.view(), w.view(), b.view(), win, groups, x_zp, wq);
+    ASSERT_EQ(a.to_vector<int32_t>(), b.to_vector<int32_t>())
+        << "seed " << seed << " case " << it << " x " << shape_text(x.shape()) << " w "
+        << shape_text(w.shape()) << " groups " << groups;
+  }
 }
 
 TEST(QuantInt16Pairs, CompareReportsTheKernelDifference) {

@@ -263,6 +263,11 @@ namespace cpu {
 // so their order is free), by int16 im2col tiles and AVX2 vpmaddwd when present.
 void conv_accumulate(const TensorView& x, const TensorView& w, const TensorView& acc,
                      const Window2d& window, int64_t groups, int32_t x_zp, const QuantParams& w_q);
+// Same int32 results as ref::conv_accumulate_mlas_pairs (each im2col row built
+// once per output pixel, then reused for every output channel).
+void conv_accumulate_mlas_pairs(const TensorView& x, const TensorView& w, const TensorView& acc,
+                                const Window2d& window, int64_t groups, int32_t x_zp,
+                                const QuantParams& w_q);
 }  // namespace cpu
 
 }  // namespace npukit
