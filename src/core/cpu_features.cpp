@@ -51,7 +51,9 @@ CpuFeatures host_cpu_features() {
 std::string cpu_features_text(const CpuFeatures& f) {
   std::string s;
   auto add = [&](bool on, const char* name) {
-    if (on) s += (s.empty() ? "" : " ") + std::string(name);
+    if (!on) return;
+    if (!s.empty()) s += ' ';
+    s += name;
   };
   add(f.avx2, "avx2");
   add(f.avx_vnni, "avx_vnni");

@@ -170,6 +170,10 @@ TEST(QuantInt16Pairs, MlasKernelChoiceByCpu) {
   EXPECT_EQ(profile_accumulation(Profile::onnxruntime),
             onnxruntime_accumulation(host_cpu_features()));
   EXPECT_STREQ(int_accumulation_name(A::mlas_u8s8_int16_pairs), "mlas_u8s8_int16_pairs");
+  CpuFeatures f;
+  EXPECT_EQ(cpu_features_text(f), "none");
+  f.avx2 = f.avx512_vnni = true;
+  EXPECT_EQ(cpu_features_text(f), "avx2 avx512_vnni");
   EXPECT_EQ(profile_from_name("onnxruntime_avx2"), Profile::onnxruntime_avx2);
   EXPECT_EQ(semantics_base(Profile::onnxruntime_vnni), Profile::onnxruntime);
 }
