@@ -46,10 +46,10 @@ struct FlushScope {
 #pragma GCC diagnostic ignored "-Wpsabi"
 typedef float v8f __attribute__((vector_size(32)));
 
-__attribute__((always_inline)) inline v8f load8(const float* p) {
-  v8f v;
+// By reference, not by value: clang rejects returning an AVX-sized vector from
+// a function compiled without AVX (the "default" clone).
+__attribute__((always_inline)) inline void load8(v8f& v, const float* p) {
   std::memcpy(&v, p, sizeof v);
-  return v;
 }
 
 // Steps [e0, e1) of one chain for one tile: io[i][l] (position i, lane l)
@@ -62,14 +62,16 @@ void chain_tile(const float* const* x, const int64_t* offset, int64_t e0, int64_
   v8f a00 = {}, a01 = {}, a10 = {}, a11 = {}, a20 = {}, a21 = {};
   v8f a30 = {}, a31 = {}, a40 = {}, a41 = {}, a50 = {}, a51 = {};
   if (!fresh) {
-    a00 = load8(io[0]), a01 = load8(io[0] + 8), a10 = load8(io[1]), a11 = load8(io[1] + 8);
-    a20 = load8(io[2]), a21 = load8(io[2] + 8), a30 = load8(io[3]), a31 = load8(io[3] + 8);
-    a40 = load8(io[4]), a41 = load8(io[4] + 8), a50 = load8(io[5]), a51 = load8(io[5] + 8);
+    load8(a00, io[0]), load8(a01, io[0] + 8), load8(a10, io[1]), load8(a11, io[1] + 8);
+    load8(a20, io[2]), load8(a21, io[2] + 8), load8(a30, io[3]), load8(a31, io[3] + 8);
+    load8(a40, io[4]), load8(a41, io[4] + 8), load8(a50, io[5]), load8(a51, io[5] + 8);
   }
   const float *x0 = x[0], *x1 = x[1], *x2 = x[2], *x3 = x[3], *x4 = x[4], *x5 = x[5];
   for (int64_t e = e0; e < e1; ++e) {
     const int64_t o = offset[e];
-    const v8f w0 = load8(w + e * kDotColumns), w1 = load8(w + e * kDotColumns + 8);
+    v8f w0, w1;
+    load8(w0, w + e * kDotColumns);
+    load8(w1, w + e * kDotColumns + 8);
     const float s0 = x0[o], s1 = x1[o], s2 = x2[o], s3 = x3[o], s4 = x4[o], s5 = x5[o];
     const v8f b0 = {s0, s0, s0, s0, s0, s0, s0, s0};
     a00 = a00 + b0 * w0;
