@@ -18,13 +18,6 @@ ElementwiseParams bm1684() {
   return p;
 }
 
-Place operand(const char* fn, const char* name, local_addr_t addr, const dim4* shape,
-              const dim4* stride, local_addr_t dst) {
-  rule_divisible(fn, name, addr, 4);
-  rule_same_npu(fn, "dst_addr", dst, name, addr);
-  return local_place(fn, name, addr, dims(*shape), stride, 4);
-}
-
 // A constant as a stride-0 view of one float.
 TensorView constant_view(const float* c, const Dims& s) {
   return TensorView(const_cast<float*>(c), DType::f32, {s.n, s.c, s.h, s.w}, {0, 0, 0, 0});
@@ -32,12 +25,9 @@ TensorView constant_view(const float* c, const Dims& s) {
 
 void binary_tt(const char* fn, ArithOp op, local_addr_t dst, local_addr_t a, local_addr_t b,
                const dim4* shape, const dim4* ds, const dim4* as, const dim4* bs) {
-  need(shape, fn, "shape");
-  rule_shape(fn, *shape);
-  rule_divisible(fn, "dst_addr", dst, 4);
-  const Place dp = local_place(fn, "dst_addr", dst, dims(*shape), ds, 4);
-  const Tensor x0 = gather_f32(fn, "src0_addr", operand(fn, "src0_addr", a, shape, as, dst));
-  const Tensor x1 = gather_f32(fn, "src1_addr", operand(fn, "src1_addr", b, shape, bs, dst));
+  const Place dp = word_destination(fn, dst, shape, ds);
+  const Tensor x0 = gather_f32(fn, "src0_addr", word_operand(fn, "src0_addr", a, *shape, as, dst));
+  const Tensor x1 = gather_f32(fn, "src1_addr", word_operand(fn, "src1_addr", b, *shape, bs, dst));
   Tensor y = op == ArithOp::mac ? gather_f32(fn, "dst_addr", dp) : Tensor(DType::f32, x0.shape());
   arith_binary(op, x0, x1, y, bm1684());
   scatter_f32(y, dp);
@@ -47,11 +37,8 @@ void binary_tt(const char* fn, ArithOp op, local_addr_t dst, local_addr_t a, loc
 // tensor op C (or C op tensor when c_first).
 void binary_tc(const char* fn, ArithOp op, bool c_first, local_addr_t dst, local_addr_t a, float c,
                const dim4* shape, const dim4* ds, const dim4* as) {
-  need(shape, fn, "shape");
-  rule_shape(fn, *shape);
-  rule_divisible(fn, "dst_addr", dst, 4);
-  const Place dp = local_place(fn, "dst_addr", dst, dims(*shape), ds, 4);
-  const Tensor x = gather_f32(fn, "src_addr", operand(fn, "src_addr", a, shape, as, dst));
+  const Place dp = word_destination(fn, dst, shape, ds);
+  const Tensor x = gather_f32(fn, "src_addr", word_operand(fn, "src_addr", a, *shape, as, dst));
   const TensorView cv = constant_view(&c, dims(*shape));
   Tensor y = op == ArithOp::mac ? gather_f32(fn, "dst_addr", dp) : Tensor(DType::f32, x.shape());
   if (c_first)
@@ -64,11 +51,8 @@ void binary_tc(const char* fn, ArithOp op, bool c_first, local_addr_t dst, local
 
 void unary_op(const char* fn, ArithUnaryOp op, local_addr_t dst, local_addr_t src,
               const dim4* shape, const dim4* ds, const dim4* ss) {
-  need(shape, fn, "shape");
-  rule_shape(fn, *shape);
-  rule_divisible(fn, "dst_addr", dst, 4);
-  const Place dp = local_place(fn, "dst_addr", dst, dims(*shape), ds, 4);
-  const Tensor x = gather_f32(fn, "src_addr", operand(fn, "src_addr", src, shape, ss, dst));
+  const Place dp = word_destination(fn, dst, shape, ds);
+  const Tensor x = gather_f32(fn, "src_addr", word_operand(fn, "src_addr", src, *shape, ss, dst));
   Tensor y(DType::f32, x.shape());
   arith_unary(op, x, y, bm1684());
   scatter_f32(y, dp);
@@ -82,21 +66,15 @@ extern "C" {
 void okk_bdc_32bit_cpy(local_addr_t dst_addr, local_addr_t src_addr, const dim4* shape,
                        const dim4* dst_stride, const dim4* src_stride) {
   constexpr const char* fn = "okk_bdc_32bit_cpy";
-  need(shape, fn, "shape");
-  rule_shape(fn, *shape);
-  rule_divisible(fn, "dst_addr", dst_addr, 4);
-  const Place dp = local_place(fn, "dst_addr", dst_addr, dims(*shape), dst_stride, 4);
-  const Place sp = operand(fn, "src_addr", src_addr, shape, src_stride, dst_addr);
+  const Place dp = word_destination(fn, dst_addr, shape, dst_stride);
+  const Place sp = word_operand(fn, "src_addr", src_addr, *shape, src_stride, dst_addr);
   copy_place(fn, "src_addr", sp, dp);
   record_cost(fn, Engine::bdc, bdc_elementwise_cycles(dp));
 }
 
 void okk_bdc_32bit_set_C(local_addr_t dst_addr, x32 C, const dim4* shape, const dim4* dst_stride) {
   constexpr const char* fn = "okk_bdc_32bit_set_C";
-  need(shape, fn, "shape");
-  rule_shape(fn, *shape);
-  rule_divisible(fn, "dst_addr", dst_addr, 4);
-  const Place dp = local_place(fn, "dst_addr", dst_addr, dims(*shape), dst_stride, 4);
+  const Place dp = word_destination(fn, dst_addr, shape, dst_stride);
   fill_place(dp, &C);
   record_cost(fn, Engine::bdc, bdc_elementwise_cycles(dp));
 }

@@ -10,20 +10,6 @@ using namespace npukit::npu::face;
 
 namespace {
 
-Place operand(const char* fn, const char* name, local_addr_t addr, const dim4& shape,
-              const dim4* stride, local_addr_t dst) {
-  rule_divisible(fn, name, addr, 4);
-  rule_same_npu(fn, "dst_addr", dst, name, addr);
-  return local_place(fn, name, addr, dims(shape), stride, 4);
-}
-
-Place destination(const char* fn, local_addr_t dst, const dim4* shape, const dim4* stride) {
-  need(shape, fn, "shape");
-  rule_shape(fn, *shape);
-  rule_divisible(fn, "dst_addr", dst, 4);
-  return local_place(fn, "dst_addr", dst, dims(*shape), stride, 4);
-}
-
 bool is_shift(Int32Op op) {
   return op == Int32Op::arithmetic_shift || op == Int32Op::logical_shift;
 }
@@ -55,9 +41,9 @@ void finish(const char* fn, Int32Op op, const std::vector<uint32_t>& a,
 void tensor_tensor(const char* fn, Int32Op op, local_addr_t dst, local_addr_t src0,
                    local_addr_t src1, const dim4* shape, const dim4* ds, const dim4* s0s,
                    const dim4* s1s) {
-  const Place dp = destination(fn, dst, shape, ds);
-  const Place p0 = operand(fn, "src0_addr", src0, *shape, s0s, dst);
-  const Place p1 = operand(fn, "src1_addr", src1, *shape, s1s, dst);
+  const Place dp = word_destination(fn, dst, shape, ds);
+  const Place p0 = word_operand(fn, "src0_addr", src0, *shape, s0s, dst);
+  const Place p1 = word_operand(fn, "src1_addr", src1, *shape, s1s, dst);
   const std::vector<uint32_t> a = gather_u32(fn, "src0_addr", p0);
   const std::vector<uint32_t> b = gather_u32(fn, "src1_addr", p1);
   if (is_shift(op)) rule_counts(fn, "src1_addr", b, p1.shape);
@@ -67,8 +53,8 @@ void tensor_tensor(const char* fn, Int32Op op, local_addr_t dst, local_addr_t sr
 // src op C, or C op src when c_first (the constant is shifted by the tensor).
 void tensor_constant(const char* fn, Int32Op op, bool c_first, local_addr_t dst, local_addr_t src,
                      uint32_t c, const dim4* shape, const dim4* ds, const dim4* ss) {
-  const Place dp = destination(fn, dst, shape, ds);
-  const Place sp = operand(fn, "src_addr", src, *shape, ss, dst);
+  const Place dp = word_destination(fn, dst, shape, ds);
+  const Place sp = word_operand(fn, "src_addr", src, *shape, ss, dst);
   if (is_shift(op) && !c_first) rule_range(fn, "C", static_cast<int32_t>(c), -32, 32);
   const std::vector<uint32_t> x = gather_u32(fn, "src_addr", sp);
   const std::vector<uint32_t> cv(x.size(), c);

@@ -57,6 +57,20 @@ void rule_w_stride_one(const char* fn, const char* name, const dim4* stride) {
   if (stride) rule(stride->w == 1, fn, name, "w = " + std::to_string(stride->w), "w = 1");
 }
 
+Place word_operand(const char* fn, const char* name, uint64_t addr, const dim4& shape,
+                   const dim4* stride, uint64_t dst) {
+  rule_divisible(fn, name, addr, 4);
+  rule_same_npu(fn, "dst_addr", dst, name, addr);
+  return local_place(fn, name, addr, dims(shape), stride, 4);
+}
+
+Place word_destination(const char* fn, uint64_t dst, const dim4* shape, const dim4* stride) {
+  need(shape, fn, "shape");
+  rule_shape(fn, *shape);
+  rule_divisible(fn, "dst_addr", dst, 4);
+  return local_place(fn, "dst_addr", dst, dims(*shape), stride, 4);
+}
+
 namespace {
 // Does a local place use NPU `npu`? Channel c lives on NPU (Q + c) % NPUs.
 bool uses_npu(const Place& p, int npu) {

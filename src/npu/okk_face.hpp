@@ -41,6 +41,14 @@ void rule_shape(const char* fn, const dim4& shape);
 // The tensors must start on the same NPU as the first one.
 void rule_same_npu(const char* fn, const char* a_name, uint64_t a, const char* b_name, uint64_t b);
 void rule_w_stride_one(const char* fn, const char* name, const dim4* stride);
+// A 32-bit element operand (fp32, int32, x32): address divisible by 4 and
+// starting on the destination's NPU; `stride` NULL means the aligned layout.
+Place word_operand(const char* fn, const char* name, uint64_t addr, const dim4& shape,
+                   const dim4* stride, uint64_t dst);
+// The 32-bit destination: non-null shape within the common shape rule,
+// address divisible by 4.
+Place word_destination(const char* fn, uint64_t dst, const dim4* shape, const dim4* stride);
+
 void rule_no_overlap(const char* fn, const char* out_name, const Place& out, const char* in_name,
                      const Place& in);
 

@@ -11,21 +11,6 @@ using namespace npukit::npu::face;
 
 namespace {
 
-// A 32-bit operand starting on the destination's NPU, address divisible by 4.
-Place operand(const char* fn, const char* name, local_addr_t addr, const dim4& shape,
-              const dim4* stride, local_addr_t dst) {
-  rule_divisible(fn, name, addr, 4);
-  rule_same_npu(fn, "dst_addr", dst, name, addr);
-  return local_place(fn, name, addr, dims(shape), stride, 4);
-}
-
-Place destination(const char* fn, local_addr_t dst, const dim4* shape, const dim4* stride) {
-  need(shape, fn, "shape");
-  rule_shape(fn, *shape);
-  rule_divisible(fn, "dst_addr", dst, 4);
-  return local_place(fn, "dst_addr", dst, dims(*shape), stride, 4);
-}
-
 void run(const char* fn, Fp32Compare cmp, const std::vector<float>& a, const std::vector<float>& b,
          const std::vector<uint32_t>& s0, const std::vector<uint32_t>& s1, const Place& dp) {
   std::vector<uint32_t> y(a.size());
@@ -38,11 +23,11 @@ void run(const char* fn, Fp32Compare cmp, const std::vector<float>& a, const std
 void select_value_tt(const char* fn, Fp32Compare cmp, local_addr_t dst, local_addr_t src0,
                      local_addr_t src1, x32 select_val, const dim4* shape, const dim4* ds,
                      const dim4* s0s, const dim4* s1s) {
-  const Place dp = destination(fn, dst, shape, ds);
+  const Place dp = word_destination(fn, dst, shape, ds);
   const auto a =
-      as_f32(gather_u32(fn, "src0_addr", operand(fn, "src0_addr", src0, *shape, s0s, dst)));
+      as_f32(gather_u32(fn, "src0_addr", word_operand(fn, "src0_addr", src0, *shape, s0s, dst)));
   const auto b =
-      as_f32(gather_u32(fn, "src1_addr", operand(fn, "src1_addr", src1, *shape, s1s, dst)));
+      as_f32(gather_u32(fn, "src1_addr", word_operand(fn, "src1_addr", src1, *shape, s1s, dst)));
   run(fn, cmp, a, b, std::vector<uint32_t>(a.size(), select_val.u32),
       std::vector<uint32_t>(a.size(), 0u), dp);
 }
@@ -51,8 +36,9 @@ void select_value_tt(const char* fn, Fp32Compare cmp, local_addr_t dst, local_ad
 void select_value_tc(const char* fn, Fp32Compare cmp, bool c_first, local_addr_t dst,
                      local_addr_t src, float C, x32 select_val, const dim4* shape, const dim4* ds,
                      const dim4* ss) {
-  const Place dp = destination(fn, dst, shape, ds);
-  const auto x = as_f32(gather_u32(fn, "src_addr", operand(fn, "src_addr", src, *shape, ss, dst)));
+  const Place dp = word_destination(fn, dst, shape, ds);
+  const auto x =
+      as_f32(gather_u32(fn, "src_addr", word_operand(fn, "src_addr", src, *shape, ss, dst)));
   const std::vector<float> c(x.size(), C);
   const std::vector<uint32_t> sv(x.size(), select_val.u32), zero(x.size(), 0u);
   if (c_first)
@@ -68,7 +54,8 @@ std::vector<float> fp32_operand(const char* fn, const char* name, const fp32_or_
   const size_t count =
       static_cast<size_t>(dims(shape).n * dims(shape).c * dims(shape).h * dims(shape).w);
   if (!op->is_addr) return std::vector<float>(count, op->context.val);
-  return as_f32(gather_u32(fn, name, operand(fn, name, op->context.addr, shape, nullptr, dst)));
+  return as_f32(
+      gather_u32(fn, name, word_operand(fn, name, op->context.addr, shape, nullptr, dst)));
 }
 
 std::vector<uint32_t> x32_operand(const char* fn, const char* name, const x32_or_addr_t* op,
@@ -77,14 +64,14 @@ std::vector<uint32_t> x32_operand(const char* fn, const char* name, const x32_or
   const size_t count =
       static_cast<size_t>(dims(shape).n * dims(shape).c * dims(shape).h * dims(shape).w);
   if (!op->is_addr) return std::vector<uint32_t>(count, op->context.val.u32);
-  return gather_u32(fn, name, operand(fn, name, op->context.addr, shape, nullptr, dst));
+  return gather_u32(fn, name, word_operand(fn, name, op->context.addr, shape, nullptr, dst));
 }
 
 // dst = src0 cmp src1 ? select0 : select1, every operand a constant or a tensor.
 void select_general(const char* fn, Fp32Compare cmp, local_addr_t dst, const fp32_or_addr_t* src0,
                     const fp32_or_addr_t* src1, const x32_or_addr_t* select0,
                     const x32_or_addr_t* select1, const dim4* shape) {
-  const Place dp = destination(fn, dst, shape, nullptr);
+  const Place dp = word_destination(fn, dst, shape, nullptr);
   const auto a = fp32_operand(fn, "src0", src0, *shape, dst);
   const auto b = fp32_operand(fn, "src1", src1, *shape, dst);
   const auto s0 = x32_operand(fn, "select0", select0, *shape, dst);
