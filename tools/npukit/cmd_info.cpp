@@ -5,6 +5,7 @@
 #include <map>
 
 #include "commands.hpp"
+#include "npukit/kernels.hpp"
 #include "npukit/onnx/model.hpp"
 #include "progress.hpp"
 
@@ -83,16 +84,61 @@ int run_info(const std::string& path, bool json) {
   return 0;
 }
 
+// `npukit info --kernels`: every kernel family in dispatch order, and which
+// kernel the current settings let run on this host.
+int run_kernels_info(bool json) {
+  const auto all = list_kernels();
+  auto runnable = [](const KernelInfo& k) {
+    return k.reference || (impl() == Impl::fast && k.isa <= max_isa());
+  };
+  if (json) {
+    std::string o = fmt::format(
+        "{{\"host_isa\": \"{}\", \"max_isa\": \"{}\", \"impl\": \"{}\", \"kernels\": [",
+        isa_name(host_isa()), isa_name(max_isa()), impl() == Impl::fast ? "fast" : "reference");
+    for (size_t i = 0; i < all.size(); ++i)
+      o += fmt::format(
+          "{}{{\"family\": {}, \"name\": {}, \"isa\": \"{}\", \"reference\": {}, \"runnable\": {}, "
+          "\"applies\": {}}}",
+          i ? ", " : "", json_string(all[i].family), json_string(all[i].name), isa_name(all[i].isa),
+          all[i].reference ? "true" : "false", runnable(all[i]) ? "true" : "false",
+          json_string(all[i].applies));
+    fmt::print("{}]}}\n", o);
+    return 0;
+  }
+  fmt::print("host ISA {}, allowed up to {} (NPUKIT_MAX_ISA), kernels: {} (NPUKIT_IMPL)\n",
+             isa_name(host_isa()), isa_name(max_isa()),
+             impl() == Impl::fast ? "fast" : "reference");
+  fmt::print("kernels are tried in this order within a family; the reference always applies\n\n");
+  fmt::print("{:<24} {:<36} {:<12} {:<9} {}\n", "family", "kernel", "isa", "runnable",
+             "applies when");
+  for (const KernelInfo& k : all)
+    fmt::print("{:<24} {:<36} {:<12} {:<9} {}\n", k.family, k.name, isa_name(k.isa),
+               runnable(k) ? "yes" : "no", k.reference ? "always (the specification)" : k.applies);
+  return 0;
+}
+
 }  // namespace
 
 void add_info_command(CLI::App& app) {
   auto* cmd =
-      app.add_subcommand("info", "List a model's inputs, outputs and operators, and check it");
+      app.add_subcommand("info",
+                         "List a model's inputs, outputs and operators, and check it; or list the "
+                         "kernels (--kernels)");
   static std::string path;
   static bool json = false;
-  cmd->add_option("model", path, "ONNX model file")->required();
+  static bool kernels = false;
+  cmd->add_option("model", path, "ONNX model file");
+  cmd->add_flag("--kernels", kernels,
+                "List every kernel family, its kernels in dispatch order and which run here");
   cmd->add_flag("--json", json, "Print machine-readable JSON");
   cmd->callback([] {
+    if (kernels) {
+      if (!path.empty()) throw CLI::ValidationError("info", "give a model or --kernels, not both");
+      const int rc = run_kernels_info(json);
+      if (rc) throw CLI::RuntimeError(rc);
+      return;
+    }
+    if (path.empty()) throw CLI::RequiredError("model (or --kernels)");
     const int rc = run_info(path, json);
     if (rc) throw CLI::RuntimeError(rc);
   });
