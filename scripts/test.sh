@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # README command 2: set up, build, and run the whole test suite twice: a
 # Release build (unit, CLI and the Python differential suites against PyTorch
-# and friends) and an AddressSanitizer + UndefinedBehaviorSanitizer build
-# (unit and CLI suites; the Python module cannot load an ASan runtime into
-# Debian's interpreter).
+# and friends) and an AddressSanitizer + UndefinedBehaviorSanitizer build with
+# clang (unit and CLI suites; the Python module cannot load an ASan runtime
+# into Debian's interpreter), then the libFuzzer targets of that same build.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${NPUKIT_BUILD_DIR:-$root/build}
@@ -13,21 +13,22 @@ jobs=$(nproc)
 echo "== Release test suite"
 ctest --test-dir "$build" --output-on-failure -j "$jobs"
 
-echo "== ASan + UBSan test suite"
-asan="$build-asan"
-cmake -S "$root" -B "$asan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNPUKIT_SANITIZE=ON \
-  -DNPUKIT_BUILD_PYTHON=OFF -DNPUKIT_BUILD_BENCH=OFF
-cmake --build "$asan" --parallel "$jobs"
+echo "== ASan + UBSan test suite (clang; the same build holds the libFuzzer targets)"
+# One sanitizer build serves both jobs: clang instruments the library for
+# ASan + UBSan and for libFuzzer's coverage (-fsanitize=fuzzer-no-link), the
+# test programs run on it, and the fuzz targets link libFuzzer's main. -O1 with
+# line tables only keeps the build short; sanitizer reports still name lines.
+san="$build-san"
+CC=clang CXX=clang++ cmake -S "$root" -B "$san" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
+  "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
+  -DNPUKIT_SANITIZE=ON -DNPUKIT_FUZZ=ON -DNPUKIT_BUILD_PYTHON=OFF -DNPUKIT_BUILD_BENCH=OFF
+cmake --build "$san" --parallel "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir "$asan" --output-on-failure -j "$jobs"
+  ctest --test-dir "$san" --output-on-failure -j "$jobs"
 
 echo "== libFuzzer: the ONNX loader for 60 seconds (seed ${NPUKIT_FUZZ_SEED:=1})"
-# clang + libFuzzer (Debian's clang and libclang-rt-14-dev), with ASan + UBSan.
-fuzz="$build-fuzz"
-CC=clang CXX=clang++ cmake -S "$root" -B "$fuzz" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DNPUKIT_FUZZ=ON -DNPUKIT_SANITIZE=ON -DNPUKIT_BUILD_PYTHON=OFF -DNPUKIT_BUILD_BENCH=OFF \
-  -DNPUKIT_BUILD_TESTS=OFF
-cmake --build "$fuzz" --parallel "$jobs" --target npukit_fuzz_onnx_loader
+fuzz="$san"
 # Seeds: the bundled and conformance models plus tests/fuzz/corpus (a minimized
 # corpus from longer local runs); new inputs go to a scratch corpus.
 corpus=$(mktemp -d)
