@@ -99,17 +99,21 @@ void bind_pools(py::module_& m) {
                             std::pair{"global_max_pool", PoolMode::max}}) {
     m.def(
         name,
-        [mode = mode, name = name](const py::object& xo) {
+        [mode = mode, name = name](const py::object& xo, const std::string& profile) {
           const std::string fn = std::string("npukit.") + name;
           py::array x = mode == PoolMode::avg ? as_dtype(xo, DType::f32, fn.c_str(), "x")
                                               : as_tensor(xo, fn.c_str(), "x");
           TensorView xv = view_of(x);
           xv.expect_rank(4, fn.c_str(), "x");
+          Pool2dParams p = global_pool2d_params(xv.shape(), mode);
+          apply_profile(p, profile_arg(profile, fn.c_str()));
           py::array y = new_array(xv.dtype(), {xv.dim(0), xv.dim(1), 1, 1});
-          pool2d(xv, view_of(y), global_pool2d_params(xv.shape(), mode));
+          pool2d(xv, view_of(y), p);
           return y;
         },
-        arg("x"), "ONNX global pooling of an (N, C, H, W) array to (N, C, 1, 1).");
+        arg("x"), py::kw_only(), arg("profile") = "onnxruntime",
+        "ONNX global pooling of an (N, C, H, W) array to (N, C, 1, 1); the profile sets the NaN "
+        "rule of max and the summation of avg.");
   }
   m.def(
       "pool2d",

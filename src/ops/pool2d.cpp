@@ -51,7 +51,8 @@ const char* pad_value_name(PadValue v) {
 }
 
 PoolGeometry pool_geometry_for(Profile profile) {
-  return profile == Profile::onnxruntime ? PoolGeometry::onnxruntime : PoolGeometry::onnx;
+  return semantics_base(profile) == Profile::onnxruntime ? PoolGeometry::onnxruntime
+                                                         : PoolGeometry::onnx;
 }
 
 void apply_profile(Pool2dParams& p, Profile profile, bool count_include_pad) {

@@ -6,66 +6,16 @@ run in one node process; every output element must be identical. Set
 NPUKIT_SEED to change the seed and NPUKIT_ORT_CASES to scale the counts.
 A failing configuration prints a one-line repro.
 """
-import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
 
 import npukit
+from ort_diff import SEED, Case, count, npukit_or_error, ort_missing, run_cases, window_attrs
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-RUNNER = os.path.join(ROOT, "tools", "ort", "run.mjs")
-SEED = int(os.environ.get("NPUKIT_SEED", "20261125"))
-SCALE = float(os.environ.get("NPUKIT_ORT_CASES", "1"))
 ONLY = [o for o in os.environ.get("NPUKIT_ORT_OPS", "").split(",") if o]
-
-ONNX_TYPE = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.uint8): TensorProto.UINT8,
-             np.dtype(np.int8): TensorProto.INT8, np.dtype(np.int32): TensorProto.INT32}
-
-
-def count(n):
-    return max(1, int(n * SCALE))
-
-
-class Case:
-    """One single-node model: inputs fed at run time, constants as initializers."""
-
-    def __init__(self, op, config, node_op, inputs, attrs, expect, domain="", opset=13,
-                 consts=None):
-        self.op, self.config = op, config
-        self.node_op, self.inputs, self.attrs = node_op, inputs, attrs
-        self.consts = consts or {}
-        self.expect = expect  # npukit's output (computed in-process); None: npukit rejected it
-        self.out_dtype = (expect if expect is not None else next(iter(inputs.values()))).dtype
-        self.domain, self.opset = domain, opset
-        self.alt = None  # u8 x s8 only: npukit's output under the OTHER kernel's profile
-
-    def model(self):
-        names = list(self.inputs) + list(self.consts)
-        order = self.attrs.pop("_order", names)
-        node = helper.make_node(self.node_op, order, ["y"], domain=self.domain, **self.attrs)
-        ins = [helper.make_tensor_value_info(k, ONNX_TYPE[v.dtype], list(v.shape))
-               for k, v in self.inputs.items()]
-        inits = [numpy_helper.from_array(np.asarray(v), k) for k, v in self.consts.items()]
-        out = helper.make_tensor_value_info("y", ONNX_TYPE[self.out_dtype], None)
-        g = helper.make_graph([node], "g", ins, [out], initializer=inits)
-        ops = [helper.make_opsetid("", self.opset)]
-        if self.domain:
-            ops.append(helper.make_opsetid(self.domain, 1))
-        m = helper.make_model(g, opset_imports=ops)
-        m.ir_version = 8
-        return m
-
-    def repro(self, i):
-        return (f"repro: NPUKIT_SEED={SEED} op={self.op} case={i} "
-                f"config={json.dumps(self.config, sort_keys=True)}")
 
 
 def scale(rng):
@@ -158,47 +108,6 @@ def gen_dequantize(rng, i):
     cfg = {"shape": shape, "dtype": t.name, "axis": axis if per_axis else None}
     return Case("DequantizeLinear", cfg, "DequantizeLinear", {"x": x}, attrs, y,
                 consts={"x_scale": s, "x_zero_point": z})
-
-
-def window_attrs(rng, H, W, allow_dilation=False, conv=False):
-    kh, kw = int(rng.integers(1, min(H, 5) + 1)), int(rng.integers(1, min(W, 5) + 1))
-    st = [int(rng.integers(1, 4)), int(rng.integers(1, 4))]
-    d = [int(rng.integers(1, 3)), int(rng.integers(1, 3))] if allow_dilation else [1, 1]
-    r = rng.random()
-    auto_pad = "NOTSET" if r < 0.7 else ["VALID", "SAME_UPPER", "SAME_LOWER"][int(rng.integers(0, 3))]
-    if auto_pad in ("SAME_UPPER", "SAME_LOWER") and conv:
-        d = [1, 1]  # ONNX Runtime rejects SAME with dilation for Conv: not drawn
-    # Pools draw SAME with any stride and dilation: ONNX Runtime's own SAME pads
-    # (undilated kernel, negative when stride > kernel) are profile onnxruntime's
-    # PoolGeometry::onnxruntime; a configuration ORT rejects (or answers with an
-    # empty tensor) must be an npukit error too (see main()).
-    pads = [int(rng.integers(0, kh)), int(rng.integers(0, kw)),
-            int(rng.integers(0, kh)), int(rng.integers(0, kw))]
-    # The effective kernel must fit the padded input, except for 15% of the pools:
-    # ONNX Runtime then truncates the window count toward zero (one window that
-    # hangs past the padded end, or none: an error for both).
-    fit = conv or rng.random() < 0.85
-    while fit and (kh - 1) * d[0] + 1 > H + (pads[0] + pads[2] if auto_pad == "NOTSET" else 0) and kh > 1:
-        kh -= 1
-    while fit and (kw - 1) * d[1] + 1 > W + (pads[1] + pads[3] if auto_pad == "NOTSET" else 0) and kw > 1:
-        kw -= 1
-    pads = [min(pads[0], kh - 1), min(pads[1], kw - 1), min(pads[2], kh - 1), min(pads[3], kw - 1)]
-    a = {"kernel_shape": [kh, kw], "strides": st}
-    if auto_pad == "NOTSET":
-        a["pads"] = pads
-    else:
-        a["auto_pad"] = auto_pad
-    if allow_dilation and d != [1, 1]:
-        a["dilations"] = d
-    return a
-
-
-def npukit_or_error(f, *args, **kw):
-    """npukit's output, or None when npukit rejects the configuration (then ORT must too)."""
-    try:
-        return f(*args, **kw)
-    except npukit.Error:
-        return None
 
 
 def gen_avg_pool(rng, i):
@@ -458,9 +367,8 @@ GENERATORS = [
 
 def main():
     t0 = time.time()
-    ort_dir = os.environ.get("NPUKIT_ORT_DIR", os.path.join(ROOT, ".cache", "onnxruntime"))
-    if not os.path.exists(os.path.join(ort_dir, "node_modules", "onnxruntime-node")):
-        print(f"ONNX Runtime not found in {ort_dir}: run scripts/install-onnxruntime.sh")
+    if ort_missing():
+        print(ort_missing())
         print("0 passed, 1 failed")
         return 1
     print(f"seed {SEED}; host {npukit.host_cpu_features()}; u8 x s8 accumulation under "
@@ -474,104 +382,19 @@ def main():
                 cases.append(c)
     if not ONLY or "sweep" in ONLY:
         cases += sweep_cases()
-    tmp = tempfile.mkdtemp(prefix="npukit_ort_")
-    try:
-        jobs = []
-        for i, c in enumerate(cases):
-            d = os.path.join(tmp, str(i))
-            os.makedirs(d)
-            onnx.save(c.model(), os.path.join(d, "m.onnx"))
-            inputs = {}
-            for k, v in c.inputs.items():
-                np.save(os.path.join(d, f"{k}.npy"), v)
-                inputs[k] = f"{i}/{k}.npy"
-            jobs.append({"model": f"{i}/m.onnx", "inputs": inputs, "output_dir": f"{i}/out"})
-        with open(os.path.join(tmp, "jobs.json"), "w") as f:
-            json.dump(jobs, f)
-        t1 = time.time()
-        r = subprocess.run(["node", RUNNER, "--batch", os.path.join(tmp, "jobs.json")],
-                           capture_output=True, text=True)
-        if r.returncode not in (0, 1):  # 1 = some job failed (reported per case below)
-            print(r.stderr[-3000:])
-        results = [json.loads(line) for line in r.stdout.splitlines() if line.strip()]
-        t2 = time.time()
-        stats = {}
-        passed = failed = 0
-        shown = 0
-        for i, c in enumerate(cases):
-            st = stats.setdefault(c.op, {"configs": 0, "elements": 0, "mismatches": 0,
-                                         "failed": 0, "ort_errors": 0, "both_reject": 0})
-            st["configs"] += 1
-            res = results[i] if i < len(results) else {"ok": False, "error": "no result"}
-            if c.expect is None:
-                # npukit rejected it: ORT must reject it too or return an empty tensor.
-                empty = res["ok"] and np.load(os.path.join(tmp, str(i), "out", "y.npy")).size == 0
-                if not res["ok"] or empty:
-                    st["both_reject"] += 1
-                    passed += 1
-                else:
-                    st["failed"] += 1
-                    failed += 1
-                    if shown < 20:
-                        print(f"FAIL npukit rejected a configuration ORT runs\n  {c.repro(i)}")
-                        shown += 1
-                continue
-            if not res["ok"]:
-                st["ort_errors"] += 1
-                st["failed"] += 1
-                failed += 1
-                if shown < 20:
-                    print(f"FAIL ORT error: {res['error'][:300]}\n  {c.repro(i)}")
-                    shown += 1
-                continue
-            got = np.load(os.path.join(tmp, str(i), "out", "y.npy"))
-            st["elements"] += got.size
-            if got.shape != c.expect.shape or got.dtype != c.expect.dtype:
-                st["failed"] += 1
-                failed += 1
-                if shown < 20:
-                    print(f"FAIL shape/dtype ORT {got.shape} {got.dtype} vs npukit "
-                          f"{c.expect.shape} {c.expect.dtype}\n  {c.repro(i)}")
-                    shown += 1
-                continue
-            if got.dtype == np.float32:
-                bad = got.view(np.uint32) != c.expect.view(np.uint32)
-            else:
-                bad = got != c.expect
-            nbad = int(bad.sum())
-            st["mismatches"] += nbad
-            if nbad:
-                st["failed"] += 1
-                failed += 1
-                if shown < 20:
-                    idx = tuple(int(v) for v in np.argwhere(bad)[0])
-                    print(f"FAIL {nbad} of {got.size} elements differ, first at {idx}: ORT "
-                          f"{got[idx]} npukit {c.expect[idx]}\n  {c.repro(i)}")
-                    shown += 1
-            else:
-                passed += 1
-            if c.alt is not None:
-                st["u8s8"] = st.get("u8s8", 0) + 1
-                st["u8s8_other_differs"] = st.get("u8s8_other_differs", 0) + int(
-                    bool((c.alt != got).any()))
-        print(f"\n{'operator':<36}{'configs':>8}{'elements':>10}{'mismatch':>10}{'ORT err':>9}"
-              f"{'both reject':>12}")
-        for op, st in stats.items():
-            print(f"{op:<36}{st['configs']:>8}{st['elements']:>10}{st['mismatches']:>10}"
-                  f"{st['ort_errors']:>9}{st['both_reject']:>12}")
-        for op, st in stats.items():
-            if st.get("u8s8"):
-                print(f"{op}: {st['u8s8']} u8 x s8 configurations, {st['u8s8_other_differs']} of "
-                      f"them differ from ORT under {OTHER} (the other kernel's accumulation)")
-        # Guard: the u8 x s8 cases must be able to tell the accumulations apart.
-        if not ONLY and sum(st.get("u8s8_other_differs", 0) for st in stats.values()) == 0:
-            failed += 1
-            print(f"FAIL no u8 x s8 case distinguishes onnxruntime from {OTHER}")
-        total = sum(s["configs"] for s in stats.values())
-        print(f"\n{total} configurations, build {t1 - t0:.1f} s, ONNX Runtime {t2 - t1:.1f} s, "
-              f"compare {time.time() - t2:.1f} s")
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    t1 = time.time()
+    passed, failed, stats, ort_seconds = run_cases(cases)
+    for op, st in stats.items():
+        if st.get("u8s8"):
+            print(f"{op}: {st['u8s8']} u8 x s8 configurations, {st['u8s8_other_differs']} of "
+                  f"them differ from ORT under {OTHER} (the other kernel's accumulation)")
+    # Guard: the u8 x s8 cases must be able to tell the accumulations apart.
+    if not ONLY and sum(st.get("u8s8_other_differs", 0) for st in stats.values()) == 0:
+        failed += 1
+        print(f"FAIL no u8 x s8 case distinguishes onnxruntime from {OTHER}")
+    total = sum(s["configs"] for s in stats.values())
+    print(f"\n{total} configurations, build {t1 - t0:.1f} s, ONNX Runtime {ort_seconds:.1f} s, "
+          f"all {time.time() - t0:.1f} s")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -305,3 +305,16 @@ TEST(Window, OnnxRuntimeCountTruncatesAndNeedsOneWindow) {
 
 }  // namespace
 }  // namespace npukit
+
+namespace npukit {
+namespace {
+// The forced-kernel ONNX Runtime profiles share ORT's pooling geometry; only
+// their integer GEMM accumulation differs from `onnxruntime`.
+TEST(PoolGeometryFor, OnnxRuntimeVariantsUseOnnxRuntimeGeometry) {
+  for (Profile p : {Profile::onnxruntime, Profile::onnxruntime_avx2, Profile::onnxruntime_vnni})
+    EXPECT_EQ(pool_geometry_for(p), PoolGeometry::onnxruntime) << profile_name(p);
+  for (Profile p : {Profile::pytorch, Profile::bm1684, Profile::ghp_rtl, Profile::tflite})
+    EXPECT_EQ(pool_geometry_for(p), PoolGeometry::onnx) << profile_name(p);
+}
+}  // namespace
+}  // namespace npukit
