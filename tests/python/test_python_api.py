@@ -105,8 +105,12 @@ def onnx_attribute_order_and_defaults():
                          ("group", "1"), ("kernel_shape", "None"), ("pads", "None"),
                          ("strides", "None")], sig
     assert [n for n, _ in signature(npukit.mat_mul)] == ["a", "b"]
-    assert [n for n, _ in signature(npukit.global_average_pool)] == ["x"]
-    assert [n for n, _ in signature(npukit.global_max_pool)] == ["x"]
+    for pool in (npukit.global_average_pool, npukit.global_max_pool):
+        assert signature(pool) == [("x", None), ("*", None), ("profile", "'onnxruntime'")]
+    # The profile decides NaN: onnxruntime's max ignores it, pytorch's propagates it.
+    x = np.array([[[[1.0, np.nan], [3.0, 2.0]]]], np.float32)
+    assert npukit.global_max_pool(x)[0, 0, 0, 0] == 3.0
+    assert np.isnan(npukit.global_max_pool(x, profile="pytorch")[0, 0, 0, 0])
     assert signature(npukit.relu)[0] == ("x", None)
 
 
