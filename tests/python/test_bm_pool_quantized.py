@@ -1,5 +1,5 @@
 """npukit.bm_pool_quantized (BM168x bm_atomic_{avg,max}_pool_quantized) against
-hand-computed cases and an independent numpy model of REFERENCE.md sections 2-3:
+hand-computed cases and an independent numpy model of docs/semantics.md, "Rounding and requantization" and "Pooling geometry and divisors":
 int32 sum (avg) or max, (acc + 2^(r-1)) >> r (arithmetic, ties up) for both,
 saturate by sign, relu;
 max pads with the type's lowest value; ins zeros are elements of value 0."""

@@ -6,8 +6,8 @@
    own config keys); re-running it gives identical files (seeded).
 2. `isa exec` re-executes every ins.txt / program.asm line on the written X
    files and reproduces the Y files byte for byte.
-3. Every Y is checked against an independent NumPy model of REFERENCE.md
-   section 5 (X_z padding, 14-bit window sum, m1 multiply, 10-bit register,
+3. Every Y is checked against an independent NumPy model of docs/ghp-isa.md
+   "The arithmetic" (X_z padding, 14-bit window sum, m1 multiply, 10-bit register,
    round half up, clamps) driven only by the manifest's field values.
 4. encode/decode/disasm round trips; bad input exits non-zero with a message.
 """
@@ -71,7 +71,7 @@ def ppu_rtl(acc, m1, n1, yz):
 
 
 def model_pool(x, f, maxp):
-    """REFERENCE.md section 5 from the fields alone (real values of the manifest)."""
+    """docs/ghp-isa.md, "The arithmetic" from the fields alone (real values of the manifest)."""
     c, inh, inw = f["OC"], f["INH2"] - f["padU"], f["INW_"]
     sh, sw, kh, kw = f["strideH"], f["strideW"], f["KH"], f["KW"]
     oh, ow = f["row_bound"] // sh + 1, f["col_bound"] // sw + 1

@@ -1,4 +1,4 @@
-// The measured BM1684 C-model rules (REFERENCE.md section 7) as semantics of
+// The measured BM1684 C-model rules (docs/npu-simulator.md, "Same numbers as the vendor's C-model") as semantics of
 // the operator core: each expectation is computed by hand in the comment.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // GHP-FPGA instructions: packing, round trips, limits, lowering formulas and
-// execution. Expected values are hand-computed from REFERENCE.md section 5 or
+// execution. Expected values are hand-computed from docs/ghp-isa.md, "The arithmetic" or
 // taken from the public testbench (wkid-neu/GHP-FPGA-CNN, tb/sim_avgp/ins.txt).
 #include <gtest/gtest.h>
 

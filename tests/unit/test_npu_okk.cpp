@@ -1,5 +1,5 @@
 // The simulated NPU behind okk.h: layouts and strides (hand-computed from
-// REFERENCE.md section 4), GDMA placement, NN functions through local memory,
+// docs/npu-simulator.md, "The machine"), GDMA placement, NN functions through local memory,
 // one test per hardware rule (the message is checked), the cost model.
 #include <gtest/gtest.h>
 

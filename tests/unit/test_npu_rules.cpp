@@ -1,5 +1,5 @@
 // One test per documented hardware rule of the okk.h face (seed 004 remarks,
-// REFERENCE.md sections 4 and 7, docs/npu-simulator.md "Hardware rules"): the
+// docs/npu-simulator.md "The machine" and "Hardware rules checked on every call"): the
 // violating call is made in exception mode and the message must name the
 // kernel, the function, the parameter, the offending value and the rule.
 // Death tests show the default behaviour: the message on stderr and exit 255.

@@ -166,7 +166,7 @@ TEST(Rounding, DivRoundRandomWide) {
   }
 }
 
-// The integer averages of REFERENCE.md section 2 are div_round rules: TFLite /
+// The integer averages of docs/semantics.md, "Rounding and requantization" are div_round rules: TFLite /
 // CMSIS-NN's (s > 0 ? (s + n/2) / n : (s - n/2) / n) in C division is
 // half_away_from_zero; MiCo's plain s / n is toward_zero; BM168x's
 // (acc + 2^(r-1)) >> r is half_up.

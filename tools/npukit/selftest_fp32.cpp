@@ -1,5 +1,5 @@
 // Built-in fp32 cases. Every expected value is worked out by hand in the
-// comment beside it, from the definitions in REFERENCE.md.
+// comment beside it, from the definitions in docs/semantics.md.
 #include <cmath>
 #include <limits>
 

@@ -1,4 +1,4 @@
-// Instructions of the GHP-FPGA CNN accelerator (seed 000, REFERENCE.md section 5):
+// Instructions of the GHP-FPGA CNN accelerator (seed 000, docs/ghp-isa.md, "The arithmetic"):
 // field tables, encode/decode, a text form, the testbench's ins.txt lines,
 // hardware configurations, lowering from ONNX-level parameters and bit-exact
 // execution of AVGP, MAXP and ADD through npukit/quant/ghp.hpp.

@@ -1,5 +1,5 @@
 // Where a 4-D tensor lives on the simulated NPU and how its elements are
-// addressed (REFERENCE.md section 4): local address A = Q*S + R, channel c on
+// addressed (docs/npu-simulator.md, "The machine"): local address A = Q*S + R, channel c on
 // NPU (Q + c) % NPUs in slot (Q + c) / NPUs; strides in elements.
 #pragma once
 

@@ -1,5 +1,5 @@
 // The simulated Sophgo NPU: its constants, device (global) memory, per-NPU
-// local memory and L2 SRAM (REFERENCE.md section 4). The okk/bm_atomic/bmlib
+// local memory and L2 SRAM (docs/npu-simulator.md, "The machine"). The okk/bm_atomic/bmlib
 // faces translate addresses through it; it holds no arithmetic.
 #pragma once
 
@@ -17,7 +17,7 @@ struct Config {
   uint32_t local_mem_size = 512 * 1024;  // bytes per NPU
   int local_mem_banks = 8;
   uint32_t align_bytes = 128;               // the aligned layout's unit
-  uint32_t l2_sram_size = 4 * 1024 * 1024;  // assumed (not in REFERENCE.md)
+  uint32_t l2_sram_size = 4 * 1024 * 1024;  // assumed (no public figure)
   uint64_t global_mem_start = 0x100000000ull;
   uint64_t global_mem_size = 4ull << 30;
   // Cost model constants (estimates, see docs/npu-simulator.md).

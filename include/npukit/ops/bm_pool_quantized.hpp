@@ -17,7 +17,7 @@ struct BmPoolQuantParams {
   // The int32 result (avg: the window sum, padding and inserted zeros count 0;
   // max: the window maximum) is shifted right with round-half-up,
   // (acc + 2^(r-1)) >> r (arithmetic), then saturated to the input's type
-  // (REFERENCE.md section 2). For avg the division by the window size is
+  // (docs/semantics.md, "Rounding and requantization"). For avg the division by the window size is
   // folded into rshift by the compiler.
   int rshift = 0;
   // Seed 002 documents rshift_bit as the shift of the unit's int32 result for

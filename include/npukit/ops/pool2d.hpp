@@ -13,7 +13,7 @@ namespace npukit {
 
 enum class PoolMode : uint8_t { avg, max, sum };
 
-// What an average divides by (REFERENCE.md section 3).
+// What an average divides by (docs/semantics.md, "Pooling geometry and divisors").
 enum class AvgDivisor : uint8_t {
   kernel_area,  // kernel_h * kernel_w always (ONNX Runtime count_include_pad=1, OKKernel, BM168x)
   valid_count,  // taps on the input, inserted zeros included (count_include_pad=0, TFLite, MiCo)

@@ -1,5 +1,5 @@
 // MRT's integer-only convolution chain and its average pooling (cvm-runtime
-// docs/mrt/form.md, REFERENCE.md section 2), end to end:
+// docs/mrt/form.md, docs/semantics.md, "Rounding and requantization"), end to end:
 //
 //   Xq = mrt_quantize(X, xp)   layer-wise, symmetric or zero point
 //   Wq = mrt_quantize(W, wp)   layer-wise or channel-wise along axis 0 (output channel)

@@ -1,5 +1,5 @@
 // Exact integer rounding: of a quotient, of an arithmetic right shift and of a
-// float, for every rule real systems use (REFERENCE.md section 2). Everything
+// float, for every rule real systems use (docs/semantics.md, "Rounding and requantization"). Everything
 // here is exact: no intermediate is rounded and no intermediate can overflow;
 // a result that does not fit int64 is an npukit::Error.
 //

@@ -1,5 +1,5 @@
 // Lowering ONNX-level operators to GHP-FPGA instructions, field by field as
-// the accelerator's compiler does (REFERENCE.md section 5).
+// the accelerator's compiler does (docs/ghp-isa.md, "The arithmetic").
 #include <cmath>
 #include <cstdio>
 
