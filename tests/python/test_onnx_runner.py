@@ -186,6 +186,21 @@ def repeated_runs_and_batch_change():
 
 
 @case
+def max_pool_runs_under_every_fp32_pool_profile():
+    # MaxPool has no count_include_pad: bm1684 (whose average pools must count
+    # the padding) used to reject every MaxPool for AveragePool's default.
+    x = np.random.default_rng(3).standard_normal((1, 2, 5, 5)).astype(np.float32)
+    path = save(make([helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[3, 3],
+                                       strides=[2, 2], pads=[1, 1, 1, 1])],
+                     [vi("x", TensorProto.FLOAT, [1, 2, 5, 5])],
+                     [vi("y", TensorProto.FLOAT, [1, 2, 3, 3])]), "maxpool.onnx")
+    want = npukit.max_pool(x, kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    for profile in ("onnxruntime", "pytorch", "bm1684"):
+        y = npukit.run_model(path, {"x": x}, profile=profile)["y"]
+        assert np.array_equal(y, want), (profile, y, want)
+
+
+@case
 def fp32_model_accuracy_on_bundled_images():
     images = np.load(os.path.join(MODELS, "fashion_mnist_eval_images.npy"))
     labels = np.load(os.path.join(MODELS, "fashion_mnist_eval_labels.npy"))
