@@ -14,4 +14,16 @@ export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig"
 flags=$(pkg-config --cflags --libs npukit)
 c++ -std=c++20 "$src/main.cpp" -o "$work/pc_consumer" $flags -Wl,-rpath,"$work/prefix/lib"
 "$work/pc_consumer"
-echo "install check: find_package and pkg-config consumers passed"
+# The README's C++ example, as written, inside a main().
+readme="$src/../../README.md"
+{
+  awk '/^```cpp$/{f=1; next} /^```$/{f=0} f && /^#include/' "$readme"
+  echo "int main() {"
+  awk '/^```cpp$/{f=1; next} /^```$/{f=0} f && !/^#include/' "$readme"
+  echo "  return 0;"
+  echo "}"
+} >"$work/readme_example.cpp"
+grep -q "npukit::" "$work/readme_example.cpp" || { echo "install check: no C++ example in README.md" >&2; exit 1; }
+c++ -std=c++20 "$work/readme_example.cpp" -o "$work/readme_example" $flags -Wl,-rpath,"$work/prefix/lib"
+"$work/readme_example"
+echo "install check: find_package and pkg-config consumers and the README's C++ example passed"
