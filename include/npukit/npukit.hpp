@@ -30,6 +30,7 @@
 #include "npukit/ops/layout.hpp"
 #include "npukit/ops/matmul.hpp"
 #include "npukit/ops/pool2d.hpp"
+#include "npukit/ops/profile_support.hpp"
 #include "npukit/ops/quantized.hpp"
 #include "npukit/ops/window.hpp"
 #include "npukit/parallel.hpp"

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "npukit/error.hpp"
+#include "npukit/ops/profile_support.hpp"
 #include "npukit/parallel.hpp"
 
 namespace npukit {
@@ -94,7 +95,8 @@ float tanh_series_f32(float x, int num_series, const Fp32Arith& f) {
 }
 
 void apply_profile(Fp32SeriesParams& p, Profile profile) {
-  p.flush_denormals = profile == Profile::bm1684;
+  expect_supported(OpFamily::fp32_series, profile, "npukit::apply_profile");
+  p.flush_denormals = true;  // the BM1684 flushes denormals (FTZ/DAZ)
 }
 
 void fp32_series(Fp32SeriesOp op, std::span<const float> x, std::span<float> y,

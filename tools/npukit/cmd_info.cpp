@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "npukit/kernels.hpp"
 #include "npukit/onnx/model.hpp"
+#include "npukit/ops/profile_support.hpp"
 #include "progress.hpp"
 
 namespace npukit::cli {
@@ -117,21 +118,72 @@ int run_kernels_info(bool json) {
   return 0;
 }
 
+// `npukit info --profiles`: the profile table (every family x profile).
+int run_profiles_info(bool json, bool markdown) {
+  if (markdown) {
+    fmt::print("{}", profile_table_markdown());
+    return 0;
+  }
+  if (json) {
+    std::string o = "[";
+    bool first = true;
+    for (const ProfileSupport& r : profile_table()) {
+      o += fmt::format(
+          "{}{{\"family\": \"{}\", \"profile\": \"{}\", \"supported\": {}, \"semantics\": {}, "
+          "\"checked\": {}}}",
+          first ? "" : ", ", op_family_name(r.family), profile_name(r.profile),
+          r.supported ? "true" : "false", json_string(r.semantics), json_string(r.checked));
+      first = false;
+    }
+    fmt::print("{}]\n", o);
+    return 0;
+  }
+  fmt::print("{}\n", profile_table_markdown());
+  fmt::print(
+      "onnxruntime_avx2 and onnxruntime_vnni are onnxruntime with the u8 x s8 GEMM kernel "
+      "forced.\n");
+  for (OpFamily f : all_op_families()) {
+    fmt::print("\n{}\n", op_family_name(f));
+    for (const ProfileSupport& r : profile_table()) {
+      if (r.family != f) continue;
+      if (r.supported)
+        fmt::print("  {:<12} {}\n  {:<12} checked: {}\n", profile_name(r.profile), r.semantics, "",
+                   r.checked);
+      else
+        fmt::print("  {:<12} not supported: {}\n", profile_name(r.profile), r.semantics);
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 void add_info_command(CLI::App& app) {
   auto* cmd =
       app.add_subcommand("info",
                          "List a model's inputs, outputs and operators, and check it; or list the "
-                         "kernels (--kernels)");
+                         "kernels (--kernels) or the profiles (--profiles)");
   static std::string path;
   static bool json = false;
   static bool kernels = false;
+  static bool profiles = false;
+  static bool markdown = false;
   cmd->add_option("model", path, "ONNX model file");
   cmd->add_flag("--kernels", kernels,
                 "List every kernel family, its kernels in dispatch order and which run here");
+  cmd->add_flag("--profiles", profiles,
+                "Print the profile table: every operator family under every profile, with its "
+                "semantics and what it was checked against, or why not");
+  cmd->add_flag("--markdown", markdown, "With --profiles: only the README's Markdown table");
   cmd->add_flag("--json", json, "Print machine-readable JSON");
   cmd->callback([] {
+    if (profiles) {
+      if (!path.empty() || kernels)
+        throw CLI::ValidationError("info", "give one of a model, --kernels or --profiles");
+      const int rc = run_profiles_info(json, markdown);
+      if (rc) throw CLI::RuntimeError(rc);
+      return;
+    }
     if (kernels) {
       if (!path.empty()) throw CLI::ValidationError("info", "give a model or --kernels, not both");
       const int rc = run_kernels_info(json);

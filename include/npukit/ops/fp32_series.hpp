@@ -42,7 +42,7 @@ struct Fp32SeriesParams {
   int num_series = 32;           // Taylor terms, [1, 64]
   bool flush_denormals = false;  // FTZ/DAZ on every operand and result
 };
-// bm1684: flush_denormals.
+// bm1684: flush_denormals; other profiles are rejected (the series are OKKernel's).
 void apply_profile(Fp32SeriesParams& p, Profile profile);
 
 // y[i] = op(x[i]); x and y have one length (y may alias x).

@@ -1,0 +1,62 @@
+// The one table of profiles: for every operator family and every profile,
+// whether the profile covers the family, with which semantics, and against
+// which real system that was checked; or why it does not. Every face asks it
+// (`supports`), `npukit info --profiles` prints it, and the README's table is
+// generated from it (a test keeps them equal; another checks that each
+// family's apply_profile accepts exactly the supported profiles).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "npukit/profile.hpp"
+
+namespace npukit {
+
+enum class OpFamily : uint8_t {
+  elementwise,           // relu, bias, scale, scale_bias (ElementwiseParams)
+  pool2d,                // fp32 avg/max/sum pooling and global pools; s8/u8 max (Pool2dParams)
+  conv2d,                // fp32 convolution (Conv2dParams)
+  depthwise2d,           // fp32 depthwise convolution (Depthwise2dParams)
+  matmul,                // fp32 matmul / Gemm (MatmulParams)
+  fp32_series,           // exp / sigmoid / tanh as OKKernel computes them (Fp32SeriesParams)
+  quantize_linear,       // QuantizeLinear (QuantizeParams); DequantizeLinear has one rule
+  qlinear_average_pool,  // QLinearAveragePool / QLinearGlobalAveragePool (QLinearAvgPoolParams)
+  qlinear_conv,          // QLinearConv (QLinearConvParams)
+  qlinear_matmul,        // QLinearMatMul (QLinearMatMulParams)
+  matmul_integer,        // MatMulInteger (MatMulIntegerParams)
+  qlinear_add,           // QLinearAdd (QLinearAddParams)
+  bm_pool_quantized,     // BM168x atomic int8 pooling (bm_atomic.h)
+  mico_pool,             // MiCo_Q8_AvgPool2D / MaxPool2D (mico_qnn.h)
+  mrt_conv,              // MRT integer-only convolution chain (quant/mrt_conv.hpp)
+};
+
+const char* op_family_name(OpFamily f);
+OpFamily op_family_from_name(const std::string& name);  // throws npukit::Error naming the choices
+const std::vector<OpFamily>& all_op_families();
+
+struct ProfileSupport {
+  OpFamily family;
+  Profile profile;  // a base profile (semantics_base(profile) == profile)
+  bool supported;
+  std::string semantics;  // supported: what it computes; otherwise: why not
+  std::string checked;    // supported: the real system it was checked against, and how
+};
+
+// Every (family, base profile) pair, families in enum order, profiles in
+// all_profiles() order.
+const std::vector<ProfileSupport>& profile_table();
+
+// The row for `profile`, variants resolved to their base profile.
+const ProfileSupport& profile_support(OpFamily family, Profile profile);
+bool supports(OpFamily family, Profile profile);
+
+// Throws the npukit::Error a face raises when `profile` does not cover `family`:
+// function `function`, parameter "profile", the reason and the covering profiles.
+void expect_supported(OpFamily family, Profile profile, const char* function);
+
+// The README's operators x profiles table (Markdown).
+std::string profile_table_markdown();
+
+}  // namespace npukit

@@ -1,0 +1,260 @@
+#include "npukit/ops/profile_support.hpp"
+
+#include <map>
+
+#include "npukit/error.hpp"
+
+namespace npukit {
+
+namespace {
+
+struct FamilyName {
+  OpFamily family;
+  const char* name;
+};
+
+constexpr FamilyName kFamilies[] = {
+    {OpFamily::elementwise, "elementwise"},
+    {OpFamily::pool2d, "pool2d"},
+    {OpFamily::conv2d, "conv2d"},
+    {OpFamily::depthwise2d, "depthwise2d"},
+    {OpFamily::matmul, "matmul"},
+    {OpFamily::fp32_series, "fp32_series"},
+    {OpFamily::quantize_linear, "quantize_linear"},
+    {OpFamily::qlinear_average_pool, "qlinear_average_pool"},
+    {OpFamily::qlinear_conv, "qlinear_conv"},
+    {OpFamily::qlinear_matmul, "qlinear_matmul"},
+    {OpFamily::matmul_integer, "matmul_integer"},
+    {OpFamily::qlinear_add, "qlinear_add"},
+    {OpFamily::bm_pool_quantized, "bm_pool_quantized"},
+    {OpFamily::mico_pool, "mico_pool"},
+    {OpFamily::mrt_conv, "mrt_conv"},
+};
+
+using P = Profile;
+using F = OpFamily;
+
+// Reasons shared by many rows.
+constexpr const char* kGhpQuantizedOnly =
+    "the GHP-FPGA accelerator computes uint8 codes only; its operators are "
+    "qlinear_average_pool, MaxPool on codes and the ADD/CONV/FC instructions (npukit isa)";
+constexpr const char* kCvmIntegerOnly =
+    "MRT/CVM is integer-only; its operators are the mrt_conv chain and the cvm_* requantization";
+constexpr const char* kTfliteAvgPoolOnly =
+    "npukit reproduces TFLite/CMSIS-NN's int8 average pool only";
+constexpr const char* kMicoPoolsOnly = "npukit reproduces MiCo-Lib's int8 pools only";
+constexpr const char* kBm1684NoOnnxQuant =
+    "the BM1684 quantizes with its own fixed-point rules (bm_pool_quantized, okk fixed-point "
+    "functions), not with ONNX's scale/zero-point operators";
+
+std::vector<ProfileSupport> build_table() {
+  std::map<std::pair<F, P>, ProfileSupport> rows;
+  auto yes = [&](F f, P p, std::string semantics, std::string checked) {
+    rows[{f, p}] = {f, p, true, std::move(semantics), std::move(checked)};
+  };
+  auto no = [&](F f, P p, std::string why) { rows[{f, p}] = {f, p, false, std::move(why), ""}; };
+
+  // fp32 operators: ONNX Runtime, PyTorch and the BM1684's C-model.
+  for (F f : {F::elementwise, F::pool2d, F::conv2d, F::depthwise2d, F::matmul}) {
+    no(f, P::ghp_rtl, kGhpQuantizedOnly);
+    no(f, P::ghp_golden, kGhpQuantizedOnly);
+    no(f, P::cvm, kCvmIntegerOnly);
+    no(f, P::tflite, kTfliteAvgPoolOnly);
+    no(f, P::mico, kMicoPoolsOnly);
+  }
+  yes(F::elementwise, P::onnxruntime, "IEEE fp32; relu propagates NaN", "ONNX node tests");
+  yes(F::elementwise, P::pytorch, "IEEE fp32; relu propagates NaN", "PyTorch 1.13");
+  yes(F::elementwise, P::bm1684, "relu gives +0 for NaN and -0; scale adds +0; FTZ/DAZ",
+      "the vendor's C-model (probed), hand cases");
+  yes(F::pool2d, P::onnxruntime,
+      "ONNX Runtime's window geometry (SAME pads from the undilated kernel, truncated count); "
+      "count_include_pad divides by the kernel area; max starts at -FLT_MAX, NaN never wins",
+      "ONNX Runtime 1.30 (s8/u8 max pool, 1,208 configurations), ONNX node tests");
+  yes(F::pool2d, P::pytorch,
+      "count_include_pad divides by the window clipped to input + padding; max propagates NaN",
+      "PyTorch 1.13 (3,400 configurations)");
+  yes(F::pool2d, P::bm1684,
+      "kernel-area divisor (count_include_pad must be 1), taps multiplied by 1/(kh*kw) into two "
+      "interleaved accumulators, max pads with -FLT_MAX and keeps strictly greater taps, FTZ/DAZ",
+      "the vendor's C-model (probed bit for bit)");
+  for (F f : {F::conv2d, F::depthwise2d, F::matmul}) {
+    yes(f, P::onnxruntime, "fp32 products summed in order, no FMA", "ONNX node tests");
+    yes(f, P::pytorch, "fp32 products summed in order, no FMA",
+        "PyTorch 1.13 (2,100 conv configurations)");
+    yes(f, P::bm1684,
+        f == F::conv2d ? "four interleaved accumulators over channel pairs (2IC), no FMA, FTZ/DAZ"
+                       : "two interleaved accumulators by step parity, no FMA, FTZ/DAZ",
+        "the vendor's C-model (probed bit for bit)");
+  }
+
+  // OKKernel's series functions exist only on the BM1684.
+  for (P p : {P::onnxruntime, P::pytorch, P::ghp_rtl, P::ghp_golden, P::cvm, P::tflite, P::mico})
+    no(F::fp32_series, p,
+       "exp/sigmoid/tanh by lookup table and Taylor series are OKKernel's functions; other "
+       "systems use their own libm");
+  yes(F::fp32_series, P::bm1684,
+      "e^floor(x) from a table times a Taylor series of the fraction, FTZ/DAZ",
+      "hand cases from the documented algorithm (the C-model not measured)");
+
+  // ONNX's quantized operators: ONNX Runtime and PyTorch.
+  for (F f : {F::quantize_linear, F::qlinear_conv, F::qlinear_matmul, F::matmul_integer,
+              F::qlinear_add}) {
+    no(f, P::ghp_rtl, kGhpQuantizedOnly);
+    no(f, P::ghp_golden, kGhpQuantizedOnly);
+    no(f, P::bm1684, kBm1684NoOnnxQuant);
+    no(f, P::cvm, kCvmIntegerOnly);
+    no(f, P::tflite, kTfliteAvgPoolOnly);
+    no(f, P::mico, kMicoPoolsOnly);
+  }
+  yes(F::quantize_linear, P::onnxruntime, "x / scale in fp32, ties to even, + zero point",
+      "ONNX Runtime 1.30 (900 configurations)");
+  yes(F::quantize_linear, P::pytorch,
+      "x * (1/scale) with the reciprocal rounded to fp32 first (quantize_per_tensor)",
+      "PyTorch 1.13 (600 configurations)");
+  const char* ort_gemm =
+      "int32 accumulation; u8 x s8 follows the host's MLAS kernel (int16-saturated pairs without "
+      "VNNI, exact with VNNI; onnxruntime_avx2 / onnxruntime_vnni force either); float "
+      "requantization, ties to even";
+  yes(F::qlinear_conv, P::onnxruntime, ort_gemm,
+      "ONNX Runtime 1.30 (700 configurations, full-range weights), the bundled int8 model");
+  yes(F::qlinear_matmul, P::onnxruntime, ort_gemm, "ONNX Runtime 1.30 (500 configurations)");
+  yes(F::matmul_integer, P::onnxruntime, ort_gemm, "ONNX Runtime 1.30 (250 configurations)");
+  for (F f : {F::qlinear_conv, F::qlinear_matmul, F::matmul_integer})
+    yes(f, P::pytorch, "exact int32 accumulation, float requantization, ties to even",
+        "not yet against PyTorch itself: hand cases and the reference's exact int32 sums");
+  yes(F::qlinear_add, P::onnxruntime, "both inputs dequantized in fp32, summed, requantized",
+      "ONNX Runtime 1.30 (300 configurations)");
+  yes(F::qlinear_add, P::pytorch, "both inputs dequantized in fp32, summed, requantized",
+      "not yet against PyTorch itself: the formula checked under onnxruntime");
+
+  // Quantized average pooling: every profile that has one.
+  yes(F::qlinear_average_pool, P::onnxruntime,
+      "fp32 mean of dequantized taps (kernel area or valid taps), ties to even; integer path "
+      "for whole-image kernels and the global pool",
+      "ONNX Runtime 1.30 (1,646 configurations incl. a geometry sweep)");
+  yes(F::qlinear_average_pool, P::pytorch,
+      "int32 sum minus zero points, requantized with x_scale/y_scale/divisor (clipped window), "
+      "NCHW and channels-last rounding of the zero point",
+      "PyTorch 1.13 (610 configurations)");
+  yes(F::qlinear_average_pool, P::ghp_rtl,
+      "14-bit window sum, m1 multiply, 10-bit wrapping shift register, round half up, clamps "
+      "(count_include_pad must be 1)",
+      "the accelerator's public test vectors, byte for byte");
+  yes(F::qlinear_average_pool, P::ghp_golden,
+      "exact sum, sign(p)*round(|p|/2^n1) (ties away from zero), 9-bit saturation "
+      "(count_include_pad must be 1)",
+      "the accelerator's Python golden model (hand cases)");
+  no(F::qlinear_average_pool, P::bm1684,
+     "the BM1684's int8 average pool is bm_pool_quantized (rshift, no scales)");
+  no(F::qlinear_average_pool, P::cvm, "MRT rewrites average pooling as mrt_conv (depthwise)");
+  yes(F::qlinear_average_pool, P::tflite,
+      "integer mean over valid taps, ties away from zero; input and output share scale and zero "
+      "point",
+      "hand cases from TFLite/CMSIS-NN's reference kernel");
+  yes(F::qlinear_average_pool, P::mico,
+      "int32 sum / valid taps with C division (toward zero); zero points must be 0",
+      "hand cases, MiCo's C example compiled as C");
+
+  // Faces with one fixed profile.
+  for (P p : all_profiles()) {
+    if (semantics_base(p) != p) continue;
+    if (p != P::bm1684)
+      no(F::bm_pool_quantized, p, "the BM168x atomic pooling API is the BM1684's own");
+    if (p != P::mico) no(F::mico_pool, p, "MiCo_Q8_AvgPool2D/MaxPool2D are MiCo-Lib's own");
+    if (p != P::cvm) no(F::mrt_conv, p, "the MRT integer-only convolution chain is MRT/CVM's own");
+  }
+  yes(F::bm_pool_quantized, P::bm1684,
+      "int32 sum, (acc + 2^(r-1)) >> r, saturation by output sign, optional relu, 4N layout",
+      "hand cases and a numpy model");
+  yes(F::mico_pool, P::mico, "int32 sum / valid taps (C division); max pads with -128",
+      "hand cases, MiCo's C example compiled as C");
+  yes(F::mrt_conv, P::cvm,
+      "zero-point expansion, layer- or channel-wise weights, cvm_float + cvm_right_shift",
+      "the exact expansion identity and a double-precision oracle");
+
+  std::vector<ProfileSupport> table;
+  for (const FamilyName& f : kFamilies)
+    for (P p : all_profiles()) {
+      if (semantics_base(p) != p) continue;
+      const auto it = rows.find({f.family, p});
+      if (it == rows.end())
+        fail("npukit::profile_table", "row", std::string(f.name) + " x " + profile_name(p),
+             "a row for every family and base profile (src/ops/profile_support.cpp)");
+      table.push_back(it->second);
+    }
+  return table;
+}
+
+}  // namespace
+
+const char* op_family_name(OpFamily f) {
+  for (const FamilyName& n : kFamilies)
+    if (n.family == f) return n.name;
+  return "invalid";
+}
+
+OpFamily op_family_from_name(const std::string& name) {
+  std::string all;
+  for (const FamilyName& n : kFamilies) {
+    if (name == n.name) return n.family;
+    all += (all.empty() ? "" : ", ") + std::string(n.name);
+  }
+  fail("npukit::op_family_from_name", "name", name, all);
+}
+
+const std::vector<OpFamily>& all_op_families() {
+  static const std::vector<OpFamily> all = [] {
+    std::vector<OpFamily> v;
+    for (const FamilyName& n : kFamilies) v.push_back(n.family);
+    return v;
+  }();
+  return all;
+}
+
+const std::vector<ProfileSupport>& profile_table() {
+  static const std::vector<ProfileSupport> table = build_table();
+  return table;
+}
+
+const ProfileSupport& profile_support(OpFamily family, Profile profile) {
+  const Profile base = semantics_base(profile);
+  for (const ProfileSupport& row : profile_table())
+    if (row.family == family && row.profile == base) return row;
+  fail("npukit::profile_support", "family", op_family_name(family), "a family of OpFamily");
+}
+
+bool supports(OpFamily family, Profile profile) {
+  return profile_support(family, profile).supported;
+}
+
+void expect_supported(OpFamily family, Profile profile, const char* function) {
+  const ProfileSupport& row = profile_support(family, profile);
+  if (row.supported) return;
+  std::string covering;
+  for (Profile p : all_profiles())
+    if (supports(family, p))
+      covering += (covering.empty() ? "" : ", ") + std::string(profile_name(p));
+  fail(function, "profile", profile_name(profile),
+       covering + " for " + op_family_name(family) + " (" + profile_name(profile) + ": " +
+           row.semantics + ")");
+}
+
+std::string profile_table_markdown() {
+  std::string md = "| family |";
+  std::string rule = "|---|";
+  for (Profile p : all_profiles()) {
+    if (semantics_base(p) != p) continue;
+    md += std::string(" ") + profile_name(p) + " |";
+    rule += ":-:|";
+  }
+  md += "\n" + rule + "\n";
+  for (OpFamily f : all_op_families()) {
+    md += std::string("| ") + op_family_name(f) + " |";
+    for (Profile p : all_profiles())
+      if (semantics_base(p) == p) md += supports(f, p) ? " yes |" : " — |";
+    md += "\n";
+  }
+  return md;
+}
+
+}  // namespace npukit
