@@ -43,7 +43,7 @@ std::vector<Problem> problems() {
   };
   Problem global = window("global 1x2048x7x7", 1, 2048, 7, 7, 1, 0);
   global.global = true;
-  return {
+  std::vector<Problem> ps{
       window("1x64x112x112 k3s2p1", 1, 64, 112, 3, 2, 1),
       window("1x256x56x56 k2s2", 1, 256, 56, 2, 2, 0),
       window("1x512x14x14 k3s1p1", 1, 512, 14, 3, 1, 1),
@@ -51,6 +51,8 @@ std::vector<Problem> problems() {
       window("8x256x56x56 k2s2", 8, 256, 56, 2, 2, 0),
       window("1x128x56x56 k2s2 (MiCo)", 1, 128, 56, 2, 2, 0),
   };
+  for (size_t i = 0; i < ps.size(); ++i) ps[i].index = static_cast<int>(i);
+  return ps;
 }
 
 std::vector<Case> cases(const std::vector<Problem>& ps) {
@@ -62,7 +64,7 @@ std::vector<Case> cases(const std::vector<Problem>& ps) {
       ops.push_back(Op::max);
       for (Op op : ops) {
         Case c;
-        c.problem_index = static_cast<int>(i);
+        c.problem_index = ps[i].index;
         c.problem = ps[i];
         c.dtype = dt;
         c.op = op;

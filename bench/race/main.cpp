@@ -1,10 +1,12 @@
 // npukit_race: see race.hpp. Usage:
-//   npukit_race [--quick] [--check-only] [--problems N] [--threads 1,2]
+//   npukit_race [--quick] [--check-only] [--stat median|min] [--problems N] [--only I,J] [--threads
+//   1,2]
 //               [--results DIR] [--markdown FILE] [--no-models] [--models-dir DIR]
 //   npukit_race --export DIR [--problems N]   (inputs and cases for the scripts)
 // Exit status 1 when any output fails its check.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -26,8 +28,9 @@ namespace race {
 namespace {
 
 struct Options {
-  bool quick = false, check_only = false, models = true;
-  size_t problems = 0;  // 0 = all
+  bool quick = false, check_only = false, models = true, minimum = false;
+  size_t problems = 0;    // 0 = all
+  std::vector<int> only;  // problem indices to keep (empty = all)
   std::vector<int> threads{1, 2};
   std::string export_dir, results_dir, markdown, command = "npukit_race";
   std::string models_dir = NPUKIT_RACE_MODELS_DIR;
@@ -46,6 +49,10 @@ Options parse(int argc, char** argv) {
       o.quick = true;
     } else if (a == "--check-only") {
       o.check_only = true;
+    } else if (a == "--stat") {
+      const std::string v = value(i);
+      npukit::check(v == "median" || v == "min", fn, "--stat", v, "median or min");
+      o.minimum = v == "min";
     } else if (a == "--no-models") {
       o.models = false;
     } else if (a == "--problems" || a == "--cases") {
@@ -53,6 +60,16 @@ Options parse(int argc, char** argv) {
       const long n = std::strtol(v.c_str(), nullptr, 10);
       npukit::check(n >= 1 && n <= 100, fn, a.c_str(), v, "[1, 100]");
       o.problems = static_cast<size_t>(n);
+    } else if (a == "--only") {
+      std::stringstream ss(value(i));
+      std::string t;
+      while (std::getline(ss, t, ',')) {
+        const long n = std::strtol(t.c_str(), nullptr, 10);
+        const auto count = static_cast<long>(problems().size());
+        npukit::check(n >= 0 && n < count, fn, "--only", t,
+                      "problem indices in [0, " + std::to_string(count - 1) + "]");
+        o.only.push_back(static_cast<int>(n));
+      }
     } else if (a == "--threads") {
       o.threads.clear();
       std::stringstream ss(value(i));
@@ -73,10 +90,10 @@ Options parse(int argc, char** argv) {
     } else if (a == "--command") {
       o.command = value(i);
     } else {
-      npukit::fail(
-          fn, "argument", a,
-          "--quick, --check-only, --no-models, --problems N, --threads LIST, --export DIR, "
-          "--results DIR, --markdown FILE, --models-dir DIR, --command TEXT");
+      npukit::fail(fn, "argument", a,
+                   "--quick, --check-only, --stat median|min, --no-models, --problems N, --only "
+                   "I,J, --threads LIST, --export DIR, "
+                   "--results DIR, --markdown FILE, --models-dir DIR, --command TEXT");
     }
   }
   return o;
@@ -88,6 +105,13 @@ std::string cpu_model() {
   while (std::getline(in, line))
     if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
   return "unknown";
+}
+
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string one, five, fifteen;
+  in >> one >> five >> fifteen;
+  return one + " " + five + " " + fifteen;
 }
 
 std::string utc_now() {
@@ -158,13 +182,18 @@ std::string compare_logits(const std::vector<float>& a, const std::vector<float>
 int run(const Options& o) {
   std::vector<Problem> ps = problems();
   if (o.problems > 0 && o.problems < ps.size()) ps.resize(o.problems);
+  if (!o.only.empty())
+    std::erase_if(ps, [&](const Problem& p) {
+      return std::find(o.only.begin(), o.only.end(), p.index) == o.only.end();
+    });
   const std::vector<Case> cs = cases(ps);
   if (!o.export_dir.empty()) {
     export_cases(o.export_dir, cs, o.models_dir + "/fashion_mnist_eval_images.npy");
     fmt::print("npukit_race: wrote {} cases and their inputs to {}\n", cs.size(), o.export_dir);
     return 0;
   }
-  const Budget budget = o.quick ? quick_budget() : full_budget();
+  Budget budget = o.quick ? quick_budget() : full_budget();
+  budget.minimum = o.minimum;
   const bool timed = !o.check_only;
 
   std::vector<Peer> columns = npukit_peers();
@@ -182,6 +211,8 @@ int run(const Options& o) {
   m.date = utc_now();
   m.command = o.command;
   m.threads = o.threads;
+  m.statistic = o.minimum ? "minimum" : "median";
+  m.load_before = load_average();
   std::map<std::pair<int64_t, int>, double> copy;
   if (timed) {
     std::set<int64_t> sizes;
@@ -291,6 +322,7 @@ int run(const Options& o) {
       }
   }
 
+  m.load_after = load_average();
   fmt::print("{}", render_table(columns, rows, model_rows, m, false, timed));
   if (!o.markdown.empty()) {
     std::ofstream md(o.markdown);

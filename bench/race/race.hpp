@@ -24,6 +24,7 @@ const char* op_name(Op op);
 // One pooling problem: a square window on an (N, C, H, W) image. `global`
 // means the window is the whole image (kernel = H = W, no padding).
 struct Problem {
+  int index = 0;      // position in problems(): names its cases and seeds its inputs
   std::string label;  // "1x64x112x112 k3s2p1"
   int64_t n = 1, c = 1, h = 1, w = 1;
   int64_t kernel = 1, stride = 1, pad = 0;
@@ -52,7 +53,7 @@ struct Case {
 inline constexpr float kQuantScale = 1.0f;
 inline constexpr int32_t kQuantZeroPoint = 0;
 
-// The problems of issue #9, in table order; `max_problems` keeps the first ones.
+// The problems of issue #9, in table order.
 std::vector<Problem> problems();
 // Every case of these problems: f32/u8/s8; avg include/exclude pad (one avg
 // when there is no padding: both divisors coincide) and max.
@@ -160,7 +161,8 @@ struct ModelRow {
   std::string check;  // how npukit's outputs compare with ONNX Runtime's
 };
 struct Machine {
-  std::string cpu, isa, date, command;
+  std::string cpu, isa, date, command, statistic;
+  std::string load_before, load_after;  // /proc/loadavg: other work on the machine
   std::vector<std::pair<int64_t, std::vector<double>>>
       copy;  // working set -> GB/s per thread count
   std::vector<int> threads;
@@ -173,13 +175,16 @@ std::string render_table(const std::vector<Peer>& columns, const std::vector<Row
 // ---- timing ------------------------------------------------------------------
 
 struct Budget {
-  int warmup = 2;                // untimed runs first (page faults, caches, thread start)
-  double target_seconds = 0.15;  // repeats ~ target / (time of one run), clamped:
-  int min_repeats = 5, max_repeats = 200;
+  int warmup = 2;               // untimed runs first (page faults, caches, thread start)
+  double target_seconds = 0.1;  // repeats ~ target / (time of one run), clamped:
+  int min_repeats = 3, max_repeats = 200;
+  // The statistic reported: the median (default), or the minimum, which
+  // estimates the uncontended time when other work shares the cores.
+  bool minimum = false;
 };
 Budget full_budget();
 Budget quick_budget();
-// Median of the timed repeats of f, in seconds.
+// Median (or minimum, see Budget) of the timed repeats of f, in seconds.
 double median_seconds(const std::function<void()>& f, const Budget& b);
 
 // The machine's copy bandwidth for a working set of `bytes` (bytes/2 copied

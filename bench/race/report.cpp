@@ -26,13 +26,15 @@ std::string grid_text(const Grid& g, bool markdown, size_t left) {
     for (size_t i = 0; i < g[r].size(); ++i) {
       const std::string& v = g[r][i];
       const std::string pad(width[i] - v.size(), ' ');
-      const std::string cell = i < left ? v + pad : pad + v;
-      s += markdown ? "| " + cell + " " : (i ? "  " : "") + cell;
+      s += markdown ? "| " : (i ? "  " : "");
+      s += i < left ? v : pad;
+      s += i < left ? pad : v;
+      if (markdown) s += ' ';
     }
     s += markdown ? "|\n" : "\n";
     if (markdown && r == 0) {
       for (size_t i = 0; i < width.size(); ++i)
-        s += "|" + std::string(width[i] + 1, '-') + (i < left ? "-" : ":");
+        s.append("|").append(width[i] + 1, '-').append(i < left ? "-" : ":");
       s += "|\n";
     }
   }
@@ -54,7 +56,11 @@ std::string render_table(const std::vector<Peer>& columns, const std::vector<Row
   out += h2 + "Machine\n\n";
   out += fmt::format("{}CPU: {}; npukit ISA level: {}; threads timed: {}\n", markdown ? "- " : "",
                      m.cpu, m.isa, fmt::format("{}", fmt::join(m.threads, ", ")));
-  out += fmt::format("{}Date: {}; command: `{}`\n\n", markdown ? "- " : "", m.date, m.command);
+  out += fmt::format("{}Date: {}; command: `{}`\n", markdown ? "- " : "", m.date, m.command);
+  out += fmt::format(
+      "{}Load average (1, 5, 15 min) at start: {}; at end: {} (other work on the same cores "
+      "slows the timings, most of all with 2 threads on 2 cores)\n\n",
+      markdown ? "- " : "", m.load_before, m.load_after);
   if (timed && !m.copy.empty()) {
     out += h2 + "Copy bandwidth (memcpy, (read + written bytes) / time, GB/s)\n\n";
     Grid g{{"working set"}};
@@ -66,7 +72,10 @@ std::string render_table(const std::vector<Peer>& columns, const std::vector<Row
     out += grid_text(g, markdown, 1) + "\n";
   }
 
-  out += h2 + "Pooling: time per call in microseconds (median), check mark after each time\n\n";
+  out += h2 + fmt::format(
+                  "Pooling: time per call in microseconds ({} of repeats), check mark after "
+                  "each time\n\n",
+                  m.statistic);
   Grid g{{"problem", "dtype", "op", "thr"}};
   for (const Peer& p : columns) g[0].push_back(p.column());
   for (const char* h : {"npukit GB/s", "% of copy", "best peer", "npukit speed-up"})
@@ -101,7 +110,10 @@ std::string render_table(const std::vector<Peer>& columns, const std::vector<Row
     if (timed && std::isfinite(npukit_best)) {
       const double gbps = static_cast<double>(r.c.bytes()) / npukit_best / 1e9;
       line.push_back(fmt::format("{:.1f}", gbps));
-      line.push_back(r.copy_gbps > 0 ? fmt::format("{:.0f}%", 100.0 * gbps / r.copy_gbps) : "");
+      const double pct = 100.0 * gbps / r.copy_gbps;
+      line.push_back(r.copy_gbps <= 0 ? ""
+                     : pct < 10       ? fmt::format("{:.1f}%", pct)
+                                      : fmt::format("{:.0f}%", pct));
     } else {
       line.insert(line.end(), {"", ""});
     }
