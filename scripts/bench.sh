@@ -4,7 +4,12 @@
 # plus the bundled models against ONNX Runtime (images/s).
 #
 #   scripts/bench.sh [--quick] [--stat median|min] [--threads 1,2] [--problems N]
-#                    [--markdown FILE]
+#                    [--torchvision] [--markdown FILE]
+#
+# --quick: few repeats (a smoke run); --stat min: report the minimum of the
+# repeats instead of the median (closer to the uncontended time on a busy
+# machine); --torchvision: add resnet18 and mobilenet_v2 (random weights,
+# batch 1) to the models table (slow until npukit's fast kernels land).
 #
 # Installs what is missing (Debian packages of scripts/debian-packages.txt, as
 # scripts/setup.sh does; onnxruntime-node through scripts/install-onnxruntime.sh),
@@ -15,21 +20,27 @@
 #   4. npukit_race --results DIR      npukit, XNNPACK, oneDNN; checks every output;
 #                                     prints the table, writes it as markdown
 # DIR is build/race (or $NPUKIT_RACE_DIR). Exit status 1 if any check failed.
+# OMP_WAIT_POLICY defaults to passive here (npukit, oneDNN and PyTorch use
+# libgomp): on a machine whose cores other work shares, spinning threads lose
+# their time slices and a 2-thread region then waits tens of milliseconds.
+# Set OMP_WAIT_POLICY=active to time spinning threads on an idle machine.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${NPUKIT_BUILD_DIR:-$root/build}
 dir=${NPUKIT_RACE_DIR:-$build/race}
 command_line="scripts/bench.sh${*:+ $*}"
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 
-quick=() stat=(--stat median) threads=1,2 problems=() markdown=$dir/table.md
+quick=() stat=(--stat median) threads=1,2 problems=() torchvision=() markdown=$dir/table.md
 while (($#)); do
   case $1 in
     --quick) quick=(--quick) ;;
     --stat) stat=(--stat "$2"); shift ;;
     --threads) threads=$2; shift ;;
     --problems) problems=(--problems "$2"); shift ;;
+    --torchvision) torchvision=(--torchvision) ;;
     --markdown) markdown=$2; shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -55,13 +66,13 @@ race=$build/bench/npukit_race
 rm -rf "$dir"
 "$race" --export "$dir" "${problems[@]}"
 if /usr/bin/python3 -c "import torch, onnx" 2>/dev/null; then
-  /usr/bin/python3 "$root/bench/race/race_peers.py" "$dir" --threads "$threads" "${quick[@]}" "${stat[@]}"
+  /usr/bin/python3 "$root/bench/race/race_peers.py" "$dir" --threads "$threads" "${quick[@]}" \
+    "${stat[@]}" "${torchvision[@]}"
 else
   echo "bench.sh: /usr/bin/python3 lacks torch or onnx (python3-torch, python3-onnx): no PyTorch or ONNX Runtime columns"
 fi
 if command -v node >/dev/null && [[ -d "$dir/onnx" ]]; then
-  node "$root/bench/race/race_ort.mjs" "$dir" --threads "$threads" "${quick[@]}" "${stat[@]}" \
-    --models-dir "$root/models"
+  node "$root/bench/race/race_ort.mjs" "$dir" --threads "$threads" "${quick[@]}" "${stat[@]}"
 fi
 "$race" --results "$dir" --threads "$threads" "${problems[@]}" "${quick[@]}" "${stat[@]}" \
   --models-dir "$root/models" --markdown "$markdown" --command "$command_line"

@@ -21,7 +21,7 @@ std::string input_file(const Case& c) {
 }  // namespace
 
 void export_cases(const std::string& dir, const std::vector<Case>& cs,
-                  const std::string& images_npy) {
+                  const std::string& models_dir) {
   namespace fs = std::filesystem;
   fs::create_directories(dir);
   std::ofstream tsv(fs::path(dir) / "cases.tsv");
@@ -42,14 +42,36 @@ void export_cases(const std::string& dir, const std::vector<Case>& cs,
         << kQuantZeroPoint << '\t' << in << '\n';
   }
   // The models' input: the bundled images as pixel / 255 in f32, (N, 1, 28, 28).
-  const npukit::Tensor px = npukit::read_npy(images_npy);
+  const npukit::Tensor px = npukit::read_npy(models_dir + "/fashion_mnist_eval_images.npy");
   npukit::check(px.dtype() == npukit::DType::u8 && px.shape().size() == 3, "race::export_cases",
                 "images", npukit::shape_text(px.shape()), "uint8 (count, 28, 28)");
   npukit::Tensor x(npukit::DType::f32, {px.shape()[0], 1, px.shape()[1], px.shape()[2]});
   const auto* src = px.data<uint8_t>();
   float* dst = x.data<float>();
   for (int64_t i = 0; i < x.numel(); ++i) dst[i] = static_cast<float>(src[i]) / 255.0f;
-  npukit::write_npy((fs::path(dir) / "images.npy").string(), x.view());
+  const std::string images = fs::absolute(fs::path(dir) / "images.npy").string();
+  npukit::write_npy(images, x.view());
+  std::ofstream models(fs::path(dir) / "models.tsv");
+  models << "name\tmodel\tinput\n";
+  for (const char* name : {"fashion_mnist_fp32", "fashion_mnist_int8"})
+    models << name << '\t' << fs::absolute(fs::path(models_dir) / name).string() << ".onnx\t"
+           << images << '\n';
+}
+
+std::vector<ModelJob> read_model_jobs(const std::string& dir) {
+  std::vector<ModelJob> jobs;
+  std::ifstream in(std::filesystem::path(dir) / "models.tsv");
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::stringstream ss(line);
+    ModelJob j;
+    std::getline(ss, j.name, '\t');
+    std::getline(ss, j.model, '\t');
+    std::getline(ss, j.input, '\t');
+    if (!j.name.empty()) jobs.push_back(j);
+  }
+  return jobs;
 }
 
 std::vector<ExternalResult> import_results(const std::string& dir, const std::string& prefix) {

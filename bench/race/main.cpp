@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -188,7 +189,7 @@ int run(const Options& o) {
     });
   const std::vector<Case> cs = cases(ps);
   if (!o.export_dir.empty()) {
-    export_cases(o.export_dir, cs, o.models_dir + "/fashion_mnist_eval_images.npy");
+    export_cases(o.export_dir, cs, o.models_dir);
     fmt::print("npukit_race: wrote {} cases and their inputs to {}\n", cs.size(), o.export_dir);
     return 0;
   }
@@ -213,6 +214,8 @@ int run(const Options& o) {
   m.threads = o.threads;
   m.statistic = o.minimum ? "minimum" : "median";
   m.load_before = load_average();
+  const char* policy = std::getenv("OMP_WAIT_POLICY");
+  m.omp_wait_policy = policy && *policy ? policy : "unset (libgomp default: spin, then sleep)";
   std::map<std::pair<int64_t, int>, double> copy;
   if (timed) {
     std::set<int64_t> sizes;
@@ -296,30 +299,35 @@ int run(const Options& o) {
   }
 
   std::vector<ModelRow> model_rows;
-  if (o.models && timed && std::filesystem::exists(o.models_dir + "/fashion_mnist_fp32.onnx")) {
-    const npukit::Tensor images = load_images(o.models_dir);
+  std::vector<ModelJob> jobs;
+  if (!o.results_dir.empty()) jobs = read_model_jobs(o.results_dir);
+  if (jobs.empty() && std::filesystem::exists(o.models_dir + "/fashion_mnist_fp32.onnx"))
     for (const char* name : {"fashion_mnist_fp32", "fashion_mnist_int8"})
-      for (int t : o.threads) {
-        fmt::print(stderr, "model {} threads {}\n", name, t);
-        ModelRow r;
-        r.model = name;
-        r.threads = t;
-        r.images = images.shape()[0];
-        std::vector<float> logits;
-        r.npukit_seconds =
-            time_model(o.models_dir + "/" + name + ".onnx", images, t, budget, logits);
-        const auto it = external.find(key(std::string("model-") + name, "ONNX Runtime", "nchw", t));
-        if (it != external.end() && it->second.seconds > 0) {
-          r.ort_seconds = it->second.seconds;
-          const npukit::Tensor ort = npukit::read_npy(it->second.output_file);
-          const std::vector<float> ort_logits(ort.data<float>(), ort.data<float>() + ort.numel());
-          r.check =
-              compare_logits(logits, ort_logits, static_cast<int64_t>(logits.size()) / r.images);
-        } else {
-          r.check = "ONNX Runtime not run";
-        }
-        model_rows.push_back(r);
+      jobs.push_back({name, o.models_dir + "/" + name + ".onnx", ""});
+  if (!o.models || !timed) jobs.clear();
+  for (const ModelJob& job : jobs) {
+    const npukit::Tensor input =
+        job.input.empty() ? load_images(o.models_dir) : npukit::read_npy(job.input);
+    for (int t : o.threads) {
+      fmt::print(stderr, "model {} threads {}\n", job.name, t);
+      ModelRow r;
+      r.model = job.name;
+      r.threads = t;
+      r.images = input.shape()[0];
+      std::vector<float> logits;
+      r.npukit_seconds = time_model(job.model, input, t, budget, logits);
+      const auto it = external.find(key("model-" + job.name, "ONNX Runtime", "nchw", t));
+      if (it != external.end() && it->second.seconds > 0) {
+        r.ort_seconds = it->second.seconds;
+        const npukit::Tensor ort = npukit::read_npy(it->second.output_file);
+        const std::vector<float> ort_logits(ort.data<float>(), ort.data<float>() + ort.numel());
+        r.check =
+            compare_logits(logits, ort_logits, static_cast<int64_t>(logits.size()) / r.images);
+      } else {
+        r.check = "ONNX Runtime not run";
       }
+      model_rows.push_back(r);
+    }
   }
 
   m.load_after = load_average();

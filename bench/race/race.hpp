@@ -124,10 +124,17 @@ bool onednn_built();
 // ---- PyTorch and ONNX Runtime through scripts (race_peers.py, race_ort.mjs) ----
 
 // Writes DIR/cases.tsv (one line per case: id, geometry, dtype, op, input
-// file), DIR/input-p<i>-<dtype>.npy (NCHW) and DIR/images.npy (the bundled
-// images as the models' f32 (N, 1, 28, 28) input).
+// file), DIR/input-p<i>-<dtype>.npy (NCHW), DIR/images.npy (the bundled
+// images as the models' f32 (N, 1, 28, 28) input) and DIR/models.tsv (the
+// bundled models; race_peers.py --torchvision appends its exports).
 void export_cases(const std::string& dir, const std::vector<Case>& cs,
-                  const std::string& images_npy);
+                  const std::string& models_dir);
+
+// One model of the main-job table: DIR/models.tsv lines name, model, input .npy.
+struct ModelJob {
+  std::string name, model, input;  // paths absolute; input empty = the bundled images
+};
+std::vector<ModelJob> read_model_jobs(const std::string& dir);
 
 // One timing written by a script: DIR/results-*.tsv lines
 // id, peer, layout, threads, seconds (or -1), output .npy (relative to DIR), note.
@@ -163,6 +170,7 @@ struct ModelRow {
 struct Machine {
   std::string cpu, isa, date, command, statistic;
   std::string load_before, load_after;  // /proc/loadavg: other work on the machine
+  std::string omp_wait_policy;          // OMP_WAIT_POLICY (npukit, oneDNN, PyTorch)
   std::vector<std::pair<int64_t, std::vector<double>>>
       copy;  // working set -> GB/s per thread count
   std::vector<int> threads;

@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 // ONNX Runtime's side of npukit_race (npm onnxruntime-node, CPU).
 //
-//   node bench/race/race_ort.mjs DIR [--threads 1,2] [--quick] [--stat median|min] [--models-dir models]
+//   node bench/race/race_ort.mjs DIR [--threads 1,2] [--quick] [--stat median|min]
 //
 // DIR holds what `npukit_race --export DIR` and race_peers.py wrote: cases.tsv,
 // the inputs, and one single-node model per case in DIR/onnx/. For every case
 // and thread count (intraOpNumThreads) this times session.run (median of
 // repeats after warm-up, the Node binding's cost included) and writes
-// DIR/results-ort.tsv and each output under DIR/out/; it also times the bundled
-// Fashion-MNIST models on DIR/images.npy (1,000 images, one batch).
+// DIR/results-ort.tsv and each output under DIR/out/; it also times the models
+// of DIR/models.tsv (the bundled Fashion-MNIST models on DIR/images.npy, 1,000
+// images as one batch; race_peers.py --torchvision adds two torchvision models).
 // ONNX Runtime is looked up in $NPUKIT_ORT_DIR, then <repo>/.cache/onnxruntime.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -76,13 +77,12 @@ async function medianSeconds(fn, quick, minimum) {
 }
 
 function parseArgs(argv) {
-  const o = {dir: null, threads: [1, 2], quick: false, modelsDir: path.join(repo, 'models')};
+  const o = {dir: null, threads: [1, 2], quick: false, minimum: false};
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
     if (a === '--threads') o.threads = argv[++i].split(',').map(Number);
     else if (a === '--quick') o.quick = true;
     else if (a === '--stat') o.minimum = argv[++i] === 'min';
-    else if (a === '--models-dir') o.modelsDir = argv[++i];
     else if (!o.dir) o.dir = a;
     else throw new Error(`unexpected argument ${a}`);
   }
@@ -126,15 +126,20 @@ async function main() {
       }
     }
   }
-  // The main job: the bundled models on the bundled images as one batch.
-  const images = path.join(o.dir, 'images.npy');
-  if (ort && fs.existsSync(images)) {
-    const x = readNpy(images);
-    for (const name of ['fashion_mnist_fp32', 'fashion_mnist_int8']) {
+  // The main job: the models of DIR/models.tsv (the bundled ones on the bundled
+  // images as one batch, and race_peers.py --torchvision's exports).
+  const models = path.join(o.dir, 'models.tsv');
+  if (ort && fs.existsSync(models)) {
+    for (const line of fs.readFileSync(models, 'utf8').trim().split('\n').slice(1)) {
+      const [name, model, input] = line.split('\t');
+      const x = readNpy(input);
+      const session = await ort.InferenceSession.create(model);
+      const inputName = session.inputNames[0];
+      await session.release?.();
       for (const t of o.threads) {
         console.error(`ONNX Runtime model ${name} threads ${t}`);
-        const r = await timeModel(ort, path.join(o.modelsDir, `${name}.onnx`),
-          {image: new ort.Tensor(x.type, x.data, x.dims)}, t, o.quick, o.minimum);
+        const r = await timeModel(ort, model, {[inputName]: new ort.Tensor(x.type, x.data, x.dims)},
+          t, o.quick, o.minimum);
         const out = `out/ort-model-${name}-t${t}.npy`;
         writeNpy(path.join(o.dir, out), r.out);
         rows.push([`model-${name}`, 'ONNX Runtime', 'nchw', t, r.seconds.toFixed(9), out, note]);

@@ -2,6 +2,7 @@
 """PyTorch's side of npukit_race, and the ONNX models of its ONNX Runtime side.
 
     /usr/bin/python3 bench/race/race_peers.py DIR [--threads 1,2] [--quick] [--stat median|min]
+                                              [--torchvision]
 
 DIR is what `npukit_race --export DIR` wrote (cases.tsv and the inputs). For
 every case and thread count this times PyTorch (NCHW and channels_last; 8-bit
@@ -126,14 +127,38 @@ def onnx_model(c):
     return m
 
 
+def export_torchvision(d):
+    """resnet18 and mobilenet_v2 from torchvision with seeded random weights (no
+    download), exported to ONNX, with one seeded 1x3x224x224 input; listed in
+    DIR/models.tsv for npukit_race and race_ort.mjs."""
+    import torchvision
+    os.makedirs(os.path.join(d, "models"), exist_ok=True)
+    torch.manual_seed(0)
+    x = torch.randn(1, 3, 224, 224)
+    data = os.path.abspath(os.path.join(d, "models", "input224.npy"))
+    np.save(data, x.numpy())
+    with open(os.path.join(d, "models.tsv"), "a") as f:
+        for name in ("resnet18", "mobilenet_v2"):
+            model = getattr(torchvision.models, name)(weights=None).eval()
+            path = os.path.abspath(os.path.join(d, "models", name + ".onnx"))
+            torch.onnx.export(model, x, path, input_names=["input"], output_names=["logits"],
+                              opset_version=13)
+            f.write(f"{name}\t{path}\t{data}\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dir")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--stat", choices=["median", "min"], default="median")
+    ap.add_argument("--torchvision", action="store_true",
+                    help="also export resnet18 and mobilenet_v2 (random weights, batch 1) "
+                         "for the models table")
     a = ap.parse_args()
     threads = [int(t) for t in a.threads.split(",")]
+    if a.torchvision:
+        export_torchvision(a.dir)
     cases = read_cases(a.dir)
     os.makedirs(os.path.join(a.dir, "out"), exist_ok=True)
     os.makedirs(os.path.join(a.dir, "onnx"), exist_ok=True)

@@ -61,6 +61,8 @@ std::string render_table(const std::vector<Peer>& columns, const std::vector<Row
       "{}Load average (1, 5, 15 min) at start: {}; at end: {} (other work on the same cores "
       "slows the timings, most of all with 2 threads on 2 cores)\n\n",
       markdown ? "- " : "", m.load_before, m.load_after);
+  out.insert(out.size() - 1,
+             fmt::format("{}OMP_WAIT_POLICY: {}\n", markdown ? "- " : "", m.omp_wait_policy));
   if (timed && !m.copy.empty()) {
     out += h2 + "Copy bandwidth (memcpy, (read + written bytes) / time, GB/s)\n\n";
     Grid g{{"working set"}};
