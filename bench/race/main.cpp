@@ -3,6 +3,8 @@
 //   1,2]
 //               [--results DIR] [--markdown FILE] [--no-models] [--models-dir DIR]
 //   npukit_race --export DIR [--problems N]   (inputs and cases for the scripts)
+//   --perturb-npukit changes one element of npukit's every output before the
+//   check (a test that the checks catch a one-ulp or one-code difference).
 // Exit status 1 when any output fails its check.
 #include <fmt/core.h>
 
@@ -30,6 +32,7 @@ namespace {
 
 struct Options {
   bool quick = false, check_only = false, models = true, minimum = false;
+  bool perturb = false;   // change one npukit output element: shows that the checks bite
   size_t problems = 0;    // 0 = all
   std::vector<int> only;  // problem indices to keep (empty = all)
   std::vector<int> threads{1, 2};
@@ -54,6 +57,8 @@ Options parse(int argc, char** argv) {
       const std::string v = value(i);
       npukit::check(v == "median" || v == "min", fn, "--stat", v, "median or min");
       o.minimum = v == "min";
+    } else if (a == "--perturb-npukit") {
+      o.perturb = true;
     } else if (a == "--no-models") {
       o.models = false;
     } else if (a == "--problems" || a == "--cases") {
@@ -92,7 +97,8 @@ Options parse(int argc, char** argv) {
       o.command = value(i);
     } else {
       npukit::fail(fn, "argument", a,
-                   "--quick, --check-only, --stat median|min, --no-models, --problems N, --only "
+                   "--quick, --check-only, --stat median|min, --no-models, --perturb-npukit, "
+                   "--problems N, --only "
                    "I,J, --threads LIST, --export DIR, "
                    "--results DIR, --markdown FILE, --models-dir DIR, --command TEXT");
     }
@@ -284,6 +290,11 @@ int run(const Options& o) {
             cell.seconds = it->second.seconds;
             cell.note = it->second.note;
           }
+        }
+        if (cell.ran && o.perturb && p.name == "npukit" && !got.empty()) {
+          float& v = got[got.size() / 2];
+          v = std::nextafter(v, INFINITY);  // one ulp (f32) or one code (8-bit: v + 1 rounds)
+          if (c.dtype != npukit::DType::f32) v = std::floor(v) + 1;
         }
         if (cell.ran) {
           cell.check = compare(c, p.name, got, want_for(p));
