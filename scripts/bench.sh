@@ -4,12 +4,14 @@
 # plus the bundled models against ONNX Runtime (images/s).
 #
 #   scripts/bench.sh [--quick] [--stat median|min] [--threads 1,2] [--problems N]
-#                    [--torchvision] [--markdown FILE]
+#                    [--torchvision] [--markdown FILE] [--update-docs]
 #
 # --quick: few repeats (a smoke run); --stat min: report the minimum of the
 # repeats instead of the median (closer to the uncontended time on a busy
 # machine); --torchvision: add resnet18 and mobilenet_v2 (random weights,
-# batch 1) to the models table (slow until npukit's fast kernels land).
+# batch 1) to the models table (slow until npukit's fast kernels land);
+# --update-docs: put the markdown table into docs/performance.md (between its
+# BEGIN/END race table markers).
 #
 # Installs what is missing (Debian packages of scripts/debian-packages.txt, as
 # scripts/setup.sh does; onnxruntime-node through scripts/install-onnxruntime.sh),
@@ -32,6 +34,7 @@ command_line="scripts/bench.sh${*:+ $*}"
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 
 quick=() stat=(--stat median) threads=1,2 problems=() torchvision=() markdown=$dir/table.md
+update_docs=0
 while (($#)); do
   case $1 in
     --quick) quick=(--quick) ;;
@@ -40,7 +43,8 @@ while (($#)); do
     --problems) problems=(--problems "$2"); shift ;;
     --torchvision) torchvision=(--torchvision) ;;
     --markdown) markdown=$2; shift ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    --update-docs) update_docs=1 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -74,5 +78,18 @@ fi
 if command -v node >/dev/null && [[ -d "$dir/onnx" ]]; then
   node "$root/bench/race/race_ort.mjs" "$dir" --threads "$threads" "${quick[@]}" "${stat[@]}"
 fi
+status=0
 "$race" --results "$dir" --threads "$threads" "${problems[@]}" "${quick[@]}" "${stat[@]}" \
-  --models-dir "$root/models" --markdown "$markdown" --command "$command_line"
+  --models-dir "$root/models" --markdown "$markdown" --command "$command_line" || status=$?
+if ((update_docs)); then
+  doc=$root/docs/performance.md
+  begin='<!-- BEGIN race table: scripts/bench.sh --update-docs writes it -->'
+  end='<!-- END race table -->'
+  grep -qF "$begin" "$doc" && grep -qF "$end" "$doc" || { echo "bench.sh: $doc lacks the race table markers" >&2; exit 2; }
+  awk -v b="$begin" -v e="$end" -v table="$markdown" '
+    $0 == b { print; while ((getline line < table) > 0) print line; skip = 1; next }
+    $0 == e { skip = 0 }
+    !skip' "$doc" > "$doc.tmp" && mv "$doc.tmp" "$doc"
+  echo "bench.sh: updated $doc"
+fi
+exit "$status"

@@ -18,6 +18,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "npukit/kernels.hpp"
 #include "npukit/npy.hpp"
@@ -112,6 +113,36 @@ std::string cpu_model() {
   while (std::getline(in, line))
     if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
   return "unknown";
+}
+
+// "AMD EPYC, 2 cores, L1d 32 KiB, L2 1024 KiB, L3 32768 KiB, 23 GiB; avx2 fma avx512f ..."
+std::string cpu_description() {
+  std::string s =
+      cpu_model() + ", " + std::to_string(std::thread::hardware_concurrency()) + " cores";
+  for (int i = 0; i < 8; ++i) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+    std::ifstream level(dir + "level"), type(dir + "type"), size(dir + "size");
+    std::string l, t, z;
+    if (!(level >> l) || !(type >> t) || !(size >> z) || t == "Instruction") continue;
+    s += ", L" + l + (t == "Data" ? "d " : " ") + z;
+  }
+  std::ifstream mem("/proc/meminfo");
+  std::string key;
+  long kib = 0;
+  if (mem >> key >> kib) s += fmt::format(", {} GiB", kib / (1024 * 1024));
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, flags;
+  while (std::getline(in, line))
+    if (line.rfind("flags", 0) == 0) {
+      std::stringstream ss(line.substr(line.find(':') + 1));
+      std::string f;
+      while (ss >> f)
+        for (const char* want : {"avx2", "fma", "avx512f", "avx512bw", "avx512dq", "avx512vl",
+                                 "avx512_vnni", "avx512_bf16", "avx_vnni"})
+          if (f == want) flags += " " + f;
+      break;
+    }
+  return s + ";" + flags;
 }
 
 std::string load_average() {
@@ -213,7 +244,7 @@ int run(const Options& o) {
       external[key(r.id, r.peer, r.layout, r.threads)] = r;
 
   Machine m;
-  m.cpu = cpu_model();
+  m.cpu = cpu_description();
   m.isa = npukit::isa_name(npukit::max_isa());
   m.date = utc_now();
   m.command = o.command;
