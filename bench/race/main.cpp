@@ -201,10 +201,11 @@ std::string compare_logits(const std::vector<float>& a, const std::vector<float>
                            int64_t classes) {
   if (a.size() != b.size() || classes <= 0) return "different sizes";
   size_t same = 0, agree = 0;
-  double max_diff = 0;
+  double max_diff = 0, max_ref = 0;
   for (size_t i = 0; i < a.size(); ++i) {
     same += a[i] == b[i];
     max_diff = std::max(max_diff, static_cast<double>(std::fabs(a[i] - b[i])));
+    max_ref = std::max(max_ref, static_cast<double>(std::fabs(b[i])));
   }
   const auto rows = a.size() / static_cast<size_t>(classes);
   for (size_t r = 0; r < rows; ++r) {
@@ -214,7 +215,9 @@ std::string compare_logits(const std::vector<float>& a, const std::vector<float>
     agree += ia == ib;
   }
   if (same == a.size()) return "identical logits";
-  return fmt::format("max |diff| {:.2g}, top-1 agrees {}/{}", max_diff, agree, rows);
+  // Relative to the largest logit: random-weight models can have tiny logits.
+  return fmt::format("max |diff| {:.2g} ({:.2g} of max |logit|), top-1 agrees {}/{}", max_diff,
+                     max_ref > 0 ? max_diff / max_ref : 0.0, agree, rows);
 }
 
 int run(const Options& o) {

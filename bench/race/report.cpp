@@ -86,8 +86,10 @@ std::string render_table(const std::vector<Peer>& columns, const std::vector<Row
   std::map<std::string, std::map<std::string, int>> details;  // column -> implementation -> count
   int failures = 0;
   for (const Row& r : rows) {
-    std::vector<std::string> line{r.c.problem.label, npukit::dtype_name(r.c.dtype), op_name(r.c.op),
-                                  std::to_string(r.threads)};
+    // Without padding both divisors coincide: one "avg" row.
+    const bool plain_avg = r.c.op != Op::max && (r.c.problem.pad == 0 || r.c.problem.global);
+    std::vector<std::string> line{r.c.problem.label, npukit::dtype_name(r.c.dtype),
+                                  plain_avg ? "avg" : op_name(r.c.op), std::to_string(r.threads)};
     double npukit_best = INFINITY, peer_best = INFINITY;
     std::string peer_best_name;
     for (size_t i = 0; i < columns.size(); ++i) {
