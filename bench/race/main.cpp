@@ -216,8 +216,8 @@ std::string compare_logits(const std::vector<float>& a, const std::vector<float>
   }
   if (same == a.size()) return "identical logits";
   // Relative to the largest logit: random-weight models can have tiny logits.
-  return fmt::format("max |diff| {:.2g} ({:.2g} of max |logit|), top-1 agrees {}/{}", max_diff,
-                     max_ref > 0 ? max_diff / max_ref : 0.0, agree, rows);
+  return fmt::format("max abs diff {:.2g} ({:.2g} of the largest logit), top-1 agrees {}/{}",
+                     max_diff, max_ref > 0 ? max_diff / max_ref : 0.0, agree, rows);
 }
 
 int run(const Options& o) {

@@ -41,6 +41,11 @@ std::string grid_text(const Grid& g, bool markdown, size_t left) {
   return s;
 }
 
+// Two significant digits below 0.1 (a 0.004x ratio is not 0.00x), else two decimals.
+std::string ratio_text(double r) {
+  return r < 0.1 ? fmt::format("{:.2g}", r) : fmt::format("{:.2f}", r);
+}
+
 std::string micros(double seconds) {
   const double us = seconds * 1e6;
   return us >= 1000 ? fmt::format("{:.0f}", us) : fmt::format("{:.1f}", us);
@@ -113,7 +118,7 @@ std::string render_table(const std::vector<Peer>& columns, const std::vector<Row
     }
     if (timed && std::isfinite(npukit_best)) {
       const double gbps = static_cast<double>(r.c.bytes()) / npukit_best / 1e9;
-      line.push_back(fmt::format("{:.1f}", gbps));
+      line.push_back(ratio_text(gbps));
       const double pct = 100.0 * gbps / r.copy_gbps;
       line.push_back(r.copy_gbps <= 0 ? ""
                      : pct < 10       ? fmt::format("{:.1f}%", pct)
@@ -123,7 +128,7 @@ std::string render_table(const std::vector<Peer>& columns, const std::vector<Row
     }
     if (timed && std::isfinite(peer_best) && std::isfinite(npukit_best)) {
       line.push_back(peer_best_name);
-      line.push_back(fmt::format("{:.2f}x", peer_best / npukit_best));
+      line.push_back(ratio_text(peer_best / npukit_best) + "x");
     } else {
       line.insert(line.end(), {"", ""});
     }
@@ -163,12 +168,15 @@ std::string render_table(const std::vector<Peer>& columns, const std::vector<Row
              "outputs vs ONNX Runtime"}};
     for (const ModelRow& r : models) {
       const auto ips = [&](double s) {
-        return s > 0 ? fmt::format("{:.0f}", static_cast<double>(r.images) / s) : std::string("-");
+        const double ips = static_cast<double>(r.images) / s;
+        return s <= 0      ? std::string("-")
+               : ips < 100 ? fmt::format("{:.1f}", ips)
+                           : fmt::format("{:.0f}", ips);
       };
       mg.push_back({r.model, std::to_string(r.images), std::to_string(r.threads),
                     ips(r.npukit_seconds), ips(r.ort_seconds),
                     r.npukit_seconds > 0 && r.ort_seconds > 0
-                        ? fmt::format("{:.2f}x", r.ort_seconds / r.npukit_seconds)
+                        ? ratio_text(r.ort_seconds / r.npukit_seconds) + "x"
                         : "-",
                     r.check});
     }
