@@ -2,6 +2,7 @@
 // benchmarks. A new family adds one line here.
 #include "npukit/kernels.hpp"
 #include "ops/cpu/qconv_problem.hpp"
+#include "ops/cpu/x8-qelementwise.hpp"
 
 namespace npukit {
 
@@ -12,6 +13,8 @@ std::vector<KernelInfo> list_kernels() {
   };
   (void)add;  // families: add(<family>_kernels().info());
   add(qconv_kernels().info());
+  add(qadd_kernels().info());
+  add(quantize_kernels().info());
   return all;
 }
 

@@ -30,43 +30,68 @@ inline int32_t word_at(const int8_t* p) {
   return v;
 }
 
+// The 8 x NV accumulators are named variables (not an array): GCC keeps an
+// array of vectors partly on the stack, with a store per vpdpbusd.
+#define NPUKIT_QCONV_ACC(r) __m512i a##r##0 = z, a##r##1 = z, a##r##2 = z
+#define NPUKIT_QCONV_STEP(r, OP)                               \
+  {                                                            \
+    const __m512i wb = _mm512_set1_epi32(word_at(wq + (r)*4)); \
+    a##r##0 = OP(a##r##0, x0, wb);                             \
+    if (NV > 1) a##r##1 = OP(a##r##1, x1, wb);                 \
+    if (NV > 2) a##r##2 = OP(a##r##2, x2, wb);                 \
+  }
+#define NPUKIT_QCONV_STORE(r)                                     \
+  {                                                               \
+    _mm512_storeu_si512(c + (r)*kTile, a##r##0);                  \
+    if (NV > 1) _mm512_storeu_si512(c + (r)*kTile + 16, a##r##1); \
+    if (NV > 2) _mm512_storeu_si512(c + (r)*kTile + 32, a##r##2); \
+  }
+#define NPUKIT_QCONV_KERNEL(OP)                                                           \
+  const __m512i z = _mm512_setzero_si512();                                               \
+  NPUKIT_QCONV_ACC(0);                                                                    \
+  NPUKIT_QCONV_ACC(1);                                                                    \
+  NPUKIT_QCONV_ACC(2);                                                                    \
+  NPUKIT_QCONV_ACC(3);                                                                    \
+  NPUKIT_QCONV_ACC(4);                                                                    \
+  NPUKIT_QCONV_ACC(5);                                                                    \
+  NPUKIT_QCONV_ACC(6);                                                                    \
+  NPUKIT_QCONV_ACC(7);                                                                    \
+  for (int64_t q = 0; q < K4; ++q) {                                                      \
+    const uint8_t* xq = x + q * kTile * 4;                                                \
+    const __m512i x0 = _mm512_loadu_si512(xq);                                            \
+    const __m512i x1 = NV > 1 ? _mm512_loadu_si512(xq + 64) : z;                          \
+    const __m512i x2 = NV > 2 ? _mm512_loadu_si512(xq + 128) : z;                         \
+    const int8_t* wq = w + q * kQConvRows * 4;                                            \
+    NPUKIT_QCONV_STEP(0, OP)                                                              \
+    NPUKIT_QCONV_STEP(1, OP)                                                              \
+    NPUKIT_QCONV_STEP(2, OP)                                                              \
+    NPUKIT_QCONV_STEP(3, OP)                                                              \
+    NPUKIT_QCONV_STEP(4, OP)                                                              \
+    NPUKIT_QCONV_STEP(5, OP)                                                              \
+    NPUKIT_QCONV_STEP(6, OP)                                                              \
+    NPUKIT_QCONV_STEP(7, OP)                                                              \
+  }                                                                                       \
+  NPUKIT_QCONV_STORE(0)                                                                   \
+  NPUKIT_QCONV_STORE(1) NPUKIT_QCONV_STORE(2) NPUKIT_QCONV_STORE(3) NPUKIT_QCONV_STORE(4) \
+      NPUKIT_QCONV_STORE(5) NPUKIT_QCONV_STORE(6) NPUKIT_QCONV_STORE(7)
+
+NPUKIT_AVX512VNNI inline __m512i dot_exact(__m512i acc, __m512i x, __m512i w) {
+  return _mm512_dpbusd_epi32(acc, x, w);
+}
+NPUKIT_AVX512 inline __m512i dot_pairs(__m512i acc, __m512i x, __m512i w) {
+  return _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_maddubs_epi16(x, w), _mm512_set1_epi16(1)));
+}
+
+static_assert(kQConvRows == 8, "the kernels below name 8 rows");
+
 template <int NV>
 NPUKIT_AVX512VNNI void exact_nv(const uint8_t* x, const int8_t* w, int64_t K4, int32_t* c) {
-  __m512i acc[kQConvRows][NV];
-  for (auto& row : acc)
-    for (auto& a : row) a = _mm512_setzero_si512();
-  for (int64_t q = 0; q < K4; ++q) {
-    __m512i xv[NV];
-    for (int v = 0; v < NV; ++v) xv[v] = _mm512_loadu_si512(x + (q * kTile + v * 16) * 4);
-    const int8_t* wq = w + q * kQConvRows * 4;
-    for (int r = 0; r < kQConvRows; ++r) {
-      const __m512i wb = _mm512_set1_epi32(word_at(wq + r * 4));
-      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], xv[v], wb);
-    }
-  }
-  for (int r = 0; r < kQConvRows; ++r)
-    for (int v = 0; v < NV; ++v) _mm512_storeu_si512(c + r * kTile + v * 16, acc[r][v]);
+  NPUKIT_QCONV_KERNEL(dot_exact);
 }
 
 template <int NV>
 NPUKIT_AVX512 void pairs_nv(const uint8_t* x, const int8_t* w, int64_t K4, int32_t* c) {
-  const __m512i ones = _mm512_set1_epi16(1);
-  __m512i acc[kQConvRows][NV];
-  for (auto& row : acc)
-    for (auto& a : row) a = _mm512_setzero_si512();
-  for (int64_t q = 0; q < K4; ++q) {
-    __m512i xv[NV];
-    for (int v = 0; v < NV; ++v) xv[v] = _mm512_loadu_si512(x + (q * kTile + v * 16) * 4);
-    const int8_t* wq = w + q * kQConvRows * 4;
-    for (int r = 0; r < kQConvRows; ++r) {
-      const __m512i wb = _mm512_set1_epi32(word_at(wq + r * 4));
-      for (int v = 0; v < NV; ++v)
-        acc[r][v] =
-            _mm512_add_epi32(acc[r][v], _mm512_madd_epi16(_mm512_maddubs_epi16(xv[v], wb), ones));
-    }
-  }
-  for (int r = 0; r < kQConvRows; ++r)
-    for (int v = 0; v < NV; ++v) _mm512_storeu_si512(c + r * kTile + v * 16, acc[r][v]);
+  NPUKIT_QCONV_KERNEL(dot_pairs);
 }
 
 }  // namespace
