@@ -210,10 +210,9 @@ if __name__ == "__main__":
     with torch.no_grad():
         v = B.forward(calib)
     ranges = {k: act_q(float(t.min()), float(t.max())) for k, t in v.items()}
-    # Pin the activation ranges that implement ReLU6 exactly: [0, 6].
+    # ReLU6 outputs keep their calibrated range (at most [0, 6]): pinning it
+    # to [0, 6] leaves a randomly initialized network with no resolution.
     for kind, i, o, args in B.ops:
-        if kind == "conv" and args["act"] == "relu6":
-            ranges[o] = (np.float32(6.0 / 255.0), 0)
         if kind == "gap":  # the input's quantization (ORT bounds x_scale / (y_scale * N))
             ranges[o] = ranges[i]
     ranges_names["image"] = ("image_s", "image_z")

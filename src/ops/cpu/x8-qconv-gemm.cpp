@@ -176,7 +176,36 @@ struct Geometry {
   // One output pixel per image whose im2col row is the image itself (x[n] in
   // k order, as a fully connected layer written as a convolution).
   bool image_rows;
+  // Stride 1: x' is copied once into planes with the padding filled in
+  // (Hp x Wp, x_zp' in the borders); the tiles then run over a grid of OH rows
+  // of Wp pixels, so every tap's tile row is a plain pointer into the planes.
+  // The grid's Wp - OW extra columns are computed and dropped.
+  bool padded;
+  int64_t Hp = 0, Wp = 0, grid_p = 0, tiles_img = 0;
+  const uint8_t* planes = nullptr;
 };
+
+// Fills the padded planes (N * C of Hp x Wp, then slack) of G.padded.
+void fill_planes(const QConvProblem& p, const Geometry& G, uint8_t* planes) {
+  const Window2d& win = p.window;
+  parallel_for(G.N * G.C, [&](int64_t nc) {
+    const int64_t n = nc / G.C, c = nc % G.C;
+    uint8_t* d = planes + nc * G.Hp * G.Wp;
+    std::memset(d, G.pad_code, static_cast<size_t>(G.Hp * G.Wp));
+    const uint8_t* src =
+        static_cast<const uint8_t*>(p.x.raw()) + n * p.x.stride(0) + c * p.x.stride(1);
+    for (int64_t h = 0; h < G.H; ++h) {
+      uint8_t* row = d + (h + win.pad_top) * G.Wp + win.pad_left;
+      const uint8_t* s = src + h * p.x.stride(2);
+      if (p.x.stride(3) == 1)
+        std::memcpy(row, s, static_cast<size_t>(G.W));
+      else
+        for (int64_t w = 0; w < G.W; ++w) row[w] = s[w * p.x.stride(3)];
+      if (G.primed)
+        for (int64_t w = 0; w < G.W; ++w) row[w] ^= 0x80;
+    }
+  });
+}
 
 // The tile when G.image_rows: pixel t's K codes are x[gp0 + t][0, K).
 void image_rows_tile(const QConvProblem& p, const Geometry& G, int64_t K, int64_t K4, int64_t g,
@@ -304,6 +333,21 @@ void run_gemm(const QConvProblem& p, const GemmIsa& isa) {
     mult[i] = (p.x_scale * p.wq.scale_at(o)) / p.y_scale;  // as the reference
   }
 
+  G.padded = !G.direct && !G.image_rows && win.stride_h == 1 && win.stride_w == 1;
+  std::vector<uint8_t> planes;
+  if (G.padded) {
+    G.Hp = G.H + win.pad_top + win.pad_bottom;
+    G.Wp = G.W + win.pad_left + win.pad_right;
+    G.grid_p = G.OH * G.Wp;
+    G.tiles_img = (G.grid_p + kTile - 1) / kTile;
+    G.tiles = G.N * G.tiles_img;
+    // Slack: a tile row starts at most (KH-1)*dh*Wp + (KW-1)*dw + OH*Wp - 1 into
+    // its plane and reads kTile bytes, i.e. up to Wp + kTile bytes past Hp * Wp.
+    planes.resize(static_cast<size_t>(G.N * G.C * G.Hp * G.Wp + G.Wp + 2 * kTile));
+    fill_planes(p, G, planes.data());
+    G.planes = planes.data();
+  }
+
   // Tasks: (group, pixel tile, channel chunk); chunks only when tiles are few.
   const int64_t base_tasks = p.groups * G.tiles;
   const int64_t want = 4 * std::max(1, num_threads());
@@ -317,12 +361,35 @@ void run_gemm(const QConvProblem& p, const GemmIsa& isa) {
     const int64_t tile = rest % G.tiles, g = rest / G.tiles;
     const int64_t b0 = chunk * per_chunk, b1 = std::min(pk->blocks, b0 + per_chunk);
     if (b0 >= b1) return;
-    const int64_t gp0 = tile * kTile, np = std::min(kTile, G.N * G.P - gp0);
+    // Padded grid: tiles stay within one image; otherwise they run across images.
+    const int64_t img = G.padded ? tile / G.tiles_img : 0;
+    const int64_t gp0 = G.padded ? tile % G.tiles_img * kTile : tile * kTile;
+    const int64_t np = std::min(kTile, (G.padded ? G.grid_p : G.N * G.P) - gp0);
     thread_local Scratch s;
     s.rows.resize(static_cast<size_t>((K4 * 4 + 1) * kTile));
     s.tile.resize(static_cast<size_t>(K4 * kTile * 4));
     s.row_ptr.resize(static_cast<size_t>(K4 * 4));
-    if (G.image_rows) {
+    if (G.padded) {
+      uint8_t* zero_row = s.rows.data();
+      std::memset(zero_row, 0, kTile);
+      for (int64_t k = 0; k < K4 * 4; ++k) {
+        const size_t i = static_cast<size_t>(k);
+        s.row_ptr[i] = k < K ? G.planes +
+                                   ((img * G.C + g * G.ICg + pk->k_ic[i]) * G.Hp +
+                                    pk->k_kh[i] * win.dilation_h) *
+                                       G.Wp +
+                                   pk->k_kw[i] * win.dilation_w + gp0
+                             : zero_row;
+      }
+      interleave4(s.row_ptr.data(), K4, s.tile.data());
+      if (any_wzp) {
+        s.x_sum.assign(static_cast<size_t>(kTile), 0);
+        for (int64_t k = 0; k < K; ++k) {
+          const uint8_t* r = s.row_ptr[static_cast<size_t>(k)];
+          for (int64_t t = 0; t < kTile; ++t) s.x_sum[static_cast<size_t>(t)] += r[t];
+        }
+      }
+    } else if (G.image_rows) {
       s.x_sum.resize(static_cast<size_t>(kTile));
       image_rows_tile(p, G, K, K4, g, gp0, np, any_wzp, s.tile.data(), s.x_sum.data());
     } else {
@@ -355,10 +422,20 @@ void run_gemm(const QConvProblem& p, const GemmIsa& isa) {
         st.multiplier = mult[i];
         st.y_zp = p.y_zp;
         st.y_s8 = y_s8;
-        // The tile's pixels, split where one image ends and the next begins.
+        // The tile's pixels, split where one image ends and the next begins
+        // (or, on the padded grid, into output rows without the extra columns).
         for (int64_t t = 0; t < np;) {
-          const int64_t n = (gp0 + t) / G.P, pix = (gp0 + t) % G.P;
-          const int64_t len = std::min(np - t, G.P - pix);
+          int64_t n, pix, len;
+          if (G.padded) {
+            const int64_t oh = (gp0 + t) / G.Wp, ow = (gp0 + t) % G.Wp;
+            if (ow >= G.OW) {
+              t += G.Wp - ow;
+              continue;
+            }
+            n = img, pix = oh * G.OW + ow, len = std::min(np - t, G.OW - ow);
+          } else {
+            n = (gp0 + t) / G.P, pix = (gp0 + t) % G.P, len = std::min(np - t, G.P - pix);
+          }
           st.x_sum = any_wzp ? s.x_sum.data() + t : nullptr;
           char* yp =
               static_cast<char*>(p.y.raw()) + esize * (n * p.y.stride(0) + o * p.y.stride(1) + pix);
