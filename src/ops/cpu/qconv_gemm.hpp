@@ -56,12 +56,20 @@ void gemm_exact_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, in
 void gemm_pairs_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t* c);
 void store_avx2(const int32_t* c, int64_t n, const RowStore& s, void* y);
 
-// Depthwise (one input and one output channel per group), exact int32.
-using DwRowFn = void (*)(const int16_t* row, int64_t stride, int32_t w, int64_t n, int32_t* acc);
-// acc[t] += row[t * stride] * w for t < n (row holds x - x_zp as int16).
-void dw_row_portable(const int16_t* row, int64_t stride, int32_t w, int64_t n, int32_t* acc);
-void dw_row_avx512(const int16_t* row, int64_t stride, int32_t w, int64_t n, int32_t* acc);
-void dw_row_avx2(const int16_t* row, int64_t stride, int32_t w, int64_t n, int32_t* acc);
+// Depthwise (one input and one output channel per group), exact int32: one
+// output row of n columns from the int16 plane of x - x_zp (zero borders):
+// acc[t] = sum over (kh, kw) of row[kh*dh*wp + kw*dw + t*sw] * w[kh*kw_count + kw].
+// Kernels may read up to one vector of columns past the last tap.
+struct DwRow {
+  const int16_t* row;  // the plane row of the window's top taps
+  int64_t wp, kh, kw, dh, dw, sw;
+  const int32_t* w;  // kh * kw weights (w - w_zp)
+  int64_t n;
+};
+using DwRowFn = void (*)(const DwRow& r, int32_t* acc);
+void dw_row_portable(const DwRow& r, int32_t* acc);
+void dw_row_avx512(const DwRow& r, int32_t* acc);
+void dw_row_avx2(const DwRow& r, int32_t* acc);
 void run_depthwise(const QConvProblem& p, DwRowFn row, StoreFn store);
 
 }  // namespace npukit::qconv

@@ -72,8 +72,9 @@ inline int32_t word_at(const int8_t* p) {
     NPUKIT_QCONV_STEP(7, OP)                                                              \
   }                                                                                       \
   NPUKIT_QCONV_STORE(0)                                                                   \
-  NPUKIT_QCONV_STORE(1) NPUKIT_QCONV_STORE(2) NPUKIT_QCONV_STORE(3) NPUKIT_QCONV_STORE(4) \
-      NPUKIT_QCONV_STORE(5) NPUKIT_QCONV_STORE(6) NPUKIT_QCONV_STORE(7)
+  NPUKIT_QCONV_STORE(1)                                                                   \
+  NPUKIT_QCONV_STORE(2) NPUKIT_QCONV_STORE(3) NPUKIT_QCONV_STORE(4) NPUKIT_QCONV_STORE(5) \
+      NPUKIT_QCONV_STORE(6) NPUKIT_QCONV_STORE(7)
 
 NPUKIT_AVX512VNNI inline __m512i dot_exact(__m512i acc, __m512i x, __m512i w) {
   return _mm512_dpbusd_epi32(acc, x, w);
@@ -122,12 +123,15 @@ NPUKIT_AVX512 void store_avx512(const int32_t* c, int64_t n, const RowStore& s, 
   const __m512 flo = _mm512_set1_ps(static_cast<float>(lo - s.y_zp));
   const __m512 fhi = _mm512_set1_ps(static_cast<float>(hi - s.y_zp));
   const __m512i yzp = _mm512_set1_epi32(s.y_zp);
+  // Locals: the byte stores below may alias `s` as far as the compiler knows.
+  const bool requantize = s.requantize, sub_x_sum = s.w_zp != 0;
+  const int32_t* x_sum = s.x_sum;
   for (int64_t t = 0; t < n; t += 16) {
     const __mmask16 k = n - t >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (n - t)) - 1);
     __m512i a = _mm512_add_epi32(_mm512_maskz_loadu_epi32(k, c + t), offset);
-    if (s.w_zp != 0)
-      a = _mm512_sub_epi32(a, _mm512_mullo_epi32(wzp, _mm512_maskz_loadu_epi32(k, s.x_sum + t)));
-    if (!s.requantize) {
+    if (sub_x_sum)
+      a = _mm512_sub_epi32(a, _mm512_mullo_epi32(wzp, _mm512_maskz_loadu_epi32(k, x_sum + t)));
+    if (!requantize) {
       _mm512_mask_storeu_epi32(static_cast<int32_t*>(y) + t, k, a);
       continue;
     }
@@ -136,7 +140,13 @@ NPUKIT_AVX512 void store_avx512(const int32_t* c, int64_t n, const RowStore& s, 
     v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, fhi, _CMP_GT_OQ), v, fhi);
     const __m512i r = _mm512_add_epi32(
         _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), yzp);
-    _mm512_mask_cvtepi32_storeu_epi8(static_cast<int8_t*>(y) + t, k, r);  // in range: no clamp
+    // vpmovdb to a register, then a plain (or byte-masked) store: the memory
+    // form of vpmovdb is slow on AMD cores. r is within the code range.
+    const __m128i r8 = _mm512_cvtepi32_epi8(r);
+    if (n - t >= 16)
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(static_cast<int8_t*>(y) + t), r8);
+    else
+      _mm_mask_storeu_epi8(static_cast<int8_t*>(y) + t, k, r8);
   }
 }
 

@@ -76,7 +76,7 @@ NPUKIT_AVX512 void add_avx512(const void* a, const void* b, void* c, int64_t n,
       const __m512 v = _mm512_div_ps(_mm512_add_ps(va, vb), _mm512_set1_ps(k.c_scale));
       r = _mm512_add_epi32(clamp_round(v, lo, hi), _mm512_set1_epi32(k.c_zp));
     }
-    _mm512_mask_cvtepi32_storeu_epi8(cp + i, __mmask16(0xFFFF), r);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(cp + i), _mm512_cvtepi32_epi8(r));
   }
   add_portable(ap + i, bp + i, cp + i, n - i, k);
 }
@@ -120,7 +120,7 @@ NPUKIT_AVX512 void quantize_avx512(const float* x, void* y, int64_t n, const Qua
     __m512 v = k.reciprocal ? _mm512_mul_ps(xv, inv) : _mm512_div_ps(xv, s);
     v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), v, lo);  // NaN -> lo
     const __m512i r = _mm512_add_epi32(clamp_round(v, lo, hi), zp);
-    _mm512_mask_cvtepi32_storeu_epi8(yp + i, __mmask16(0xFFFF), r);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(yp + i), _mm512_cvtepi32_epi8(r));
   }
   quantize_portable(x + i, yp + i, n - i, k);
 }
