@@ -71,6 +71,7 @@ Case random_case(std::mt19937& rng, int it) {
   c.h = r(std::max<int64_t>(1, (c.kh - 1) * c.dh + 1 - c.pt - c.pb), 23);
   c.w = r(std::max<int64_t>(1, (c.kw - 1) * c.dw + 1 - c.pl - c.pr), 23);
   if (it % 7 == 0) c.w = std::max<int64_t>(1, (c.kw - 1) * c.dw + 1 - c.pl - c.pr);  // narrow
+  if (it % 7 == 3) c.w = r(33, 90), c.sw = r(1, 2);  // wide rows: the vector gathers run
   if (kind == 3) {  // a fully connected layer as a convolution: window = image, no pads
     c.n = r(1, 70), c.ic = r(1, 70), c.h = r(1, 3), c.w = r(1, 3), c.kh = c.h, c.kw = c.w;
     c.sh = c.sw = c.dh = c.dw = 1, c.pt = c.pb = c.pl = c.pr = 0;

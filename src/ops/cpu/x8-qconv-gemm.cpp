@@ -253,6 +253,20 @@ const uint8_t* tile_row(const QConvProblem& p, const Geometry& G, const QConvPac
       std::memset(d, G.pad_code, static_cast<size_t>(a - ow0));
       if (sw == 1 && sW == 1) {
         std::memcpy(d + (a - ow0), src + a + iw_base, static_cast<size_t>(b - a));
+      } else if (sw == 2 && sW == 1) {
+        int64_t ow = a;
+#if defined(__SSE2__)
+        // 16 columns from 32 bytes: keep the even bytes (never reading past the row).
+        const __m128i even = _mm_set1_epi16(0x00FF);
+        for (; ow + 16 <= b && ow * 2 + iw_base + 32 <= G.W; ow += 16) {
+          const uint8_t* s0 = src + ow * 2 + iw_base;
+          const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s0));
+          const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s0 + 16));
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(d + (ow - ow0)),
+                           _mm_packus_epi16(_mm_and_si128(lo, even), _mm_and_si128(hi, even)));
+        }
+#endif
+        for (; ow < b; ++ow) d[ow - ow0] = src[ow * 2 + iw_base];
       } else {
         for (int64_t ow = a; ow < b; ++ow) d[ow - ow0] = src[(ow * sw + iw_base) * sW];
       }
