@@ -3,6 +3,7 @@
 #include "npukit/kernels.hpp"
 #include "ops/cpu/qconv_problem.hpp"
 #include "ops/cpu/x8-qelementwise.hpp"
+#include "ops/cpu/x8-qmatmul.hpp"
 
 namespace npukit {
 
@@ -15,6 +16,7 @@ std::vector<KernelInfo> list_kernels() {
   add(qconv_kernels().info());
   add(qadd_kernels().info());
   add(quantize_kernels().info());
+  add(qmatmul_kernels().info());
   return all;
 }
 
