@@ -59,9 +59,14 @@ std::shared_ptr<const QConvPackedWeights> pack_qconv(const TensorView& w, const 
     const int64_t g = o / OCg, b = (o % OCg) / kQConvRows, r = (o % OCg) % kQConvRows;
     int8_t* dst = pk->w.data() + (g * pk->blocks + b) * pk->K4 * kQConvRows * 4;
     int64_t sum = 0;
+    // Contiguous OIHW weights in (ic, kh, kw) order: k is the offset in the filter.
+    const bool plain = !pairs && w.is_contiguous();
+    const auto* wb = static_cast<const uint8_t*>(w.raw()) + (plain ? o * pk->K : 0);
     for (int64_t k = 0; k < pk->K; ++k) {
       const size_t i = static_cast<size_t>(k);
-      int32_t v = detail::code_at(w.raw(), w.dtype(),
+      int32_t v =
+          plain ? (w.dtype() == DType::s8 ? int32_t{static_cast<int8_t>(wb[k])} : int32_t{wb[k]})
+                : detail::code_at(w.raw(), w.dtype(),
                                   o * w.stride(0) + pk->k_ic[i] * w.stride(1) +
                                       pk->k_kh[i] * w.stride(2) + pk->k_kw[i] * w.stride(3));
       if (flip) v -= 128;
