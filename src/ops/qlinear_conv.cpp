@@ -73,14 +73,17 @@ QConvProblem checked_problem(const TensorView& x, const TensorView& w, const Ten
   const int64_t K = w.dim(1) * w.dim(2) * w.dim(3);
   if (p.has_bias) {
     bias.expect_dtype(DType::s32, fn, "B.dtype");
-    check(bias.rank() == 1 && bias.dim(0) == OC, fn, "B", "shape " + shape_text(bias.shape()),
-          shape_text({OC}) + " (one int32 per output channel)");
+    // (Messages are formatted only on failure: this runs on every call.)
+    if (!(bias.rank() == 1 && bias.dim(0) == OC))
+      fail(fn, "B", "shape " + shape_text(bias.shape()),
+           shape_text({OC}) + " (one int32 per output channel)");
     // |acc + bias| <= K*255*255 + |bias| must fit int32.
     const int64_t room = INT32_MAX - K * 65025;
     for (int64_t o = 0; o < OC; ++o) {
       const int64_t b = static_cast<const int32_t*>(bias.raw())[o * bias.stride(0)];
-      check(std::llabs(b) <= room, fn, "B", std::to_string(b),
-            "|B| <= " + std::to_string(room) + " so that the int32 accumulator cannot overflow");
+      if (std::llabs(b) > room)
+        fail(fn, "B", std::to_string(b),
+             "|B| <= " + std::to_string(room) + " so that the int32 accumulator cannot overflow");
     }
   }
   QConvProblem q;

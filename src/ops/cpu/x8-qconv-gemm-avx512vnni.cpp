@@ -73,8 +73,9 @@ inline int32_t word_at(const int8_t* p) {
   }                                                                                       \
   NPUKIT_QCONV_STORE(0)                                                                   \
   NPUKIT_QCONV_STORE(1)                                                                   \
-  NPUKIT_QCONV_STORE(2) NPUKIT_QCONV_STORE(3) NPUKIT_QCONV_STORE(4) NPUKIT_QCONV_STORE(5) \
-      NPUKIT_QCONV_STORE(6) NPUKIT_QCONV_STORE(7)
+  NPUKIT_QCONV_STORE(2)                                                                   \
+  NPUKIT_QCONV_STORE(3) NPUKIT_QCONV_STORE(4) NPUKIT_QCONV_STORE(5) NPUKIT_QCONV_STORE(6) \
+      NPUKIT_QCONV_STORE(7)
 
 NPUKIT_AVX512VNNI inline __m512i dot_exact(__m512i acc, __m512i x, __m512i w) {
   return _mm512_dpbusd_epi32(acc, x, w);
@@ -128,7 +129,11 @@ NPUKIT_AVX512 void store_avx512(const int32_t* c, int64_t n, const RowStore& s, 
   const int32_t* x_sum = s.x_sum;
   for (int64_t t = 0; t < n; t += 16) {
     const __mmask16 k = n - t >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (n - t)) - 1);
-    __m512i a = _mm512_add_epi32(_mm512_maskz_loadu_epi32(k, c + t), offset);
+    // Unmasked loads for whole vectors: AMD cores do not forward a store into a
+    // masked load, and c was just stored by the micro-kernel.
+    const bool whole = n - t >= 16;
+    __m512i a = _mm512_add_epi32(
+        whole ? _mm512_loadu_si512(c + t) : _mm512_maskz_loadu_epi32(k, c + t), offset);
     if (sub_x_sum)
       a = _mm512_sub_epi32(a, _mm512_mullo_epi32(wzp, _mm512_maskz_loadu_epi32(k, x_sum + t)));
     if (!requantize) {
