@@ -229,7 +229,7 @@ enum class QAddArith : uint8_t {
   // a_scale*(a - a_zp) + b_scale*(b - b_zp), / c_scale, round, + c_zp, saturate.
   dequant_add_quant,
   // ONNX Runtime's x86 AVX2 kernel (MLAS qladd): ra = a_scale/c_scale,
-  // rb = b_scale/c_scale, k = c_zp - (ra*a_zp + rb*b_zp) in fp32, then
+  // rb = b_scale/c_scale, k = c_zp - fma(ra, a_zp, rb*b_zp) in fp32, then
   // round(fma(a, ra, fma(b, rb, k))) saturated; the zero point is inside the rounding.
   ort_x86_fma,
 };

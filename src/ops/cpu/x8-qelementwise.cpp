@@ -22,8 +22,8 @@ AddConsts add_consts(const QAddProblem& q) {
   k.a_zp = p.a_zero_point, k.b_zp = p.b_zero_point, k.c_zp = p.c_zero_point;
   // The same expressions as ref::qlinear_add.
   k.ra = p.a_scale / p.c_scale, k.rb = p.b_scale / p.c_scale;
-  k.k = static_cast<float>(p.c_zero_point) -
-        (k.ra * static_cast<float>(p.a_zero_point) + k.rb * static_cast<float>(p.b_zero_point));
+  k.k = static_cast<float>(p.c_zero_point) - std::fma(k.ra, static_cast<float>(p.a_zero_point),
+                                                      k.rb * static_cast<float>(p.b_zero_point));
   k.lo = static_cast<float>(k.fma_form ? r.lo : r.lo - p.c_zero_point);
   k.hi = static_cast<float>(k.fma_form ? r.hi : r.hi - p.c_zero_point);
   k.s8 = q.c.dtype() == DType::s8;

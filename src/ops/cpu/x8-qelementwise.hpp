@@ -29,7 +29,7 @@ namespace qelem {
 struct AddConsts {
   bool fma_form;                    // QAddArith::ort_x86_fma
   float a_scale, b_scale, c_scale;  // dequant_add_quant
-  float ra, rb, k;                  // ort_x86_fma: a/c, b/c, c_zp - (ra*a_zp + rb*b_zp)
+  float ra, rb, k;                  // ort_x86_fma: a/c, b/c, c_zp - fma(ra, a_zp, rb*b_zp)
   int32_t a_zp, b_zp, c_zp;
   float lo, hi;  // clamp bounds before rounding (code range, minus c_zp for dequant_add_quant)
   bool s8;
