@@ -64,7 +64,7 @@ void run(benchmark::State& state) {
   set_num_threads(1);
   for (auto _ : state) v.run(q);
   set_num_threads(saved);
-  const double macs = static_cast<double>(y.numel()) * (L.c / L.groups) * L.k * L.k;
+  const double macs = static_cast<double>(y.numel() * (L.c / L.groups) * L.k * L.k);
   state.counters["GMAC/s"] = benchmark::Counter(
       macs * static_cast<double>(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
   state.SetLabel(std::string(v.name) + " " + L.name);

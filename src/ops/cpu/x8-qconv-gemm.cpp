@@ -265,10 +265,10 @@ const uint8_t* tile_row(const QConvProblem& p, const Geometry& G, const QConvPac
         const __m128i even = _mm_set1_epi16(0x00FF);
         for (; ow + 16 <= b && ow * 2 + iw_base + 32 <= G.W; ow += 16) {
           const uint8_t* s0 = src + ow * 2 + iw_base;
-          const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s0));
-          const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s0 + 16));
+          const __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s0));
+          const __m128i v1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s0 + 16));
           _mm_storeu_si128(reinterpret_cast<__m128i*>(d + (ow - ow0)),
-                           _mm_packus_epi16(_mm_and_si128(lo, even), _mm_and_si128(hi, even)));
+                           _mm_packus_epi16(_mm_and_si128(v0, even), _mm_and_si128(v1, even)));
         }
 #endif
         for (; ow < b; ++ow) d[ow - ow0] = src[ow * 2 + iw_base];
