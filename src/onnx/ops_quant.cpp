@@ -194,7 +194,11 @@ NodePlan plan_qlinear_conv(const PlanContext& c) {
   }
   apply_profile(p, c.profile);
   const Shape y = qlinear_conv_output_shape(x.shape, w.shape, p);
-  return {{make_operand(ye, y)}, [p, m = run_time_mask(c)](const auto& in, const auto& out) {
+  // Constant weights are packed once here for every run of the plan.
+  std::shared_ptr<const QConvPackedWeights> packed;
+  if (w.value) packed = pack_qlinear_conv_weights(w.value->tensor.view(), p, *dtype_of(x.elem));
+  return {{make_operand(ye, y)},
+          [p, packed, m = run_time_mask(c)](const auto& in, const auto& out) {
             QLinearConvParams q = p;
             if (m & 2u) q.x_scale = read_floats(in[1])[0];
             if (m & 4u) q.x_zero_point = read_ints(in[2])[0];
@@ -202,7 +206,7 @@ NodePlan plan_qlinear_conv(const PlanContext& c) {
             if (m & 32u) q.w.zero_point = read_ints(in[5]);
             if (m & 64u) q.y_scale = read_floats(in[6])[0];
             if (m & 128u) q.y_zero_point = read_ints(in[7])[0];
-            qlinear_conv(in[0], in[3], q.has_bias ? in[8] : TensorView(), out[0], q);
+            qlinear_conv(in[0], in[3], q.has_bias ? in[8] : TensorView(), out[0], q, packed.get());
           }};
 }
 
@@ -223,11 +227,14 @@ NodePlan plan_conv_integer(const PlanContext& c) {
   shape_p.window = p.window;
   shape_p.groups = p.groups;
   const Shape y = conv2d_output_shape(x.shape, w.shape, shape_p);
-  return {{make_operand(Elem::s32, y)}, [p, m = run_time_mask(c)](const auto& in, const auto& out) {
+  std::shared_ptr<const QConvPackedWeights> packed;
+  if (w.value) packed = pack_conv_integer_weights(w.value->tensor.view(), p, *dtype_of(x.elem));
+  return {{make_operand(Elem::s32, y)},
+          [p, packed, m = run_time_mask(c)](const auto& in, const auto& out) {
             ConvIntegerParams q = p;
             if (m & 4u) q.x_zero_point = read_ints(in[2])[0];
             if (m & 8u) q.w_zero_point = read_ints(in[3]);
-            conv_integer(in[0], in[1], out[0], q);
+            conv_integer(in[0], in[1], out[0], q, packed.get());
           }};
 }
 

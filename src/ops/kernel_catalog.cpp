@@ -1,6 +1,9 @@
 // Every kernel family's list, for `npukit info --kernels`, the tests and the
 // benchmarks. A new family adds one line here.
 #include "npukit/kernels.hpp"
+#include "ops/cpu/qconv_problem.hpp"
+#include "ops/cpu/x8-qelementwise.hpp"
+#include "ops/cpu/x8-qmatmul.hpp"
 
 namespace npukit {
 
@@ -10,6 +13,10 @@ std::vector<KernelInfo> list_kernels() {
     all.insert(all.end(), family.begin(), family.end());
   };
   (void)add;  // families: add(<family>_kernels().info());
+  add(qconv_kernels().info());
+  add(qadd_kernels().info());
+  add(quantize_kernels().info());
+  add(qmatmul_kernels().info());
   return all;
 }
 

@@ -3,6 +3,7 @@
 
 #include "npukit/error.hpp"
 #include "npukit/ops/quantized.hpp"
+#include "ops/cpu/x8-qelementwise.hpp"
 #include "ops/quantized_common.hpp"
 
 namespace npukit {
@@ -35,7 +36,7 @@ void qlinear_add(const TensorView& a, const TensorView& b, const TensorView& c,
   detail::check_zero_point(p.a_zero_point, a.dtype(), fn, "A_zero_point");
   detail::check_zero_point(p.b_zero_point, a.dtype(), fn, "B_zero_point");
   detail::check_zero_point(p.c_zero_point, a.dtype(), fn, "C_zero_point");
-  ref::qlinear_add(a, b, c, p);
+  qadd_kernels().run({a, b, c, p});
 }
 
 }  // namespace npukit

@@ -4,6 +4,7 @@
 #include "npukit/error.hpp"
 #include "npukit/ops/conv2d.hpp"
 #include "npukit/ops/quantized.hpp"
+#include "ops/cpu/qconv_problem.hpp"
 #include "ops/quantized_common.hpp"
 
 namespace npukit {
@@ -53,8 +54,10 @@ Shape qlinear_conv_output_shape(const Shape& x, const Shape& w, const QLinearCon
   return conv2d_output_shape(x, w, cp);
 }
 
-void qlinear_conv(const TensorView& x, const TensorView& w, const TensorView& bias,
-                  const TensorView& y, const QLinearConvParams& p) {
+namespace {
+
+QConvProblem checked_problem(const TensorView& x, const TensorView& w, const TensorView& bias,
+                             const TensorView& y, const QLinearConvParams& p) {
   constexpr const char* fn = "npukit::qlinear_conv";
   const Shape out = checked_output_shape(x, w, p.window, p.groups, fn);
   y.expect_shape(out, fn, "y");
@@ -70,54 +73,105 @@ void qlinear_conv(const TensorView& x, const TensorView& w, const TensorView& bi
   const int64_t K = w.dim(1) * w.dim(2) * w.dim(3);
   if (p.has_bias) {
     bias.expect_dtype(DType::s32, fn, "B.dtype");
-    check(bias.rank() == 1 && bias.dim(0) == OC, fn, "B", "shape " + shape_text(bias.shape()),
-          shape_text({OC}) + " (one int32 per output channel)");
+    // (Messages are formatted only on failure: this runs on every call.)
+    if (!(bias.rank() == 1 && bias.dim(0) == OC))
+      fail(fn, "B", "shape " + shape_text(bias.shape()),
+           shape_text({OC}) + " (one int32 per output channel)");
     // |acc + bias| <= K*255*255 + |bias| must fit int32.
     const int64_t room = INT32_MAX - K * 65025;
     for (int64_t o = 0; o < OC; ++o) {
       const int64_t b = static_cast<const int32_t*>(bias.raw())[o * bias.stride(0)];
-      check(std::llabs(b) <= room, fn, "B", std::to_string(b),
-            "|B| <= " + std::to_string(room) + " so that the int32 accumulator cannot overflow");
+      if (std::llabs(b) > room)
+        fail(fn, "B", std::to_string(b),
+             "|B| <= " + std::to_string(room) + " so that the int32 accumulator cannot overflow");
     }
   }
-  Tensor acc(DType::s32, out);
+  QConvProblem q;
+  q.x = x, q.w = w, q.y = y;
+  if (p.has_bias) q.bias = bias;
+  q.window = p.window;
+  q.groups = p.groups;
+  q.x_zp = p.x_zero_point;
+  q.wq = wq;
+  q.x_scale = p.x_scale, q.y_scale = p.y_scale, q.y_zp = p.y_zero_point;
+  q.rounding = p.rounding;
   // MLAS runs a depthwise convolution through its exact depthwise kernel.
-  const bool depthwise = w.dim(1) == 1 && OC == p.groups;
-  if (detail::uses_int16_pairs(p.accumulation, x.dtype(), w.dtype()) && !depthwise)
-    cpu::conv_accumulate_mlas_pairs(x, w, acc.view(), p.window, p.groups, p.x_zero_point, wq);
-  else
-    cpu::conv_accumulate(x, w, acc.view(), p.window, p.groups, p.x_zero_point, wq);
-  const detail::CodeRange r = detail::code_range(y.dtype());
-  const int32_t* a = acc.data<int32_t>();
-  for (int64_t n = 0; n < out[0]; ++n)
-    for (int64_t o = 0; o < OC; ++o) {
-      // ONNX Runtime: output scale (x_scale * w_scale) / y_scale in fp32.
-      const float m = (p.x_scale * wq.scale_at(o)) / p.y_scale;
-      const int32_t b =
-          p.has_bias ? static_cast<const int32_t*>(bias.raw())[o * bias.stride(0)] : 0;
-      for (int64_t i = 0; i < out[2]; ++i)
-        for (int64_t j = 0; j < out[3]; ++j) {
-          const int32_t v = a[((n * OC + o) * out[2] + i) * out[3] + j] + b;
-          detail::store_code(y.raw(), y.dtype(),
-                             n * y.stride(0) + o * y.stride(1) + i * y.stride(2) + j * y.stride(3),
-                             detail::requantize_float(v, m, p.y_zero_point, r, p.rounding));
-        }
-    }
+  q.depthwise = w.dim(1) == 1 && OC == p.groups;
+  q.pairs = detail::uses_int16_pairs(p.accumulation, x.dtype(), w.dtype()) && !q.depthwise;
+  return q;
 }
 
-void conv_integer(const TensorView& x, const TensorView& w, const TensorView& y,
-                  const ConvIntegerParams& p) {
+QConvProblem checked_problem(const TensorView& x, const TensorView& w, const TensorView& y,
+                             const ConvIntegerParams& p) {
   constexpr const char* fn = "npukit::conv_integer";
   const Shape out = checked_output_shape(x, w, p.window, p.groups, fn);
   y.expect_dtype(DType::s32, fn, "y.dtype");
   y.expect_shape(out, fn, "y");
   detail::check_zero_point(p.x_zero_point, x.dtype(), fn, "x_zero_point");
   check_w_zero_points(p.w_zero_point, w, fn);
+  QConvProblem q;
+  q.x = x, q.w = w, q.y = y;
+  q.window = p.window;
+  q.groups = p.groups;
+  q.x_zp = p.x_zero_point;
+  q.wq.scale = {1.0f};
+  q.wq.zero_point = p.w_zero_point;
+  q.wq.axis = 0;
+  q.requantize = false;
+  q.depthwise = w.dim(1) == 1 && w.dim(0) == p.groups;
+  return q;
+}
+
+}  // namespace
+
+QConvProblem qlinear_conv_problem(const TensorView& x, const TensorView& w, const TensorView& bias,
+                                  const TensorView& y, const QLinearConvParams& p) {
+  return checked_problem(x, w, bias, y, p);
+}
+QConvProblem conv_integer_problem(const TensorView& x, const TensorView& w, const TensorView& y,
+                                  const ConvIntegerParams& p) {
+  return checked_problem(x, w, y, p);
+}
+
+void qlinear_conv(const TensorView& x, const TensorView& w, const TensorView& bias,
+                  const TensorView& y, const QLinearConvParams& p) {
+  qlinear_conv(x, w, bias, y, p, nullptr);
+}
+
+void qlinear_conv(const TensorView& x, const TensorView& w, const TensorView& bias,
+                  const TensorView& y, const QLinearConvParams& p,
+                  const QConvPackedWeights* packed) {
+  QConvProblem q = checked_problem(x, w, bias, y, p);
+  q.packed = packed;
+  qconv_kernels().run(q);
+}
+
+std::shared_ptr<const QConvPackedWeights> pack_qlinear_conv_weights(const TensorView& w,
+                                                                    const QLinearConvParams& p,
+                                                                    DType x_dtype) {
+  const bool depthwise = w.dim(1) == 1 && w.dim(0) == p.groups;
+  const bool pairs = detail::uses_int16_pairs(p.accumulation, x_dtype, w.dtype()) && !depthwise;
+  return pack_qconv(w, p.w, p.groups, pairs, x_dtype);
+}
+
+std::shared_ptr<const QConvPackedWeights> pack_conv_integer_weights(const TensorView& w,
+                                                                    const ConvIntegerParams& p,
+                                                                    DType x_dtype) {
   QuantParams wq;
-  wq.scale = {1.0f};
   wq.zero_point = p.w_zero_point;
-  wq.axis = 0;
-  cpu::conv_accumulate(x, w, y, p.window, p.groups, p.x_zero_point, wq);
+  return pack_qconv(w, wq, p.groups, false, x_dtype);
+}
+
+void conv_integer(const TensorView& x, const TensorView& w, const TensorView& y,
+                  const ConvIntegerParams& p) {
+  conv_integer(x, w, y, p, nullptr);
+}
+
+void conv_integer(const TensorView& x, const TensorView& w, const TensorView& y,
+                  const ConvIntegerParams& p, const QConvPackedWeights* packed) {
+  QConvProblem q = checked_problem(x, w, y, p);
+  q.packed = packed;
+  qconv_kernels().run(q);
 }
 
 }  // namespace npukit

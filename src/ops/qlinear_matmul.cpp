@@ -5,6 +5,7 @@
 #include "npukit/error.hpp"
 #include "npukit/ops/matmul.hpp"
 #include "npukit/ops/quantized.hpp"
+#include "ops/cpu/x8-qmatmul.hpp"
 #include "ops/quantized_common.hpp"
 
 namespace npukit {
@@ -94,19 +95,6 @@ void apply_profile(MatMulIntegerParams& p, Profile profile) {
   }
 }
 
-namespace {
-
-// One 2-D slice under the chosen accumulation.
-void accumulate_slice(const TensorView& a, const TensorView& b, const TensorView& acc, int32_t a_zp,
-                      const std::vector<int32_t>& b_zp, IntAccumulation mode) {
-  if (detail::uses_int16_pairs(mode, a.dtype(), b.dtype()))
-    ref::matmul_accumulate_mlas_pairs(a, b, acc, a_zp, b_zp);
-  else
-    ref::matmul_accumulate(a, b, acc, a_zp, b_zp);
-}
-
-}  // namespace
-
 void qlinear_matmul(const TensorView& a, const TensorView& b, const TensorView& y,
                     const QLinearMatMulParams& p) {
   constexpr const char* fn = "npukit::qlinear_matmul";
@@ -125,20 +113,20 @@ void qlinear_matmul(const TensorView& a, const TensorView& b, const TensorView& 
         "1 or one per column of b, " + std::to_string(cols));
   for (float s : p.b.scale) detail::check_scale(s, fn, "b_scale");
   check_b_zero_points(p.b.zero_point, b, fn);
-  const detail::CodeRange r = detail::code_range(y.dtype());
-  std::vector<float> mult(static_cast<size_t>(cols));
-  for (int64_t c = 0; c < cols; ++c)
-    mult[static_cast<size_t>(c)] = (p.a_scale * p.b.scale_at(c)) / p.y_scale;  // as ORT, in fp32
   std::vector<int32_t> bz(static_cast<size_t>(cols));
   for (int64_t c = 0; c < cols; ++c) bz[static_cast<size_t>(c)] = p.b.zero_point_at(c);
-  for_each_slice(a, b, [&](const TensorView& av, const TensorView& bv, int64_t yo, int64_t) {
-    Tensor acc(DType::s32, {av.dim(0), bv.dim(1)});
-    accumulate_slice(av, bv, acc.view(), p.a_zero_point, bz, p.accumulation);
-    const int32_t* ap = acc.data<int32_t>();
-    for (int64_t i = 0; i < acc.numel(); ++i)
-      detail::store_code(y.raw(), y.dtype(), yo + i,
-                         detail::requantize_float(ap[i], mult[static_cast<size_t>(i % bv.dim(1))],
-                                                  p.y_zero_point, r, p.rounding));
+  QMatMulSlice s;
+  s.a_zp = p.a_zero_point;
+  s.bq.scale = p.b.scale;
+  s.bq.zero_point = bz;
+  s.a_scale = p.a_scale, s.y_scale = p.y_scale, s.y_zp = p.y_zero_point;
+  s.rounding = p.rounding;
+  s.accumulation = p.accumulation;
+  for_each_slice(a, b, [&](const TensorView& av, const TensorView& bv, int64_t yo, int64_t n) {
+    s.a = av, s.b = bv;
+    s.y = TensorView(static_cast<char*>(y.raw()) + yo * dtype_size(y.dtype()), y.dtype(),
+                     {av.dim(0), bv.dim(1)}, {n, 1});
+    qmatmul_kernels().run(s);
   });
 }
 
@@ -158,10 +146,16 @@ void matmul_integer(const TensorView& a, const TensorView& b, const TensorView& 
                                  : p.b_zero_point.size() == 1
                                      ? p.b_zero_point[0]
                                      : p.b_zero_point[static_cast<size_t>(c)];
+  QMatMulSlice s;
+  s.a_zp = p.a_zero_point;
+  s.bq.zero_point = bz;
+  s.requantize = false;
+  s.accumulation = p.accumulation;
   int32_t* yp = static_cast<int32_t*>(y.raw());
   for_each_slice(a, b, [&](const TensorView& av, const TensorView& bv, int64_t yo, int64_t n) {
-    TensorView yv(yp + yo, DType::s32, {av.dim(0), bv.dim(1)}, {n, 1});
-    accumulate_slice(av, bv, yv, p.a_zero_point, bz, p.accumulation);
+    s.a = av, s.b = bv;
+    s.y = TensorView(yp + yo, DType::s32, {av.dim(0), bv.dim(1)}, {n, 1});
+    qmatmul_kernels().run(s);
   });
 }
 

@@ -1,6 +1,7 @@
 // QuantizeLinear / DequantizeLinear: validation and profiles.
 #include "npukit/error.hpp"
 #include "npukit/ops/quantized.hpp"
+#include "ops/cpu/x8-qelementwise.hpp"
 #include "ops/quantized_common.hpp"
 
 namespace npukit {
@@ -27,7 +28,7 @@ void quantize_linear(const TensorView& x, const TensorView& y, const QuantizePar
   detail::expect_code_dtype(y, fn, "y.dtype");
   y.expect_shape(x.shape(), fn, "y");
   detail::check_quant_params(p.q, x.shape(), y.dtype(), fn, "y");
-  ref::quantize_linear(x, y, p);
+  quantize_kernels().run({x, y, p});
 }
 
 void dequantize_linear(const TensorView& x, const TensorView& y, const QuantParams& q) {

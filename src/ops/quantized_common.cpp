@@ -5,7 +5,8 @@
 namespace npukit::detail {
 
 void check_scale(float s, const char* fn, const char* parameter) {
-  check(std::isfinite(s) && s > 0.0f, fn, parameter, std::to_string(s), "a finite scale > 0");
+  // The value is formatted only on failure (this runs on every call).
+  if (!(std::isfinite(s) && s > 0.0f)) fail(fn, parameter, std::to_string(s), "a finite scale > 0");
 }
 
 Index4 index4(const TensorView& t) {

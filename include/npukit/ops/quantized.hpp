@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "npukit/cpu_features.hpp"
@@ -171,6 +172,18 @@ Shape qlinear_conv_output_shape(const Shape& x, const Shape& w, const QLinearCon
 void qlinear_conv(const TensorView& x, const TensorView& w, const TensorView& bias,
                   const TensorView& y, const QLinearConvParams& p);
 
+// Describe once, execute many: the weights of a convolution packed for the
+// fast kernels (opaque; the ONNX runner keeps one per constant weight). A
+// pack that does not match the call (other weights' shape or dtype, other
+// accumulation) is ignored and the weights are packed again for that call.
+struct QConvPackedWeights;
+std::shared_ptr<const QConvPackedWeights> pack_qlinear_conv_weights(const TensorView& w,
+                                                                    const QLinearConvParams& p,
+                                                                    DType x_dtype);
+void qlinear_conv(const TensorView& x, const TensorView& w, const TensorView& bias,
+                  const TensorView& y, const QLinearConvParams& p,
+                  const QConvPackedWeights* packed);
+
 struct ConvIntegerParams {
   Window2d window;
   int64_t groups = 1;
@@ -181,6 +194,11 @@ struct ConvIntegerParams {
 // sums exactly for every dtype pair, measured on AVX2: no accumulation field).
 void conv_integer(const TensorView& x, const TensorView& w, const TensorView& y,
                   const ConvIntegerParams& p);
+std::shared_ptr<const QConvPackedWeights> pack_conv_integer_weights(const TensorView& w,
+                                                                    const ConvIntegerParams& p,
+                                                                    DType x_dtype);
+void conv_integer(const TensorView& x, const TensorView& w, const TensorView& y,
+                  const ConvIntegerParams& p, const QConvPackedWeights* packed);
 
 // ---- QLinearMatMul / MatMulInteger (numpy.matmul broadcasting, ranks 1-4) ----
 
@@ -211,7 +229,7 @@ enum class QAddArith : uint8_t {
   // a_scale*(a - a_zp) + b_scale*(b - b_zp), / c_scale, round, + c_zp, saturate.
   dequant_add_quant,
   // ONNX Runtime's x86 AVX2 kernel (MLAS qladd): ra = a_scale/c_scale,
-  // rb = b_scale/c_scale, k = c_zp - (ra*a_zp + rb*b_zp) in fp32, then
+  // rb = b_scale/c_scale, k = c_zp - fma(ra, a_zp, rb*b_zp) in fp32, then
   // round(fma(a, ra, fma(b, rb, k))) saturated; the zero point is inside the rounding.
   ort_x86_fma,
 };

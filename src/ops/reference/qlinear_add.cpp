@@ -24,9 +24,12 @@ int32_t add_one(int32_t a, int32_t b, const QLinearAddParams& p, detail::CodeRan
     }
     case QAddArith::ort_x86_fma: {
       const float ra = p.a_scale / p.c_scale, rb = p.b_scale / p.c_scale;
+      // ORT's build contracts ra*a_zp + rb*b_zp into one fma (measured against
+      // ONNX Runtime 1.30: 0 of 2.9 million QLinearAdd outputs differ this way,
+      // 1 differed with two separate roundings).
       const float k =
           static_cast<float>(p.c_zero_point) -
-          (ra * static_cast<float>(p.a_zero_point) + rb * static_cast<float>(p.b_zero_point));
+          std::fma(ra, static_cast<float>(p.a_zero_point), rb * static_cast<float>(p.b_zero_point));
       // Two fused multiply-adds (one rounding each), b first, as the AVX2 kernel.
       const float v = std::fma(static_cast<float>(a), ra, std::fma(static_cast<float>(b), rb, k));
       const float lo = static_cast<float>(r.lo), hi = static_cast<float>(r.hi);

@@ -1,0 +1,70 @@
+#!/usr/bin/python3
+"""Runs an int8 QOperator ONNX model with ONNX Runtime (tools/ort/run.mjs) and
+with npukit (`npukit run`, profile onnxruntime) on one input, with every
+node's output exposed as a graph output, and compares them bit for bit:
+the integer codes of every QLinearConv / QLinearAdd / MaxPool / pooling node
+and the float outputs. Prints one line per tensor that differs and a summary.
+
+  /usr/bin/python3 scripts/check_int8_model_ort.py MODEL.onnx INPUT.npy [--threads N]
+
+Needs ONNX Runtime for Node.js ($NPUKIT_ORT_DIR or .cache/onnxruntime) and
+the npukit CLI ($NPUKIT_BIN or build/bin/npukit).
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("model")
+    ap.add_argument("input")
+    ap.add_argument("--threads", type=int, default=1)
+    a = ap.parse_args()
+    m = onnx.load(a.model)
+    have = {o.name for o in m.graph.output}
+    types = {}
+    for n in m.graph.node:
+        for o in n.output:
+            if o and o not in have:
+                m.graph.output.append(onnx.helper.make_empty_tensor_value_info(o))
+                types[o] = n.op_type
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "all_outputs.onnx")
+        onnx.save(m, path)
+        name = m.graph.input[0].name
+        ort_dir, npk_dir = os.path.join(tmp, "ort"), os.path.join(tmp, "npk")
+        r = subprocess.run(["node", os.path.join(ROOT, "tools", "ort", "run.mjs"), path, "--input",
+                            f"{name}={a.input}", "--output-dir", ort_dir], capture_output=True, text=True)
+        if r.returncode:
+            sys.exit("ONNX Runtime failed: " + r.stderr[-2000:])
+        npukit = os.environ.get("NPUKIT_BIN", os.path.join(ROOT, "build", "bin", "npukit"))
+        env = dict(os.environ, NPUKIT_NUM_THREADS=str(a.threads))
+        r = subprocess.run([npukit, "run", path, "--input", f"{name}={a.input}", "-o", npk_dir],
+                           capture_output=True, text=True, env=env)
+        if r.returncode:
+            sys.exit("npukit failed: " + r.stderr[-2000:])
+        bad = compared = values = 0
+        for f in sorted(os.listdir(ort_dir)):
+            if not f.endswith(".npy"):
+                continue
+            x, y = np.load(os.path.join(ort_dir, f)), np.load(os.path.join(npk_dir, f))
+            compared += 1
+            values += x.size
+            if x.dtype != y.dtype or x.shape != y.shape or x.tobytes() != y.tobytes():
+                bad += 1
+                diff = int((x.view(np.uint8) != y.view(np.uint8)).sum()) if x.shape == y.shape else -1
+                print(f"DIFF {f[:-4]} ({types.get(f[:-4], 'output')}): {diff} bytes differ")
+        print(f"{os.path.basename(a.model)}: {compared} tensors, {values} values, {bad} differ")
+        sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,128 @@
+// The kernel list of the integer convolution family (QLinearConv and
+// ConvInteger), best first; "x8" = u8 or s8 activations and weights. The
+// depthwise kernels take one-channel groups, the GEMM kernels the rest; the
+// reference (the operator's specification) takes everything.
+#include <cmath>
+
+#include "ops/cpu/qconv_gemm.hpp"
+#include "ops/quantized_common.hpp"
+
+namespace npukit {
+
+namespace {
+
+const char* declines_common(const QConvProblem& p) {
+  const Window2d& w = p.window;
+  if (w.pad_top < 0 || w.pad_bottom < 0 || w.pad_left < 0 || w.pad_right < 0)
+    return "negative pads";
+  if (p.y.stride(3) != 1) return "output columns are not contiguous";
+  if (p.requantize) {
+    if (p.rounding != Rounding::half_to_even) return "rounding is not half_to_even";
+    for (int64_t o = 0; o < p.w.dim(0); ++o)
+      if (!std::isfinite((p.x_scale * p.wq.scale_at(o)) / p.y_scale))
+        return "a requantization multiplier is not finite";
+  }
+  return nullptr;
+}
+
+const char* declines_depthwise(const QConvProblem& p) {
+  if (!p.depthwise) return "not depthwise";
+  if (p.w.dim(2) * p.w.dim(3) > 64) return "window larger than 64 taps";
+  return declines_common(p);
+}
+
+const char* declines_gemm(const QConvProblem& p) {
+  if (p.depthwise) return "depthwise (its own kernels)";
+  if (p.y.stride(2) != p.y.dim(3)) return "output rows are not contiguous";
+  return declines_common(p);
+}
+const char* declines_gemm_exact(const QConvProblem& p) {
+  return p.pairs ? "int16-pair accumulation" : declines_gemm(p);
+}
+const char* declines_gemm_pairs(const QConvProblem& p) {
+  return p.pairs ? declines_gemm(p) : "exact accumulation";
+}
+
+void run_dw_avx512(const QConvProblem& p) {
+  qconv::run_depthwise(p, qconv::dw_row_avx512, qconv::store_avx512);
+}
+void run_dw_avx2(const QConvProblem& p) {
+  qconv::run_depthwise(p, qconv::dw_row_avx2, qconv::store_avx2);
+}
+void run_dw_portable(const QConvProblem& p) {
+  qconv::run_depthwise(p, qconv::dw_row_portable, qconv::store_portable);
+}
+void run_gemm_vnni(const QConvProblem& p) {
+  qconv::run_gemm(p, {qconv::gemm_exact_avx512vnni, nullptr, qconv::store_avx512});
+}
+void run_gemm_pairs_avx512(const QConvProblem& p) {
+  qconv::run_gemm(p, {nullptr, qconv::gemm_pairs_avx512, qconv::store_avx512});
+}
+void run_gemm_avx2(const QConvProblem& p) {
+  qconv::run_gemm(p, {qconv::gemm_exact_avx2, qconv::gemm_pairs_avx2, qconv::store_avx2});
+}
+void run_gemm_portable(const QConvProblem& p) {
+  qconv::run_gemm(p,
+                  {qconv::gemm_exact_portable, qconv::gemm_pairs_portable, qconv::store_portable});
+}
+
+}  // namespace
+
+void qconv_reference(const QConvProblem& p) {
+  const Shape out = p.y.shape();
+  Tensor acc(DType::s32, out);
+  if (p.pairs)
+    ref::conv_accumulate_mlas_pairs(p.x, p.w, acc.view(), p.window, p.groups, p.x_zp, p.wq);
+  else
+    ref::conv_accumulate(p.x, p.w, acc.view(), p.window, p.groups, p.x_zp, p.wq);
+  const detail::CodeRange r = detail::code_range(p.y.dtype());
+  const int64_t OC = out[1];
+  const int32_t* a = acc.data<int32_t>();
+  for (int64_t n = 0; n < out[0]; ++n)
+    for (int64_t o = 0; o < OC; ++o) {
+      // ONNX Runtime: output scale (x_scale * w_scale) / y_scale in fp32.
+      const float m = (p.x_scale * p.wq.scale_at(o)) / p.y_scale;
+      const int32_t b =
+          p.bias.raw() ? static_cast<const int32_t*>(p.bias.raw())[o * p.bias.stride(0)] : 0;
+      for (int64_t i = 0; i < out[2]; ++i)
+        for (int64_t j = 0; j < out[3]; ++j) {
+          const int32_t v = a[((n * OC + o) * out[2] + i) * out[3] + j] + b;
+          const int64_t at =
+              n * p.y.stride(0) + o * p.y.stride(1) + i * p.y.stride(2) + j * p.y.stride(3);
+          if (!p.requantize)
+            static_cast<int32_t*>(p.y.raw())[at] = v;
+          else
+            detail::store_code(p.y.raw(), p.y.dtype(), at,
+                               detail::requantize_float(v, m, p.y_zp, r, p.rounding));
+        }
+    }
+}
+
+const KernelList<QConvProblem>& qconv_kernels() {
+  static const KernelList<QConvProblem> list{
+      "qconv",
+      {
+          {"x8-qconv-dw-nchw-avx512", Isa::avx512, "depthwise (group = C = OC), exact",
+           declines_depthwise, run_dw_avx512},
+          {"x8-qconv-dw-nchw-avx2", Isa::avx2, "depthwise (group = C = OC), exact",
+           declines_depthwise, run_dw_avx2},
+          {"x8-qconv-dw-nchw-portable", Isa::portable, "depthwise (group = C = OC), exact",
+           declines_depthwise, run_dw_portable},
+          {"x8-qconv-gemm-nchw-avx512vnni", Isa::avx512_vnni,
+           "exact int32 accumulation (vpdpbusd), not depthwise", declines_gemm_exact,
+           run_gemm_vnni},
+          {"x8-qconv-pairs-gemm-nchw-avx512", Isa::avx512,
+           "MLAS int16-pair accumulation (vpmaddubsw), not depthwise", declines_gemm_pairs,
+           run_gemm_pairs_avx512},
+          {"x8-qconv-gemm-nchw-avx2", Isa::avx2,
+           "either accumulation (vpmaddubsw; exact by 7-bit split), not depthwise", declines_gemm,
+           run_gemm_avx2},
+          {"x8-qconv-gemm-nchw-portable", Isa::portable, "either accumulation, not depthwise",
+           declines_gemm, run_gemm_portable},
+          {"x8-qconv-reference", Isa::portable, "always (the specification)", nullptr,
+           qconv_reference, true},
+      }};
+  return list;
+}
+
+}  // namespace npukit

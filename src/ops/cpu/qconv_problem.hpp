@@ -1,0 +1,88 @@
+// The fast integer convolution (QLinearConv / ConvInteger) family: one
+// validated call (QConvProblem), the weights packed once for it
+// (QConvPackedWeights), and the ordered kernel list (qconv_kernels()).
+//
+// Every kernel computes, per output, acc = sum over k of (x - x_zp)(w - w_zp)
+// (exact_int32) or MLAS's u8 x s8 int16-pair sum (mlas_u8s8_int16_pairs), plus
+// the bias, then either stores acc (ConvInteger) or requantizes it with
+// detail::requantize_float's fp32 operations, bit-exact with the reference.
+//
+// The GEMM kernels share one data layout. Every operand is turned into a
+// u8 x s8 product of "primed" codes, so that one vpdpbusd / vpmaddubsw shape
+// serves all dtype pairs:
+//   exact_int32: x' = x (u8) or x + 128 (s8, x ^ 0x80), x_zp' likewise;
+//                w' = w (s8) or w - 128 (u8, w ^ 0x80), w_zp' likewise;
+//                sum (x - x_zp)(w - w_zp) = sum (x' - x_zp')(w' - w_zp')
+//                = S - x_zp' * sum(w') - w_zp' * sum(x') + K x_zp' w_zp'
+//                with S = sum x' w' (all in wrapping int32: the true value fits).
+//   mlas pairs:  the raw u8 and s8 codes (no prime), K in (kh, kw, ic) order.
+// A padding tap reads x_zp' (it contributes 0); K is padded to a multiple of
+// 4 with x' = w' = 0 (contributing 0 to S and to both sums).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "npukit/ops/quantized.hpp"
+#include "ops/kernel_list.hpp"
+
+namespace npukit {
+
+// Output channels per packed weight block (the GEMM kernels' register rows).
+inline constexpr int64_t kQConvRows = 8;
+
+struct QConvPackedWeights {
+  bool pairs = false;         // mlas_u8s8_int16_pairs layout: raw codes, K in (kh, kw, ic)
+  bool x_primed = false;      // exact mode with s8 activations: x' = x ^ 0x80
+  DType w_dtype = DType::s8;  // dtype of the weights it was packed from
+  Shape w_shape;              // (OC, C/groups, KH, KW)
+  int64_t groups = 1;
+  int64_t K = 0, K4 = 0;  // products per output; quads of 4 after padding
+  int64_t blocks = 0;     // weight blocks of kQConvRows channels per group
+  // [groups][blocks][K4][kQConvRows][4] s8 codes w' (0 beyond OC/groups and K).
+  std::vector<int8_t> w;
+  std::vector<int32_t> w_sum;  // [OC] sum over k of w'
+  // Source element offset of each k within one group's input channels, and
+  // its (kh, kw), in packing order: k -> (ic, kh, kw).
+  std::vector<int32_t> k_ic, k_kh, k_kw;
+  const int8_t* block(int64_t g, int64_t b) const {
+    return w.data() + (g * blocks + b) * K4 * kQConvRows * 4;
+  }
+};
+
+// The arguments of one call, validated by qlinear_conv / conv_integer.
+struct QConvProblem {
+  TensorView x, w, bias, y;  // bias empty when absent; y s32 when !requantize
+  Window2d window;
+  int64_t groups = 1;
+  int32_t x_zp = 0;
+  QuantParams wq;  // axis 0
+  bool requantize = true;
+  float x_scale = 1.0f, y_scale = 1.0f;
+  int32_t y_zp = 0;
+  Rounding rounding = Rounding::half_to_even;
+  bool pairs = false;  // the effective accumulation is MLAS's int16 pairs
+  bool depthwise = false;
+  const QConvPackedWeights* packed = nullptr;  // matching weights, or null
+};
+
+// Packs w for the problem's mode and activation dtype (x_dtype).
+std::shared_ptr<const QConvPackedWeights> pack_qconv(const TensorView& w, const QuantParams& wq,
+                                                     int64_t groups, bool pairs, DType x_dtype);
+// Whether `pk` was packed for this problem.
+bool qconv_packed_matches(const QConvPackedWeights& pk, const QConvProblem& p);
+
+const KernelList<QConvProblem>& qconv_kernels();
+
+// The validated problem of one qlinear_conv / conv_integer call (the errors
+// are theirs); tests run every kernel of the list on it.
+QConvProblem qlinear_conv_problem(const TensorView& x, const TensorView& w, const TensorView& bias,
+                                  const TensorView& y, const QLinearConvParams& p);
+QConvProblem conv_integer_problem(const TensorView& x, const TensorView& w, const TensorView& y,
+                                  const ConvIntegerParams& p);
+
+// Reference path of the family (the operator's specification).
+void qconv_reference(const QConvProblem& p);
+
+}  // namespace npukit

@@ -1,0 +1,114 @@
+// AVX-512 and AVX2 output rows of the depthwise integer convolution
+// (x8-qconv-dw.cpp): 16 (8) output columns per step, every tap multiplied
+// (vpmulld, exact) and added in a register; strides 1 and 2 load the taps
+// directly (stride 2 keeps the even int16 of each int32 lane), other strides
+// and the last columns take the portable loop.
+#include "ops/cpu/qconv_gemm.hpp"
+
+#if defined(__x86_64__)
+// GCC 12 reports its own _mm512_undefined_* placeholders inside the AVX-512
+// intrinsics as maybe-uninitialized (a false positive of the header).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+
+namespace npukit::qconv {
+
+namespace {
+
+// The tail columns [t, n) by the portable loop.
+void tail(const DwRow& r, int64_t t, int32_t* acc) {
+  DwRow rest = r;
+  rest.row = r.row + t * r.sw;
+  rest.n = r.n - t;
+  dw_row_portable(rest, acc + t);
+}
+
+// Columns [t, t + 16) of one output row; `m` masks the columns past the end
+// (their taps are not loaded, their sums not stored).
+template <int S>
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))) inline void step512(const DwRow& r,
+                                                                                  int64_t t,
+                                                                                  __mmask16 m,
+                                                                                  int32_t* acc) {
+  __m512i a = _mm512_setzero_si512();
+  for (int64_t kh = 0; kh < r.kh; ++kh)
+    for (int64_t kw = 0; kw < r.kw; ++kw) {
+      const int16_t* s = r.row + kh * r.dh * r.wp + kw * r.dw + t * S;
+      __m512i xv;
+      if (S == 1) {
+        xv = _mm512_cvtepi16_epi32(_mm256_maskz_loadu_epi16(m, s));
+      } else {  // lane i holds columns 2i (low half) and 2i + 1: keep the low half
+        const __m512i v = _mm512_maskz_loadu_epi32(m, s);
+        xv = _mm512_srai_epi32(_mm512_slli_epi32(v, 16), 16);
+      }
+      a = _mm512_add_epi32(a, _mm512_mullo_epi32(xv, _mm512_set1_epi32(r.w[kh * r.kw + kw])));
+    }
+  _mm512_mask_storeu_epi32(acc + t, m, a);
+}
+
+template <int S>
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))) void rows512(const DwRow& r,
+                                                                           int32_t* acc) {
+  int64_t t = 0;
+  for (; t + 16 <= r.n; t += 16) step512<S>(r, t, __mmask16(0xFFFF), acc);
+  if (t < r.n) step512<S>(r, t, __mmask16((1u << (r.n - t)) - 1), acc);
+}
+
+template <int S>
+__attribute__((target("avx2,fma"))) void rows256(const DwRow& r, int32_t* acc) {
+  int64_t t = 0;
+  for (; t + 8 <= r.n; t += 8) {
+    __m256i a = _mm256_setzero_si256();
+    for (int64_t kh = 0; kh < r.kh; ++kh)
+      for (int64_t kw = 0; kw < r.kw; ++kw) {
+        const int16_t* s = r.row + kh * r.dh * r.wp + kw * r.dw + t * S;
+        __m256i xv;
+        if (S == 1) {
+          xv = _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s)));
+        } else {
+          const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
+          xv = _mm256_srai_epi32(_mm256_slli_epi32(v, 16), 16);
+        }
+        a = _mm256_add_epi32(a, _mm256_mullo_epi32(xv, _mm256_set1_epi32(r.w[kh * r.kw + kw])));
+      }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + t), a);
+  }
+  tail(r, t, acc);
+}
+
+}  // namespace
+
+void dw_row_avx512(const DwRow& r, int32_t* acc) {
+  if (r.sw == 1)
+    rows512<1>(r, acc);
+  else if (r.sw == 2)
+    rows512<2>(r, acc);
+  else
+    dw_row_portable(r, acc);
+}
+
+void dw_row_avx2(const DwRow& r, int32_t* acc) {
+  if (r.sw == 1)
+    rows256<1>(r, acc);
+  else if (r.sw == 2)
+    rows256<2>(r, acc);
+  else
+    dw_row_portable(r, acc);
+}
+
+}  // namespace npukit::qconv
+
+#else
+
+namespace npukit::qconv {
+void dw_row_avx512(const DwRow& r, int32_t* acc) {
+  dw_row_portable(r, acc);
+}
+void dw_row_avx2(const DwRow& r, int32_t* acc) {
+  dw_row_portable(r, acc);
+}
+}  // namespace npukit::qconv
+
+#endif

@@ -1,0 +1,138 @@
+// AVX2 pieces of the integer convolution GEMM (qconv_gemm.hpp).
+//  - pair micro-kernel: vpmaddubsw (adjacent u8 x s8 products summed and
+//    saturated to int16) then vpmaddwd by ones: MLAS's AVX2 arithmetic exactly.
+//  - exact micro-kernel without VNNI: x' = 128*b7 + x7 with x7 = x' & 0x7f.
+//    vpmaddubsw(x7, w) cannot saturate (|2 * 127 * 128| < 32767) nor can
+//    vpmaddubsw(b7, w) (|2 * 128|); the two are widened by vpmaddwd with 1 and
+//    128 respectively, so every product is summed exactly in int32.
+//  - requantizing row store with the reference's fp32 operations.
+// Register block: 4 weight rows x 16 pixels (2 vectors) = 8 accumulators.
+#include "ops/cpu/qconv_gemm.hpp"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#include <cstring>
+
+#define NPUKIT_AVX2 __attribute__((target("avx2,fma")))
+
+namespace npukit::qconv {
+
+namespace {
+
+inline int32_t word_at(const int8_t* p) {
+  int32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+constexpr int kRowsAvx2 = 4;
+
+template <bool kExact>
+NPUKIT_AVX2 void block_4x16(const uint8_t* x, const int8_t* w, int64_t K4, int32_t* c) {
+  const __m256i ones = _mm256_set1_epi16(1), k128 = _mm256_set1_epi16(128);
+  const __m256i low7 = _mm256_set1_epi8(0x7f), bit0 = _mm256_set1_epi8(1);
+  __m256i acc[kRowsAvx2][2];
+  for (auto& row : acc) row[0] = row[1] = _mm256_setzero_si256();
+  for (int64_t q = 0; q < K4; ++q) {
+    const uint8_t* xq = x + q * kTile * 4;
+    __m256i xv[2];
+    xv[0] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xq));
+    xv[1] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xq + 32));
+    __m256i lo[2], hi[2];
+    if (kExact)
+      for (int v = 0; v < 2; ++v) {
+        lo[v] = _mm256_and_si256(xv[v], low7);
+        hi[v] = _mm256_and_si256(_mm256_srli_epi16(xv[v], 7), bit0);
+      }
+    const int8_t* wq = w + q * kQConvRows * 4;
+    for (int r = 0; r < kRowsAvx2; ++r) {
+      const __m256i wb = _mm256_set1_epi32(word_at(wq + r * 4));
+      for (int v = 0; v < 2; ++v) {
+        __m256i t;
+        if (kExact)
+          t = _mm256_add_epi32(_mm256_madd_epi16(_mm256_maddubs_epi16(lo[v], wb), ones),
+                               _mm256_madd_epi16(_mm256_maddubs_epi16(hi[v], wb), k128));
+        else
+          t = _mm256_madd_epi16(_mm256_maddubs_epi16(xv[v], wb), ones);
+        acc[r][v] = _mm256_add_epi32(acc[r][v], t);
+      }
+    }
+  }
+  for (int r = 0; r < kRowsAvx2; ++r)
+    for (int v = 0; v < 2; ++v)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * kTile + v * 8), acc[r][v]);
+}
+
+template <bool kExact>
+void gemm_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t* c) {
+  for (int v = 0; v < nvec; ++v)
+    for (int r0 = 0; r0 < kQConvRows; r0 += kRowsAvx2)
+      block_4x16<kExact>(x + v * 16 * 4, w + r0 * 4, K4, c + r0 * kTile + v * 16);
+}
+
+}  // namespace
+
+void gemm_exact_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t* c) {
+  gemm_avx2<true>(x, w, K4, nvec, c);
+}
+
+void gemm_pairs_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t* c) {
+  gemm_avx2<false>(x, w, K4, nvec, c);
+}
+
+NPUKIT_AVX2 void store_avx2(const int32_t* c, int64_t n, const RowStore& s, void* y) {
+  const __m256i offset = _mm256_set1_epi32(s.offset), wzp = _mm256_set1_epi32(s.w_zp);
+  const __m256 m = _mm256_set1_ps(s.multiplier);
+  const int32_t lo = s.y_s8 ? -128 : 0, hi = s.y_s8 ? 127 : 255;
+  const __m256 flo = _mm256_set1_ps(static_cast<float>(lo - s.y_zp));
+  const __m256 fhi = _mm256_set1_ps(static_cast<float>(hi - s.y_zp));
+  const __m256i yzp = _mm256_set1_epi32(s.y_zp);
+  int64_t t = 0;
+  for (; t + 8 <= n; t += 8) {
+    __m256i a =
+        _mm256_add_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + t)), offset);
+    if (s.w_zp != 0)
+      a = _mm256_sub_epi32(
+          a, _mm256_mullo_epi32(wzp,
+                                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s.x_sum + t))));
+    if (!s.requantize) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<int32_t*>(y) + t), a);
+      continue;
+    }
+    __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(a), m);
+    v = _mm256_blendv_ps(v, flo, _mm256_cmp_ps(v, flo, _CMP_LT_OQ));
+    v = _mm256_blendv_ps(v, fhi, _mm256_cmp_ps(v, fhi, _CMP_GT_OQ));
+    const __m256i r = _mm256_add_epi32(
+        _mm256_cvttps_epi32(_mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)),
+        yzp);
+    // r is within the code range: pack to 16 then 8 bits without saturation effects.
+    const __m128i r16 = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+    const __m128i r8 = s.y_s8 ? _mm_packs_epi16(r16, r16) : _mm_packus_epi16(r16, r16);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(static_cast<int8_t*>(y) + t), r8);
+  }
+  if (t < n) {
+    RowStore tail = s;
+    if (s.x_sum) tail.x_sum = s.x_sum + t;
+    const int64_t es = s.requantize ? 1 : 4;
+    store_portable(c + t, n - t, tail, static_cast<char*>(y) + t * es);
+  }
+}
+
+}  // namespace npukit::qconv
+
+#else
+
+namespace npukit::qconv {
+void gemm_exact_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t* c) {
+  gemm_exact_portable(x, w, K4, nvec, c);
+}
+void gemm_pairs_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t* c) {
+  gemm_pairs_portable(x, w, K4, nvec, c);
+}
+void store_avx2(const int32_t* c, int64_t n, const RowStore& s, void* y) {
+  store_portable(c, n, s, y);
+}
+}  // namespace npukit::qconv
+
+#endif

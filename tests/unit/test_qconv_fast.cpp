@@ -1,0 +1,278 @@
+// Every kernel of the integer convolution list (qconv_kernels(): depthwise,
+// VNNI / AVX-512 / AVX2 / portable GEMM, both accumulations) against the
+// reference variant, output byte for byte, over seeded random geometries
+// (groups, depthwise, dilation, pads, 1x1, strides, odd channels, batches,
+// NHWC inputs, 1-wide images), u8/s8 operands, per-channel weight scales and
+// zero points, extreme scales and codes, QLinearConv and ConvInteger, with 1,
+// 2 and 3 threads. A failure prints the seed and the case.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <set>
+
+#include "npukit/kernels.hpp"
+#include "npukit/ops/quantized.hpp"
+#include "npukit/parallel.hpp"
+#include "ops/cpu/qconv_problem.hpp"
+
+namespace npukit {
+namespace {
+
+struct Case {
+  int64_t n, ic, h, w, oc, kh, kw, groups, sh, sw, dh, dw, pt, pb, pl, pr;
+  DType xd, wd;
+  bool per_channel, nhwc, bias, pairs, extreme_codes, extreme_scales;
+};
+
+std::string text(const Case& c, uint32_t seed, int it) {
+  char b[400];
+  std::snprintf(b, sizeof b,
+                "seed %u case %d: x %s [%ld,%ld,%ld,%ld]%s w %s oc %ld k %ldx%ld groups %ld "
+                "stride %ldx%ld dilation %ldx%ld pads t%ld b%ld l%ld r%ld per_channel %d bias %d "
+                "accumulation %s extreme codes %d scales %d",
+                seed, it, dtype_name(c.xd), (long)c.n, (long)c.ic, (long)c.h, (long)c.w,
+                c.nhwc ? " nhwc" : "", dtype_name(c.wd), (long)c.oc, (long)c.kh, (long)c.kw,
+                (long)c.groups, (long)c.sh, (long)c.sw, (long)c.dh, (long)c.dw, (long)c.pt,
+                (long)c.pb, (long)c.pl, (long)c.pr, c.per_channel, c.bias,
+                c.pairs ? "mlas_u8s8_int16_pairs" : "exact_int32", c.extreme_codes,
+                c.extreme_scales);
+  return b;
+}
+
+// Fills t (any layout) with random codes; `extreme` picks only the two ends.
+void fill_codes(Tensor& t, std::mt19937& rng, bool extreme) {
+  const bool s = t.dtype() == DType::s8;
+  std::uniform_int_distribution<int> any(s ? -128 : 0, s ? 127 : 255), coin(0, 1);
+  auto* p = static_cast<uint8_t*>(t.view().raw());
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    const int v = extreme ? (coin(rng) ? (s ? -128 : 0) : (s ? 127 : 255)) : any(rng);
+    p[i] = static_cast<uint8_t>(v);
+  }
+}
+
+Case random_case(std::mt19937& rng, int it) {
+  auto r = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  Case c{};
+  const int kind = static_cast<int>(r(0, 5));  // 0 depthwise, 1 grouped, 2 1x1, 3 FC-like, else any
+  c.n = r(1, 3);
+  if (kind == 0) {
+    c.groups = r(1, 19), c.ic = c.groups, c.oc = c.groups;
+  } else if (kind == 1) {
+    c.groups = r(2, 4), c.ic = c.groups * r(1, 6), c.oc = c.groups * r(1, 11);
+  } else {
+    c.groups = 1, c.ic = r(1, 40), c.oc = r(1, 35);
+  }
+  c.kh = r(1, 4), c.kw = r(1, 4), c.sh = r(1, 3), c.sw = r(1, 3), c.dh = r(1, 2), c.dw = r(1, 2);
+  c.pt = r(0, 2), c.pb = r(0, 2), c.pl = r(0, 2), c.pr = r(0, 2);
+  if (kind == 2) c.kh = c.kw = 1, c.sh = c.sw = 1, c.pt = c.pb = c.pl = c.pr = 0;
+  c.h = r(std::max<int64_t>(1, (c.kh - 1) * c.dh + 1 - c.pt - c.pb), 23);
+  c.w = r(std::max<int64_t>(1, (c.kw - 1) * c.dw + 1 - c.pl - c.pr), 23);
+  if (it % 7 == 0) c.w = std::max<int64_t>(1, (c.kw - 1) * c.dw + 1 - c.pl - c.pr);  // narrow
+  if (it % 7 == 3) c.w = r(33, 90), c.sw = r(1, 2);  // wide rows: the vector gathers run
+  if (kind == 3) {  // a fully connected layer as a convolution: window = image, no pads
+    c.n = r(1, 70), c.ic = r(1, 70), c.h = r(1, 3), c.w = r(1, 3), c.kh = c.h, c.kw = c.w;
+    c.sh = c.sw = c.dh = c.dw = 1, c.pt = c.pb = c.pl = c.pr = 0;
+  }
+  c.xd = r(0, 1) ? DType::u8 : DType::s8;
+  c.wd = r(0, 1) ? DType::u8 : DType::s8;
+  c.per_channel = r(0, 1);
+  c.nhwc = r(0, 3) == 0;
+  c.bias = r(0, 3) != 0;
+  c.pairs = r(0, 1);
+  c.extreme_codes = it % 5 == 0;
+  c.extreme_scales = it % 6 == 1;
+  return c;
+}
+
+struct Built {
+  Tensor x, w, bias;
+  QLinearConvParams p;
+};
+
+Built build(const Case& c, std::mt19937& rng) {
+  auto r = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  Built b;
+  b.x = Tensor(c.xd, {c.n, c.ic, c.h, c.w}, c.nhwc ? Layout::nhwc : Layout::nchw);
+  b.w = Tensor(c.wd, {c.oc, c.ic / c.groups, c.kh, c.kw});
+  fill_codes(b.x, rng, c.extreme_codes);
+  fill_codes(b.w, rng, c.extreme_codes);
+  QLinearConvParams& p = b.p;
+  p.window.kernel_h = c.kh, p.window.kernel_w = c.kw;
+  p.window.stride_h = c.sh, p.window.stride_w = c.sw;
+  p.window.dilation_h = c.dh, p.window.dilation_w = c.dw;
+  p.window.pad_top = c.pt, p.window.pad_bottom = c.pb, p.window.pad_left = c.pl,
+  p.window.pad_right = c.pr;
+  p.groups = c.groups;
+  const bool xs = c.xd == DType::s8, ws = c.wd == DType::s8;
+  auto zp = [&](bool s) {
+    return static_cast<int32_t>(c.extreme_codes ? (r(0, 1) ? (s ? -128 : 0) : (s ? 127 : 255))
+                                                : r(s ? -128 : 0, s ? 127 : 255));
+  };
+  p.x_zero_point = zp(xs);
+  p.y_zero_point = zp(xs);
+  const int64_t K = c.ic / c.groups * c.kh * c.kw;
+  // Scales that put typical accumulators across the output range (so outputs
+  // are neither all zero nor all saturated), or extreme ones.
+  auto scale = [&] { return std::uniform_real_distribution<float>(0.5f, 2.0f)(rng); };
+  p.x_scale = c.extreme_scales ? 1e-30f : 0.02f * scale();
+  p.y_scale = c.extreme_scales ? 3e-37f : p.x_scale * 0.05f * std::sqrt(float(K)) * 60.0f;
+  const int64_t nw = c.per_channel ? c.oc : 1;
+  p.w.scale.clear();
+  p.w.zero_point.clear();
+  for (int64_t o = 0; o < nw; ++o) {
+    p.w.scale.push_back(c.extreme_scales ? (o % 2 ? 1e-8f : 3e-9f) : 0.05f * scale());
+    p.w.zero_point.push_back(ws && !c.extreme_codes && r(0, 2) == 0 ? 0 : zp(ws));
+  }
+  p.w.axis = 0;
+  p.has_bias = c.bias;
+  b.bias = Tensor(DType::s32, {c.oc});
+  for (int64_t o = 0; o < c.oc; ++o)
+    b.bias.data<int32_t>()[o] = static_cast<int32_t>(r(-20000, 20000));
+  p.accumulation = c.pairs ? IntAccumulation::mlas_u8s8_int16_pairs : IntAccumulation::exact_int32;
+  return b;
+}
+
+struct ThreadsGuard {
+  int saved = num_threads();
+  ~ThreadsGuard() { set_num_threads(saved); }
+};
+
+std::vector<uint8_t> bytes(const Tensor& t) {
+  const auto* p = static_cast<const uint8_t*>(t.view().raw());
+  return {p, p + t.numel() * static_cast<int64_t>(dtype_size(t.dtype()))};
+}
+
+// Runs every runnable, accepting variant on `q` (whose y is overwritten) and
+// compares its bytes with the reference's; returns the names that ran.
+std::set<std::string> check_all(QConvProblem q, Tensor& y, const std::string& what) {
+  std::set<std::string> ran;
+  const auto& list = qconv_kernels();
+  std::memset(y.view().raw(), 0x5a, static_cast<size_t>(y.numel()) * dtype_size(y.dtype()));
+  list.variants.back().run(q);
+  const std::vector<uint8_t> want = bytes(y);
+  for (const auto& v : list.variants) {
+    if (v.reference || !KernelList<QConvProblem>::runnable(v) || v.isa > host_isa()) continue;
+    if (v.declines && v.declines(q)) continue;
+    std::memset(y.view().raw(), 0xa5, static_cast<size_t>(y.numel()) * dtype_size(y.dtype()));
+    v.run(q);
+    const std::vector<uint8_t> got = bytes(y);
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < got.size(); ++i)
+      if (got[i] != want[i] && bad++ == 0) first = i;
+    EXPECT_EQ(bad, 0u) << v.name << " " << what << ": " << bad << " bytes differ, first at byte "
+                       << first;
+    ran.insert(v.name);
+  }
+  return ran;
+}
+
+TEST(QConvFast, EveryKernelMatchesTheReference) {
+  const uint32_t seed = 20261126;
+  std::mt19937 rng(seed);
+  ThreadsGuard guard;
+  std::set<std::string> ran;
+  int informative = 0;
+  for (int it = 0; it < 300; ++it) {
+    const Case c = random_case(rng, it);
+    Built b = build(c, rng);
+    const Shape out = qlinear_conv_output_shape(b.x.shape(), b.w.shape(), b.p);
+    Tensor y(c.xd, out);
+    const std::string what = text(c, seed, it);
+    set_num_threads(1 + it % 3);
+    QConvProblem q = qlinear_conv_problem(b.x, b.w, b.bias, y, b.p);
+    for (const auto& n : check_all(q, y, what + " (QLinearConv)")) ran.insert(n);
+    // Also through a pack made in advance (the ONNX runner's path).
+    const auto pk = pack_qlinear_conv_weights(b.w, b.p, c.xd);
+    q.packed = pk.get();
+    check_all(q, y, what + " (QLinearConv, packed once)");
+    // Weak-test guard: count cases whose outputs take several values.
+    std::set<uint8_t> distinct;
+    for (uint8_t v : bytes(y)) distinct.insert(v);
+    informative += distinct.size() > 3;
+    // ConvInteger on the same operands (exact accumulation, int32 outputs).
+    ConvIntegerParams ci;
+    ci.window = b.p.window;
+    ci.groups = b.p.groups;
+    ci.x_zero_point = b.p.x_zero_point;
+    ci.w_zero_point = b.p.w.zero_point;
+    Tensor yi(DType::s32, out);
+    for (const auto& n :
+         check_all(conv_integer_problem(b.x, b.w, yi, ci), yi, what + " (ConvInteger)"))
+      ran.insert(n);
+    if (HasFailure()) break;
+  }
+  EXPECT_GT(informative, 200) << "too many cases with near-constant outputs";
+  // Every listed kernel this host can run was exercised.
+  for (const auto& v : qconv_kernels().variants) {
+    if (!v.reference && KernelList<QConvProblem>::runnable(v) && v.isa <= host_isa()) {
+      EXPECT_TRUE(ran.count(v.name)) << v.name << " never ran";
+    }
+  }
+}
+
+TEST(QConvFast, LargestSumsAtTheInt32Limit) {
+  // K = 33021 products of magnitude 255 * 255 (s8 codes at one end, zero
+  // points at the other): the accumulator ends 23 below INT32_MAX; and the
+  // MLAS pair sums of u8 255 x s8 -128 saturate every pair.
+  ThreadsGuard guard;
+  for (const bool pairs : {false, true}) {
+    const DType xd = pairs ? DType::u8 : DType::s8;
+    const int64_t ic = 3669;
+    Tensor x(xd, {1, ic, 3, 3}), w(DType::s8, {9, ic, 3, 3});
+    std::memset(x.view().raw(), pairs ? 255 : 127, static_cast<size_t>(x.numel()));
+    std::memset(w.view().raw(), pairs ? 0x80 : 127, static_cast<size_t>(w.numel()));
+    QLinearConvParams p;
+    p.window.kernel_h = p.window.kernel_w = 3;
+    p.x_zero_point = pairs ? 0 : -128;
+    p.w.zero_point = {pairs ? 0 : -128};
+    p.accumulation = pairs ? IntAccumulation::mlas_u8s8_int16_pairs : IntAccumulation::exact_int32;
+    ConvIntegerParams ci;
+    ci.window = p.window;
+    ci.x_zero_point = p.x_zero_point;
+    ci.w_zero_point = p.w.zero_point;
+    Tensor yi(DType::s32, {1, 9, 1, 1});
+    const QConvProblem q = conv_integer_problem(x, w, yi, ci);
+    check_all(q, yi, pairs ? "int32 limit (pairs operands, exact)" : "int32 limit");
+    EXPECT_EQ(yi.data<int32_t>()[0], pairs ? 33021 * 255 * -128 : 33021 * 65025);
+    Tensor y(xd, {1, 9, 1, 1});
+    p.y_scale = 1e6f;
+    for (int threads : {1, 2, 3}) {
+      set_num_threads(threads);
+      check_all(qlinear_conv_problem(x, w, Tensor(), y, p), y, "int32 limit, requantized");
+    }
+  }
+}
+
+TEST(QConvFast, ForcedReferenceAndIsaCapsGiveTheSameBytes) {
+  // The public entry point under NPUKIT_IMPL / NPUKIT_MAX_ISA's settings.
+  const uint32_t seed = 77;
+  std::mt19937 rng(seed);
+  const Impl saved_impl = impl();
+  const Isa saved_isa = max_isa();
+  for (int it = 0; it < 40; ++it) {
+    const Case c = random_case(rng, it);
+    Built b = build(c, rng);
+    const Shape out = qlinear_conv_output_shape(b.x.shape(), b.w.shape(), b.p);
+    Tensor want(c.xd, out), got(c.xd, out);
+    set_impl(Impl::reference);
+    qlinear_conv(b.x, b.w, b.bias, want, b.p);
+    set_impl(Impl::fast);
+    for (Isa isa : {Isa::portable, Isa::avx2, Isa::avx512, Isa::avx512_vnni}) {
+      if (isa > host_isa()) continue;
+      set_max_isa(isa);
+      qlinear_conv(b.x, b.w, b.bias, got, b.p);
+      EXPECT_EQ(bytes(got), bytes(want)) << text(c, seed, it) << " max isa " << isa_name(isa);
+    }
+    set_max_isa(saved_isa);
+  }
+  set_impl(saved_impl);
+  set_max_isa(saved_isa);
+}
+
+}  // namespace
+}  // namespace npukit
