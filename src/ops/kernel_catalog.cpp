@@ -12,7 +12,6 @@ std::vector<KernelInfo> list_kernels() {
   auto add = [&](const std::vector<KernelInfo>& family) {
     all.insert(all.end(), family.begin(), family.end());
   };
-  (void)add;  // families: add(<family>_kernels().info());
   add(qconv_kernels().info());
   add(qadd_kernels().info());
   add(quantize_kernels().info());
