@@ -1,5 +1,6 @@
 // Every kernel family's list, for `npukit info --kernels`, the tests and the
 // benchmarks. A new family adds one line here.
+#include "cpu/pool2d_plan.hpp"
 #include "npukit/kernels.hpp"
 
 namespace npukit {
@@ -9,7 +10,7 @@ std::vector<KernelInfo> list_kernels() {
   auto add = [&](const std::vector<KernelInfo>& family) {
     all.insert(all.end(), family.begin(), family.end());
   };
-  (void)add;  // families: add(<family>_kernels().info());
+  add(pool2d_kernels().info());
   return all;
 }
 
