@@ -27,21 +27,27 @@ struct Simd {
 
   NPUKIT_POOL_TARGET static F zero() { return _mm256_setzero_ps(); }
   NPUKIT_POOL_TARGET static F set1(float v) { return _mm256_set1_ps(v); }
-  NPUKIT_POOL_TARGET static F load1(const float* p, int n) {
-    return n == V ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, mask(n));
-  }
-  NPUKIT_POOL_TARGET static F load2(const float* p, int n) {
-    const int e = 2 * n - 1;  // elements read: up to the last lane's own
-    const F a = _mm256_maskload_ps(p, mask(e));
-    const F b = _mm256_maskload_ps(p + 8, mask(e - 8));
-    // [a0 a2 b0 b2 | a4 a6 b4 b6] -> [a0 a2 a4 a6 b0 b2 b4 b6]
-    const F s = _mm256_shuffle_ps(a, b, 0x88);
-    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(s), 0xd8));
-  }
-  NPUKIT_POOL_TARGET static F gather(const float* p, int64_t ls, int n) {
-    return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), p, iota_times(ls),
-                                    _mm256_castsi256_ps(mask(n)), 4);
-  }
+  // Loads n lanes at a lane stride of 1, 2 or ls elements; masked-off
+  // elements are never read (2: up to the last lane's own element only).
+  template <int LK>
+  struct FLoad {
+    __m256i a, b, idx;
+    bool full;
+    NPUKIT_POOL_TARGET FLoad(int64_t ls, int n) : full(n == V) {
+      a = mask(LK == 2 ? 2 * n - 1 : n);
+      b = mask(2 * n - 1 - 8);
+      idx = iota_times(ls);
+    }
+    NPUKIT_POOL_TARGET F operator()(const float* p) const {
+      if constexpr (LK == 1) return full ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, a);
+      if constexpr (LK == 2) {
+        // [x0 x2 y0 y2 | x4 x6 y4 y6] -> [x0 x2 x4 x6 y0 y2 y4 y6]
+        const F s = _mm256_shuffle_ps(_mm256_maskload_ps(p, a), _mm256_maskload_ps(p + 8, b), 0x88);
+        return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(s), 0xd8));
+      }
+      return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), p, idx, _mm256_castsi256_ps(a), 4);
+    }
+  };
   NPUKIT_POOL_TARGET static void store(float* p, int64_t ys, F v, int n) {
     if (ys == 1) {
       if (n == V)
@@ -77,30 +83,39 @@ struct Simd {
   NPUKIT_POOL_TARGET static F from(const float* a) { return _mm256_loadu_ps(a); }
 
   NPUKIT_POOL_TARGET static B set1_8(uint8_t v) { return _mm256_set1_epi8(static_cast<char>(v)); }
-  NPUKIT_POOL_TARGET static B load8_1(const uint8_t* p, int n) {
-    if (n == VB) return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-    alignas(32) uint8_t tmp[VB] = {};
-    std::memcpy(tmp, p, static_cast<size_t>(n));
-    return _mm256_load_si256(reinterpret_cast<const __m256i*>(tmp));
-  }
-  NPUKIT_POOL_TARGET static B load8_2(const uint8_t* p, int n) {
-    __m256i a, b;
-    if (n == VB) {
-      // Bytes 0..31 and 31..62: never the byte after the last lane's own.
-      a = _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)),
-                           _mm256_set1_epi16(0x00ff));
-      b = _mm256_srli_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 31)), 8);
-    } else {
+  // Byte lanes at a lane stride of 1 or 2; AVX2 has no byte masks, so a
+  // partial vector (and any other stride) is collected through a buffer.
+  template <int LK>
+  struct BLoad {
+    int64_t ls;
+    int n;
+    NPUKIT_POOL_TARGET BLoad(int64_t ls_, int n_) : ls(ls_), n(n_) {}
+    NPUKIT_POOL_TARGET B operator()(const uint8_t* p) const {
       alignas(32) uint8_t tmp[2 * VB] = {};
-      std::memcpy(tmp, p, static_cast<size_t>(2 * n - 1));
-      a = _mm256_and_si256(_mm256_load_si256(reinterpret_cast<const __m256i*>(tmp)),
-                           _mm256_set1_epi16(0x00ff));
-      b = _mm256_and_si256(_mm256_load_si256(reinterpret_cast<const __m256i*>(tmp + VB)),
-                           _mm256_set1_epi16(0x00ff));
+      if constexpr (LK == 1) {
+        if (n == VB) return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+        std::memcpy(tmp, p, static_cast<size_t>(n));
+        return _mm256_load_si256(reinterpret_cast<const __m256i*>(tmp));
+      } else if constexpr (LK == 2) {
+        const __m256i lo = _mm256_set1_epi16(0x00ff);
+        __m256i x, y;
+        if (n == VB) {
+          // Bytes 0..31 and 31..62: never the byte after the last lane's own.
+          x = _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), lo);
+          y = _mm256_srli_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 31)), 8);
+        } else {
+          std::memcpy(tmp, p, static_cast<size_t>(2 * n - 1));
+          x = _mm256_and_si256(_mm256_load_si256(reinterpret_cast<const __m256i*>(tmp)), lo);
+          y = _mm256_and_si256(_mm256_load_si256(reinterpret_cast<const __m256i*>(tmp + VB)), lo);
+        }
+        // packus interleaves x and y per 128-bit lane; put the quadwords back in order.
+        return _mm256_permute4x64_epi64(_mm256_packus_epi16(x, y), 0xd8);
+      } else {
+        for (int i = 0; i < n; ++i) tmp[i] = p[i * ls];
+        return _mm256_load_si256(reinterpret_cast<const __m256i*>(tmp));
+      }
     }
-    // packus interleaves a and b per 128-bit lane; put the quadwords back in order.
-    return _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0xd8);
-  }
+  };
   NPUKIT_POOL_TARGET static void store8(uint8_t* p, int64_t ys, B v, int n) {
     alignas(32) uint8_t tmp[VB];
     if (ys == 1 && n == VB) return _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);

@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <cstring>
 
 #define NPUKIT_POOL_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
 #define NPUKIT_POOL_NS avx512
@@ -29,26 +30,40 @@ struct Simd {
 
   NPUKIT_POOL_TARGET static F zero() { return _mm512_setzero_ps(); }
   NPUKIT_POOL_TARGET static F set1(float v) { return _mm512_set1_ps(v); }
-  NPUKIT_POOL_TARGET static F load1(const float* p, int n) {
-    return n == V ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(m16(n), p);
-  }
-  NPUKIT_POOL_TARGET static F load2(const float* p, int n) {
-    const int e = 2 * n - 1;  // elements read: up to the last lane's own
-    const F a = _mm512_maskz_loadu_ps(m16(e), p);
-    const F b = _mm512_maskz_loadu_ps(m16(e - 16), p + 16);
-    const __m512i even =
-        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    return _mm512_permutex2var_ps(a, even, b);
-  }
-  NPUKIT_POOL_TARGET static F gather(const float* p, int64_t ls, int n) {
-    return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m16(n), iota_times(ls), p, 4);
-  }
+  // Loads n lanes at a lane stride of 1, 2 or ls elements; masked-off
+  // elements are never read (2: up to the last lane's own element only).
+  template <int LK>
+  struct FLoad {
+    __mmask16 a, b;
+    __m512i idx;
+    NPUKIT_POOL_TARGET FLoad(int64_t ls, int n) {
+      if constexpr (LK == 2) {
+        a = m16(2 * n - 1);
+        b = m16(2 * n - 1 - 16);
+        idx = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+      } else {
+        a = m16(n);
+        b = 0;
+        idx = LK == 1 ? _mm512_setzero_si512() : iota_times(ls);
+      }
+    }
+    NPUKIT_POOL_TARGET F operator()(const float* p) const {
+      if constexpr (LK == 1) return _mm512_maskz_loadu_ps(a, p);
+      if constexpr (LK == 2)
+        return _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(a, p), idx,
+                                      _mm512_maskz_loadu_ps(b, p + 16));
+      return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), a, idx, p, 4);
+    }
+  };
   NPUKIT_POOL_TARGET static void store(float* p, int64_t ys, F v, int n) {
     if (ys == 1) {
-      if (n == V)
+      if (n == V) {
         _mm512_storeu_ps(p, v);
-      else
-        _mm512_mask_storeu_ps(p, m16(n), v);
+      } else {
+        alignas(64) float tmp[V];
+        _mm512_store_ps(tmp, v);
+        std::memcpy(p, tmp, static_cast<size_t>(n) * sizeof(float));
+      }
     } else {
       _mm512_mask_i32scatter_ps(p, m16(n), iota_times(ys), v, 4);
     }
@@ -75,21 +90,35 @@ struct Simd {
   NPUKIT_POOL_TARGET static F from(const float* a) { return _mm512_loadu_ps(a); }
 
   NPUKIT_POOL_TARGET static B set1_8(uint8_t v) { return _mm512_set1_epi8(static_cast<char>(v)); }
-  NPUKIT_POOL_TARGET static B load8_1(const uint8_t* p, int n) {
-    return n == VB ? _mm512_loadu_si512(p) : _mm512_maskz_loadu_epi8(m64(n), p);
-  }
-  NPUKIT_POOL_TARGET static B load8_2(const uint8_t* p, int n) {
-    const int e = 2 * n - 1;
-    const __m512i lo = _mm512_set1_epi16(0x00ff);
-    const B a = _mm512_and_si512(_mm512_maskz_loadu_epi8(m64(e), p), lo);
-    const B b = _mm512_and_si512(_mm512_maskz_loadu_epi8(m64(e - 64), p + 64), lo);
-    // packus interleaves a and b per 128-bit lane; put the quadwords back in order.
-    return _mm512_maskz_permutexvar_epi64(0xff, _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7),
-                                          _mm512_packus_epi16(a, b));
-  }
+  // Byte lanes at a lane stride of 1 or 2 under masks; any other stride
+  // collects the lanes one by one.
+  template <int LK>
+  struct BLoad {
+    __mmask64 a, b;
+    int64_t ls;
+    int n;
+    NPUKIT_POOL_TARGET BLoad(int64_t ls_, int n_) : ls(ls_), n(n_) {
+      a = m64(LK == 2 ? 2 * n - 1 : n);
+      b = m64(2 * n - 1 - 64);
+    }
+    NPUKIT_POOL_TARGET B operator()(const uint8_t* p) const {
+      if constexpr (LK == 1) return _mm512_maskz_loadu_epi8(a, p);
+      if constexpr (LK == 2) {
+        const __m512i lo = _mm512_set1_epi16(0x00ff);
+        const B x = _mm512_and_si512(_mm512_maskz_loadu_epi8(a, p), lo);
+        const B y = _mm512_and_si512(_mm512_maskz_loadu_epi8(b, p + 64), lo);
+        // packus interleaves x and y per 128-bit lane; put the quadwords back in order.
+        return _mm512_maskz_permutexvar_epi64(0xff, _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7),
+                                              _mm512_packus_epi16(x, y));
+      }
+      alignas(64) uint8_t tmp[VB] = {};
+      for (int i = 0; i < n; ++i) tmp[i] = p[i * ls];
+      return _mm512_load_si512(tmp);
+    }
+  };
   NPUKIT_POOL_TARGET static void store8(uint8_t* p, int64_t ys, B v, int n) {
-    if (ys == 1) {
-      _mm512_mask_storeu_epi8(p, m64(n), v);
+    if (ys == 1 && n == VB) {
+      _mm512_storeu_si512(p, v);
     } else {
       alignas(64) uint8_t tmp[VB];
       _mm512_store_si512(tmp, v);

@@ -27,17 +27,17 @@ struct Simd {
     for (float& e : r.v) e = x;
     return r;
   }
-  static F load1(const float* p, int n) {
-    F r = zero();
-    for (int i = 0; i < n; ++i) r.v[i] = p[i];
-    return r;
-  }
-  static F load2(const float* p, int n) { return gather(p, 2, n); }
-  static F gather(const float* p, int64_t ls, int n) {
-    F r = zero();
-    for (int i = 0; i < n; ++i) r.v[i] = p[i * ls];
-    return r;
-  }
+  template <int LK>
+  struct FLoad {
+    int64_t ls;
+    int n;
+    FLoad(int64_t ls_, int n_) : ls(LK == 0 ? ls_ : LK), n(n_) {}
+    F operator()(const float* p) const {
+      F r = zero();
+      for (int i = 0; i < n; ++i) r.v[i] = p[i * ls];
+      return r;
+    }
+  };
   static void store(float* p, int64_t ys, F v, int n) {
     for (int i = 0; i < n; ++i) p[i * ys] = v.v[i];
   }
@@ -82,16 +82,17 @@ struct Simd {
     for (uint8_t& e : r.v) e = x;
     return r;
   }
-  static B load8_1(const uint8_t* p, int n) {
-    B r = set1_8(0);
-    for (int i = 0; i < n; ++i) r.v[i] = p[i];
-    return r;
-  }
-  static B load8_2(const uint8_t* p, int n) {
-    B r = set1_8(0);
-    for (int i = 0; i < n; ++i) r.v[i] = p[2 * i];
-    return r;
-  }
+  template <int LK>
+  struct BLoad {
+    int64_t ls;
+    int n;
+    BLoad(int64_t ls_, int n_) : ls(LK == 0 ? ls_ : LK), n(n_) {}
+    B operator()(const uint8_t* p) const {
+      B r = set1_8(0);
+      for (int i = 0; i < n; ++i) r.v[i] = p[i * ls];
+      return r;
+    }
+  };
   static void store8(uint8_t* p, int64_t ys, B v, int n) {
     for (int i = 0; i < n; ++i) p[i * ys] = v.v[i];
   }
