@@ -238,6 +238,7 @@ bool check_case(const Case& c, uint32_t seed, int index, Stats& st) {
   fill(c, x, g);
   const TensorView ref = make_view(refbuf, c.dtype, ys, 0);
   const Pool2dProblem ref_problem{x, ref, c.p};
+  set_num_threads(1);  // (OpenMP teams spin; the reference's result is thread-independent)
   pool2d_kernels().variants.back().run(ref_problem);
   const std::vector<uint8_t> want = logical_bytes(ref);
   ++st.cases;
