@@ -221,6 +221,7 @@ bool gaps_untouched(const std::vector<uint8_t>& buf, const TensorView& y) {
 
 struct Stats {
   int64_t cases = 0, runs = 0, elements = 0, nonzero = 0;
+  int64_t lanes[3] = {0, 0, 0};  // cases per cpu::Lanes choice
 };
 
 // Runs every runnable, accepting kernel of the family on case `c` and
@@ -242,6 +243,7 @@ bool check_case(const Case& c, uint32_t seed, int index, Stats& st) {
   pool2d_kernels().variants.back().run(ref_problem);
   const std::vector<uint8_t> want = logical_bytes(ref);
   ++st.cases;
+  ++st.lanes[static_cast<int>(cpu::make_pool2d_plan(ref_problem, 16).lanes)];
   // Threads 2 and 3 on every fourth case: OpenMP teams on a loaded machine
   // cost milliseconds per call, and the split is the same for every case.
   int threads = index % 4 == 0 ? 2 + index / 4 % 2 : 1;
@@ -281,6 +283,8 @@ TEST(Pool2dFast, EveryKernelMatchesReferenceOnRandomProblems) {
   EXPECT_GT(st.cases, 1500);
   EXPECT_GT(st.runs, st.cases);
   EXPECT_GT(st.nonzero, st.elements / 8);
+  // Each way of filling lanes (column, channel, packed channel) is exercised.
+  for (int64_t n : st.lanes) EXPECT_GT(n, 50);
 }
 
 // Shapes where the column-lane paths (stride 1 and 2, many full vectors plus

@@ -44,12 +44,22 @@ Pool2dPlan make_pool2d_plan(const Pool2dProblem& pr, int64_t lanes) {
   plan.h = axis_taps(axis_h(win, pr.x.dim(2)), pr.y.dim(2));
   plan.w = axis_taps(axis_w(win, pr.x.dim(3)), pr.y.dim(3));
   plan.w_interior = find_interior(plan.w);
-  // Column lanes when the channels are not the contiguous axis and most of
-  // a row is interior (a few outputs per row are worth more than gathering
-  // channels one element at a time).
+  // NHWC reads channels in place. NCHW: column lanes for rows with a wide
+  // interior; f32 windows that read each element about once (global pools)
+  // gather channels in place; otherwise copy blocks of planes to channel-last
+  // scratch (measured on Zen 5: column lanes win from ~16 interior outputs,
+  // packing wins on 14x14 planes, gathers on 7x7 global pools).
   const int64_t ow = pr.y.dim(3), inner = plan.w_interior.size();
+  const int64_t taps = pr.y.dim(2) * ow * plan.h.kernel * plan.w.kernel;
   (void)lanes;
-  plan.column_lanes = pr.x.stride(1) != 1 && inner >= 4 && inner * 2 >= ow;
+  if (pr.x.stride(1) == 1)
+    plan.lanes = Lanes::channel;
+  else if (inner >= 16 && inner * 2 >= ow)
+    plan.lanes = Lanes::column;
+  else if (pr.x.dtype() == DType::f32 && taps <= 2 * pr.x.dim(2) * pr.x.dim(3))
+    plan.lanes = Lanes::channel;
+  else
+    plan.lanes = Lanes::packed_channel;
   return plan;
 }
 

@@ -4,8 +4,10 @@
 // outputs share SIMD lanes:
 //  - "column" lanes: consecutive outputs of one row whose columns are all
 //    input taps (NCHW interiors), read at a lane stride of stride_w elements;
-//  - "channel" lanes: the same output position in consecutive channels (NHWC,
-//    or NCHW images too small for column lanes), read at the channel stride.
+//  - "channel" lanes: the same output position in consecutive channels, read
+//    at the channel stride (NHWC), or from a packed copy of a block of planes
+//    (NCHW images too small for column lanes: each input element is copied
+//    once instead of gathered once per tap).
 // Lanes sharing a group see the same tap kinds, so divisors, pad taps and the
 // interleaved tap parity are uniform across a group.
 #pragma once
@@ -36,10 +38,16 @@ struct AxisInterior {
   int64_t size() const { return hi - lo; }
 };
 
+enum class Lanes : uint8_t {
+  column,          // consecutive outputs of a row (NCHW rows with a wide interior)
+  channel,         // consecutive channels read in place (NHWC)
+  packed_channel,  // channels, from a block of planes first copied to [H][W][channels]
+};
+
 struct Pool2dPlan {
   AxisTaps h, w;
   AxisInterior w_interior;
-  bool column_lanes = false;  // else channel lanes
+  Lanes lanes = Lanes::channel;
 };
 
 Pool2dPlan make_pool2d_plan(const Pool2dProblem& pr, int64_t lanes);
