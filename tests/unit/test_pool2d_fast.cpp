@@ -243,7 +243,7 @@ bool check_case(const Case& c, uint32_t seed, int index, Stats& st) {
   pool2d_kernels().variants.back().run(ref_problem);
   const std::vector<uint8_t> want = logical_bytes(ref);
   ++st.cases;
-  ++st.lanes[static_cast<int>(cpu::make_pool2d_plan(ref_problem, 16).lanes)];
+  ++st.lanes[static_cast<int>(cpu::make_pool2d_plan(ref_problem).lanes)];
   // Threads 2 and 3 on every fourth case: OpenMP teams on a loaded machine
   // cost milliseconds per call, and the split is the same for every case.
   int threads = index % 4 == 0 ? 2 + index / 4 % 2 : 1;

@@ -38,7 +38,7 @@ AxisInterior find_interior(const AxisTaps& t) {
 
 }  // namespace
 
-Pool2dPlan make_pool2d_plan(const Pool2dProblem& pr, int64_t lanes) {
+Pool2dPlan make_pool2d_plan(const Pool2dProblem& pr) {
   const Window2d& win = pr.p.window;
   Pool2dPlan plan;
   plan.h = axis_taps(axis_h(win, pr.x.dim(2)), pr.y.dim(2));
@@ -51,13 +51,16 @@ Pool2dPlan make_pool2d_plan(const Pool2dProblem& pr, int64_t lanes) {
   // packing wins on 14x14 planes, gathers on 7x7 global pools).
   const int64_t ow = pr.y.dim(3), inner = plan.w_interior.size();
   const int64_t taps = pr.y.dim(2) * ow * plan.h.kernel * plan.w.kernel;
-  (void)lanes;
   if (pr.x.stride(1) == 1)
     plan.lanes = Lanes::channel;
   else if (inner >= 16 && inner * 2 >= ow)
     plan.lanes = Lanes::column;
   else if (pr.x.dtype() == DType::f32 && taps <= 2 * pr.x.dim(2) * pr.x.dim(3))
     plan.lanes = Lanes::channel;
+  else if (pr.x.dim(2) * pr.x.dim(3) * kChannelBlock *
+               static_cast<int64_t>(dtype_size(pr.x.dtype())) >
+           (int64_t{16} << 20))
+    plan.lanes = Lanes::channel;  // huge planes with sparse windows: no 16 MB scratch
   else
     plan.lanes = Lanes::packed_channel;
   return plan;

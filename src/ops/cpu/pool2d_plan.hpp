@@ -38,6 +38,9 @@ struct AxisInterior {
   int64_t size() const { return hi - lo; }
 };
 
+// Channels per task in channel lanes (a multiple of every ISA's vector width).
+constexpr int64_t kChannelBlock = 64;
+
 enum class Lanes : uint8_t {
   column,          // consecutive outputs of a row (NCHW rows with a wide interior)
   channel,         // consecutive channels read in place (NHWC)
@@ -50,7 +53,7 @@ struct Pool2dPlan {
   Lanes lanes = Lanes::channel;
 };
 
-Pool2dPlan make_pool2d_plan(const Pool2dProblem& pr, int64_t lanes);
+Pool2dPlan make_pool2d_plan(const Pool2dProblem& pr);
 
 // The taps of output (o) along one axis, offsets scaled by the axis stride.
 void axis_row(const AxisTaps& t, int64_t o, int64_t stride, std::vector<AxisTap>& out);
