@@ -347,6 +347,31 @@ TEST(Pool2dFast, DispatchAtEveryIsaCapAndReferencePolicy) {
   EXPECT_GT(compared, 200);
 }
 
+// NCHW planes too big to pack (>16 MB of scratch) with sparse windows: the
+// channel lanes read in place (f32 gathers, byte lanes collected one by one).
+TEST(Pool2dFast, HugePlanesReadChannelsInPlace) {
+  SettingsGuard guard;
+  const uint32_t seed = 9;
+  std::mt19937 g(seed);
+  Stats st;
+  int index = 0;
+  for (DType dt : {DType::f32, DType::u8, DType::s8}) {
+    for (PoolMode mode : {PoolMode::max, PoolMode::avg}) {
+      if (dt != DType::f32 && mode == PoolMode::avg) continue;
+      Case c = random_case(g);
+      c.dtype = dt;
+      c.p.mode = dt == DType::f32 ? mode : PoolMode::max;
+      c.shape = {1, 3, 610, 610};
+      c.p.window = test::window(3, 2, 200, 300);
+      c.p.window.pad_top = c.p.window.pad_left = 1;
+      c.x_layout = 0;
+      EXPECT_TRUE(check_case(c, seed, index++, st));
+    }
+  }
+  EXPECT_GT(st.runs, 3);
+  EXPECT_EQ(st.lanes[static_cast<int>(cpu::Lanes::channel)], st.cases);
+}
+
 // Interleaved averages under FTZ: a tap times R = 1/3 whose exact product
 // lies just below 2^-126 rounds up to 2^-126 in float, yet x86 FTZ flushes
 // it (Fp32Arith::mul); every SIMD lane must take that rule, in column lanes
