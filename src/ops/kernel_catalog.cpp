@@ -1,6 +1,7 @@
 // Every kernel family's list, for `npukit info --kernels`, the tests and the
 // benchmarks. A new family adds one line here.
 #include "npukit/kernels.hpp"
+#include "ops/cpu/pool2d_plan.hpp"
 #include "ops/cpu/qconv_problem.hpp"
 #include "ops/cpu/x8-qelementwise.hpp"
 #include "ops/cpu/x8-qmatmul.hpp"
@@ -12,6 +13,7 @@ std::vector<KernelInfo> list_kernels() {
   auto add = [&](const std::vector<KernelInfo>& family) {
     all.insert(all.end(), family.begin(), family.end());
   };
+  add(pool2d_kernels().info());
   add(qconv_kernels().info());
   add(qadd_kernels().info());
   add(quantize_kernels().info());

@@ -1,8 +1,61 @@
 #include "npukit/ops/pool2d.hpp"
 
+#include "cpu/pool2d_plan.hpp"
 #include "npukit/error.hpp"
 
 namespace npukit {
+
+namespace {
+
+using cpu::Pool2dProblem;
+
+const char* declines_f32(const Pool2dProblem& pr) {
+  return pr.x.dtype() != DType::f32 ? "not f32" : nullptr;
+}
+const char* declines_f32_simd(const Pool2dProblem& pr, int64_t lanes) {
+  if (const char* why = declines_f32(pr)) return why;
+  return cpu::pool2d_declines_gather(pr, lanes);
+}
+const char* declines_x8(const Pool2dProblem& pr) {
+  return pr.x.dtype() == DType::f32 ? "not s8/u8" : nullptr;
+}
+const char* declines_x8_simd(const Pool2dProblem& pr, int64_t lanes) {
+  if (const char* why = declines_x8(pr)) return why;
+  return cpu::pool2d_declines_gather(pr, lanes);
+}
+
+void run_reference(const Pool2dProblem& pr) {
+  if (pr.x.dtype() == DType::f32) return ref::pool2d_f32(pr.x, pr.y, pr.p);
+  if (pr.x.dtype() == DType::s8) return ref::max_pool2d_int<int8_t>(pr.x, pr.y, pr.p);
+  ref::max_pool2d_int<uint8_t>(pr.x, pr.y, pr.p);
+}
+
+}  // namespace
+
+const KernelList<Pool2dProblem>& pool2d_kernels() {
+  static const KernelList<Pool2dProblem> list{
+      "pool2d",
+      {
+          {"f32-pool2d-avx512", Isa::avx512, "f32 avg/max/sum, any layout and semantics",
+           [](const Pool2dProblem& pr) { return declines_f32_simd(pr, 16); },
+           cpu::pool2d_f32_avx512},
+          {"x8-maxpool2d-avx512", Isa::avx512, "s8/u8 max, any layout and semantics",
+           [](const Pool2dProblem& pr) { return declines_x8_simd(pr, 64); },
+           cpu::max_pool2d_x8_avx512},
+          {"f32-pool2d-avx2", Isa::avx2, "f32 avg/max/sum, any layout and semantics",
+           [](const Pool2dProblem& pr) { return declines_f32_simd(pr, 8); }, cpu::pool2d_f32_avx2},
+          {"x8-maxpool2d-avx2", Isa::avx2, "s8/u8 max, any layout and semantics",
+           [](const Pool2dProblem& pr) { return declines_x8_simd(pr, 32); },
+           cpu::max_pool2d_x8_avx2},
+          {"f32-pool2d-portable", Isa::portable, "f32 avg/max/sum, any layout and semantics",
+           declines_f32, cpu::pool2d_f32_portable},
+          {"x8-maxpool2d-portable", Isa::portable, "s8/u8 max, any layout and semantics",
+           declines_x8, cpu::max_pool2d_x8_portable},
+          {"pool2d-reference", Isa::portable, "always (the specification)", nullptr, run_reference,
+           true},
+      }};
+  return list;
+}
 
 const char* fp32_accumulation_name(Fp32Accumulation a) {
   switch (a) {
@@ -96,13 +149,13 @@ void pool2d(const TensorView& x, const TensorView& y, const Pool2dParams& p) {
   x.expect_rank(4, fn, "x");
   y.expect_shape(pool2d_output_shape(x.shape(), p), fn, "y");
   check(x.dtype() == y.dtype(), fn, "y.dtype", dtype_name(y.dtype()), dtype_name(x.dtype()));
-  if (x.dtype() == DType::f32) return ref::pool2d_f32(x, y, p);
-  check(p.mode == PoolMode::max, fn, "x.dtype", dtype_name(x.dtype()),
-        std::string("f32 for ") + pool_mode_name(p.mode) +
-            " pooling (quantized averages are in npukit/quant)");
-  if (x.dtype() == DType::s8) return ref::max_pool2d_int<int8_t>(x, y, p);
-  if (x.dtype() == DType::u8) return ref::max_pool2d_int<uint8_t>(x, y, p);
-  fail(fn, "x.dtype", dtype_name(x.dtype()), "f32, s8 or u8");
+  if (x.dtype() != DType::f32)
+    check(p.mode == PoolMode::max, fn, "x.dtype", dtype_name(x.dtype()),
+          std::string("f32 for ") + pool_mode_name(p.mode) +
+              " pooling (quantized averages are in npukit/quant)");
+  check(x.dtype() == DType::f32 || x.dtype() == DType::s8 || x.dtype() == DType::u8, fn, "x.dtype",
+        dtype_name(x.dtype()), "f32, s8 or u8");
+  pool2d_kernels().run(Pool2dProblem{x, y, p});
 }
 
 Pool2dParams global_pool2d_params(const Shape& x, PoolMode mode) {

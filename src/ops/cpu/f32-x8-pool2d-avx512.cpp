@@ -1,0 +1,151 @@
+// pool2d kernels for AVX-512 (F, BW, DQ, VL): 16 fp32 or 64 byte lanes, tails
+// and stride-2 reads under masks (masked-off elements are never touched).
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#define NPUKIT_POOL_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
+#define NPUKIT_POOL_NS avx512
+
+namespace npukit::cpu::avx512 {
+namespace {
+
+struct Simd {
+  static constexpr int V = 16, VB = 64;
+  using F = __m512;
+  using B = __m512i;
+
+  NPUKIT_POOL_TARGET static __mmask16 m16(int n) {
+    return n >= 16 ? __mmask16(0xffff) : n <= 0 ? __mmask16(0) : __mmask16((1u << n) - 1);
+  }
+  NPUKIT_POOL_TARGET static __mmask64 m64(int n) {
+    return n >= 64 ? ~__mmask64(0) : n <= 0 ? __mmask64(0) : (__mmask64(1) << n) - 1;
+  }
+  NPUKIT_POOL_TARGET static __m512i iota_times(int64_t s) {
+    return _mm512_mullo_epi32(
+        _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+        _mm512_set1_epi32(static_cast<int>(s)));
+  }
+
+  NPUKIT_POOL_TARGET static F zero() { return _mm512_setzero_ps(); }
+  NPUKIT_POOL_TARGET static F set1(float v) { return _mm512_set1_ps(v); }
+  // Loads n lanes at a lane stride of 1, 2 or ls elements; masked-off
+  // elements are never read (2: up to the last lane's own element only).
+  template <int LK>
+  struct FLoad {
+    __mmask16 a, b;
+    __m512i idx;
+    NPUKIT_POOL_TARGET FLoad(int64_t ls, int n) {
+      if constexpr (LK == 2) {
+        a = m16(2 * n - 1);
+        b = m16(2 * n - 1 - 16);
+        idx = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+      } else {
+        a = m16(n);
+        b = 0;
+        idx = LK == 1 ? _mm512_setzero_si512() : iota_times(ls);
+      }
+    }
+    NPUKIT_POOL_TARGET F operator()(const float* p) const {
+      if constexpr (LK == 1) return _mm512_maskz_loadu_ps(a, p);
+      if constexpr (LK == 2)
+        return _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(a, p), idx,
+                                      _mm512_maskz_loadu_ps(b, p + 16));
+      return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), a, idx, p, 4);
+    }
+  };
+  NPUKIT_POOL_TARGET static void store(float* p, int64_t ys, F v, int n) {
+    if (ys == 1) {
+      if (n == V) {
+        _mm512_storeu_ps(p, v);
+      } else {
+        alignas(64) float tmp[V];
+        _mm512_store_ps(tmp, v);
+        std::memcpy(p, tmp, static_cast<size_t>(n) * sizeof(float));
+      }
+    } else {
+      _mm512_mask_i32scatter_ps(p, m16(n), iota_times(ys), v, 4);
+    }
+  }
+  NPUKIT_POOL_TARGET static F add(F a, F b) { return _mm512_add_ps(a, b); }
+  NPUKIT_POOL_TARGET static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
+  NPUKIT_POOL_TARGET static F div(F a, F b) { return _mm512_div_ps(a, b); }
+  // MAXPS returns its second operand unless the first is greater: a > b ? a : b.
+  // (The maskz forms sidestep GCC 12's -Wmaybe-uninitialized on _mm512_undefined_*.)
+  NPUKIT_POOL_TARGET static F max(F a, F b) { return _mm512_maskz_max_ps(0xffff, a, b); }
+  NPUKIT_POOL_TARGET static F nan_to(F m, F v) {
+    return _mm512_mask_mov_ps(m, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), v);
+  }
+  NPUKIT_POOL_TARGET static F flush(F v) {
+    const __m512i bits = _mm512_castps_si512(v);
+    const __mmask16 normal = _mm512_test_epi32_mask(bits, _mm512_set1_epi32(0x7f800000));
+    const __m512i sign = _mm512_and_si512(bits, _mm512_set1_epi32(INT32_MIN));
+    return _mm512_castsi512_ps(_mm512_mask_mov_epi32(sign, normal, bits));
+  }
+  NPUKIT_POOL_TARGET static bool any_abs_eq(F v, float c) {
+    return _mm512_cmp_ps_mask(_mm512_abs_ps(v), _mm512_set1_ps(c), _CMP_EQ_OQ) != 0;
+  }
+  NPUKIT_POOL_TARGET static void to(float* a, F v) { _mm512_storeu_ps(a, v); }
+  NPUKIT_POOL_TARGET static F from(const float* a) { return _mm512_loadu_ps(a); }
+
+  NPUKIT_POOL_TARGET static B set1_8(uint8_t v) { return _mm512_set1_epi8(static_cast<char>(v)); }
+  // Byte lanes at a lane stride of 1 or 2 under masks; any other stride
+  // collects the lanes one by one.
+  template <int LK>
+  struct BLoad {
+    __mmask64 a, b;
+    int64_t ls;
+    int n;
+    NPUKIT_POOL_TARGET BLoad(int64_t ls_, int n_) : ls(ls_), n(n_) {
+      a = m64(LK == 2 ? 2 * n - 1 : n);
+      b = m64(2 * n - 1 - 64);
+    }
+    NPUKIT_POOL_TARGET B operator()(const uint8_t* p) const {
+      if constexpr (LK == 1) return _mm512_maskz_loadu_epi8(a, p);
+      if constexpr (LK == 2) {
+        const __m512i lo = _mm512_set1_epi16(0x00ff);
+        const B x = _mm512_and_si512(_mm512_maskz_loadu_epi8(a, p), lo);
+        const B y = _mm512_and_si512(_mm512_maskz_loadu_epi8(b, p + 64), lo);
+        // packus interleaves x and y per 128-bit lane; put the quadwords back in order.
+        return _mm512_maskz_permutexvar_epi64(0xff, _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7),
+                                              _mm512_packus_epi16(x, y));
+      }
+      alignas(64) uint8_t tmp[VB] = {};
+      for (int i = 0; i < n; ++i) tmp[i] = p[i * ls];
+      return _mm512_load_si512(tmp);
+    }
+  };
+  NPUKIT_POOL_TARGET static void store8(uint8_t* p, int64_t ys, B v, int n) {
+    if (ys == 1 && n == VB) {
+      _mm512_storeu_si512(p, v);
+    } else {
+      alignas(64) uint8_t tmp[VB];
+      _mm512_store_si512(tmp, v);
+      for (int i = 0; i < n; ++i) p[i * ys] = tmp[i];
+    }
+  }
+  template <class T>
+  NPUKIT_POOL_TARGET static B max8(B a, B b) {
+    if constexpr (T(-1) < T(0))
+      return _mm512_max_epi8(a, b);
+    else
+      return _mm512_max_epu8(a, b);
+  }
+};
+
+}  // namespace
+}  // namespace npukit::cpu::avx512
+
+#include "pool2d_core.inc"
+
+namespace npukit::cpu {
+
+void pool2d_f32_avx512(const Pool2dProblem& pr) {
+  avx512::f32_pool2d<avx512::Simd>(pr);
+}
+void max_pool2d_x8_avx512(const Pool2dProblem& pr) {
+  avx512::x8_max_pool2d<avx512::Simd>(pr);
+}
+
+}  // namespace npukit::cpu

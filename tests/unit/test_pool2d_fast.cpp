@@ -1,0 +1,427 @@
+// The fast pool2d kernels against the reference, bit for bit: every kernel of
+// the "pool2d" family that runs on this host, on thousands of seeded random
+// problems (geometry, semantics, layouts, strides, special values, 1/2/3
+// threads), plus the dispatch through npukit::pool2d at every ISA cap and
+// under Impl::reference. A failure prints the seed, the case index and the
+// whole configuration.
+#include <cfloat>
+#include <cstring>
+#include <sstream>
+
+#include "ops/cpu/pool2d_plan.hpp"
+#include "unit/test_util.hpp"
+
+namespace npukit {
+namespace {
+
+using cpu::Pool2dProblem;
+
+struct SettingsGuard {
+  ~SettingsGuard() {
+    set_num_threads(0);
+    set_max_isa(host_isa());
+    set_impl(Impl::fast);
+  }
+};
+
+struct Case {
+  Shape shape;
+  DType dtype = DType::f32;
+  Pool2dParams p;
+  int x_layout = 0, y_layout = 0;  // 0 NCHW, 1 NHWC, 2 NCHW with padded strides
+  int values = 0;                  // 0 plain, 1 ties and zeros, 2 special values
+};
+
+std::string describe(const Case& c) {
+  const Pool2dParams& p = c.p;
+  const Window2d& w = p.window;
+  std::ostringstream s;
+  s << dtype_name(c.dtype) << " x" << shape_text(c.shape) << " " << pool_mode_name(p.mode) << " k"
+    << w.kernel_h << "x" << w.kernel_w << " s" << w.stride_h << "x" << w.stride_w << " d"
+    << w.dilation_h << "x" << w.dilation_w << " ins" << w.ins_h << "x" << w.ins_w << " pads("
+    << w.pad_top << "," << w.pad_bottom << "," << w.pad_left << "," << w.pad_right << ")"
+    << (w.ceil_mode ? " ceil" : "") << (w.truncated_count ? " truncated_count" : "") << " "
+    << avg_divisor_name(p.divisor) << " pad=" << pad_value_name(p.pad_value)
+    << (p.nan == MaxNaN::propagate ? " nan=propagate" : " nan=ignore") << " "
+    << fp32_accumulation_name(p.accumulation) << (p.flush_denormals ? " ftz" : "")
+    << " coeff=" << p.coeff << (p.empty_max_is_zero ? " empty_max_is_zero" : "")
+    << " x_layout=" << c.x_layout << " y_layout=" << c.y_layout << " values=" << c.values;
+  return s.str();
+}
+
+// Values that stress the semantics: signed zeros, infinities, NaNs with
+// distinct payloads, denormals, the largest floats, and neighbours of
+// d * 2^-126 (products with 1/d land next to the FTZ threshold).
+float special_value(std::mt19937& g) {
+  static const uint32_t bits[] = {0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000,
+                                  0xffc00001, 0x7fa00123, 0x00000001, 0x80000001, 0x007fffff,
+                                  0x807fffff, 0x00800000, 0x80800000, 0x7f7fffff, 0xff7fffff,
+                                  0x3f800000, 0xbf800000, 0x00400000};
+  const int pick = static_cast<int>(g() % 24);
+  if (pick < 18) return std::bit_cast<float>(bits[pick]);
+  const float d = static_cast<float>(1 + g() % 16);
+  const float near = d * 0x1p-126f;
+  const uint32_t b = std::bit_cast<uint32_t>(near) + (g() % 3) - 1;
+  return (g() % 2 ? 1.0f : -1.0f) * std::bit_cast<float>(b);
+}
+
+void fill(const Case& c, const TensorView& x, std::mt19937& g) {
+  std::uniform_real_distribution<float> uni(-4.0f, 4.0f);
+  for (int64_t n = 0; n < x.dim(0); ++n)
+    for (int64_t ch = 0; ch < x.dim(1); ++ch)
+      for (int64_t h = 0; h < x.dim(2); ++h)
+        for (int64_t w = 0; w < x.dim(3); ++w) {
+          if (c.dtype != DType::f32) {
+            const int r = static_cast<int>(g() % 256);
+            const int v = c.values == 1 ? r % 5 - 2 : r;  // ties; low values stress padding
+            if (c.dtype == DType::u8) x.at<uint8_t>(n, ch, h, w) = static_cast<uint8_t>(v);
+            if (c.dtype == DType::s8) x.at<int8_t>(n, ch, h, w) = static_cast<int8_t>(v);
+            continue;
+          }
+          float v = uni(g);
+          if (c.values == 1) v = static_cast<float>(static_cast<int>(g() % 5) - 2) * 0.5f;
+          if (c.values == 1 && g() % 4 == 0) v = -0.0f;
+          if (c.values == 2 && g() % 3 == 0) v = special_value(g);
+          x.at<float>(n, ch, h, w) = v;
+        }
+}
+
+// A view over `buf` in the chosen layout (2: NCHW with gaps between rows,
+// planes and images, so no stride equals the dense one).
+TensorView make_view(std::vector<uint8_t>& buf, DType dt, const Shape& s, int layout) {
+  const int64_t N = s[0], C = s[1], H = s[2], W = s[3];
+  Shape st;
+  if (layout == 0) st = contiguous_strides(s, Layout::nchw);
+  if (layout == 1) st = contiguous_strides(s, Layout::nhwc);
+  if (layout == 2) {
+    const int64_t row = W + 3, plane = row * H + 5, image = plane * C + 7;
+    st = {image, plane, row, 1};
+  }
+  const int64_t span = (N - 1) * st[0] + (C - 1) * st[1] + (H - 1) * st[2] + (W - 1) * st[3] + 1;
+  const size_t bytes = static_cast<size_t>(span) * dtype_size(dt);
+  buf.assign(bytes + 64, 0xa5);  // poison: elements that are not outputs must keep it
+  return TensorView(buf.data(), dt, s, st);
+}
+
+Case random_case(std::mt19937& g) {
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(g() % (hi - lo + 1));
+  };
+  Case c;
+  const int shape_kind = static_cast<int>(g() % 10);
+  const int64_t H = shape_kind == 0 ? 1 : pick(1, 12), W = shape_kind == 1 ? 1 : pick(1, 40);
+  const int64_t C = g() % 10 == 0 ? pick(60, 70) : pick(1, 9);
+  c.shape = {pick(1, 2), C, H, W};
+  const int dt = static_cast<int>(g() % 10);
+  c.dtype = dt < 7 ? DType::f32 : dt < 9 ? DType::u8 : DType::s8;
+  Pool2dParams& p = c.p;
+  p.mode = c.dtype != DType::f32 ? PoolMode::max : static_cast<PoolMode>(g() % 3);
+  Window2d& w = p.window;
+  w.kernel_h = pick(1, 4);
+  w.kernel_w = pick(1, 4);
+  w.stride_h = pick(1, 3);
+  w.stride_w = g() % 3 == 0 ? 1 : g() % 2 ? 2 : pick(3, 4);
+  w.dilation_h = g() % 4 == 0 ? 2 : 1;
+  w.dilation_w = g() % 4 == 0 ? pick(2, 3) : 1;
+  w.ins_h = g() % 6 == 0 ? pick(1, 2) : 0;
+  w.ins_w = g() % 6 == 0 ? pick(1, 2) : 0;
+  if (g() % 4 != 0) {
+    w.pad_top = pick(0, 3);
+    w.pad_bottom = pick(0, 3);
+    w.pad_left = pick(0, 3);
+    w.pad_right = pick(0, 3);
+  }
+  w.ceil_mode = g() % 3 == 0;
+  w.truncated_count = !w.ceil_mode && g() % 6 == 0;
+  if (w.truncated_count && g() % 3 == 0) w.pad_bottom = w.pad_right = -1;
+  if (g() % 12 == 0) {  // global: the whole image
+    w = Window2d{};
+    w.kernel_h = H;
+    w.kernel_w = W;
+  }
+  p.divisor = static_cast<AvgDivisor>(g() % 3);
+  p.pad_value = static_cast<PadValue>(g() % 3);
+  p.nan = static_cast<MaxNaN>(g() % 2);
+  p.accumulation = static_cast<Fp32Accumulation>(g() % 2);
+  p.flush_denormals = g() % 3 == 0;
+  static const float coeffs[] = {1.0f, 0.37f, -2.5f, 0x1p-120f};
+  p.coeff = coeffs[g() % 4];
+  p.empty_max_is_zero = g() % 2 == 0;
+  c.x_layout = static_cast<int>(g() % 3);
+  c.y_layout = static_cast<int>(g() % 3);
+  c.values = static_cast<int>(g() % 3);
+  return c;
+}
+
+// Output bytes in logical order, padding gaps excluded.
+std::vector<uint8_t> logical_bytes(const TensorView& y) {
+  const size_t es = dtype_size(y.dtype());
+  std::vector<uint8_t> out;
+  for (int64_t n = 0; n < y.dim(0); ++n)
+    for (int64_t c = 0; c < y.dim(1); ++c)
+      for (int64_t h = 0; h < y.dim(2); ++h)
+        for (int64_t w = 0; w < y.dim(3); ++w) {
+          const uint8_t* e =
+              static_cast<const uint8_t*>(y.raw()) +
+              (n * y.stride(0) + c * y.stride(1) + h * y.stride(2) + w * y.stride(3)) *
+                  static_cast<int64_t>(es);
+          out.insert(out.end(), e, e + es);
+        }
+  return out;
+}
+
+// First differing element, as text, or "". Max pooling only selects, so its
+// NaNs are compared bit for bit; an avg/sum NaN comes from an addition of
+// NaNs whose operand order C++ leaves to the compiler (x86 returns the first
+// operand's payload), so there any NaN matches any NaN.
+std::string first_difference(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want,
+                             DType dt, PoolMode mode) {
+  const size_t es = dtype_size(dt);
+  for (size_t i = 0; i < got.size(); i += es) {
+    if (std::memcmp(&got[i], &want[i], es) == 0) continue;
+    if (dt == DType::f32 && mode != PoolMode::max) {
+      float a, b;
+      std::memcpy(&a, &got[i], 4);
+      std::memcpy(&b, &want[i], 4);
+      if (std::isnan(a) && std::isnan(b)) continue;
+    }
+    std::ostringstream s;
+    s << "element " << i / es << ": got 0x" << std::hex;
+    if (dt == DType::f32) {
+      uint32_t a, b;
+      std::memcpy(&a, &got[i], 4);
+      std::memcpy(&b, &want[i], 4);
+      s << a << ", reference 0x" << b << std::dec << " (" << std::bit_cast<float>(a) << " vs "
+        << std::bit_cast<float>(b) << ")";
+    } else {
+      s << int(got[i]) << ", reference 0x" << int(want[i]);
+    }
+    return s.str();
+  }
+  return "";
+}
+
+// Bytes of the output buffer outside the view must keep their poison.
+bool gaps_untouched(const std::vector<uint8_t>& buf, const TensorView& y) {
+  std::vector<uint8_t> marked(buf.size(), 0);
+  const size_t es = dtype_size(y.dtype());
+  for (int64_t n = 0; n < y.dim(0); ++n)
+    for (int64_t c = 0; c < y.dim(1); ++c)
+      for (int64_t h = 0; h < y.dim(2); ++h)
+        for (int64_t w = 0; w < y.dim(3); ++w) {
+          const size_t at = static_cast<size_t>(n * y.stride(0) + c * y.stride(1) +
+                                                h * y.stride(2) + w * y.stride(3)) *
+                            es;
+          for (size_t b = 0; b < es; ++b) marked[at + b] = 1;
+        }
+  for (size_t i = 0; i < buf.size(); ++i)
+    if (!marked[i] && buf[i] != 0xa5) return false;
+  return true;
+}
+
+struct Stats {
+  int64_t cases = 0, runs = 0, elements = 0, nonzero = 0;
+  int64_t lanes[3] = {0, 0, 0};  // cases per cpu::Lanes choice
+};
+
+// Runs every runnable, accepting kernel of the family on case `c` and
+// compares with the reference; returns false after the first mismatch.
+bool check_case(const Case& c, uint32_t seed, int index, Stats& st) {
+  Shape ys;
+  try {
+    ys = pool2d_output_shape(c.shape, c.p);
+  } catch (const Error&) {
+    return true;  // an invalid window: covered by the bad-input tests
+  }
+  std::mt19937 g(seed * 7919u + static_cast<uint32_t>(index));
+  std::vector<uint8_t> xbuf, refbuf, ybuf;
+  const TensorView x = make_view(xbuf, c.dtype, c.shape, c.x_layout);
+  fill(c, x, g);
+  const TensorView ref = make_view(refbuf, c.dtype, ys, 0);
+  const Pool2dProblem ref_problem{x, ref, c.p};
+  set_num_threads(1);  // (OpenMP teams spin; the reference's result is thread-independent)
+  pool2d_kernels().variants.back().run(ref_problem);
+  const std::vector<uint8_t> want = logical_bytes(ref);
+  ++st.cases;
+  ++st.lanes[static_cast<int>(cpu::make_pool2d_plan(ref_problem).lanes)];
+  // Threads 2 and 3 on every fourth case: OpenMP teams on a loaded machine
+  // cost milliseconds per call, and the split is the same for every case.
+  int threads = index % 4 == 0 ? 2 + index / 4 % 2 : 1;
+  for (const auto& v : pool2d_kernels().variants) {
+    if (v.reference || !KernelList<Pool2dProblem>::runnable(v)) continue;
+    const TensorView y = make_view(ybuf, c.dtype, ys, c.y_layout);
+    const Pool2dProblem pr{x, y, c.p};
+    if (v.declines && v.declines(pr)) continue;
+    set_num_threads(threads);
+    if (threads > 1) threads = 5 - threads;  // alternate 2 and 3
+    v.run(pr);
+    const std::string diff = first_difference(logical_bytes(y), want, c.dtype, c.p.mode);
+    const bool gaps = gaps_untouched(ybuf, y);
+    EXPECT_TRUE(diff.empty() && gaps)
+        << "kernel " << v.name << ", seed " << seed << ", case " << index << ", threads "
+        << num_threads() << ": " << (diff.empty() ? "wrote outside the output view" : diff)
+        << "\n  " << describe(c);
+    if (!diff.empty() || !gaps) return false;
+    ++st.runs;
+    st.elements += static_cast<int64_t>(want.size() / dtype_size(c.dtype));
+  }
+  for (uint8_t b : want) st.nonzero += b != 0;
+  return true;
+}
+
+TEST(Pool2dFast, EveryKernelMatchesReferenceOnRandomProblems) {
+  SettingsGuard guard;
+  const uint32_t seed = 20261126;
+  std::mt19937 g(seed);
+  Stats st;
+  for (int i = 0; i < 3000; ++i)
+    if (!check_case(random_case(g), seed, i, st)) break;
+  std::printf("pool2d fast: seed %u, %lld cases, %lld kernel runs, %lld elements compared\n", seed,
+              static_cast<long long>(st.cases), static_cast<long long>(st.runs),
+              static_cast<long long>(st.elements));
+  // Guard against a vacuous run: most cases valid, every fast kernel exercised.
+  EXPECT_GT(st.cases, 1500);
+  EXPECT_GT(st.runs, st.cases);
+  EXPECT_GT(st.nonzero, st.elements / 8);
+  // Each way of filling lanes (column, channel, packed channel) is exercised.
+  for (int64_t n : st.lanes) EXPECT_GT(n, 50);
+}
+
+// Shapes where the column-lane paths (stride 1 and 2, many full vectors plus
+// tails) and the channel-lane paths (C across vector and block boundaries) run.
+TEST(Pool2dFast, WideRowsAndManyChannels) {
+  SettingsGuard guard;
+  const uint32_t seed = 77;
+  std::mt19937 g(seed);
+  Stats st;
+  for (int i = 0; i < 300; ++i) {
+    Case c = random_case(g);
+    c.shape = {1 + i % 2, i % 5 == 0 ? 130 : 3, 9 + i % 7, i % 5 == 0 ? 9 : 100 + i % 70};
+    Window2d& w = c.p.window;
+    w = Window2d{};
+    w.kernel_h = w.kernel_w = 2 + i % 2;
+    w.stride_h = w.stride_w = 1 + (i / 2) % 2;
+    w.pad_top = w.pad_left = i % 2;
+    w.pad_bottom = w.pad_right = (i / 3) % 2;
+    w.ceil_mode = i % 4 == 0;
+    if (!check_case(c, seed, i, st)) break;
+  }
+  EXPECT_GT(st.runs, 300);
+}
+
+TEST(Pool2dFast, DispatchAtEveryIsaCapAndReferencePolicy) {
+  SettingsGuard guard;
+  const uint32_t seed = 5;
+  std::mt19937 g(seed);
+  int compared = 0;
+  for (int i = 0; i < 200; ++i) {
+    const Case c = random_case(g);
+    Shape ys;
+    try {
+      ys = pool2d_output_shape(c.shape, c.p);
+    } catch (const Error&) {
+      continue;
+    }
+    std::mt19937 vg(seed + static_cast<uint32_t>(i));
+    std::vector<uint8_t> xbuf, refbuf, ybuf;
+    const TensorView x = make_view(xbuf, c.dtype, c.shape, c.x_layout);
+    fill(c, x, vg);
+    const TensorView ref = make_view(refbuf, c.dtype, ys, 0);
+    set_impl(Impl::reference);
+    EXPECT_TRUE(pool2d_kernels().choose(Pool2dProblem{x, ref, c.p}).reference);
+    pool2d(x, ref, c.p);
+    set_impl(Impl::fast);
+    const std::vector<uint8_t> want = logical_bytes(ref);
+    for (int isa = 0; isa <= static_cast<int>(host_isa()); ++isa) {
+      set_max_isa(static_cast<Isa>(isa));
+      set_num_threads(1 + (i + isa) % 3);
+      const TensorView y = make_view(ybuf, c.dtype, ys, c.y_layout);
+      pool2d(x, y, c.p);
+      const std::string diff = first_difference(logical_bytes(y), want, c.dtype, c.p.mode);
+      EXPECT_TRUE(diff.empty()) << "max_isa " << isa_name(static_cast<Isa>(isa)) << ", seed "
+                                << seed << ", case " << i << ": " << diff << "\n  " << describe(c);
+      if (!diff.empty()) return;
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 200);
+}
+
+// NCHW planes too big to pack (>16 MB of scratch) with sparse windows: the
+// channel lanes read in place (f32 gathers, byte lanes collected one by one).
+TEST(Pool2dFast, HugePlanesReadChannelsInPlace) {
+  SettingsGuard guard;
+  const uint32_t seed = 9;
+  std::mt19937 g(seed);
+  Stats st;
+  int index = 0;
+  for (DType dt : {DType::f32, DType::u8, DType::s8}) {
+    for (PoolMode mode : {PoolMode::max, PoolMode::avg}) {
+      if (dt != DType::f32 && mode == PoolMode::avg) continue;
+      Case c = random_case(g);
+      c.dtype = dt;
+      c.p.mode = dt == DType::f32 ? mode : PoolMode::max;
+      c.shape = {1, 3, 610, 610};
+      c.p.window = test::window(3, 2, 200, 300);
+      c.p.window.pad_top = c.p.window.pad_left = 1;
+      c.x_layout = 0;
+      EXPECT_TRUE(check_case(c, seed, index++, st));
+    }
+  }
+  EXPECT_GT(st.runs, 3);
+  EXPECT_EQ(st.lanes[static_cast<int>(cpu::Lanes::channel)], st.cases);
+}
+
+// Interleaved averages under FTZ: a tap times R = 1/3 whose exact product
+// lies just below 2^-126 rounds up to 2^-126 in float, yet x86 FTZ flushes
+// it (Fp32Arith::mul); every SIMD lane must take that rule, in column lanes
+// (NCHW) and channel lanes (NHWC).
+TEST(Pool2dFast, InterleavedFtzTininessRuleInEveryLane) {
+  SettingsGuard guard;
+  const Fp32Arith ftz{true};
+  const float r = 1.0f / 3.0f;
+  float tiny = 0.0f;
+  for (uint32_t b = std::bit_cast<uint32_t>(3 * 0x1p-126f) - 64; tiny == 0.0f; ++b) {
+    const float v = std::bit_cast<float>(b);
+    if (ftz.mul(v, r) == 0.0f && v * r == 0x1p-126f) tiny = v;
+  }
+  Pool2dParams p;
+  p.window = test::window(1, 3);
+  p.accumulation = Fp32Accumulation::interleaved;
+  p.flush_denormals = true;
+  for (Layout layout : {Layout::nchw, Layout::nhwc}) {
+    const Shape xs = layout == Layout::nchw ? Shape{1, 1, 2, 40} : Shape{1, 37, 2, 3};
+    Tensor x(DType::f32, xs, layout);
+    std::vector<float> v(static_cast<size_t>(x.numel()), tiny);
+    for (size_t i = 0; i < v.size(); i += 5) v[i] = -tiny;
+    copy(Tensor::from<float>(xs, v), x);
+    const Shape ys = pool2d_output_shape(xs, p);
+    Tensor want(DType::f32, ys), got(DType::f32, ys, layout);
+    ref::pool2d_f32(x, want, p);
+    for (const auto& k : pool2d_kernels().variants) {
+      if (k.reference || !KernelList<Pool2dProblem>::runnable(k)) continue;
+      if (k.declines && k.declines(Pool2dProblem{x, got, p})) continue;
+      k.run(Pool2dProblem{x, got, p});
+      EXPECT_TRUE(test::same_bits(got, want.to_vector<float>()))
+          << k.name << " " << layout_name(layout);
+    }
+    // Every term flushes: the sums are signed zeros, not 3 * 2^-126 * R.
+    for (float e : want.to_vector<float>()) EXPECT_EQ(e, 0.0f);
+  }
+}
+
+// The fast kernels are what runs by default on this host.
+TEST(Pool2dFast, FastKernelChosenByDefault) {
+  SettingsGuard guard;
+  Tensor x(DType::f32, {1, 4, 8, 8}), y(DType::f32, {1, 4, 4, 4});
+  Pool2dParams p;
+  p.window = test::window(2, 2, 2, 2);
+  const auto& chosen = pool2d_kernels().choose(Pool2dProblem{x, y, p});
+  EXPECT_FALSE(chosen.reference) << chosen.name;
+  Tensor xb(DType::u8, {1, 4, 8, 8}), yb(DType::u8, {1, 4, 4, 4});
+  p.mode = PoolMode::max;
+  EXPECT_FALSE(pool2d_kernels().choose(Pool2dProblem{xb, yb, p}).reference);
+}
+
+}  // namespace
+}  // namespace npukit
