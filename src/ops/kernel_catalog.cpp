@@ -1,6 +1,7 @@
 // Every kernel family's list, for `npukit info --kernels`, the tests and the
 // benchmarks. A new family adds one line here.
 #include "npukit/kernels.hpp"
+#include "ops/cpu/qavgpool.hpp"
 
 namespace npukit {
 
@@ -10,6 +11,7 @@ std::vector<KernelInfo> list_kernels() {
     all.insert(all.end(), family.begin(), family.end());
   };
   (void)add;  // families: add(<family>_kernels().info());
+  add(cpu::qlinear_average_pool_kernels().info());
   return all;
 }
 
