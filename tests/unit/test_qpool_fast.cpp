@@ -163,7 +163,7 @@ TEST(QPoolFast, EveryVariantEqualsReferenceOnRandomConfigurations) {
   std::map<std::string, int> ran, declined;
   std::map<std::string, int> per_profile;
   int cases = 0, mostly_saturated = 0;
-  for (int attempt = 0; attempt < 6000; ++attempt) {
+  for (int attempt = 0; attempt < 2500; ++attempt) {
     Case c;
     if (!random_case(g, c)) continue;
     const Tensor x = random_codes(g, c);
@@ -212,13 +212,13 @@ TEST(QPoolFast, EveryVariantEqualsReferenceOnRandomConfigurations) {
     std::printf("[ qpool ] profile %s: %d\n", name.c_str(), n);
   for (const auto& [name, n] : ran) std::printf("[ qpool ] ran %s: %d\n", name.c_str(), n);
   for (const auto& [why, n] : declined) std::printf("[ qpool ] declined %s: %d\n", why.c_str(), n);
-  EXPECT_GT(cases, 3000);
+  EXPECT_GT(cases, 1200);
   EXPECT_LT(mostly_saturated, cases / 3);  // the comparison must see varied outputs
   for (const auto& v : list.variants)
     if (!v.reference && list.runnable(v)) {
-      EXPECT_GT(ran[v.name], 500) << v.name;
+      EXPECT_GT(ran[v.name], 300) << v.name;
     }
-  for (const auto& [name, n] : per_profile) EXPECT_GT(n, 300) << name;
+  for (const auto& [name, n] : per_profile) EXPECT_GT(n, 120) << name;
 }
 
 // The public entry points under every ISA cap, Impl::reference and 1..3
@@ -333,6 +333,81 @@ TEST(QPoolFast, IssueShapesRunFastKernels) {
       EXPECT_FALSE(chosen.reference) << profile_name(profile) << " " << shape_text(s.x);
     }
   }
+}
+
+}  // namespace
+}  // namespace npukit
+
+namespace npukit {
+namespace {
+
+// ONNX Runtime's float path on tie-prone windows (x_scale = y_scale, two or
+// four taps, so exact averages often end in .5): the fp32 sum's rounding
+// decides many outputs, so a variant that reordered one output's sum would
+// differ. The test counts those outputs to prove it can see such a mistake.
+TEST(QPoolFast, FloatPathKeepsTheReferenceSummationOrder) {
+  Restore restore;
+  std::mt19937 g(kSeed + 2);
+  int64_t order_sensitive = 0, compared = 0;
+  const auto& list = cpu::qlinear_average_pool_kernels();
+  for (int attempt = 0; attempt < 60; ++attempt) {
+    Case c;
+    c.profile = Profile::onnxruntime;
+    c.dtype = attempt % 2 ? DType::s8 : DType::u8;
+    c.x_layout = c.y_layout = attempt % 3 == 0 ? Layout::nhwc : Layout::nchw;
+    c.x_shape = {1, 1 + static_cast<int64_t>(g() % 16), 8 + static_cast<int64_t>(g() % 9),
+                 8 + static_cast<int64_t>(g() % 9)};
+    Window2d& w = c.p.window;
+    w.kernel_h = 1 + static_cast<int64_t>(g() % 2);
+    w.kernel_w = 2 + static_cast<int64_t>(g() % 3);
+    w.stride_h = w.stride_w = 1 + static_cast<int64_t>(g() % 2);
+    c.p.count_include_pad = true;
+    const float scales[] = {0.1f, 0.3f, 0.7f, 0.0173f, 1.1f};
+    c.p.x_scale = c.p.y_scale = scales[g() % 5];
+    const detail::CodeRange r = detail::code_range(c.dtype);
+    c.p.x_zero_point = c.p.y_zero_point = r.lo + static_cast<int>(g() % 256);
+    apply_profile(c.p, c.profile);
+    const Tensor x = random_codes(g, c);
+    const Shape ys = qlinear_average_pool_output_shape(c.x_shape, c.p);
+    Tensor want(c.dtype, ys, c.y_layout);
+    ref::qlinear_average_pool(x, want, c.p);
+    const std::vector<uint8_t> wb = bytes_nchw(want);
+    // Exact rational answer: round_half_even(sum(q - zp) / taps) + zp, clamped.
+    const std::vector<uint8_t> xb = bytes_nchw(x);
+    const int64_t H = c.x_shape[2], W = c.x_shape[3], OH = ys[2], OW = ys[3];
+    for (int64_t ch = 0; ch < c.x_shape[1]; ++ch)
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          int64_t s = 0;
+          for (int64_t i = 0; i < w.kernel_h; ++i)
+            for (int64_t j = 0; j < w.kernel_w; ++j) {
+              const uint8_t b =
+                  xb[static_cast<size_t>((ch * H + oh * w.stride_h + i) * W + ow * w.stride_w + j)];
+              s += (c.dtype == DType::s8 ? int64_t{static_cast<int8_t>(b)} : int64_t{b}) -
+                   c.p.x_zero_point;
+            }
+          const int64_t exact = saturate(
+              div_round(s, w.kernel_h * w.kernel_w, Rounding::half_to_even) + c.p.y_zero_point,
+              r.lo, r.hi);
+          const uint8_t got = wb[static_cast<size_t>((ch * OH + oh) * OW + ow)];
+          const int64_t ref = c.dtype == DType::s8 ? int64_t{static_cast<int8_t>(got)} : got;
+          order_sensitive += ref != exact;
+        }
+    cpu::QAvgPoolProblem prob{x, want, &c.p, cpu::make_qavg_plan(x, want, c.p)};
+    for (const auto& v : list.variants) {
+      if (v.reference || !list.runnable(v) || v.declines(prob)) continue;
+      Tensor y(c.dtype, ys, c.y_layout);
+      prob.y = y;
+      v.run(prob);
+      ASSERT_EQ(bytes_nchw(y), wb)
+          << v.name << " seed " << kSeed + 2 << " attempt " << attempt << "\n  " << c.text();
+      ++compared;
+    }
+  }
+  std::printf("[ qpool ] float path: %lld outputs where fp32 rounding decides, %lld runs\n",
+              static_cast<long long>(order_sensitive), static_cast<long long>(compared));
+  EXPECT_GT(order_sensitive, 100);
+  EXPECT_GT(compared, 100);
 }
 
 }  // namespace
