@@ -3,10 +3,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "npukit/parallel.hpp"
 #include "ops/cpu/qavgpool.hpp"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #if defined(__x86_64__)
 #if defined(__clang__)
@@ -18,6 +23,7 @@
 
 #define NPUKIT_QAVG_NS isa_avx2
 #define NPUKIT_QAVG_ISA avx2
+#define NPUKIT_QAVG_LEVEL 1
 #include "ops/cpu/x8-qavgpool-body.inc"
 
 #if defined(__clang__)

@@ -3,22 +3,29 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "npukit/parallel.hpp"
 #include "ops/cpu/qavgpool.hpp"
 
 #if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#if defined(__x86_64__)
 #if defined(__clang__)
-#pragma clang attribute push( \
-    __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma"))), apply_to = function)
+#pragma clang attribute push(                                                    \
+    __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,bmi2"))), \
+    apply_to = function)
 #else
 #pragma GCC push_options
-#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")
+#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,bmi2")
 #endif
 
 #define NPUKIT_QAVG_NS isa_avx512
 #define NPUKIT_QAVG_ISA avx512
+#define NPUKIT_QAVG_LEVEL 2
 #include "ops/cpu/x8-qavgpool-body.inc"
 
 #if defined(__clang__)

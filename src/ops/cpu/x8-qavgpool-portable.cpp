@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "npukit/parallel.hpp"
@@ -10,4 +11,5 @@
 
 #define NPUKIT_QAVG_NS isa_portable
 #define NPUKIT_QAVG_ISA portable
+#define NPUKIT_QAVG_LEVEL 0
 #include "ops/cpu/x8-qavgpool-body.inc"
