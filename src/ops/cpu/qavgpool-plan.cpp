@@ -105,6 +105,11 @@ QAvgPlan make_qavg_plan(const TensorView& x, const TensorView& y, const QLinearA
       // below 2^62 so that it never throws where this kernel would clamp.
       if (!(static_cast<double>(P.scale_ratio) * sum_bound < 1e18))
         P.unsupported = "x_scale / y_scale so large that the reference's rounding overflows";
+      if (P.taps < 65536) {  // one division per divisor, not per output
+        P.multiplier_by_divisor.assign(static_cast<size_t>(P.taps + 1), 0.0f);
+        for (int64_t d = 1; d <= P.taps; ++d)
+          P.multiplier_by_divisor[static_cast<size_t>(d)] = P.scale_ratio / static_cast<float>(d);
+      }
       P.zp_inside =
           p.zero_point == QZeroPointRounding::inside ||
           (p.zero_point == QZeroPointRounding::by_memory_format && !channels_last_contiguous(x));

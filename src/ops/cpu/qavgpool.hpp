@@ -41,9 +41,12 @@ struct QAvgPlan {
   float x_scale = 1, y_scale = 1;
   float int_sum_multiplier = 0;  // int_sum_float: x_scale / (y_scale * taps)
   float scale_ratio = 0;         // int_sum_requant: x_scale / y_scale
-  bool zp_inside = false;        // int_sum_requant: round(v + y_zp)
-  ghp::PostProc post;            // int_sum_ghp
-  int64_t sum_mask = -1;         // int_sum_ghp: window-sum register (-1: exact)
+  // int_sum_requant: [d] = scale_ratio / d for every divisor d <= taps, [0] = 0
+  // (empty windows give y_zp); empty when the window is too large to tabulate.
+  std::vector<float> multiplier_by_divisor;
+  bool zp_inside = false;  // int_sum_requant: round(v + y_zp)
+  ghp::PostProc post;      // int_sum_ghp
+  int64_t sum_mask = -1;   // int_sum_ghp: window-sum register (-1: exact)
   // The vector tail applies: round half to even under the default fp
   // environment (the magic-number rounding relies on round-to-nearest).
   bool vector_tail = false;
