@@ -12,6 +12,7 @@ std::vector<KernelInfo> list_kernels() {
   };
   (void)add;  // families: add(<family>_kernels().info());
   add(cpu::qlinear_average_pool_kernels().info());
+  add(cpu::bm_pool_quantized_kernels().info());
   return all;
 }
 

@@ -412,3 +412,91 @@ TEST(QPoolFast, FloatPathKeepsTheReferenceSummationOrder) {
 
 }  // namespace
 }  // namespace npukit
+
+namespace npukit {
+namespace {
+
+// bm_pool_quantized (BM168x atomic pooling): every variant of its list against
+// the reference; mode max, zero insertion and dilation must be declined.
+TEST(QPoolFast, BmPoolQuantizedVariantsEqualReference) {
+  Restore restore;
+  const uint32_t seed = kSeed + 3;
+  std::mt19937 g(seed);
+  const auto& list = cpu::bm_pool_quantized_kernels();
+  std::map<std::string, int> ran;
+  int declined = 0, cases = 0;
+  for (int attempt = 0; attempt < 1500; ++attempt) {
+    auto pick = [&](int lo, int hi) { return lo + static_cast<int>(g() % (hi - lo + 1)); };
+    BmPoolQuantParams p;
+    p.mode = g() % 5 == 0 ? QuantPoolMode::max : QuantPoolMode::avg;
+    Window2d& w = p.window;
+    const int H = pick(1, 12), W = pick(1, 15);
+    w.kernel_h = pick(1, 4);
+    w.kernel_w = pick(1, 4);
+    w.stride_h = pick(1, 3);
+    w.stride_w = pick(1, 3);
+    w.pad_top = pick(0, 2);
+    w.pad_bottom = pick(0, 2);
+    w.pad_left = pick(0, 2);
+    w.pad_right = pick(0, 2);
+    if (g() % 8 == 0) w.ins_h = pick(1, 2);
+    if (g() % 8 == 0) w.dilation_w = 2;
+    p.rshift = g() % 4 == 0 ? pick(0, 31) : pick(0, 6);
+    p.relu = g() % 2;
+    const DType t = g() % 2 ? DType::s8 : DType::u8;
+    const Layout layout = g() % 2 ? Layout::nhwc : Layout::nchw;
+    const Shape xs = {pick(1, 3), pick(1, 13), H, W};
+    Shape ys;
+    try {
+      ys = bm_pool_quantized_output_shape(xs, p);
+    } catch (const Error&) {
+      continue;
+    }
+    Case codes;
+    codes.dtype = t;
+    codes.x_shape = xs;
+    codes.x_layout = layout;
+    const Tensor x = random_codes(g, codes);
+    Tensor want(t, ys, layout);
+    if (t == DType::s8)
+      ref::bm_pool_quantized<int8_t>(x, want, p);
+    else
+      ref::bm_pool_quantized<uint8_t>(x, want, p);
+    const std::vector<uint8_t> wb = bytes_nchw(want);
+    ++cases;
+    set_num_threads(1 + attempt % 3);
+    cpu::BmPoolProblem prob{{x, want, nullptr, cpu::make_bm_pool_plan(x, want, p)}, &p};
+    for (const auto& v : list.variants) {
+      if (v.reference || !list.runnable(v)) continue;
+      if (v.declines(prob)) {
+        ++declined;
+        continue;
+      }
+      Tensor y(t, ys, layout);
+      prob.q.y = y;
+      v.run(prob);
+      ASSERT_EQ(bytes_nchw(y), wb)
+          << v.name << " seed " << seed << " attempt " << attempt << " x=" << shape_text(xs) << " "
+          << dtype_name(t) << " " << layout_name(layout) << " k=" << w.kernel_h << "x" << w.kernel_w
+          << " s=" << w.stride_h << "x" << w.stride_w << " pads=" << w.pad_top << ","
+          << w.pad_bottom << "," << w.pad_left << "," << w.pad_right << " rshift=" << p.rshift
+          << " relu=" << p.relu;
+      ++ran[v.name];
+    }
+    // The public call (whichever kernel it picks) agrees too.
+    Tensor y(t, ys, layout);
+    bm_pool_quantized(x, y, p);
+    ASSERT_EQ(bytes_nchw(y), wb) << "public call, attempt " << attempt;
+  }
+  set_num_threads(0);
+  std::printf("[ qpool ] bm_pool_quantized: %d cases, %d declines\n", cases, declined);
+  EXPECT_GT(cases, 800);
+  EXPECT_GT(declined, 100);  // max, ins and dilation reach the reference
+  for (const auto& v : list.variants)
+    if (!v.reference && list.runnable(v)) {
+      EXPECT_GT(ran[v.name], 150) << v.name;
+    }
+}
+
+}  // namespace
+}  // namespace npukit

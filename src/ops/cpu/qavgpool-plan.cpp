@@ -133,6 +133,29 @@ QAvgPlan make_qavg_plan(const TensorView& x, const TensorView& y, const QLinearA
   return P;
 }
 
+QAvgPlan make_bm_pool_plan(const TensorView& x, const TensorView& y, const BmPoolQuantParams& p) {
+  QAvgPlan P;
+  P.dtype = x.dtype();
+  P.N = x.dim(0);
+  P.C = x.dim(1);
+  P.H = x.dim(2);
+  P.W = x.dim(3);
+  P.taps = p.window.kernel_h * p.window.kernel_w;
+  const detail::CodeRange r = detail::code_range(P.dtype);
+  P.lo = r.lo;
+  P.hi = r.hi;
+  P.arith = QAvgArith::int_mean;  // any integer arithmetic: the kernels form sums
+  P.bm_shift = true;
+  P.bm_rshift = p.rshift;
+  P.bm_relu = p.relu;
+  if (p.mode != QuantPoolMode::avg)
+    P.unsupported = "max pooling (only the average has a fast kernel)";
+  else if (!make_axis(axis_h(p.window, P.H), y.dim(2), P.h) ||
+           !make_axis(axis_w(p.window, P.W), y.dim(3), P.w))
+    P.unsupported = "zero insertion or dilation (taps are not one contiguous run per axis)";
+  return P;
+}
+
 int32_t qavg_finalize_scalar(const QAvgPlan& P, int64_t sum, float fsum, int64_t valid,
                              int64_t clipped) {
   const int64_t N = P.taps;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "npukit/ops/bm_pool_quantized.hpp"
 #include "npukit/ops/quantized.hpp"
 #include "npukit/quant/ghp.hpp"
 #include "ops/kernel_list.hpp"
@@ -47,6 +48,11 @@ struct QAvgPlan {
   bool zp_inside = false;  // int_sum_requant: round(v + y_zp)
   ghp::PostProc post;      // int_sum_ghp
   int64_t sum_mask = -1;   // int_sum_ghp: window-sum register (-1: exact)
+  // bm_pool_quantized (avg): (sum + 2^(r-1)) >> r, saturate, optional ReLU,
+  // instead of `arith` (the kernels then only form integer sums).
+  bool bm_shift = false;
+  int bm_rshift = 0;
+  bool bm_relu = false;
   // The vector tail applies: round half to even under the default fp
   // environment (the magic-number rounding relies on round-to-nearest).
   bool vector_tail = false;
@@ -58,6 +64,10 @@ struct QAvgPlan {
 // Builds the plan of a validated call (ghp::check_post_proc may throw, as the
 // reference does).
 QAvgPlan make_qavg_plan(const TensorView& x, const TensorView& y, const QLinearAvgPoolParams& p);
+
+// Plan of a validated bm_pool_quantized call; mode max, zero insertion and
+// dilation make it unsupported (the reference runs them).
+QAvgPlan make_bm_pool_plan(const TensorView& x, const TensorView& y, const BmPoolQuantParams& p);
 
 // The reference's final step for one output, given its sums and tap counts.
 int32_t qavg_finalize_scalar(const QAvgPlan& P, int64_t sum, float fsum, int64_t valid,
@@ -79,6 +89,13 @@ void x8_qavgpool_nhwc_avx2(const QAvgPoolProblem& p);
 void x8_qavgpool_nchw_avx512(const QAvgPoolProblem& p);
 void x8_qavgpool_nhwc_avx512(const QAvgPoolProblem& p);
 #endif
+
+struct BmPoolProblem {
+  QAvgPoolProblem q;  // q.params unused
+  const BmPoolQuantParams* params = nullptr;
+};
+// The family list "bm_pool_quantized" (the same kernels with the shift tail).
+const KernelList<BmPoolProblem>& bm_pool_quantized_kernels();
 
 // The family list "qlinear_average_pool" (qlinear_average_pool and
 // qlinear_global_average_pool).
