@@ -500,3 +500,51 @@ TEST(QPoolFast, BmPoolQuantizedVariantsEqualReference) {
 
 }  // namespace
 }  // namespace npukit
+
+namespace npukit {
+namespace {
+
+// int_mean (TFLite, MiCo) on windows up to 60000 taps, whose sums approach
+// 2^24 where the fast kernels' fp32 quotient is closest to its limit, under
+// every rounding rule.
+TEST(QPoolFast, IntMeanLargeWindowsEveryRounding) {
+  Restore restore;
+  const uint32_t seed = kSeed + 4;
+  std::mt19937 g(seed);
+  const auto& list = cpu::qlinear_average_pool_kernels();
+  int compared = 0;
+  for (Rounding rounding : all_roundings()) {
+    for (int rep = 0; rep < 3; ++rep) {
+      Case c;
+      c.profile = rep % 2 ? Profile::mico : Profile::tflite;
+      c.dtype = rep == 2 ? DType::u8 : DType::s8;
+      c.x_layout = c.y_layout = Layout::nchw;
+      const int64_t H = 150 + static_cast<int64_t>(g() % 51),
+                    W = 250 + static_cast<int64_t>(g() % 51);
+      c.x_shape = {1, 3, H, W};
+      c.p.window.kernel_h = rep == 1 ? H : H - static_cast<int64_t>(g() % 3);
+      c.p.window.kernel_w = rep == 1 ? W : W - static_cast<int64_t>(g() % 3);
+      c.p.window.pad_top = rep == 0 ? 1 : 0;
+      apply_profile(c.p, c.profile);
+      c.p.rounding = rounding;
+      const Tensor x = random_codes(g, c);
+      const Shape ys = qlinear_average_pool_output_shape(c.x_shape, c.p);
+      Tensor want(c.dtype, ys, c.y_layout);
+      ref::qlinear_average_pool(x, want, c.p);
+      cpu::QAvgPoolProblem prob{x, want, &c.p, cpu::make_qavg_plan(x, want, c.p)};
+      for (const auto& v : list.variants) {
+        if (v.reference || !list.runnable(v) || v.declines(prob)) continue;
+        Tensor y(c.dtype, ys, c.y_layout);
+        prob.y = y;
+        v.run(prob);
+        ASSERT_EQ(bytes_nchw(y), bytes_nchw(want))
+            << v.name << " seed " << seed << " rep " << rep << "\n  " << c.text();
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GT(compared, 24);
+}
+
+}  // namespace
+}  // namespace npukit
