@@ -15,12 +15,11 @@
 
 #if defined(__x86_64__)
 #if defined(__clang__)
-#pragma clang attribute push(                                                    \
-    __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,bmi2"))), \
-    apply_to = function)
+#pragma clang attribute push( \
+    __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma"))), apply_to = function)
 #else
 #pragma GCC push_options
-#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,bmi2")
+#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")
 #endif
 
 #define NPUKIT_QAVG_NS isa_avx512
