@@ -1,9 +1,59 @@
 #include "npukit/ops/bm_pool_quantized.hpp"
 
 #include "npukit/error.hpp"
+#include "npukit/kernels.hpp"
 #include "npukit/ops/quantized.hpp"
+#include "ops/cpu/qavgpool.hpp"
 
 namespace npukit {
+
+namespace cpu {
+
+namespace {
+
+const char* bm_declines_nchw(const BmPoolProblem& p) {
+  if (p.q.plan.unsupported) return p.q.plan.unsupported;
+  return p.q.x.stride(3) == 1 ? nullptr : "x is not unit-stride along W (not NCHW-like)";
+}
+
+const char* bm_declines_nhwc(const BmPoolProblem& p) {
+  if (p.q.plan.unsupported) return p.q.plan.unsupported;
+  return p.q.x.stride(1) == 1 ? nullptr : "x is not unit-stride along C (not NHWC-like)";
+}
+
+void bm_reference(const BmPoolProblem& p) {
+  if (p.q.x.dtype() == DType::s8) return ref::bm_pool_quantized<int8_t>(p.q.x, p.q.y, *p.params);
+  ref::bm_pool_quantized<uint8_t>(p.q.x, p.q.y, *p.params);
+}
+
+}  // namespace
+
+// The qlinear_average_pool kernels: they form the same integer window sums
+// (padding counts 0) and the plan's shift tail finishes them.
+const KernelList<BmPoolProblem>& bm_pool_quantized_kernels() {
+  static const KernelList<BmPoolProblem> list{
+      "bm_pool_quantized",
+      {
+#if defined(__x86_64__)
+          {"x8-bmpool-avg-nchw-avx512", Isa::avx512, "avg, no zero insertion or dilation, NCHW",
+           bm_declines_nchw, [](const BmPoolProblem& p) { x8_qavgpool_nchw_avx512(p.q); }},
+          {"x8-bmpool-avg-nhwc-avx512", Isa::avx512, "avg, no zero insertion or dilation, NHWC",
+           bm_declines_nhwc, [](const BmPoolProblem& p) { x8_qavgpool_nhwc_avx512(p.q); }},
+          {"x8-bmpool-avg-nchw-avx2", Isa::avx2, "avg, no zero insertion or dilation, NCHW",
+           bm_declines_nchw, [](const BmPoolProblem& p) { x8_qavgpool_nchw_avx2(p.q); }},
+          {"x8-bmpool-avg-nhwc-avx2", Isa::avx2, "avg, no zero insertion or dilation, NHWC",
+           bm_declines_nhwc, [](const BmPoolProblem& p) { x8_qavgpool_nhwc_avx2(p.q); }},
+#endif
+          {"x8-bmpool-avg-nchw-portable", Isa::portable, "avg, no zero insertion or dilation, NCHW",
+           bm_declines_nchw, [](const BmPoolProblem& p) { x8_qavgpool_nchw_portable(p.q); }},
+          {"x8-bmpool-avg-nhwc-portable", Isa::portable, "avg, no zero insertion or dilation, NHWC",
+           bm_declines_nhwc, [](const BmPoolProblem& p) { x8_qavgpool_nhwc_portable(p.q); }},
+          {"x8-bmpool-reference", Isa::portable, "always", nullptr, bm_reference, true},
+      }};
+  return list;
+}
+
+}  // namespace cpu
 
 Shape bm_pool_quantized_output_shape(const Shape& x, const BmPoolQuantParams& p) {
   constexpr const char* fn = "npukit::bm_pool_quantized";
@@ -21,9 +71,14 @@ void bm_pool_quantized(const TensorView& x, const TensorView& y, const BmPoolQua
   x.expect_rank(4, fn, "x");
   y.expect_shape(bm_pool_quantized_output_shape(x.shape(), p), fn, "y");
   check(x.dtype() == y.dtype(), fn, "y.dtype", dtype_name(y.dtype()), dtype_name(x.dtype()));
-  if (x.dtype() == DType::s8) return ref::bm_pool_quantized<int8_t>(x, y, p);
-  if (x.dtype() == DType::u8) return ref::bm_pool_quantized<uint8_t>(x, y, p);
-  fail(fn, "x.dtype", dtype_name(x.dtype()), "s8 (input_sign) or u8");
+  if (x.dtype() != DType::s8 && x.dtype() != DType::u8)
+    fail(fn, "x.dtype", dtype_name(x.dtype()), "s8 (input_sign) or u8");
+  if (impl() == Impl::reference) {
+    if (x.dtype() == DType::s8) return ref::bm_pool_quantized<int8_t>(x, y, p);
+    return ref::bm_pool_quantized<uint8_t>(x, y, p);
+  }
+  const cpu::BmPoolProblem problem{{x, y, nullptr, cpu::make_bm_pool_plan(x, y, p)}, &p};
+  cpu::bm_pool_quantized_kernels().run(problem);
 }
 
 }  // namespace npukit

@@ -2,6 +2,7 @@
 // benchmarks. A new family adds one line here.
 #include "npukit/kernels.hpp"
 #include "ops/cpu/pool2d_plan.hpp"
+#include "ops/cpu/qavgpool.hpp"
 #include "ops/cpu/qconv_problem.hpp"
 #include "ops/cpu/x8-qelementwise.hpp"
 #include "ops/cpu/x8-qmatmul.hpp"
@@ -14,6 +15,8 @@ std::vector<KernelInfo> list_kernels() {
     all.insert(all.end(), family.begin(), family.end());
   };
   add(pool2d_kernels().info());
+  add(cpu::qlinear_average_pool_kernels().info());
+  add(cpu::bm_pool_quantized_kernels().info());
   add(qconv_kernels().info());
   add(qadd_kernels().info());
   add(quantize_kernels().info());

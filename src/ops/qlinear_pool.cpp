@@ -3,9 +3,55 @@
 
 #include "npukit/error.hpp"
 #include "npukit/ops/quantized.hpp"
+#include "ops/cpu/qavgpool.hpp"
 #include "ops/quantized_common.hpp"
 
 namespace npukit {
+
+namespace cpu {
+
+namespace {
+
+const char* declines_nchw(const QAvgPoolProblem& p) {
+  if (p.plan.unsupported) return p.plan.unsupported;
+  return p.x.stride(3) == 1 ? nullptr : "x is not unit-stride along W (not NCHW-like)";
+}
+
+const char* declines_nhwc(const QAvgPoolProblem& p) {
+  if (p.plan.unsupported) return p.plan.unsupported;
+  return p.x.stride(1) == 1 ? nullptr : "x is not unit-stride along C (not NHWC-like)";
+}
+
+void run_reference(const QAvgPoolProblem& p) {
+  ref::qlinear_average_pool(p.x, p.y, *p.params);
+}
+
+}  // namespace
+
+const KernelList<QAvgPoolProblem>& qlinear_average_pool_kernels() {
+  static const KernelList<QAvgPoolProblem> list{
+      "qlinear_average_pool",
+      {
+#if defined(__x86_64__)
+          {"x8-qavgpool-nchw-avx512", Isa::avx512, "u8/s8, unit stride along W, every profile",
+           declines_nchw, x8_qavgpool_nchw_avx512},
+          {"x8-qavgpool-nhwc-avx512", Isa::avx512, "u8/s8, unit stride along C, every profile",
+           declines_nhwc, x8_qavgpool_nhwc_avx512},
+          {"x8-qavgpool-nchw-avx2", Isa::avx2, "u8/s8, unit stride along W, every profile",
+           declines_nchw, x8_qavgpool_nchw_avx2},
+          {"x8-qavgpool-nhwc-avx2", Isa::avx2, "u8/s8, unit stride along C, every profile",
+           declines_nhwc, x8_qavgpool_nhwc_avx2},
+#endif
+          {"x8-qavgpool-nchw-portable", Isa::portable, "u8/s8, unit stride along W, every profile",
+           declines_nchw, x8_qavgpool_nchw_portable},
+          {"x8-qavgpool-nhwc-portable", Isa::portable, "u8/s8, unit stride along C, every profile",
+           declines_nhwc, x8_qavgpool_nhwc_portable},
+          {"x8-qavgpool-reference", Isa::portable, "always", nullptr, run_reference, true},
+      }};
+  return list;
+}
+
+}  // namespace cpu
 
 const char* qavg_arith_name(QAvgArith a) {
   switch (a) {
@@ -117,7 +163,9 @@ void qlinear_average_pool(const TensorView& x, const TensorView& y, const QLinea
           "kernel_area (GHP: N = KH*KW, count_include_pad = 1)");
     check_range(fn, "ghp_sum_bits", p.ghp_sum_bits, 0, 32);
   }
-  ref::qlinear_average_pool(x, y, p);
+  if (impl() == Impl::reference) return ref::qlinear_average_pool(x, y, p);
+  cpu::QAvgPoolProblem problem{x, y, &p, cpu::make_qavg_plan(x, y, p)};
+  cpu::qlinear_average_pool_kernels().run(problem);
 }
 
 void qlinear_global_average_pool(const TensorView& x, const TensorView& y,

@@ -1,0 +1,201 @@
+// Per-call plan of the fast QLinearAveragePool kernels and the reference's
+// final step for one output (qavgpool.hpp).
+#include <cfenv>
+#include <cmath>
+
+#include "ops/cpu/qavgpool.hpp"
+#include "ops/quantized_common.hpp"
+
+namespace npukit::cpu {
+
+namespace {
+
+// PyTorch's test for its channels-last kernel (as in the reference).
+bool channels_last_contiguous(const TensorView& x) {
+  int64_t expected = 1;
+  for (int d : {1, 3, 2, 0}) {
+    if (x.dim(d) == 1) continue;
+    if (x.stride(d) != expected) return false;
+    expected *= x.dim(d);
+  }
+  return true;
+}
+
+// Fills `a` from the reference's tap table; false when a window's taps are not
+// the contiguous run start + o*stride + k the kernels assume.
+bool make_axis(const AxisWindow& w, int64_t out, QAvgAxis& a) {
+  const AxisTaps t = axis_taps(w, out);
+  a.out = out;
+  a.kernel = w.kernel;
+  a.stride = w.stride;
+  a.start = -w.pad_begin;
+  a.first.assign(static_cast<size_t>(out), 0);
+  a.valid.assign(static_cast<size_t>(out), 0);
+  a.clipped.assign(static_cast<size_t>(out), 0);
+  for (int64_t o = 0; o < out; ++o) {
+    int64_t first = -1, valid = 0, clipped = 0;
+    for (int64_t k = 0; k < w.kernel; ++k) {
+      const Tap kind = t.kind_at(o, k);
+      clipped += kind != Tap::outside;
+      if (kind != Tap::input) {
+        if (kind == Tap::inserted_zero) return false;
+        continue;
+      }
+      const int64_t pos = a.start + o * w.stride + k;
+      if (t.index_at(o, k) != pos || pos < 0 || pos >= w.in) return false;
+      if (first < 0) first = pos;
+      if (pos != first + valid) return false;  // not contiguous
+      ++valid;
+    }
+    const auto i = static_cast<size_t>(o);
+    a.first[i] = static_cast<int32_t>(first < 0 ? 0 : first);
+    a.valid[i] = static_cast<int32_t>(valid);
+    a.clipped[i] = static_cast<int32_t>(clipped);
+    a.any_empty = a.any_empty || valid == 0;
+  }
+  return true;
+}
+
+}  // namespace
+
+QAvgPlan make_qavg_plan(const TensorView& x, const TensorView& y, const QLinearAvgPoolParams& p) {
+  QAvgPlan P;
+  const Window2d& win = p.window;
+  P.dtype = x.dtype();
+  P.N = x.dim(0);
+  P.C = x.dim(1);
+  P.H = x.dim(2);
+  P.W = x.dim(3);
+  P.taps = win.kernel_h * win.kernel_w;
+  const detail::CodeRange r = detail::code_range(P.dtype);
+  P.lo = r.lo;
+  P.hi = r.hi;
+  P.x_zp = p.x_zero_point;
+  P.y_zp = p.y_zero_point;
+  P.x_scale = p.x_scale;
+  P.y_scale = p.y_scale;
+  P.divisor = p.divisor;
+  P.rounding = p.rounding;
+  const bool whole_image = p.whole_image_int_path && win.kernel_h == P.H && win.kernel_w == P.W &&
+                           win.pad_top == 0 && win.pad_bottom == 0 && win.pad_left == 0 &&
+                           win.pad_right == 0;
+  P.arith = whole_image ? QAvgArith::int_sum_float : p.arith;
+  if (!make_axis(axis_h(win, P.H), y.dim(2), P.h) || !make_axis(axis_w(win, P.W), y.dim(3), P.w))
+    P.unsupported = "window taps are not one contiguous run per axis";
+  const auto taps = static_cast<float>(P.taps);
+  // Largest |x - x_zp| times the taps: bounds every sum the kernels form.
+  const double sum_bound = 256.0 * static_cast<double>(P.taps);
+  switch (P.arith) {
+    case QAvgArith::float_mean:
+      // fp32 sums must stay finite (the reference would compute inf - inf = NaN
+      // and throw); an empty window would divide 0 by 0 under valid_count.
+      if (static_cast<double>(p.x_scale) * sum_bound > 1e37 ||
+          static_cast<double>(p.x_scale) * sum_bound / static_cast<double>(p.y_scale) > 1e37)
+        P.unsupported = "x_scale / y_scale so large that fp32 sums may overflow";
+      if (P.divisor != AvgDivisor::kernel_area && (P.h.any_empty || P.w.any_empty))
+        P.unsupported = "a window with no input tap would divide by 0";
+      break;
+    case QAvgArith::int_sum_float:
+      P.int_sum_multiplier = p.x_scale / (p.y_scale * taps);
+      if (!std::isfinite(P.int_sum_multiplier)) P.unsupported = "the fp32 multiplier is not finite";
+      break;
+    case QAvgArith::int_sum_requant:
+      P.scale_ratio = p.x_scale / p.y_scale;
+      // The reference rounds v = acc * M to int64 before clamping: keep |v| far
+      // below 2^62 so that it never throws where this kernel would clamp.
+      if (!(static_cast<double>(P.scale_ratio) * sum_bound < 1e18))
+        P.unsupported = "x_scale / y_scale so large that the reference's rounding overflows";
+      if (P.taps < 65536) {  // one division per divisor, not per output
+        P.multiplier_by_divisor.assign(static_cast<size_t>(P.taps + 1), 0.0f);
+        for (int64_t d = 1; d <= P.taps; ++d)
+          P.multiplier_by_divisor[static_cast<size_t>(d)] = P.scale_ratio / static_cast<float>(d);
+      }
+      P.zp_inside =
+          p.zero_point == QZeroPointRounding::inside ||
+          (p.zero_point == QZeroPointRounding::by_memory_format && !channels_last_contiguous(x));
+      break;
+    case QAvgArith::int_sum_ghp: {
+      const double m1 = static_cast<double>(p.x_scale) /
+                        (static_cast<double>(P.taps) * static_cast<double>(p.y_scale));
+      P.post.rounding = p.ghp_rounding;
+      const ghp::Multiplier mult = ghp::decompose_multiplier(m1, p.ghp_m1_edge);
+      P.post.m1 = mult.m1;
+      P.post.n1 = mult.n1;
+      P.post.y_zp = p.y_zero_point;
+      ghp::check_post_proc(P.post, "npukit::qlinear_average_pool");
+      P.sum_mask = p.ghp_sum_bits > 0 ? (int64_t{1} << p.ghp_sum_bits) - 1 : -1;
+      break;
+    }
+    case QAvgArith::int_mean:
+      break;
+  }
+  P.vector_tail = P.rounding == Rounding::half_to_even && std::fegetround() == FE_TONEAREST;
+  return P;
+}
+
+QAvgPlan make_bm_pool_plan(const TensorView& x, const TensorView& y, const BmPoolQuantParams& p) {
+  QAvgPlan P;
+  P.dtype = x.dtype();
+  P.N = x.dim(0);
+  P.C = x.dim(1);
+  P.H = x.dim(2);
+  P.W = x.dim(3);
+  P.taps = p.window.kernel_h * p.window.kernel_w;
+  const detail::CodeRange r = detail::code_range(P.dtype);
+  P.lo = r.lo;
+  P.hi = r.hi;
+  P.arith = QAvgArith::int_mean;  // any integer arithmetic: the kernels form sums
+  P.bm_shift = true;
+  P.bm_rshift = p.rshift;
+  P.bm_relu = p.relu;
+  if (p.mode != QuantPoolMode::avg)
+    P.unsupported = "max pooling (only the average has a fast kernel)";
+  else if (!make_axis(axis_h(p.window, P.H), y.dim(2), P.h) ||
+           !make_axis(axis_w(p.window, P.W), y.dim(3), P.w))
+    P.unsupported = "zero insertion or dilation (taps are not one contiguous run per axis)";
+  return P;
+}
+
+int32_t qavg_finalize_scalar(const QAvgPlan& P, int64_t sum, float fsum, int64_t valid,
+                             int64_t clipped) {
+  const int64_t N = P.taps;
+  const auto flo = static_cast<float>(P.lo), fhi = static_cast<float>(P.hi);
+  switch (P.arith) {
+    case QAvgArith::float_mean: {
+      const int64_t div = P.divisor == AvgDivisor::kernel_area ? N : valid;
+      const float avg = fsum / static_cast<float>(div);
+      const float v = avg / P.y_scale + static_cast<float>(P.y_zp);
+      return static_cast<int32_t>(round_to_int(v < flo ? flo : v > fhi ? fhi : v, P.rounding));
+    }
+    case QAvgArith::int_sum_float: {
+      const int64_t acc = sum - int64_t{P.x_zp} * N;
+      return detail::requantize_float(static_cast<int32_t>(acc), P.int_sum_multiplier, P.y_zp,
+                                      detail::CodeRange{P.lo, P.hi}, P.rounding);
+    }
+    case QAvgArith::int_sum_ghp: {
+      int64_t s = sum + (N - valid) * P.x_zp;  // taps off the input read X_z
+      if (P.sum_mask >= 0) s &= P.sum_mask;
+      return ghp::requantize(s - N * P.x_zp, P.post);
+    }
+    case QAvgArith::int_sum_requant: {
+      const int64_t div = P.divisor == AvgDivisor::kernel_area      ? N
+                          : P.divisor == AvgDivisor::clipped_window ? clipped
+                                                                    : valid;
+      if (div == 0) return P.y_zp;
+      const auto acc = static_cast<int32_t>(sum - int64_t{P.x_zp} * valid);
+      const float v = static_cast<float>(acc) * (P.scale_ratio / static_cast<float>(div));
+      const auto zp = static_cast<float>(P.y_zp);
+      const float rounded = P.zp_inside ? static_cast<float>(round_to_int(v + zp, P.rounding))
+                                        : static_cast<float>(round_to_int(v, P.rounding)) + zp;
+      return static_cast<int32_t>(rounded < flo ? flo : rounded > fhi ? fhi : rounded);
+    }
+    case QAvgArith::int_mean: {
+      const int64_t div = P.divisor == AvgDivisor::kernel_area ? N : valid;
+      return div == 0 ? P.y_zp
+                      : static_cast<int32_t>(saturate(div_round(sum, div, P.rounding), P.lo, P.hi));
+    }
+  }
+  return 0;
+}
+
+}  // namespace npukit::cpu

@@ -1,0 +1,104 @@
+// Fast QLinearAveragePool: the per-call plan shared by every variant, the
+// kernel list and the exact scalar tail.
+//
+// Every variant computes per output the same three things the reference
+// computes tap by tap: the integer sum of the codes on the input, the fp32 sum
+// of x_scale*(x - x_zp) over those taps in row-major order (float_mean only),
+// and the tap counts (valid, clipped). Integer sums are exact in any order;
+// the fp32 sum keeps the reference's order per output and is vectorized across
+// outputs (NCHW: along a row; NHWC: across channels). The final step is either
+// the scalar formula of the reference (qavg_finalize_scalar, any rounding) or
+// a vector form of it that is exact for round-half-to-even.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "npukit/ops/bm_pool_quantized.hpp"
+#include "npukit/ops/quantized.hpp"
+#include "npukit/quant/ghp.hpp"
+#include "ops/kernel_list.hpp"
+
+namespace npukit::cpu {
+
+// One spatial axis: for output o the valid taps are k in [k0, k0 + valid) and
+// read input position start + o*stride + k (checked when the plan is built).
+struct QAvgAxis {
+  int64_t out = 0, kernel = 0, stride = 1, start = 0;
+  std::vector<int32_t> first;    // input position of the first valid tap
+  std::vector<int32_t> valid;    // taps on the input (a contiguous run)
+  std::vector<int32_t> clipped;  // taps on the input or its padding (not past it)
+  bool any_empty = false;        // some window has no tap on the input
+};
+
+struct QAvgPlan {
+  DType dtype = DType::u8;
+  QAvgArith arith = QAvgArith::float_mean;  // after ORT's whole-image switch
+  AvgDivisor divisor = AvgDivisor::valid_count;
+  Rounding rounding = Rounding::half_to_even;
+  int64_t N = 0, C = 0, H = 0, W = 0, taps = 0;
+  QAvgAxis h, w;
+  int32_t lo = 0, hi = 0, x_zp = 0, y_zp = 0;
+  float x_scale = 1, y_scale = 1;
+  float int_sum_multiplier = 0;  // int_sum_float: x_scale / (y_scale * taps)
+  float scale_ratio = 0;         // int_sum_requant: x_scale / y_scale
+  // int_sum_requant: [d] = scale_ratio / d for every divisor d <= taps, [0] = 0
+  // (empty windows give y_zp); empty when the window is too large to tabulate.
+  std::vector<float> multiplier_by_divisor;
+  bool zp_inside = false;  // int_sum_requant: round(v + y_zp)
+  ghp::PostProc post;      // int_sum_ghp
+  int64_t sum_mask = -1;   // int_sum_ghp: window-sum register (-1: exact)
+  // bm_pool_quantized (avg): (sum + 2^(r-1)) >> r, saturate, optional ReLU,
+  // instead of `arith` (the kernels then only form integer sums).
+  bool bm_shift = false;
+  int bm_rshift = 0;
+  bool bm_relu = false;
+  // The vector tail applies: round half to even under the default fp
+  // environment (the magic-number rounding relies on round-to-nearest).
+  bool vector_tail = false;
+  // nullptr, or why no fast kernel may run (the reference handles it: values
+  // that would overflow fp32 or make the reference throw, odd geometry).
+  const char* unsupported = nullptr;
+};
+
+// Builds the plan of a validated call (ghp::check_post_proc may throw, as the
+// reference does).
+QAvgPlan make_qavg_plan(const TensorView& x, const TensorView& y, const QLinearAvgPoolParams& p);
+
+// Plan of a validated bm_pool_quantized call; mode max, zero insertion and
+// dilation make it unsupported (the reference runs them).
+QAvgPlan make_bm_pool_plan(const TensorView& x, const TensorView& y, const BmPoolQuantParams& p);
+
+// The reference's final step for one output, given its sums and tap counts.
+int32_t qavg_finalize_scalar(const QAvgPlan& P, int64_t sum, float fsum, int64_t valid,
+                             int64_t clipped);
+
+struct QAvgPoolProblem {
+  TensorView x, y;
+  const QLinearAvgPoolParams* params = nullptr;
+  QAvgPlan plan;
+};
+
+// Variants (src/ops/cpu/x8-qavgpool-*.cpp). nchw: unit stride along W;
+// nhwc: unit stride along C; any batch, u8 and s8.
+void x8_qavgpool_nchw_portable(const QAvgPoolProblem& p);
+void x8_qavgpool_nhwc_portable(const QAvgPoolProblem& p);
+#if defined(__x86_64__)
+void x8_qavgpool_nchw_avx2(const QAvgPoolProblem& p);
+void x8_qavgpool_nhwc_avx2(const QAvgPoolProblem& p);
+void x8_qavgpool_nchw_avx512(const QAvgPoolProblem& p);
+void x8_qavgpool_nhwc_avx512(const QAvgPoolProblem& p);
+#endif
+
+struct BmPoolProblem {
+  QAvgPoolProblem q;  // q.params unused
+  const BmPoolQuantParams* params = nullptr;
+};
+// The family list "bm_pool_quantized" (the same kernels with the shift tail).
+const KernelList<BmPoolProblem>& bm_pool_quantized_kernels();
+
+// The family list "qlinear_average_pool" (qlinear_average_pool and
+// qlinear_global_average_pool).
+const KernelList<QAvgPoolProblem>& qlinear_average_pool_kernels();
+
+}  // namespace npukit::cpu

@@ -1,0 +1,34 @@
+// QLinearAveragePool variants x8_qavgpool_{nchw,nhwc}_avx2: the shared body
+// compiled with the avx2 instruction set (dispatched at run time).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "npukit/parallel.hpp"
+#include "ops/cpu/qavgpool.hpp"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#if defined(__x86_64__)
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+#endif
+
+#define NPUKIT_QAVG_NS isa_avx2
+#define NPUKIT_QAVG_ISA avx2
+#define NPUKIT_QAVG_LEVEL 1
+#include "ops/cpu/x8-qavgpool-body.inc"
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#endif
