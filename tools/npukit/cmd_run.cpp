@@ -158,6 +158,7 @@ void add_run_command(CLI::App& app) {
       "Main job: evaluate on a full dataset instead of the bundled images (fashion-mnist)");
   cmd->add_option("--models-dir", o.job.models_dir, "Main job: directory of the bundled models");
   cmd->add_option("--batch", o.job.batch, "Main job: images per run")->capture_default_str();
+  add_threads_option(cmd);
   cmd->callback([] {
     int rc;
     if (o.model.empty()) {
