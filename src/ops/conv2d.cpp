@@ -1,6 +1,7 @@
 #include "npukit/ops/conv2d.hpp"
 
 #include "npukit/error.hpp"
+#include "ops/cpu/conv_nchw.hpp"
 #include "ops/cpu/dwconv.hpp"
 
 namespace npukit {
@@ -75,9 +76,7 @@ void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, co
                          p.flush_denormals};
     return cpu::dwconv_kernels().run(d);
   }
-  if (cpu::conv2d_f32(x, w, bias, y, p)) return;
-  if (interleaved) return ref::conv2d_f32_interleaved(x, w, bias, y, p);
-  ref::conv2d_f32(x, w, bias, y, p);
+  cpu::conv_nchw_kernels().run({x, w, bias, y, p});
 }
 
 namespace {

@@ -1,6 +1,7 @@
 // Every kernel family's list, for `npukit info --kernels`, the tests and the
 // benchmarks. A new family adds one line here.
 #include "npukit/kernels.hpp"
+#include "ops/cpu/conv_nchw.hpp"
 #include "ops/cpu/dwconv.hpp"
 
 namespace npukit {
@@ -10,6 +11,7 @@ std::vector<KernelInfo> list_kernels() {
   auto add = [&](const std::vector<KernelInfo>& family) {
     all.insert(all.end(), family.begin(), family.end());
   };
+  add(cpu::conv_nchw_kernels().info());
   add(cpu::dwconv_kernels().info());
   return all;
 }

@@ -63,23 +63,34 @@ Layout layout(const DwconvProblem& p) {
   return l;
 }
 
-// Writes input plane (n, ic) into its padded positions; the zeros stay.
-void fill_plane(const DwconvProblem& p, const Layout& l, int64_t n, int64_t ic, float* dst) {
+// Per input column: where it goes in a padded row (phase and column), so
+// that filling a plane needs no division.
+std::vector<int64_t> column_map(const DwconvProblem& p, const Layout& l) {
   const Window2d& win = p.window;
-  const int64_t H = p.x.dim(2), W = p.x.dim(3), sw = win.stride_w;
+  std::vector<int64_t> map(static_cast<size_t>(p.x.dim(3)));
+  for (int64_t w = 0; w < p.x.dim(3); ++w) {
+    const int64_t pc = win.pad_left + w * (win.ins_w + 1);
+    map[static_cast<size_t>(w)] = (pc % l.phases) * l.phase_size + pc / l.phases;
+  }
+  return map;
+}
+
+// Writes input plane (n, ic) into its padded positions; the zeros stay.
+void fill_plane(const DwconvProblem& p, const Layout& l, const std::vector<int64_t>& columns,
+                int64_t n, int64_t ic, float* dst) {
+  const Window2d& win = p.window;
+  const int64_t H = p.x.dim(2), W = p.x.dim(3);
   const float* src = static_cast<const float*>(p.x.raw()) + n * p.x.stride(0) + ic * p.x.stride(1);
   const int64_t xs_h = p.x.stride(2), xs_w = p.x.stride(3);
+  const bool copy_rows = l.phases == 1 && win.ins_w == 0 && xs_w == 1;
   for (int64_t h = 0; h < H; ++h) {
-    const int64_t ph = win.pad_top + h * (win.ins_h + 1);
     const float* s = src + h * xs_h;
-    if (sw == 1 && win.ins_w == 0 && xs_w == 1) {
-      std::copy(s, s + W, dst + ph * l.row + win.pad_left);
+    float* row = dst + (win.pad_top + h * (win.ins_h + 1)) * l.row;
+    if (copy_rows) {
+      std::copy(s, s + W, row + win.pad_left);
       continue;
     }
-    for (int64_t w = 0; w < W; ++w) {
-      const int64_t pc = win.pad_left + w * (win.ins_w + 1);
-      dst[(pc % sw) * l.phase_size + ph * l.row + pc / sw] = s[w * xs_w];
-    }
+    for (int64_t w = 0; w < W; ++w) row[columns[static_cast<size_t>(w)]] = s[w * xs_w];
   }
 }
 
@@ -98,6 +109,7 @@ void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel) {
   const int64_t N = p.y.dim(0), OC = p.y.dim(1), OH = p.y.dim(2), OW = p.y.dim(3);
   const int64_t KH = win.kernel_h, KW = win.kernel_w;
   const Layout l = layout(p);
+  const std::vector<int64_t> columns = column_map(p, l);
   std::vector<int64_t> tap(static_cast<size_t>(KH * KW));
   for (int64_t kh = 0; kh < KH; ++kh)
     for (int64_t kw = 0; kw < KW; ++kw) {
@@ -120,7 +132,7 @@ void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel) {
     for (int64_t plane = begin; plane < end; ++plane) {
       const int64_t n = plane / OC, oc = plane % OC, ic = oc / p.multiplier;
       if (n * p.x.dim(1) + ic != filled) {
-        fill_plane(p, l, n, ic, buf.input.data());
+        fill_plane(p, l, columns, n, ic, buf.input.data());
         filled = n * p.x.dim(1) + ic;
       }
       for (int64_t kh = 0; kh < KH; ++kh)
