@@ -3,6 +3,7 @@
 #include "npukit/kernels.hpp"
 #include "ops/cpu/conv_nchw.hpp"
 #include "ops/cpu/dwconv.hpp"
+#include "ops/cpu/elementwise_fast.hpp"
 
 namespace npukit {
 
@@ -13,6 +14,9 @@ std::vector<KernelInfo> list_kernels() {
   };
   add(cpu::conv_nchw_kernels().info());
   add(cpu::dwconv_kernels().info());
+  add(cpu::relu_kernels().info());
+  add(cpu::clip_kernels().info());
+  add(cpu::binary_kernels().info());
   return all;
 }
 

@@ -132,8 +132,11 @@ TEST(ConvFast, EveryVariantEqualsReferenceBitForBit) {
         prob.y = got;
         v.run(prob);
         int64_t bad = 0, first = 0;
-        for (int64_t i = 0; i < got.numel(); ++i)
-          if (!same_bits(got.data<float>()[i], want.data<float>()[i]) && bad++ == 0) first = i;
+        const float* g = got.data<float>();
+        const float* wv = want.data<float>();
+        const int64_t n = got.numel();
+        for (int64_t i = 0; i < n; ++i)
+          if (!same_bits(g[i], wv[i]) && bad++ == 0) first = i;
         ASSERT_EQ(bad, 0) << "seed " << seed << " iter " << iter << " "
                           << text(prob, v.name, threads, nhwc) << "; first mismatch at element "
                           << first << ": " << got.data<float>()[first] << " vs "

@@ -7,6 +7,7 @@
 
 #include "conv_nchw.hpp"
 #include "dot_chains.hpp"
+#include "finite.hpp"
 #include "npukit/parallel.hpp"
 
 namespace npukit::cpu {
@@ -15,15 +16,6 @@ namespace {
 
 bool has_zero_taps(const Window2d& win) {
   return win.pad_top || win.pad_bottom || win.pad_left || win.pad_right || win.ins_h || win.ins_w;
-}
-
-bool all_finite(const TensorView& w) {
-  for (int64_t a = 0; a < w.dim(0); ++a)
-    for (int64_t b = 0; b < w.dim(1); ++b)
-      for (int64_t c = 0; c < w.dim(2); ++c)
-        for (int64_t d = 0; d < w.dim(3); ++d)
-          if (!std::isfinite(w.at<float>(a, b, c, d))) return false;
-  return true;
 }
 
 const char* declines_nchw(const ConvProblem& p) {
@@ -40,7 +32,7 @@ const char* declines_nchw(const ConvProblem& p) {
   // The reference skips padded and inserted taps, where these kernels add
   // 0 * w: the same sum (the accumulator is never -0) unless a weight is
   // infinite or NaN.
-  if (has_zero_taps(win) && !all_finite(w)) return "a non-finite weight with padded taps";
+  if (has_zero_taps(win) && !all_finite_f32(w)) return "a non-finite weight with padded taps";
   return nullptr;
 }
 
@@ -175,7 +167,8 @@ const char* declines_dot_chains(const ConvProblem& p) {
   const Conv2dParams& c = p.params;
   if (c.flush_denormals && !dot_chains_can_flush()) return "flushing denormals needs the x86 MXCSR";
   if (c.accumulation == Fp32Accumulation::interleaved && c.groups != 1) return "groups > 1";
-  if (c.accumulation == Fp32Accumulation::sequential && has_zero_taps(c.window) && !all_finite(p.w))
+  if (c.accumulation == Fp32Accumulation::sequential && has_zero_taps(c.window) &&
+      !all_finite_f32(p.w))
     return "a non-finite weight with padded taps";
   return nullptr;
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "dwconv.hpp"
+#include "finite.hpp"
 #include "flush_scope.hpp"
 #include "npukit/parallel.hpp"
 
@@ -19,14 +20,6 @@ bool has_zero_taps(const Window2d& win) {
   return win.pad_top || win.pad_bottom || win.pad_left || win.pad_right || win.ins_h || win.ins_w;
 }
 
-bool all_finite(const TensorView& w) {
-  for (int64_t a = 0; a < w.dim(0); ++a)
-    for (int64_t c = 0; c < w.dim(2); ++c)
-      for (int64_t d = 0; d < w.dim(3); ++d)
-        if (!std::isfinite(w.at<float>(a, 0, c, d))) return false;
-  return true;
-}
-
 // Why the fast kernels cannot compute `p` exactly, or nullptr.
 const char* declines_fast(const DwconvProblem& p) {
   const Window2d& win = p.window;
@@ -36,7 +29,7 @@ const char* declines_fast(const DwconvProblem& p) {
   // The sequential reference skips padded and inserted taps, where the fast
   // kernels add 0 * w: the same sum (the accumulator is never -0) unless a
   // weight is infinite or NaN.
-  if (p.accumulation == Fp32Accumulation::sequential && has_zero_taps(win) && !all_finite(p.w))
+  if (p.accumulation == Fp32Accumulation::sequential && has_zero_taps(win) && !all_finite_f32(p.w))
     return "a non-finite weight with padded or inserted taps";
   return nullptr;
 }
