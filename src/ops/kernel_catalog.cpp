@@ -4,6 +4,7 @@
 #include "ops/cpu/conv_nchw.hpp"
 #include "ops/cpu/dwconv.hpp"
 #include "ops/cpu/elementwise_fast.hpp"
+#include "ops/cpu/gemm_fast.hpp"
 
 namespace npukit {
 
@@ -17,6 +18,7 @@ std::vector<KernelInfo> list_kernels() {
   add(cpu::relu_kernels().info());
   add(cpu::clip_kernels().info());
   add(cpu::binary_kernels().info());
+  add(cpu::gemm_kernels().info());
   return all;
 }
 
