@@ -5,6 +5,7 @@
 #include <map>
 
 #include "commands.hpp"
+#include "npukit/kernels.hpp"
 #include "npukit/onnx/model.hpp"
 #include "progress.hpp"
 
@@ -83,16 +84,33 @@ int run_info(const std::string& path, bool json) {
   return 0;
 }
 
+// Every kernel list, best first; "yes" where this host and the current
+// NPUKIT_IMPL / NPUKIT_MAX_ISA settings allow the kernel.
+void print_kernels() {
+  fmt::print("host isa {}, max isa {}, impl {}\n\n", isa_name(host_isa()), isa_name(max_isa()),
+             impl() == Impl::fast ? "fast" : "reference");
+  fmt::print("{:<10} {:<26} {:<12} {:<5} {}\n", "family", "kernel", "isa", "runs", "applies");
+  for (const KernelInfo& k : list_kernels()) {
+    const bool runs = k.reference || (impl() == Impl::fast && k.isa <= max_isa());
+    fmt::print("{:<10} {:<26} {:<12} {:<5} {}\n", k.family, k.name, isa_name(k.isa),
+               runs ? "yes" : "no", k.applies);
+  }
+}
+
 }  // namespace
 
 void add_info_command(CLI::App& app) {
   auto* cmd =
       app.add_subcommand("info", "List a model's inputs, outputs and operators, and check it");
   static std::string path;
-  static bool json = false;
-  cmd->add_option("model", path, "ONNX model file")->required();
+  static bool json = false, kernels = false;
+  cmd->add_option("model", path, "ONNX model file");
   cmd->add_flag("--json", json, "Print machine-readable JSON");
+  cmd->add_flag("--kernels", kernels,
+                "List every kernel family in dispatch order, and which kernels run on this host");
   cmd->callback([] {
+    if (kernels) return print_kernels();
+    if (path.empty()) throw CLI::RequiredError("model (or --kernels)");
     const int rc = run_info(path, json);
     if (rc) throw CLI::RuntimeError(rc);
   });
