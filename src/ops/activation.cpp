@@ -1,6 +1,7 @@
 #include "npukit/ops/activation.hpp"
 
 #include "npukit/error.hpp"
+#include "ops/cpu/elementwise_fast.hpp"
 
 namespace npukit {
 
@@ -9,7 +10,12 @@ void clip(const TensorView& x, const TensorView& y, const ClipParams& p) {
   x.expect_dtype(DType::f32, fn, "x.dtype");
   y.expect_dtype(DType::f32, fn, "y.dtype");
   y.expect_shape(x.shape(), fn, "y");
-  ref::clip_f32(x, y, p);
+  cpu::EwProblem e;
+  e.op = cpu::EwOp::clip;
+  e.a = x;
+  e.y = y;
+  e.clip = p;
+  cpu::clip_kernels().run(e);
 }
 
 void softmax(const TensorView& x, const TensorView& y, int64_t axis) {

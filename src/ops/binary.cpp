@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "npukit/error.hpp"
+#include "ops/cpu/elementwise_fast.hpp"
 
 namespace npukit {
 
@@ -58,8 +59,12 @@ void binary(BinaryOp op, const TensorView& a, const TensorView& b, const TensorV
   y.expect_dtype(DType::f32, fn, "y.dtype");
   const Shape out = broadcast_shape(a.shape(), b.shape(), fn);
   y.expect_shape(out, fn, "y");
-  ref::binary_f32(op, as_4d(broadcast_view(a, out, fn, "a")),
-                  as_4d(broadcast_view(b, out, fn, "b")), as_4d(y));
+  cpu::EwProblem e;
+  e.op = op == BinaryOp::add ? cpu::EwOp::add : cpu::EwOp::mul;
+  e.a = as_4d(broadcast_view(a, out, fn, "a"));
+  e.b = as_4d(broadcast_view(b, out, fn, "b"));
+  e.y = as_4d(y);
+  cpu::binary_kernels().run(e);
 }
 
 }  // namespace npukit

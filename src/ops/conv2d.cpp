@@ -1,6 +1,8 @@
 #include "npukit/ops/conv2d.hpp"
 
 #include "npukit/error.hpp"
+#include "ops/cpu/conv_nchw.hpp"
+#include "ops/cpu/dwconv.hpp"
 
 namespace npukit {
 
@@ -60,9 +62,21 @@ void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, co
   else
     check(!p.flush_denormals, fn, "flush_denormals", "true",
           "false with the sequential accumulation");
-  if (cpu::conv2d_f32(x, w, bias, y, p)) return;
-  if (interleaved) return ref::conv2d_f32_interleaved(x, w, bias, y, p);
-  ref::conv2d_f32(x, w, bias, y, p);
+  if (!interleaved && p.groups == x.dim(1)) {
+    // Depthwise (one input channel per group): the depthwise family.
+    cpu::DwconvProblem d{x,
+                         w,
+                         bias,
+                         y,
+                         p.window,
+                         w.dim(0) / p.groups,
+                         p.has_bias,
+                         p.result_add,
+                         p.accumulation,
+                         p.flush_denormals};
+    return cpu::dwconv_kernels().run(d);
+  }
+  cpu::conv_nchw_kernels().run({x, w, bias, y, p});
 }
 
 namespace {
@@ -111,13 +125,20 @@ void depthwise2d(const TensorView& x, const TensorView& w, const TensorView& bia
   y.expect_dtype(DType::f32, fn, "y.dtype");
   y.expect_shape(depthwise2d_output_shape(x.shape(), w.shape(), p), fn, "y");
   check_bias(bias, w.dim(0), p.has_bias, fn);
-  if (p.accumulation == Fp32Accumulation::interleaved)
-    return ref::depthwise2d_f32_interleaved(x, w, bias, y, p);
-  check(!p.flush_denormals, fn, "flush_denormals", "true",
-        "false with the sequential accumulation");
-  // A depthwise convolution is the grouped convolution with groups = C.
-  const Conv2dParams grouped{p.window, x.dim(1), p.has_bias, p.result_add};
-  if (!cpu::conv2d_f32(x, w, bias, y, grouped)) ref::conv2d_f32(x, w, bias, y, grouped);
+  if (p.accumulation == Fp32Accumulation::sequential)
+    check(!p.flush_denormals, fn, "flush_denormals", "true",
+          "false with the sequential accumulation");
+  cpu::DwconvProblem d{x,
+                       w,
+                       bias,
+                       y,
+                       p.window,
+                       p.multiplier,
+                       p.has_bias,
+                       p.result_add,
+                       p.accumulation,
+                       p.flush_denormals};
+  cpu::dwconv_kernels().run(d);
 }
 
 }  // namespace npukit

@@ -1,6 +1,7 @@
 #include "npukit/ops/elementwise.hpp"
 
 #include "npukit/error.hpp"
+#include "ops/cpu/elementwise_fast.hpp"
 
 namespace npukit {
 
@@ -48,7 +49,12 @@ void apply_profile(ElementwiseParams& p, Profile profile) {
 
 void relu(const TensorView& x, const TensorView& y, const ElementwiseParams& p) {
   check_xy(x, y, "npukit::relu", false);
-  ref::relu_f32(x, y, p);
+  cpu::EwProblem e;
+  e.op = cpu::EwOp::relu;
+  e.a = x;
+  e.y = y;
+  e.relu = p;
+  cpu::relu_kernels().run(e);
 }
 
 void bias(const TensorView& x, const TensorView& b, const TensorView& y,

@@ -2,6 +2,7 @@
 
 #include "npukit/error.hpp"
 #include "npukit/ops/binary.hpp"
+#include "ops/cpu/gemm_fast.hpp"
 
 namespace npukit {
 
@@ -35,7 +36,7 @@ void gemm(const TensorView& a, const TensorView& b, const TensorView& c, const T
     check(c.rank() <= 2, fn, "c", "shape " + shape_text(c.shape()), "rank 0 to 2");
     cv = broadcast_view(c, out, fn, "c");
   }
-  ref::gemm_f32(t(a, p.trans_a), t(b, p.trans_b), cv, y, p.alpha, p.beta);
+  cpu::gemm_kernels().run({t(a, p.trans_a), t(b, p.trans_b), cv, y, p.alpha, p.beta});
 }
 
 }  // namespace npukit

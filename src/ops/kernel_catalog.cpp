@@ -1,6 +1,10 @@
 // Every kernel family's list, for `npukit info --kernels`, the tests and the
 // benchmarks. A new family adds one line here.
 #include "npukit/kernels.hpp"
+#include "ops/cpu/conv_nchw.hpp"
+#include "ops/cpu/dwconv.hpp"
+#include "ops/cpu/elementwise_fast.hpp"
+#include "ops/cpu/gemm_fast.hpp"
 #include "ops/cpu/pool2d_plan.hpp"
 #include "ops/cpu/qavgpool.hpp"
 #include "ops/cpu/qconv_problem.hpp"
@@ -21,6 +25,12 @@ std::vector<KernelInfo> list_kernels() {
   add(qadd_kernels().info());
   add(quantize_kernels().info());
   add(qmatmul_kernels().info());
+  add(cpu::conv_nchw_kernels().info());
+  add(cpu::dwconv_kernels().info());
+  add(cpu::relu_kernels().info());
+  add(cpu::clip_kernels().info());
+  add(cpu::binary_kernels().info());
+  add(cpu::gemm_kernels().info());
   return all;
 }
 

@@ -98,6 +98,7 @@ void add_compare_command(CLI::App& app) {
   cmd->add_option("--pads", o.pads, "pads top,left,bottom,right (ONNX order)")
       ->capture_default_str();
   cmd->add_option("--ceil-mode", o.ceil_mode, "0 or 1")->capture_default_str();
+  add_threads_option(cmd);
   cmd->add_option("--count-include-pad", o.count_include_pad, "0 or 1")->capture_default_str();
   cmd->add_option("--x-scale", o.x_scale)->capture_default_str();
   cmd->add_option("--x-zero-point", o.x_zero_point)->capture_default_str();

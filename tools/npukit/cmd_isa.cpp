@@ -170,6 +170,7 @@ void add_isa_command(CLI::App& app) {
     cmd->add_option("--output", output, "Raw uint8 output")->required();
     cmd->add_option("--hw", hw, hw_help);
     cmd->add_option("--profile", profile, "ghp_rtl (default) or ghp_golden");
+    add_threads_option(cmd);
     cmd->callback([] { run_exec(src, line, input, input_b, output, hw, profile); });
   }
   {
@@ -182,6 +183,7 @@ void add_isa_command(CLI::App& app) {
     cmd->add_option("--out", out, "Output directory (created)")->required();
     cmd->add_option("--hw", hw, hw_help + " (overrides the file's hw:)");
     cmd->add_option("--profile", profile, "ghp_rtl (default) or ghp_golden");
+    add_threads_option(cmd);
     cmd->callback([] { run_golden(config, out, hw, profile); });
   }
   {

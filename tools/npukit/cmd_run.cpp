@@ -89,13 +89,18 @@ int run_model(const RunOptions& o) {
   for (double t : times) sum += t;
   const double mean = sum / static_cast<double>(times.size());
   const double best = *std::min_element(times.begin(), times.end());
+  std::vector<double> sorted = times;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = sorted[sorted.size() / 2];  // robust on a loaded machine
   const auto layers = model.layer_times();
   const auto runs = static_cast<double>(o.repeat);
   if (o.json) {
     std::string s = fmt::format("{{\"model\": {}, \"profile\": {}, \"runs\": {}, ",
                                 json_string(o.model), json_string(o.profile), o.repeat);
-    s += fmt::format("\"seconds_per_run\": {{\"mean\": {:.9f}, \"min\": {:.9f}}}, \"inputs\": [",
-                     mean, best);
+    s += fmt::format(
+        "\"seconds_per_run\": {{\"mean\": {:.9f}, \"median\": {:.9f}, \"min\": {:.9f}}}, "
+        "\"inputs\": [",
+        mean, median, best);
     for (size_t k = 0; k < views.size(); ++k)
       s += fmt::format("{}{{\"name\": {}, \"dtype\": \"{}\", \"shape\": {}}}", k ? ", " : "",
                        json_string(model.inputs()[k].name), dtype_name(views[k].dtype()),
@@ -122,8 +127,8 @@ int run_model(const RunOptions& o) {
   for (size_t k = 0; k < outs.size(); ++k)
     fmt::print("output   {:<24} {:<4} {:<18} -> {}\n", model.outputs()[k].name,
                dtype_name(outs[k].dtype()), shape_text(outs[k].shape()), files[k]);
-  fmt::print("time     {:.3f} ms per run (mean of {}, best {:.3f} ms)\n", mean * 1e3, o.repeat,
-             best * 1e3);
+  fmt::print("time     {:.3f} ms per run (mean of {}, median {:.3f} ms, best {:.3f} ms)\n",
+             mean * 1e3, o.repeat, median * 1e3, best * 1e3);
   if (o.layers) {
     fmt::print("\n{:<32} {:<24} {:<12} {:>12}\n", "node", "op", "profile", "ms per run");
     for (const auto& l : layers)
@@ -158,6 +163,7 @@ void add_run_command(CLI::App& app) {
       "Main job: evaluate on a full dataset instead of the bundled images (fashion-mnist)");
   cmd->add_option("--models-dir", o.job.models_dir, "Main job: directory of the bundled models");
   cmd->add_option("--batch", o.job.batch, "Main job: images per run")->capture_default_str();
+  add_threads_option(cmd);
   cmd->callback([] {
     int rc;
     if (o.model.empty()) {

@@ -54,6 +54,7 @@ void add_selftest_command(CLI::App& app) {
       "print a pass/fail table, exit 1 on any failure");
   static bool verbose = false;
   cmd->add_flag("-v,--verbose", verbose, "List every case, not only failures");
+  add_threads_option(cmd);
   cmd->callback([] {
     const int rc = run_selftest(verbose);
     if (rc) throw CLI::RuntimeError(rc);

@@ -12,4 +12,7 @@ void add_info_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
 void add_isa_command(CLI::App& app);
 
+// --threads N (npukit::set_num_threads) on a command.
+void add_threads_option(CLI::App* cmd);
+
 }  // namespace npukit::cli

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "dot_chains.hpp"
+#include "finite.hpp"
 #include "npukit/ops/conv2d.hpp"
 #include "npukit/parallel.hpp"
 
@@ -49,15 +50,6 @@ Scratch& scratch() {
   return s;
 }
 
-bool all_finite(const TensorView& w) {
-  for (int64_t a = 0; a < w.dim(0); ++a)
-    for (int64_t b = 0; b < w.dim(1); ++b)
-      for (int64_t c = 0; c < w.dim(2); ++c)
-        for (int64_t d = 0; d < w.dim(3); ++d)
-          if (!std::isfinite(w.at<float>(a, b, c, d))) return false;
-  return true;
-}
-
 }  // namespace
 
 bool conv2d_f32(const TensorView& x, const TensorView& w, const TensorView& bias,
@@ -71,7 +63,7 @@ bool conv2d_f32(const TensorView& x, const TensorView& w, const TensorView& bias
   // is infinite or NaN.
   const bool has_zero_taps =
       win.pad_top || win.pad_bottom || win.pad_left || win.pad_right || win.ins_h || win.ins_w;
-  if (!interleaved && has_zero_taps && !all_finite(w)) return false;
+  if (!interleaved && has_zero_taps && !all_finite_f32(w)) return false;
 
   const int64_t N = x.dim(0), IC = x.dim(1);
   const int64_t OC = y.dim(1), OH = y.dim(2), OW = y.dim(3);

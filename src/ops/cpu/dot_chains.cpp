@@ -5,13 +5,14 @@
 // duration of its work: that is the flushing the BM1684 C-model runs under.
 #include "dot_chains.hpp"
 
+#include "flush_scope.hpp"
+
 #include <algorithm>
 #include <cstring>
 
 #include "npukit/parallel.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
-#include <xmmintrin.h>
 #define NPUKIT_DOT_X86 1
 #endif
 
@@ -20,24 +21,8 @@ namespace npukit::cpu {
 namespace {
 
 #ifdef NPUKIT_DOT_X86
-// Sets (on) or clears (off) FTZ (bit 15) and DAZ (bit 6) for this thread while alive.
-class FlushScope {
- public:
-  explicit FlushScope(bool on) : saved_(_mm_getcsr()) {
-    _mm_setcsr(on ? (saved_ | 0x8040u) : (saved_ & ~0x8040u));
-  }
-  ~FlushScope() { _mm_setcsr(saved_); }
-  FlushScope(const FlushScope&) = delete;
-  FlushScope& operator=(const FlushScope&) = delete;
-
- private:
-  unsigned saved_;
-};
 #define NPUKIT_DOT_CLONES __attribute__((target_clones("avx2", "default")))
 #else
-struct FlushScope {
-  explicit FlushScope(bool) {}
-};
 #define NPUKIT_DOT_CLONES
 #endif
 
@@ -100,11 +85,7 @@ void chain_tile(const float* const* x, const int64_t* offset, int64_t e0, int64_
 }  // namespace
 
 bool dot_chains_can_flush() {
-#ifdef NPUKIT_DOT_X86
-  return true;
-#else
-  return false;
-#endif
+  return kCanFlush;
 }
 
 void run_dot_chains(const DotChains& d, DotFinish finish, void* ctx) {

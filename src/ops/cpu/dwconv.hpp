@@ -1,0 +1,57 @@
+// The fp32 depthwise convolution family (depthwise2d, and conv2d with
+// groups = C): one output channel reads one input channel. Kernels compute
+// one output plane at a time from a copy of its input plane with the padding
+// and inserted zeros written out, split into stride_w column phases so that
+// the taps of consecutive outputs are consecutive floats: SIMD lanes hold
+// consecutive outputs of a row, and every lane performs its output's scalar
+// sequence of rounded operations (no FMA) in the reference's order.
+#pragma once
+
+#include <cstdint>
+
+#include "npukit/ops/conv2d.hpp"
+#include "ops/kernel_list.hpp"
+
+namespace npukit::cpu {
+
+// One call: validated arguments of depthwise2d or of a conv2d with groups = C.
+struct DwconvProblem {
+  TensorView x, w, bias, y;  // bias is ignored unless has_bias
+  Window2d window;
+  int64_t multiplier = 1;  // output channels per input channel
+  bool has_bias = false, result_add = false;
+  Fp32Accumulation accumulation = Fp32Accumulation::sequential;
+  bool flush_denormals = false;
+};
+
+// One output plane for a plane kernel. The window of output (oh, ow) starts
+// at x + oh * stride_h * row + ow; its tap t is at that start + tap[t].
+struct DwPlane {
+  const float* x;      // padded, phase-split input plane
+  int64_t row;         // floats per padded row (>= ow rounded up to a vector + the taps' reach)
+  int64_t stride_h;    // padded rows per output row
+  const int64_t* tap;  // per tap (kh * KW + kw order): offset from the window start
+  int64_t taps;
+  const float* w;    // the channel's weights, one per tap
+  int64_t oh, ow;    // output plane size
+  float* y;          // output rows, contiguous along W
+  int64_t y_row;     // floats between output rows
+  bool interleaved;  // A[t % 2] accumulators (bm1684) instead of one
+  bool has_bias, result_add;
+  float bias;
+};
+using DwPlaneKernel = void (*)(const DwPlane& p);
+
+// Plane kernels per ISA (each in its own file; -avx512 and -avx2 are only
+// called where the host runs them).
+void f32_dwconv_plane_portable(const DwPlane& p);
+void f32_dwconv_plane_avx2(const DwPlane& p);
+void f32_dwconv_plane_avx512(const DwPlane& p);
+
+// Runs the plane kernel over every (n, channel) plane, threaded.
+void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel);
+
+// The family: f32-dwconv-nchw-{avx512, avx2, portable}, then the reference.
+const KernelList<DwconvProblem>& dwconv_kernels();
+
+}  // namespace npukit::cpu

@@ -1,0 +1,98 @@
+// Tile kernel of the fp32 NCHW convolution family for AVX2: blocks of 2 x 8
+// consecutive positions (q layout) times up to 6 output channels, 12
+// accumulators; per step one rounded product and one rounded addition per
+// lane (mul and add intrinsics, no FMA; -ffp-contract=off keeps them apart).
+#include <immintrin.h>
+
+#include <algorithm>
+
+#include "conv_nchw.hpp"
+
+#define NPUKIT_AVX2 __attribute__((target("avx2")))
+
+namespace npukit::cpu {
+
+namespace {
+
+constexpr int64_t kLanes = 8;
+constexpr int kVectors = 2;
+
+// All-ones in lanes [first, first + count).
+NPUKIT_AVX2 __m256i lane_mask(int64_t first, int64_t count) {
+  const __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i lo = _mm256_cmpgt_epi32(index, _mm256_set1_epi32(static_cast<int>(first) - 1));
+  const __m256i hi = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(first + count)), index);
+  return _mm256_and_si256(lo, hi);
+}
+
+// As the AVX-512 kernel's finish: acc + bias, then old + that, per output row segment.
+template <int R>
+NPUKIT_AVX2 void finish(const ConvTile& t, const __m256 (&acc)[R], int64_t q, int64_t q_end) {
+  int64_t oh = q / t.wq, ow = q % t.wq, lane = 0;
+  q_end = std::min(q_end, q + kLanes);
+  while (q < q_end) {
+    const int64_t seg = std::min(q_end - q, t.wq - ow);
+    const int64_t valid = std::clamp<int64_t>(t.ow - ow, 0, seg);
+    if (valid > 0) {
+      const __m256i m = lane_mask(lane, valid);
+      for (int r = 0; r < R; ++r) {
+        float* base = t.y[r] + oh * t.y_row + ow - lane;  // lane l goes to base + l
+        __m256 v = acc[r];
+        if (t.has_bias) v = _mm256_add_ps(v, _mm256_set1_ps(t.bias[r]));
+        if (t.result_add) v = _mm256_add_ps(_mm256_maskload_ps(base, m), v);
+        _mm256_maskstore_ps(base, m, v);
+      }
+    }
+    lane += seg;
+    q += seg;
+    ++oh;
+    ow = 0;
+  }
+}
+
+template <int R>
+NPUKIT_AVX2 void tile(const ConvTile& t) {
+  const float* w[R];
+  for (int r = 0; r < R; ++r) w[r] = t.w[r];
+  for (int64_t qb = t.q0; qb < t.q1; qb += kLanes * kVectors) {
+    __m256 acc[kVectors][R];
+    for (int v = 0; v < kVectors; ++v)
+      for (int r = 0; r < R; ++r) acc[v][r] = _mm256_setzero_ps();
+    const float* x = t.x + qb;
+    for (int64_t e = 0; e < t.steps; ++e) {
+      const float* xe = x + t.offset[e];
+      __m256 xv[kVectors];
+      for (int v = 0; v < kVectors; ++v) xv[v] = _mm256_loadu_ps(xe + v * kLanes);
+      for (int r = 0; r < R; ++r) {
+        const __m256 wr = _mm256_set1_ps(w[r][e]);
+        for (int v = 0; v < kVectors; ++v)
+          acc[v][r] = _mm256_add_ps(acc[v][r], _mm256_mul_ps(xv[v], wr));
+      }
+    }
+    for (int v = 0; v < kVectors; ++v) {
+      const int64_t q = qb + v * kLanes;
+      if (q < t.q1) finish<R>(t, acc[v], q, t.q1);
+    }
+  }
+}
+
+}  // namespace
+
+NPUKIT_AVX2 void f32_conv_tile_avx2(const ConvTile& t) {
+  switch (t.rows) {
+    case 1:
+      return tile<1>(t);
+    case 2:
+      return tile<2>(t);
+    case 3:
+      return tile<3>(t);
+    case 4:
+      return tile<4>(t);
+    case 5:
+      return tile<5>(t);
+    default:
+      return tile<6>(t);
+  }
+}
+
+}  // namespace npukit::cpu

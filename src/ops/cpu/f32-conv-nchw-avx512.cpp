@@ -1,0 +1,93 @@
+// Tile kernel of the fp32 NCHW convolution family for AVX-512: blocks of
+// 4 x 16 consecutive positions (q layout) times up to 6 output channels, 24
+// accumulators; per step one rounded product and one rounded addition per
+// lane (mul and add intrinsics; -ffp-contract=off keeps them apart).
+#include <immintrin.h>
+
+#include <algorithm>
+
+#include "conv_nchw.hpp"
+
+#define NPUKIT_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
+
+namespace npukit::cpu {
+
+namespace {
+
+constexpr int64_t kLanes = 16;
+constexpr int kVectors = 4;
+
+// Stores lanes of `acc` (row r, positions q .. q + 15, valid below q_end) to
+// the output rows they belong to, finishing each output as the reference:
+// acc + bias, then old + that.
+template <int R>
+NPUKIT_AVX512 void finish(const ConvTile& t, const __m512 (&acc)[R], int64_t q, int64_t q_end) {
+  int64_t oh = q / t.wq, ow = q % t.wq, lane = 0;
+  q_end = std::min(q_end, q + kLanes);
+  while (q < q_end) {
+    const int64_t seg = std::min(q_end - q, t.wq - ow);  // lanes left in this q-layout row
+    const int64_t valid = std::clamp<int64_t>(t.ow - ow, 0, seg);
+    if (valid > 0) {
+      const __mmask16 m = static_cast<__mmask16>(((1u << valid) - 1u) << lane);
+      for (int r = 0; r < R; ++r) {
+        // Lane l goes to base + l; the lanes outside m are not touched.
+        float* base = t.y[r] + oh * t.y_row + ow - lane;
+        __m512 v = acc[r];
+        if (t.has_bias) v = _mm512_add_ps(v, _mm512_set1_ps(t.bias[r]));
+        if (t.result_add) v = _mm512_add_ps(_mm512_maskz_loadu_ps(m, base), v);
+        _mm512_mask_storeu_ps(base, m, v);
+      }
+    }
+    lane += seg;
+    q += seg;
+    ++oh;
+    ow = 0;
+  }
+}
+
+template <int R>
+NPUKIT_AVX512 void tile(const ConvTile& t) {
+  const float* w[R];
+  for (int r = 0; r < R; ++r) w[r] = t.w[r];
+  for (int64_t qb = t.q0; qb < t.q1; qb += kLanes * kVectors) {
+    __m512 acc[kVectors][R];
+    for (int v = 0; v < kVectors; ++v)
+      for (int r = 0; r < R; ++r) acc[v][r] = _mm512_setzero_ps();
+    const float* x = t.x + qb;
+    for (int64_t e = 0; e < t.steps; ++e) {
+      const float* xe = x + t.offset[e];
+      __m512 xv[kVectors];
+      for (int v = 0; v < kVectors; ++v) xv[v] = _mm512_loadu_ps(xe + v * kLanes);
+      for (int r = 0; r < R; ++r) {
+        const __m512 wr = _mm512_set1_ps(w[r][e]);
+        for (int v = 0; v < kVectors; ++v)
+          acc[v][r] = _mm512_add_ps(acc[v][r], _mm512_mul_ps(xv[v], wr));
+      }
+    }
+    for (int v = 0; v < kVectors; ++v) {
+      const int64_t q = qb + v * kLanes;
+      if (q < t.q1) finish<R>(t, acc[v], q, t.q1);
+    }
+  }
+}
+
+}  // namespace
+
+NPUKIT_AVX512 void f32_conv_tile_avx512(const ConvTile& t) {
+  switch (t.rows) {
+    case 1:
+      return tile<1>(t);
+    case 2:
+      return tile<2>(t);
+    case 3:
+      return tile<3>(t);
+    case 4:
+      return tile<4>(t);
+    case 5:
+      return tile<5>(t);
+    default:
+      return tile<6>(t);
+  }
+}
+
+}  // namespace npukit::cpu

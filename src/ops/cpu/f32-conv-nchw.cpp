@@ -1,0 +1,205 @@
+// Driver of the fp32 NCHW convolution family: what the fast kernels cannot
+// reproduce, the padded phase-split input, the tiles and their threads, and
+// the family's list (these kernels, then DotChains, then the reference).
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "conv_nchw.hpp"
+#include "dot_chains.hpp"
+#include "finite.hpp"
+#include "npukit/parallel.hpp"
+
+namespace npukit::cpu {
+
+namespace {
+
+bool has_zero_taps(const Window2d& win) {
+  return win.pad_top || win.pad_bottom || win.pad_left || win.pad_right || win.ins_h || win.ins_w;
+}
+
+const char* declines_nchw(const ConvProblem& p) {
+  const Conv2dParams& c = p.params;
+  const Window2d& win = c.window;
+  if (c.accumulation != Fp32Accumulation::sequential) return "not the sequential accumulation";
+  if (c.flush_denormals) return "flushing denormals";
+  if (win.pad_top < 0 || win.pad_bottom < 0 || win.pad_left < 0 || win.pad_right < 0)
+    return "negative pads";
+  const TensorView& w = p.w;
+  if (w.stride(3) != 1 || w.stride(2) != w.dim(3) || w.stride(1) != w.dim(2) * w.dim(3))
+    return "weights not contiguous per output channel";
+  if (p.y.stride(3) != 1) return "output rows not contiguous";
+  // The reference skips padded and inserted taps, where these kernels add
+  // 0 * w: the same sum (the accumulator is never -0) unless a weight is
+  // infinite or NaN.
+  if (has_zero_taps(win) && !all_finite_f32(w)) return "a non-finite weight with padded taps";
+  return nullptr;
+}
+
+struct Layout {
+  int64_t sh, sw, hq, wq, phase_size, plane;
+};
+
+Layout layout(const ConvProblem& p) {
+  const Window2d& win = p.params.window;
+  const int64_t H = p.x.dim(2), W = p.x.dim(3);
+  const int64_t Hp = (H - 1) * (win.ins_h + 1) + 1 + win.pad_top + win.pad_bottom;
+  const int64_t Wp = (W - 1) * (win.ins_w + 1) + 1 + win.pad_left + win.pad_right;
+  Layout l;
+  l.sh = win.stride_h;
+  l.sw = win.stride_w;
+  l.hq = (Hp + l.sh - 1) / l.sh;
+  l.wq = (Wp + l.sw - 1) / l.sw;
+  l.phase_size = l.hq * l.wq;
+  l.plane = l.sh * l.sw * l.phase_size;
+  return l;
+}
+
+// Per input column: where it goes in a padded row (phase and column), so
+// that filling a plane needs no division.
+std::vector<int64_t> column_map(const ConvProblem& p, const Layout& l) {
+  const Window2d& win = p.params.window;
+  std::vector<int64_t> map(static_cast<size_t>(p.x.dim(3)));
+  for (int64_t w = 0; w < p.x.dim(3); ++w) {
+    const int64_t pc = win.pad_left + w * (win.ins_w + 1);
+    map[static_cast<size_t>(w)] = (pc % l.sw) * l.phase_size + pc / l.sw;
+  }
+  return map;
+}
+
+// Writes input plane (n, c) into the zeroed phase planes at `dst`.
+void fill_plane(const ConvProblem& p, const Layout& l, const std::vector<int64_t>& columns,
+                int64_t n, int64_t c, float* dst) {
+  const Window2d& win = p.params.window;
+  const int64_t H = p.x.dim(2), W = p.x.dim(3);
+  const float* src = static_cast<const float*>(p.x.raw()) + n * p.x.stride(0) + c * p.x.stride(1);
+  const int64_t xs_h = p.x.stride(2), xs_w = p.x.stride(3);
+  const bool copy_rows = l.sw == 1 && win.ins_w == 0 && xs_w == 1;
+  for (int64_t h = 0; h < H; ++h) {
+    const int64_t pr = win.pad_top + h * (win.ins_h + 1);
+    float* row = dst + (pr % l.sh) * l.sw * l.phase_size + (pr / l.sh) * l.wq;
+    const float* s = src + h * xs_h;
+    if (copy_rows) {
+      std::copy(s, s + W, row + win.pad_left);
+      continue;
+    }
+    for (int64_t w = 0; w < W; ++w) row[columns[static_cast<size_t>(w)]] = s[w * xs_w];
+  }
+}
+
+std::vector<float>& input_scratch() {
+  thread_local std::vector<float> v;
+  return v;
+}
+
+}  // namespace
+
+void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape shape) {
+  const Conv2dParams& c = p.params;
+  const Window2d& win = c.window;
+  const int64_t N = p.x.dim(0), IC = p.x.dim(1), OC = p.y.dim(1), OH = p.y.dim(2), OW = p.y.dim(3);
+  const int64_t G = c.groups, ICG = IC / G, OCG = OC / G, KH = p.w.dim(2), KW = p.w.dim(3);
+  const Layout l = layout(p);
+  // Reads of the last tile may run `positions` (+ a row) past the last plane.
+  const std::vector<int64_t> columns = column_map(p, l);
+  std::vector<float>& xp = input_scratch();
+  xp.assign(static_cast<size_t>(N * IC * l.plane + shape.positions + l.wq + 64), 0.0f);
+  parallel_for(N * IC, std::max<int64_t>(1, 4096 / l.plane), [&](int64_t nc) {
+    fill_plane(p, l, columns, nc / IC, nc % IC, xp.data() + nc * l.plane);
+  });
+  std::vector<int64_t> offset;
+  offset.reserve(static_cast<size_t>(ICG * KH * KW));
+  for (int64_t ic = 0; ic < ICG; ++ic)
+    for (int64_t kh = 0; kh < KH; ++kh)
+      for (int64_t kw = 0; kw < KW; ++kw) {
+        const int64_t r = kh * win.dilation_h, col = kw * win.dilation_w;
+        offset.push_back(ic * l.plane + ((r % l.sh) * l.sw + col % l.sw) * l.phase_size +
+                         (r / l.sh) * l.wq + col / l.sw);
+      }
+  const int64_t steps = ICG * KH * KW;
+  const int64_t Q = (OH - 1) * l.wq + OW;  // q of the last real output + 1
+  // Tiles of a few blocks of positions: enough tiles to share, each a
+  // cache-friendly slice of the input.
+  const int64_t q_tile = shape.positions * 4;
+  const int64_t q_tiles = (Q + q_tile - 1) / q_tile;
+  const int64_t row_blocks = (OCG + shape.rows - 1) / shape.rows;
+  const int64_t tiles = N * G * q_tiles * row_blocks;
+  const int64_t flops_per_tile = shape.rows * q_tile * steps;
+  const float* wbase = static_cast<const float*>(p.w.raw());
+  const float* bias = c.has_bias ? static_cast<const float*>(p.bias.raw()) : nullptr;
+  const int64_t bias_step = c.has_bias ? p.bias.stride(p.bias.rank() == 1 ? 0 : 1) : 0;
+  float* ybase = static_cast<float*>(p.y.raw());
+  parallel_for(tiles, std::max<int64_t>(1, 65536 / flops_per_tile), [&](int64_t tile) {
+    const int64_t rb = tile % row_blocks, qt = tile / row_blocks % q_tiles;
+    const int64_t g = tile / row_blocks / q_tiles % G, n = tile / row_blocks / q_tiles / G;
+    ConvTile t;
+    t.x = xp.data() + (n * IC + g * ICG) * l.plane;
+    t.offset = offset.data();
+    t.steps = steps;
+    t.rows = std::min(shape.rows, OCG - rb * shape.rows);
+    for (int64_t r = 0; r < t.rows; ++r) {
+      const int64_t oc = g * OCG + rb * shape.rows + r;
+      t.w[r] = wbase + oc * p.w.stride(0);
+      t.y[r] = ybase + n * p.y.stride(0) + oc * p.y.stride(1);
+      t.bias[r] = bias ? bias[oc * bias_step] : 0.0f;
+    }
+    t.q0 = qt * q_tile;
+    t.q1 = std::min(Q, t.q0 + q_tile);
+    t.wq = l.wq;
+    t.ow = OW;
+    t.y_row = p.y.stride(2);
+    t.has_bias = bias != nullptr;
+    t.result_add = c.result_add;
+    kernel(t);
+  });
+}
+
+namespace {
+
+void run_avx512(const ConvProblem& p) {
+  run_conv_nchw(p, f32_conv_tile_avx512, {6, 64});
+}
+void run_avx2(const ConvProblem& p) {
+  run_conv_nchw(p, f32_conv_tile_avx2, {6, 16});
+}
+
+const char* declines_dot_chains(const ConvProblem& p) {
+  const Conv2dParams& c = p.params;
+  if (c.flush_denormals && !dot_chains_can_flush()) return "flushing denormals needs the x86 MXCSR";
+  if (c.accumulation == Fp32Accumulation::interleaved && c.groups != 1) return "groups > 1";
+  if (c.accumulation == Fp32Accumulation::sequential && has_zero_taps(c.window) &&
+      !all_finite_f32(p.w))
+    return "a non-finite weight with padded taps";
+  return nullptr;
+}
+void run_dot_chains(const ConvProblem& p) {
+  conv2d_f32(p.x, p.w, p.bias, p.y, p.params);
+}
+
+void run_reference(const ConvProblem& p) {
+  if (p.params.accumulation == Fp32Accumulation::interleaved)
+    return ref::conv2d_f32_interleaved(p.x, p.w, p.bias, p.y, p.params);
+  ref::conv2d_f32(p.x, p.w, p.bias, p.y, p.params);
+}
+
+constexpr const char* kNchw =
+    "sequential accumulation, weights contiguous per output channel, output rows contiguous, no "
+    "negative pads; with padding, finite weights";
+
+}  // namespace
+
+const KernelList<ConvProblem>& conv_nchw_kernels() {
+  static const KernelList<ConvProblem> list{
+      "conv2d",
+      {{"f32-conv-nchw-avx512", Isa::avx512, kNchw, declines_nchw, run_avx512},
+       {"f32-conv-nchw-avx2", Isa::avx2, kNchw, declines_nchw, run_avx2},
+       {"f32-conv-dotchains", Isa::portable,
+        "both accumulations (interleaved: groups = 1); sequential with padding needs finite "
+        "weights",
+        declines_dot_chains, run_dot_chains},
+       {"f32-conv-reference", Isa::portable,
+        "always (ref::conv2d_f32, ref::conv2d_f32_interleaved)", nullptr, run_reference, true}}};
+  return list;
+}
+
+}  // namespace npukit::cpu

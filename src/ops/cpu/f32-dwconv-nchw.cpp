@@ -1,0 +1,212 @@
+// Driver of the fp32 depthwise family: checks what the fast kernels cannot
+// reproduce, lays out each input plane with its zeros written out, threads
+// over planes, and lists the kernels.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "dwconv.hpp"
+#include "finite.hpp"
+#include "flush_scope.hpp"
+#include "npukit/parallel.hpp"
+
+namespace npukit::cpu {
+
+namespace {
+
+constexpr int64_t kMaxLanes = 16;  // the widest plane kernel's vector
+
+bool has_zero_taps(const Window2d& win) {
+  return win.pad_top || win.pad_bottom || win.pad_left || win.pad_right || win.ins_h || win.ins_w;
+}
+
+// Why the fast kernels cannot compute `p` exactly, or nullptr.
+const char* declines_fast(const DwconvProblem& p) {
+  const Window2d& win = p.window;
+  if (win.pad_top < 0 || win.pad_bottom < 0 || win.pad_left < 0 || win.pad_right < 0)
+    return "negative pads";
+  if (p.flush_denormals && !kCanFlush) return "flushing denormals needs the x86 MXCSR";
+  // The sequential reference skips padded and inserted taps, where the fast
+  // kernels add 0 * w: the same sum (the accumulator is never -0) unless a
+  // weight is infinite or NaN.
+  if (p.accumulation == Fp32Accumulation::sequential && has_zero_taps(win) && !all_finite_f32(p.w))
+    return "a non-finite weight with padded or inserted taps";
+  return nullptr;
+}
+
+// Geometry of the padded, phase-split input plane.
+struct Layout {
+  int64_t Hp, Wp, phases, row, phase_size, plane;
+};
+
+Layout layout(const DwconvProblem& p) {
+  const Window2d& win = p.window;
+  const int64_t H = p.x.dim(2), W = p.x.dim(3), OW = p.y.dim(3);
+  Layout l;
+  l.Hp = (H - 1) * (win.ins_h + 1) + 1 + win.pad_top + win.pad_bottom;
+  l.Wp = (W - 1) * (win.ins_w + 1) + 1 + win.pad_left + win.pad_right;
+  l.phases = win.stride_w;
+  const int64_t reach = (win.kernel_w - 1) * win.dilation_w / win.stride_w;
+  const int64_t ow_vectors = (OW + kMaxLanes - 1) / kMaxLanes * kMaxLanes;
+  // Vector loads of the last outputs of a row may run past the row's
+  // columns: they read zeros of the same row.
+  l.row = std::max((l.Wp + l.phases - 1) / l.phases, ow_vectors + reach);
+  l.phase_size = l.Hp * l.row;
+  l.plane = l.phases * l.phase_size;
+  return l;
+}
+
+// Per input column: where it goes in a padded row (phase and column), so
+// that filling a plane needs no division.
+std::vector<int64_t> column_map(const DwconvProblem& p, const Layout& l) {
+  const Window2d& win = p.window;
+  std::vector<int64_t> map(static_cast<size_t>(p.x.dim(3)));
+  for (int64_t w = 0; w < p.x.dim(3); ++w) {
+    const int64_t pc = win.pad_left + w * (win.ins_w + 1);
+    map[static_cast<size_t>(w)] = (pc % l.phases) * l.phase_size + pc / l.phases;
+  }
+  return map;
+}
+
+// Writes input plane (n, ic) into its padded positions; the zeros stay.
+void fill_plane(const DwconvProblem& p, const Layout& l, const std::vector<int64_t>& columns,
+                int64_t n, int64_t ic, float* dst) {
+  const Window2d& win = p.window;
+  const int64_t H = p.x.dim(2), W = p.x.dim(3);
+  const float* src = static_cast<const float*>(p.x.raw()) + n * p.x.stride(0) + ic * p.x.stride(1);
+  const int64_t xs_h = p.x.stride(2), xs_w = p.x.stride(3);
+  const bool copy_rows = l.phases == 1 && win.ins_w == 0 && xs_w == 1;
+  for (int64_t h = 0; h < H; ++h) {
+    const float* s = src + h * xs_h;
+    float* row = dst + (win.pad_top + h * (win.ins_h + 1)) * l.row;
+    if (copy_rows) {
+      std::copy(s, s + W, row + win.pad_left);
+      continue;
+    }
+    for (int64_t w = 0; w < W; ++w) row[columns[static_cast<size_t>(w)]] = s[w * xs_w];
+  }
+}
+
+struct PlaneBuffers {
+  std::vector<float> input, output;
+};
+PlaneBuffers& plane_buffers() {
+  thread_local PlaneBuffers b;
+  return b;
+}
+
+}  // namespace
+
+void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel) {
+  const Window2d& win = p.window;
+  const int64_t N = p.y.dim(0), OC = p.y.dim(1), OH = p.y.dim(2), OW = p.y.dim(3);
+  const int64_t KH = win.kernel_h, KW = win.kernel_w;
+  const Layout l = layout(p);
+  const std::vector<int64_t> columns = column_map(p, l);
+  std::vector<int64_t> tap(static_cast<size_t>(KH * KW));
+  for (int64_t kh = 0; kh < KH; ++kh)
+    for (int64_t kw = 0; kw < KW; ++kw) {
+      const int64_t col = kw * win.dilation_w;
+      tap[static_cast<size_t>(kh * KW + kw)] =
+          (col % l.phases) * l.phase_size + kh * win.dilation_h * l.row + col / l.phases;
+    }
+  const float* bias = p.has_bias ? static_cast<const float*>(p.bias.raw()) : nullptr;
+  const int64_t bias_step = p.has_bias ? p.bias.stride(p.bias.rank() == 1 ? 0 : 1) : 0;
+  const bool y_rows_contiguous = p.y.stride(3) == 1;
+  // Enough planes per task to be worth a thread (a 7x7 3x3 plane is ~900 flops).
+  const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, OH * OW * KH * KW));
+  parallel_ranges(N * OC, grain, [&](int64_t begin, int64_t end) {
+    FlushScope flush(p.flush_denormals);
+    PlaneBuffers& buf = plane_buffers();
+    buf.input.assign(static_cast<size_t>(l.plane), 0.0f);
+    if (!y_rows_contiguous) buf.output.resize(static_cast<size_t>(OH * OW));
+    std::vector<float> weights(static_cast<size_t>(KH * KW));
+    int64_t filled = -1;  // the (n, ic) plane now in buf.input
+    for (int64_t plane = begin; plane < end; ++plane) {
+      const int64_t n = plane / OC, oc = plane % OC, ic = oc / p.multiplier;
+      if (n * p.x.dim(1) + ic != filled) {
+        fill_plane(p, l, columns, n, ic, buf.input.data());
+        filled = n * p.x.dim(1) + ic;
+      }
+      for (int64_t kh = 0; kh < KH; ++kh)
+        for (int64_t kw = 0; kw < KW; ++kw)
+          weights[static_cast<size_t>(kh * KW + kw)] = p.w.at<float>(oc, 0, kh, kw);
+      DwPlane d;
+      d.x = buf.input.data();
+      d.row = l.row;
+      d.stride_h = win.stride_h;
+      d.tap = tap.data();
+      d.taps = KH * KW;
+      d.w = weights.data();
+      d.oh = OH;
+      d.ow = OW;
+      d.interleaved = p.accumulation == Fp32Accumulation::interleaved;
+      d.has_bias = bias != nullptr;
+      d.result_add = p.result_add;
+      d.bias = bias ? bias[oc * bias_step] : 0.0f;
+      float* yplane = static_cast<float*>(p.y.raw()) + n * p.y.stride(0) + oc * p.y.stride(1);
+      if (y_rows_contiguous) {
+        d.y = yplane;
+        d.y_row = p.y.stride(2);
+        kernel(d);
+        continue;
+      }
+      // Strided output: through a contiguous plane.
+      d.y = buf.output.data();
+      d.y_row = OW;
+      for (int64_t h = 0; h < OH; ++h)
+        for (int64_t w = 0; w < OW; ++w)
+          buf.output[static_cast<size_t>(h * OW + w)] =
+              yplane[h * p.y.stride(2) + w * p.y.stride(3)];
+      kernel(d);
+      for (int64_t h = 0; h < OH; ++h)
+        for (int64_t w = 0; w < OW; ++w)
+          yplane[h * p.y.stride(2) + w * p.y.stride(3)] =
+              buf.output[static_cast<size_t>(h * OW + w)];
+    }
+  });
+}
+
+namespace {
+
+void run_reference(const DwconvProblem& p) {
+  if (p.accumulation == Fp32Accumulation::interleaved) {
+    Depthwise2dParams d{p.window,     p.multiplier,   p.has_bias,
+                        p.result_add, p.accumulation, p.flush_denormals};
+    ref::depthwise2d_f32_interleaved(p.x, p.w, p.bias, p.y, d);
+    return;
+  }
+  const Conv2dParams c{p.window,     p.x.dim(1),     p.has_bias,
+                       p.result_add, p.accumulation, p.flush_denormals};
+  ref::conv2d_f32(p.x, p.w, p.bias, p.y, c);
+}
+
+void run_avx512(const DwconvProblem& p) {
+  run_dwconv(p, f32_dwconv_plane_avx512);
+}
+void run_avx2(const DwconvProblem& p) {
+  run_dwconv(p, f32_dwconv_plane_avx2);
+}
+void run_portable(const DwconvProblem& p) {
+  run_dwconv(p, f32_dwconv_plane_portable);
+}
+
+constexpr const char* kApplies =
+    "fp32 NCHW, both accumulations, any geometry without negative pads; sequential with padding "
+    "needs finite weights";
+
+}  // namespace
+
+const KernelList<DwconvProblem>& dwconv_kernels() {
+  static const KernelList<DwconvProblem> list{
+      "dwconv",
+      {{"f32-dwconv-nchw-avx512", Isa::avx512, kApplies, declines_fast, run_avx512},
+       {"f32-dwconv-nchw-avx2", Isa::avx2, kApplies, declines_fast, run_avx2},
+       {"f32-dwconv-nchw-portable", Isa::portable, kApplies, declines_fast, run_portable},
+       {"f32-dwconv-reference", Isa::portable,
+        "always (ref::conv2d_f32, ref::depthwise2d_f32_interleaved)", nullptr, run_reference,
+        true}}};
+  return list;
+}
+
+}  // namespace npukit::cpu

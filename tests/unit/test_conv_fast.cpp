@@ -1,0 +1,198 @@
+// The fp32 conv2d family (src/ops/cpu/f32-conv-nchw*, then DotChains)
+// against the reference kernels, bit for bit (a NaN equals any NaN): every
+// variant this host runs, seeded random geometry (stride, dilation, zero
+// insertion, pads up to windows entirely in padding, 1-wide images, groups,
+// odd channel counts, batch > 1, NHWC-strided input), special values, both
+// accumulations, 1, 2 and 3 threads. A mismatch prints the seed and the case.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cfloat>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <random>
+#include <sstream>
+
+#include "npukit/npukit.hpp"
+#include "ops/cpu/conv_nchw.hpp"
+
+namespace npukit {
+namespace {
+
+bool same_bits(float a, float b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b);
+}
+
+struct Restore {
+  ~Restore() {
+    set_num_threads(0);
+    set_impl(Impl::fast);
+    set_max_isa(host_isa());
+  }
+};
+
+float value(std::mt19937& rng, int rare) {
+  static const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
+                                   std::numeric_limits<float>::infinity(),
+                                   -std::numeric_limits<float>::infinity(),
+                                   0.0f,
+                                   -0.0f,
+                                   1e-40f,
+                                   -3e-39f,
+                                   1e30f,
+                                   -1e30f,
+                                   std::bit_cast<float>(0x3f7fffffu),
+                                   std::bit_cast<float>(0x00800000u),
+                                   -FLT_MIN};
+  if (rare > 0 && static_cast<int>(rng() % rare) == 0) return specials[rng() % 12];
+  return std::uniform_real_distribution<float>(-2.0f, 2.0f)(rng);
+}
+
+std::string text(const cpu::ConvProblem& p, const char* kernel, int threads, bool nhwc) {
+  std::ostringstream s;
+  const Conv2dParams& c = p.params;
+  const Window2d& w = c.window;
+  s << kernel << ": x " << shape_text(p.x.shape()) << (nhwc ? " (NHWC x)" : "") << " w "
+    << shape_text(p.w.shape()) << " groups " << c.groups << " stride " << w.stride_h << "x"
+    << w.stride_w << " dilation " << w.dilation_h << "x" << w.dilation_w << " ins " << w.ins_h
+    << "x" << w.ins_w << " pads " << w.pad_top << "," << w.pad_bottom << "," << w.pad_left << ","
+    << w.pad_right << " bias " << c.has_bias << " result_add " << c.result_add << " accumulation "
+    << fp32_accumulation_name(c.accumulation) << " flush " << c.flush_denormals << " threads "
+    << threads;
+  return s.str();
+}
+
+void reference(const cpu::ConvProblem& p) {
+  if (p.params.accumulation == Fp32Accumulation::interleaved)
+    ref::conv2d_f32_interleaved(p.x, p.w, p.bias, p.y, p.params);
+  else
+    ref::conv2d_f32(p.x, p.w, p.bias, p.y, p.params);
+}
+
+TEST(ConvFast, EveryVariantEqualsReferenceBitForBit) {
+  Restore restore;
+  const unsigned seed = 20261127;
+  std::mt19937 rng(seed);
+  const auto& list = cpu::conv_nchw_kernels();
+  std::map<std::string, int64_t> runs;
+  int64_t outputs = 0, declined = 0;
+  for (int iter = 0; iter < 200; ++iter) {
+    const bool interleaved = iter % 4 == 1;
+    const bool nhwc = iter % 5 == 3;
+    Conv2dParams p;
+    apply_profile(p, interleaved ? Profile::bm1684 : Profile::onnxruntime);
+    Window2d& w = p.window;
+    w.kernel_h = 1 + rng() % 4;
+    w.kernel_w = 1 + rng() % 4;
+    w.stride_h = 1 + rng() % 3;
+    w.stride_w = 1 + rng() % 3;
+    w.dilation_h = 1 + rng() % 2;
+    w.dilation_w = 1 + rng() % 3;
+    w.ins_h = rng() % 5 == 0 ? rng() % 2 + 1 : 0;
+    w.ins_w = rng() % 5 == 0 ? rng() % 2 + 1 : 0;
+    w.pad_top = rng() % 4 == 0 ? rng() % 6 : rng() % 2;
+    w.pad_bottom = rng() % 3;
+    w.pad_left = rng() % 4 == 0 ? rng() % 6 : rng() % 2;
+    w.pad_right = rng() % 3;
+    p.groups = interleaved ? 1 : 1 + rng() % 3;
+    p.has_bias = rng() % 2;
+    p.result_add = rng() % 2;
+    const int64_t IC = p.groups * (1 + rng() % 7), OC = p.groups * (1 + rng() % 15);
+    const int64_t W = iter % 7 == 0 ? 1 : 1 + rng() % 40;
+    const Shape xs{int64_t(1 + rng() % 2), IC, int64_t(1 + rng() % 11), W};
+    const Shape ws{OC, IC / p.groups, w.kernel_h, w.kernel_w};
+    Shape ys;
+    try {
+      ys = conv2d_output_shape(xs, ws, p);
+    } catch (const Error&) {
+      continue;
+    }
+    const int rare = iter % 3 == 0 ? 0 : 25;
+    Tensor xstore(DType::f32, nhwc ? Shape{xs[0], xs[2], xs[3], xs[1]} : xs);
+    const TensorView x = nhwc ? TensorView(xstore.view().raw(), DType::f32, xs,
+                                           {xs[1] * xs[2] * xs[3], 1, xs[3] * xs[1], xs[1]})
+                              : xstore.view();
+    Tensor wt(DType::f32, ws), b(DType::f32, {OC}), y0(DType::f32, ys);
+    for (Tensor* t : {&xstore, &wt, &b, &y0})
+      for (int64_t i = 0; i < t->numel(); ++i) t->data<float>()[i] = value(rng, rare);
+    Tensor want = y0;
+    cpu::ConvProblem prob{x, wt, b, want, p};
+    reference(prob);
+    for (const auto& v : list.variants) {
+      if (v.reference || !list.runnable(v)) continue;
+      if (v.declines(prob) != nullptr) {
+        ++declined;
+        continue;
+      }
+      for (int threads = 1; threads <= 3; ++threads) {
+        set_num_threads(threads);
+        Tensor got = y0;
+        prob.y = got;
+        v.run(prob);
+        int64_t bad = 0, first = 0;
+        const float* g = got.data<float>();
+        const float* wv = want.data<float>();
+        const int64_t n = got.numel();
+        for (int64_t i = 0; i < n; ++i)
+          if (!same_bits(g[i], wv[i]) && bad++ == 0) first = i;
+        ASSERT_EQ(bad, 0) << "seed " << seed << " iter " << iter << " "
+                          << text(prob, v.name, threads, nhwc) << "; first mismatch at element "
+                          << first << ": " << got.data<float>()[first] << " vs "
+                          << want.data<float>()[first];
+        outputs += got.numel();
+        ++runs[v.name];
+      }
+    }
+  }
+  std::printf("conv2d family: seed %u, %lld outputs compared, %lld declined\n", seed,
+              static_cast<long long>(outputs), static_cast<long long>(declined));
+  for (const auto& [name, n] : runs) std::printf("  %s: %lld runs\n", name.c_str(), (long long)n);
+  for (const auto& v : list.variants) {
+    if (!v.reference && list.runnable(v)) {
+      EXPECT_GT(runs[v.name], 150) << v.name;
+    }
+  }
+}
+
+// conv2d() picks the family's kernels: the same bits at every ISA cap, any
+// thread count and with Impl::reference.
+TEST(ConvFast, PublicEntryAgreesAcrossIsaLevelsAndImpl) {
+  Restore restore;
+  std::mt19937 rng(5);
+  Tensor x(DType::f32, {2, 6, 13, 19}), w(DType::f32, {10, 3, 3, 3}), b(DType::f32, {10});
+  for (Tensor* t : {&x, &w, &b})
+    for (int64_t i = 0; i < t->numel(); ++i) t->data<float>()[i] = value(rng, 30);
+  for (int64_t i = 0; i < w.numel(); ++i)
+    if (!std::isfinite(w.data<float>()[i])) w.data<float>()[i] = -0.25f;
+  Conv2dParams p;
+  p.window.kernel_h = p.window.kernel_w = 3;
+  p.window.stride_w = 2;
+  p.window.pad_top = p.window.pad_left = p.window.pad_right = 1;
+  p.groups = 2;
+  p.has_bias = true;
+  const Shape ys = conv2d_output_shape(x.shape(), w.shape(), p);
+  auto run = [&] {
+    Tensor y(DType::f32, ys);
+    conv2d(x, w, b, y, p);
+    return y.to_vector<float>();
+  };
+  set_impl(Impl::reference);
+  const std::vector<float> want = run();
+  set_impl(Impl::fast);
+  for (Isa isa : {Isa::portable, Isa::avx2, Isa::avx512}) {
+    if (isa > host_isa()) continue;
+    set_max_isa(isa);
+    for (int threads = 1; threads <= 3; ++threads) {
+      set_num_threads(threads);
+      const std::vector<float> got = run();
+      for (size_t i = 0; i < want.size(); ++i)
+        ASSERT_TRUE(same_bits(got[i], want[i]))
+            << isa_name(isa) << " threads " << threads << " element " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace npukit

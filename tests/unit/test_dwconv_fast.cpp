@@ -1,0 +1,277 @@
+// The fp32 depthwise family (src/ops/cpu/f32-dwconv-nchw*) against the
+// reference kernels, bit for bit (a NaN equals any NaN): every variant this
+// host runs, both accumulations, seeded random geometry (stride, dilation,
+// zero insertion, pads up to windows entirely in padding, 1-wide images,
+// multipliers, batch > 1, NHWC-strided views), special values, 1, 2 and 3
+// threads. A mismatch prints the seed and the configuration.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cfloat>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <random>
+#include <sstream>
+
+#include "npukit/npukit.hpp"
+#include "ops/cpu/dwconv.hpp"
+
+namespace npukit {
+namespace {
+
+bool same_bits(float a, float b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b);
+}
+
+struct Restore {
+  ~Restore() {
+    set_num_threads(0);
+    set_impl(Impl::fast);
+    set_max_isa(host_isa());
+  }
+};
+
+// Mostly uniform in [-2, 2]; about 1 in `rare` is NaN, +-inf, +-0, a
+// denormal, huge, or a pair whose product x86 FTZ flushes.
+float value(std::mt19937& rng, int rare) {
+  static const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
+                                   std::numeric_limits<float>::infinity(),
+                                   -std::numeric_limits<float>::infinity(),
+                                   0.0f,
+                                   -0.0f,
+                                   1e-40f,
+                                   -3e-39f,
+                                   1e30f,
+                                   -1e30f,
+                                   std::bit_cast<float>(0x3f7fffffu),
+                                   std::bit_cast<float>(0x00800000u),
+                                   -FLT_MIN};
+  if (rare > 0 && static_cast<int>(rng() % rare) == 0) return specials[rng() % 12];
+  return std::uniform_real_distribution<float>(-2.0f, 2.0f)(rng);
+}
+
+std::string text(const cpu::DwconvProblem& p, const char* kernel, int threads, bool nhwc) {
+  std::ostringstream s;
+  const Window2d& w = p.window;
+  s << kernel << ": x " << shape_text(p.x.shape()) << (nhwc ? " (NHWC views)" : "") << " w "
+    << shape_text(p.w.shape()) << " multiplier " << p.multiplier << " stride " << w.stride_h << "x"
+    << w.stride_w << " dilation " << w.dilation_h << "x" << w.dilation_w << " ins " << w.ins_h
+    << "x" << w.ins_w << " pads " << w.pad_top << "," << w.pad_bottom << "," << w.pad_left << ","
+    << w.pad_right << " bias " << p.has_bias << " result_add " << p.result_add << " accumulation "
+    << fp32_accumulation_name(p.accumulation) << " flush " << p.flush_denormals << " threads "
+    << threads;
+  return s.str();
+}
+
+// An (N, C, H, W) tensor stored as NHWC when `nhwc`, with its NCHW view.
+struct Nchw {
+  Tensor storage;
+  TensorView view;
+  Nchw(const Shape& s, bool nhwc)
+      : storage(DType::f32, nhwc ? Shape{s[0], s[2], s[3], s[1]} : s),
+        view(nhwc ? TensorView(storage.view().raw(), DType::f32, s,
+                               {s[1] * s[2] * s[3], 1, s[3] * s[1], s[1]})
+                  : storage.view()) {}
+  std::vector<float> values() const {  // in NCHW order
+    std::vector<float> v;
+    for (int64_t a = 0; a < view.dim(0); ++a)
+      for (int64_t b = 0; b < view.dim(1); ++b)
+        for (int64_t c = 0; c < view.dim(2); ++c)
+          for (int64_t d = 0; d < view.dim(3); ++d) v.push_back(view.at<float>(a, b, c, d));
+    return v;
+  }
+};
+
+void reference(const cpu::DwconvProblem& p) {
+  if (p.accumulation == Fp32Accumulation::interleaved) {
+    ref::depthwise2d_f32_interleaved(
+        p.x, p.w, p.bias, p.y,
+        {p.window, p.multiplier, p.has_bias, p.result_add, p.accumulation, p.flush_denormals});
+  } else {
+    ref::conv2d_f32(
+        p.x, p.w, p.bias, p.y,
+        {p.window, p.x.dim(1), p.has_bias, p.result_add, p.accumulation, p.flush_denormals});
+  }
+}
+
+TEST(DwconvFast, EveryVariantEqualsReferenceBitForBit) {
+  Restore restore;
+  const unsigned seed = 20261126;
+  std::mt19937 rng(seed);
+  const auto& list = cpu::dwconv_kernels();
+  std::map<std::string, int64_t> runs;
+  int64_t outputs = 0, declined = 0;
+  for (int iter = 0; iter < 240; ++iter) {
+    const bool interleaved = iter % 2 == 1;
+    const bool nhwc = iter % 5 == 3;
+    Depthwise2dParams dp;
+    apply_profile(dp, interleaved ? Profile::bm1684 : Profile::pytorch);
+    Window2d& w = dp.window;
+    w.kernel_h = 1 + rng() % 5;
+    w.kernel_w = 1 + rng() % 5;
+    w.stride_h = 1 + rng() % 3;
+    w.stride_w = 1 + rng() % 3;
+    w.dilation_h = 1 + rng() % 2;
+    w.dilation_w = 1 + rng() % 3;
+    w.ins_h = rng() % 5 == 0 ? rng() % 2 + 1 : 0;
+    w.ins_w = rng() % 5 == 0 ? rng() % 2 + 1 : 0;
+    // Up to 6: with small inputs some windows lie entirely in the padding.
+    w.pad_top = rng() % 4 == 0 ? rng() % 7 : rng() % 2;
+    w.pad_bottom = rng() % 3;
+    w.pad_left = rng() % 4 == 0 ? rng() % 7 : rng() % 2;
+    w.pad_right = rng() % 3;
+    dp.multiplier = rng() % 4 == 0 ? 2 + rng() % 2 : 1;
+    dp.has_bias = rng() % 2;
+    dp.result_add = rng() % 2;
+    const int64_t C = 1 + rng() % 7;  // odd counts too
+    // Widths from 1 to 70 so that every vector grouping and tail is reached.
+    const int64_t W = iter % 7 == 0 ? 1 : 1 + rng() % 70;
+    const Shape xs{int64_t(1 + rng() % 2), C, int64_t(1 + rng() % 12), W};
+    const Shape ws{C * dp.multiplier, 1, w.kernel_h, w.kernel_w};
+    Shape ys;
+    try {
+      ys = depthwise2d_output_shape(xs, ws, dp);
+    } catch (const Error&) {
+      continue;  // the dilated kernel does not fit this input
+    }
+    const int rare = iter % 3 == 0 ? 0 : 25;  // a third without special values
+    Nchw x(xs, nhwc), y0(ys, nhwc);
+    Tensor wt(DType::f32, ws), b(DType::f32, {ws[0]});
+    for (Tensor* t : {&x.storage, &wt, &b, &y0.storage})
+      for (int64_t i = 0; i < t->numel(); ++i) t->data<float>()[i] = value(rng, rare);
+    Nchw want(ys, nhwc);
+    want.storage = y0.storage;
+    want.view = TensorView(want.storage.view().raw(), DType::f32, ys, y0.view.strides());
+    cpu::DwconvProblem p{x.view,
+                         wt,
+                         b,
+                         want.view,
+                         dp.window,
+                         dp.multiplier,
+                         dp.has_bias,
+                         dp.result_add,
+                         dp.accumulation,
+                         dp.flush_denormals};
+    reference(p);
+    const std::vector<float> expected = want.values();
+    for (const auto& v : list.variants) {
+      if (v.reference || !list.runnable(v)) continue;
+      if (v.declines(p) != nullptr) {
+        ++declined;
+        continue;
+      }
+      for (int threads = 1; threads <= 3; ++threads) {
+        set_num_threads(threads);
+        Nchw got(ys, nhwc);
+        got.storage = y0.storage;
+        got.view = TensorView(got.storage.view().raw(), DType::f32, ys, y0.view.strides());
+        p.y = got.view;
+        v.run(p);
+        const std::vector<float> g = got.values();
+        size_t bad = 0, first = 0;
+        for (size_t i = 0; i < g.size(); ++i)
+          if (!same_bits(g[i], expected[i]) && bad++ == 0) first = i;
+        ASSERT_EQ(bad, 0u) << "seed " << seed << " iter " << iter << " "
+                           << text(p, v.name, threads, nhwc) << "; first mismatch at element "
+                           << first << ": " << g[first] << " (0x" << std::hex
+                           << std::bit_cast<uint32_t>(g[first]) << ") vs " << expected[first]
+                           << " (0x" << std::bit_cast<uint32_t>(expected[first]) << ")";
+        outputs += static_cast<int64_t>(g.size());
+        ++runs[v.name];
+      }
+    }
+  }
+  std::printf("dwconv: seed %u, %lld outputs compared, %lld declined\n", seed,
+              static_cast<long long>(outputs), static_cast<long long>(declined));
+  for (const auto& [name, n] : runs) std::printf("  %s: %lld runs\n", name.c_str(), (long long)n);
+  // Every variant this host may run was exercised, many times.
+  for (const auto& v : list.variants)
+    if (!v.reference && list.runnable(v)) {
+      EXPECT_GT(runs[v.name], 300) << v.name;
+    }
+}
+
+// The public entries choose the family's kernels: equal results whatever the
+// ISA cap, and with Impl::reference.
+TEST(DwconvFast, PublicEntriesAgreeAcrossIsaLevelsAndImpl) {
+  Restore restore;
+  const unsigned seed = 77;
+  std::mt19937 rng(seed);
+  const Shape xs{2, 5, 9, 23};
+  Tensor x(DType::f32, xs), w(DType::f32, {10, 1, 3, 3}), b(DType::f32, {10});
+  for (Tensor* t : {&x, &w, &b})
+    for (int64_t i = 0; i < t->numel(); ++i) t->data<float>()[i] = value(rng, 30);
+  for (int64_t i = 0; i < w.numel(); ++i)  // finite weights: padding allowed on every path
+    if (!std::isfinite(w.data<float>()[i])) w.data<float>()[i] = 0.5f;
+  for (const bool interleaved : {false, true}) {
+    std::vector<std::vector<float>> results;
+    std::vector<std::string> names;
+    auto run = [&](const std::string& name) {
+      Depthwise2dParams p;
+      apply_profile(p, interleaved ? Profile::bm1684 : Profile::onnxruntime);
+      p.window.kernel_h = p.window.kernel_w = 3;
+      p.window.stride_w = 2;
+      p.window.pad_top = p.window.pad_bottom = p.window.pad_left = p.window.pad_right = 1;
+      p.multiplier = 2;
+      p.has_bias = true;
+      Tensor y(DType::f32, depthwise2d_output_shape(xs, w.shape(), p));
+      depthwise2d(x, w, b, y, p);
+      results.push_back(y.to_vector<float>());
+      names.push_back(name);
+      if (!interleaved) {  // the same convolution through conv2d with groups = C
+        Conv2dParams c{p.window, 5, true, false, p.accumulation, false};
+        Tensor y2(DType::f32, y.shape());
+        conv2d(x, w, b, y2, c);
+        results.push_back(y2.to_vector<float>());
+        names.push_back(name + " (conv2d groups=C)");
+      }
+    };
+    set_impl(Impl::reference);
+    run("reference");
+    set_impl(Impl::fast);
+    for (Isa isa : {Isa::portable, Isa::avx2, Isa::avx512}) {
+      if (isa > host_isa()) continue;
+      set_max_isa(isa);
+      for (int threads = 1; threads <= 3; ++threads) {
+        set_num_threads(threads);
+        run(std::string(isa_name(isa)) + " threads " + std::to_string(threads));
+      }
+    }
+    for (size_t r = 1; r < results.size(); ++r)
+      for (size_t i = 0; i < results[0].size(); ++i)
+        ASSERT_TRUE(same_bits(results[r][i], results[0][i]))
+            << "seed " << seed << " interleaved " << interleaved << ": " << names[r] << " element "
+            << i << ": " << results[r][i] << " vs " << results[0][i];
+  }
+}
+
+// With Impl::reference the family runs its reference; with a non-finite
+// weight and padding the sequential fast kernels decline (and say why).
+TEST(DwconvFast, ChoiceAndDeclines) {
+  Restore restore;
+  Tensor x(DType::f32, {1, 2, 4, 4}), w(DType::f32, {2, 1, 3, 3}), y(DType::f32, {1, 2, 4, 4});
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = 1.0f;
+  for (int64_t i = 0; i < w.numel(); ++i) w.data<float>()[i] = 1.0f;
+  Window2d win;
+  win.kernel_h = win.kernel_w = 3;
+  win.pad_top = win.pad_bottom = win.pad_left = win.pad_right = 1;
+  cpu::DwconvProblem p{x, w, TensorView(), y, win};
+  const auto& list = cpu::dwconv_kernels();
+  EXPECT_FALSE(list.choose(p).reference);
+  set_impl(Impl::reference);
+  EXPECT_TRUE(list.choose(p).reference);
+  set_impl(Impl::fast);
+  w.data<float>()[4] = std::numeric_limits<float>::infinity();
+  EXPECT_TRUE(list.choose(p).reference);
+  EXPECT_NE(list.variants[0].declines(p), nullptr);
+  // Reference semantics: the padded taps are skipped, so only real taps meet the inf.
+  list.run(p);
+  EXPECT_TRUE(std::isinf(y.data<float>()[0]));
+  p.accumulation = Fp32Accumulation::interleaved;  // padded taps count as 0 * w there
+  EXPECT_FALSE(list.choose(p).reference);
+}
+
+}  // namespace
+}  // namespace npukit

@@ -1,0 +1,109 @@
+// npukit's thread pool: every index exactly once for any count, grain and
+// thread count; small loops stay on the caller; nested and concurrent calls;
+// errors reach the caller; NPUKIT_NUM_THREADS values are capped or ignored
+// with a message.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "npukit/npukit.hpp"
+
+namespace npukit {
+namespace {
+
+struct Restore {
+  ~Restore() { set_num_threads(0); }
+};
+
+TEST(ThreadPool, EveryIndexOnceForAnyCountGrainAndThreads) {
+  Restore restore;
+  for (int threads : {1, 2, 3, 7}) {
+    set_num_threads(threads);
+    for (int64_t count : {0, 1, 2, 3, 17, 64, 1000, 4099})
+      for (int64_t grain : {1, 2, 5, 100}) {
+        std::vector<std::atomic<int>> hits(static_cast<size_t>(count));
+        std::atomic<int64_t> ranges{0};
+        parallel_ranges(count, grain, [&](int64_t begin, int64_t end) {
+          ASSERT_LE(begin, end);
+          ranges++;
+          for (int64_t i = begin; i < end; ++i) hits[static_cast<size_t>(i)]++;
+        });
+        for (int64_t i = 0; i < count; ++i)
+          ASSERT_EQ(hits[static_cast<size_t>(i)].load(), 1)
+              << "threads " << threads << " count " << count << " grain " << grain << " index "
+              << i;
+        // Ranges are at least `grain` long, so there are at most count / grain of them.
+        if (count > 0) {
+          EXPECT_LE(ranges.load(), std::max<int64_t>(1, count / grain));
+        }
+      }
+  }
+}
+
+TEST(ThreadPool, SmallLoopsStayOnTheCaller) {
+  Restore restore;
+  set_num_threads(4);
+  const auto caller = std::this_thread::get_id();
+  bool elsewhere = false;
+  parallel_for(7, 4, [&](int64_t) { elsewhere |= std::this_thread::get_id() != caller; });
+  EXPECT_FALSE(elsewhere);  // 7 < 2 * grain: not worth a second thread
+}
+
+TEST(ThreadPool, NestedAndConcurrentCalls) {
+  Restore restore;
+  set_num_threads(3);
+  std::atomic<int64_t> sum{0};
+  parallel_for(8, [&](int64_t i) {
+    parallel_for(10, [&](int64_t j) { sum += i * 10 + j; });  // runs serially inside
+  });
+  EXPECT_EQ(sum.load(), 79 * 80 / 2);
+  // Two program threads at once: one gets the pool, the other runs serially.
+  std::atomic<int64_t> a{0}, b{0};
+  std::thread t([&] {
+    for (int r = 0; r < 50; ++r) parallel_for(100, [&](int64_t i) { a += i; });
+  });
+  for (int r = 0; r < 50; ++r) parallel_for(100, [&](int64_t i) { b += i; });
+  t.join();
+  EXPECT_EQ(a.load(), 50 * 4950);
+  EXPECT_EQ(b.load(), 50 * 4950);
+}
+
+TEST(ThreadPool, FirstErrorReachesTheCallerAndThePoolStillWorks) {
+  Restore restore;
+  for (int threads : {1, 2, 3}) {
+    set_num_threads(threads);
+    EXPECT_THROW(parallel_for(64,
+                              [](int64_t i) {
+                                if (i % 9 == 4) throw std::runtime_error("boom");
+                              }),
+                 std::runtime_error);
+    std::atomic<int> n{0};
+    parallel_for(64, [&](int64_t) { n++; });
+    EXPECT_EQ(n.load(), 64);
+  }
+}
+
+TEST(ThreadPool, EnvironmentValuesAreCappedOrIgnored) {
+  std::string message;
+  EXPECT_EQ(parse_num_threads("2", message), 2);
+  EXPECT_TRUE(message.empty());
+  EXPECT_EQ(parse_num_threads("0", message), 0);
+  EXPECT_TRUE(message.empty());
+  EXPECT_EQ(parse_num_threads("1024", message), 1024);
+  EXPECT_TRUE(message.empty());
+  EXPECT_EQ(parse_num_threads("65536", message), 1024);
+  EXPECT_NE(message.find("capped at 1024"), std::string::npos) << message;
+  EXPECT_EQ(parse_num_threads("99999999999999999999999", message), 1024);
+  EXPECT_NE(message.find("capped"), std::string::npos) << message;
+  for (const char* bad : {"-1", "abc", "", "2x", " "}) {
+    EXPECT_EQ(parse_num_threads(bad, message), 0) << bad;
+    EXPECT_NE(message.find("ignored"), std::string::npos) << bad << ": " << message;
+    EXPECT_NE(message.find("0 to 1024"), std::string::npos) << message;
+  }
+}
+
+}  // namespace
+}  // namespace npukit
