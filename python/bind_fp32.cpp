@@ -30,7 +30,9 @@ Pool2dParams onnx_pool(const char* fn, PoolMode mode, const py::array& x,
   resolve_pool_auto_pad(p.window, auto_pad_from_name(auto_pad, fn), x.shape(2), x.shape(3),
                         pool_geometry_for(prof));
   check_range(fn, "count_include_pad", count_include_pad, 0, 1);
-  apply_profile(p, prof, count_include_pad != 0, opset);
+  // Integer max pooling has no fp32 semantics (ONNX Runtime runs it in its own
+  // loop, which takes negative SAME pads): as in the ONNX runner.
+  if (view_of(x).dtype() == DType::f32) apply_profile(p, prof, count_include_pad != 0, opset);
   return p;
 }
 
