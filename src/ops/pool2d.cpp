@@ -1,6 +1,7 @@
 #include "npukit/ops/pool2d.hpp"
 
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "npukit/error.hpp"
@@ -86,9 +87,20 @@ namespace {
 // without dilation, for AveragePool before opset 19 except ceil_mode with
 // count_include_pad, and for the global pools; its own loops otherwise.
 void apply_onnxruntime(Pool2dParams& p, bool count_include_pad, int64_t opset) {
+  constexpr const char* fn = "npukit::apply_profile";
   const Window2d& w = p.window;
   const bool dilated = w.dilation_h != 1 || w.dilation_w != 1;
-  check_range("npukit::apply_profile", "opset", opset, 0, 1000);
+  check_range(fn, "opset", opset, 0, 1000);
+  // ONNX Runtime's PoolAttributes: "Pad should be smaller than kernel".
+  const std::tuple<const char*, int64_t, int64_t> pads[] = {
+      {"pad_top", w.pad_top, w.kernel_h},
+      {"pad_bottom", w.pad_bottom, w.kernel_h},
+      {"pad_left", w.pad_left, w.kernel_w},
+      {"pad_right", w.pad_right, w.kernel_w}};
+  for (const auto& [name, pad, kernel] : pads)
+    check(pad < kernel, fn, name, std::to_string(pad),
+          "less than the kernel (" + std::to_string(kernel) +
+              ") for onnxruntime (ONNX Runtime: 'Pad should be smaller than kernel')");
   if (opset == 0) opset = dilated ? 19 : 18;
   bool mlas = !dilated;
   if (p.mode == PoolMode::avg) mlas = opset < 19 && !(w.ceil_mode && count_include_pad);

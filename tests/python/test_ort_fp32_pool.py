@@ -97,6 +97,46 @@ def sweep_cases():
     return cases
 
 
+def mlas_order_cases():
+    """Geometries at the edges of ONNX Runtime's choice among MLAS's three
+    orders (whole image; column sums for stride_w <= 2, kernels <= 32 and
+    pad_left + W + pad_right <= 2045; else row major), where only the
+    summation order tells them apart."""
+    rng = np.random.default_rng(SEED + 3)
+    cases = []
+    geoms = [
+        ((2, 36), [1, 33], [1, 1], [0, 0, 0, 0]),      # kernel_w 33: row major
+        ((36, 5), [33, 3], [1, 1], [0, 1, 0, 1]),      # kernel_h 33: row major
+        ((34, 34), [32, 32], [1, 2], [0, 0, 0, 0]),    # kernels 32: column sums
+        ((3, 2039), [3, 5], [1, 1], [1, 3, 1, 3]),     # 3 + 2039 + 3 = 2045: column sums
+        ((3, 2040), [3, 5], [1, 1], [1, 3, 1, 3]),     # 2046: row major
+        ((3, 6), [3, 3], [1, 1], [1, 3, 1, 0]),        # pad = kernel: ORT rejects it
+        ((3, 2050), [2, 2], [1, 2], [0, 0, 0, 0]),     # too wide: row major
+        ((5, 7), [5, 7], [1, 1], [0, 0, 0, 0]),        # the whole image: four lanes
+        ((5, 7), [5, 7], [2, 1], [0, 0, 0, 0]),        # the same with stride 2: column sums
+        ((5, 7), [5, 7], [1, 3], [0, 0, 0, 0]),        # stride_w 3: row major
+        ((5, 7), [5, 7], [1, 1], [0, 0, 0, 1]),        # padded: column sums
+        ((4, 9), [3, 4], [2, 3], [1, 1, 1, 1]),        # stride_w 3: row major
+    ]
+    for (h, w), k, st, pads in geoms:
+        for op in ("AveragePool", "MaxPool"):
+            for cip in ((0, 1) if op == "AveragePool" else (0,)):
+                x = values(rng, [1, 2, h, w])
+                if rng.random() < 0.5:  # large terms make the order visible in the sum
+                    with np.errstate(over="ignore", invalid="ignore"):
+                        x *= np.float32(2.0) ** rng.integers(-20, 20, size=x.shape).astype(np.float32)
+                attrs = {"kernel_shape": k, "strides": st, "pads": pads}
+                if op == "AveragePool":
+                    attrs["count_include_pad"] = cip
+                    y = npukit_or_error(npukit.average_pool, x, profile="onnxruntime", opset=13,
+                                        **attrs)
+                else:
+                    y = npukit_or_error(npukit.max_pool, x, profile="onnxruntime", **attrs)
+                cases.append(Case(op + " (MLAS order edges)", dict(attrs, shape=[1, 2, h, w]), op,
+                                  {"x": x}, dict(attrs), y, opset=12 if op == "MaxPool" else 13))
+    return cases
+
+
 GENERATORS = [
     ("AveragePool", gen_avg_pool, 900),
     ("MaxPool", gen_max_pool, 700),
@@ -115,6 +155,7 @@ def main():
     rng = np.random.default_rng(SEED)
     cases = [gen(rng, i) for _, gen, n in GENERATORS for i in range(count(n))]
     cases += sweep_cases()
+    cases += mlas_order_cases()
     passed, failed, stats, ort_seconds = run_cases(cases)
     total = sum(s["configs"] for s in stats.values())
     ran = sum(s["configs"] - s["both_reject"] for s in stats.values())
