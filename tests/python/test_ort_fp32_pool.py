@@ -1,6 +1,6 @@
 """Differential test of npukit's fp32 pooling under profile onnxruntime against
 ONNX Runtime 1.30 itself: AveragePool (both count_include_pad, ceil_mode,
-overhanging kernels, dilations at opset 19), MaxPool (dilations, NaN/inf/-0
+overhanging kernels, opsets 13 and 19, dilations at opset 19), MaxPool (dilations, NaN/inf/-0
 inputs), GlobalAveragePool and GlobalMaxPool, thousands of seeded random
 single-node models plus a sweep of every small 1-D geometry. Every output
 element must have the same bits. NPUKIT_SEED changes the seed,
@@ -35,7 +35,8 @@ def gen_avg_pool(rng, i):
     a["ceil_mode"] = int(rng.integers(0, 2))
     a["count_include_pad"] = int(rng.integers(0, 2))
     x = values(rng, [N, C, H, W])
-    opset = 19 if "dilations" in a else 13
+    # ONNX Runtime runs AveragePool-19 in another loop than MLAS, dilated or not.
+    opset = 19 if "dilations" in a or rng.random() < 0.25 else 13
     y = npukit_or_error(npukit.average_pool, x, profile="onnxruntime", opset=opset, **a)
     return Case("AveragePool", dict(a, shape=[N, C, H, W], opset=opset), "AveragePool", {"x": x},
                 dict(a), y, opset=opset)
