@@ -138,6 +138,36 @@ def mlas_order_cases():
     return cases
 
 
+def runner_agrees(cases, every=7):
+    """npukit's ONNX runner (npukit.OnnxModel, which takes the opset from the
+    model) must give the bits of the direct call, so it matches ORT too. Runs
+    every `every`-th case; returns the number of disagreements."""
+    import os
+    import tempfile
+    bad = 0
+    with tempfile.TemporaryDirectory(prefix="npukit_runner_") as tmp:
+        for i, c in enumerate(cases[::every]):
+            path = os.path.join(tmp, f"{i}.onnx")
+            with open(path, "wb") as f:
+                f.write(c.model().SerializeToString())
+            try:
+                got = npukit.OnnxModel(path).run(c.inputs)["y"]
+            except npukit.Error:
+                got = None
+            if c.expect is None or got is None:
+                same = c.expect is None and got is None
+            else:
+                same = got.shape == c.expect.shape and bool(
+                    (got.view(np.uint32) == c.expect.view(np.uint32)).all())
+            if not same:
+                bad += 1
+                if bad <= 5:
+                    print(f"FAIL ONNX runner differs from the direct call\n  {c.repro(i * every)}")
+    print(f"ONNX runner: {len(cases[::every]) - bad} of {len(cases[::every])} models give the "
+          "direct call's bits")
+    return bad
+
+
 GENERATORS = [
     ("AveragePool", gen_avg_pool, 900),
     ("MaxPool", gen_max_pool, 700),
@@ -157,7 +187,9 @@ def main():
     cases = [gen(rng, i) for _, gen, n in GENERATORS for i in range(count(n))]
     cases += sweep_cases()
     cases += mlas_order_cases()
+    runner_bad = runner_agrees(cases)
     passed, failed, stats, ort_seconds = run_cases(cases)
+    failed += runner_bad
     total = sum(s["configs"] for s in stats.values())
     ran = sum(s["configs"] - s["both_reject"] for s in stats.values())
     print(f"\n{total} configurations ({ran} run by both), ONNX Runtime {ort_seconds:.1f} s, "
