@@ -91,14 +91,15 @@ void apply_onnxruntime(Pool2dParams& p, bool count_include_pad, int64_t opset) {
   const Window2d& w = p.window;
   const bool dilated = w.dilation_h != 1 || w.dilation_w != 1;
   check_range(fn, "opset", opset, 0, 1000);
-  // ONNX Runtime's PoolAttributes: "Pad should be smaller than kernel".
+  // ONNX Runtime's PoolAttributes: "Pad should be smaller than kernel" (a kernel < 1 is
+  // reported by the window's own checks).
   const std::tuple<const char*, int64_t, int64_t> pads[] = {
       {"pad_top", w.pad_top, w.kernel_h},
       {"pad_bottom", w.pad_bottom, w.kernel_h},
       {"pad_left", w.pad_left, w.kernel_w},
       {"pad_right", w.pad_right, w.kernel_w}};
   for (const auto& [name, pad, kernel] : pads)
-    check(pad < kernel, fn, name, std::to_string(pad),
+    check(kernel < 1 || pad < kernel, fn, name, std::to_string(pad),  // kernel < 1: named later
           "less than the kernel (" + std::to_string(kernel) +
               ") for onnxruntime (ONNX Runtime: 'Pad should be smaller than kernel')");
   if (opset == 0) opset = dilated ? 19 : 18;
