@@ -15,9 +15,12 @@ enum class PoolMode : uint8_t { avg, max, sum };
 
 // What an average divides by (REFERENCE.md section 3).
 enum class AvgDivisor : uint8_t {
-  kernel_area,  // kernel_h * kernel_w always (ONNX Runtime count_include_pad=1, OKKernel, BM168x)
+  kernel_area,  // kernel_h * kernel_w always (ONNX Runtime's MLAS count_include_pad=1, OKKernel,
+                // BM168x)
   valid_count,  // taps on the input, inserted zeros included (count_include_pad=0, TFLite, MiCo)
-  clipped_window,  // taps on the input or its padding (PyTorch count_include_pad=True)
+  // Taps on the input or its padding (PyTorch count_include_pad=True; ONNX Runtime's
+  // AveragePool loop: ceil_mode with count_include_pad=1, or opset >= 19).
+  clipped_window,
 };
 
 // What a padded tap holds in max pooling; it is also where the running max starts.
