@@ -21,7 +21,7 @@ py::array start_output(const py::object& y, bool result_add, const Shape& shape,
 Pool2dParams onnx_pool(const char* fn, PoolMode mode, const py::array& x,
                        const std::string& auto_pad, int64_t ceil_mode, int64_t count_include_pad,
                        const Ints& dilations, const Ints& kernel_shape, const Ints& pads,
-                       const Ints& strides, const std::string& profile) {
+                       const Ints& strides, const std::string& profile, int64_t opset = 0) {
   view_of(x).expect_rank(4, fn, "x");
   Pool2dParams p;
   p.mode = mode;
@@ -30,7 +30,9 @@ Pool2dParams onnx_pool(const char* fn, PoolMode mode, const py::array& x,
   resolve_pool_auto_pad(p.window, auto_pad_from_name(auto_pad, fn), x.shape(2), x.shape(3),
                         pool_geometry_for(prof));
   check_range(fn, "count_include_pad", count_include_pad, 0, 1);
-  apply_profile(p, prof, count_include_pad != 0);
+  // Integer max pooling has no fp32 semantics (ONNX Runtime runs it in its own
+  // loop, which takes negative SAME pads): as in the ONNX runner.
+  if (view_of(x).dtype() == DType::f32) apply_profile(p, prof, count_include_pad != 0, opset);
   return p;
 }
 
@@ -69,17 +71,19 @@ void bind_pools(py::module_& m) {
       "average_pool",
       [](const py::object& xo, const std::string& auto_pad, int64_t ceil_mode,
          int64_t count_include_pad, const Ints& dilations, const Ints& kernel_shape,
-         const Ints& pads, const Ints& strides, const std::string& profile) {
+         const Ints& pads, const Ints& strides, const std::string& profile, int64_t opset) {
         constexpr const char* fn = "npukit.average_pool";
         py::array x = as_dtype(xo, DType::f32, fn, "x");
         return run_pool(x, onnx_pool(fn, PoolMode::avg, x, auto_pad, ceil_mode, count_include_pad,
-                                     dilations, kernel_shape, pads, strides, profile));
+                                     dilations, kernel_shape, pads, strides, profile, opset));
       },
       arg("x"), py::kw_only(), arg("auto_pad") = "NOTSET", arg("ceil_mode") = 0,
       arg("count_include_pad") = 0, arg("dilations") = py::none(), arg("kernel_shape") = py::none(),
       arg("pads") = py::none(), arg("strides") = py::none(), arg("profile") = "onnxruntime",
+      arg("opset") = 0,
       "ONNX AveragePool on an (N, C, H, W) float32 array; profile 'onnxruntime' or 'pytorch' "
-      "sets the divisor rule.");
+      "sets the divisor rule. opset: the node's ONNX opset, which picks ONNX Runtime's loop "
+      "(19 and later: its own loop, before: MLAS); 0 means 19 with dilations, else 18.");
   m.def(
       "max_pool",
       [](const py::object& xo, const std::string& auto_pad, int64_t ceil_mode,
@@ -121,7 +125,7 @@ void bind_pools(py::module_& m) {
          int64_t stride_h, int64_t stride_w, int64_t dilation_h, int64_t dilation_w, int64_t ins_h,
          int64_t ins_w, int64_t pad_top, int64_t pad_bottom, int64_t pad_left, int64_t pad_right,
          bool ceil_mode, const std::string& divisor, const std::string& pad_value,
-         const std::string& nan, float coeff) {
+         const std::string& nan, float coeff, const std::string& loop, bool end_pad_crops) {
         constexpr const char* fn = "npukit.pool2d";
         py::array x = as_tensor(xo, fn, "x");
         Pool2dParams p;
@@ -139,7 +143,12 @@ void bind_pools(py::module_& m) {
                                           {"neg_flt_max", PadValue::neg_flt_max},
                                           {"zero", PadValue::zero}});
         p.nan = enum_arg<MaxNaN>(nan, fn, "nan",
-                                 {{"propagate", MaxNaN::propagate}, {"ignore", MaxNaN::ignore}});
+                                 {{"propagate", MaxNaN::propagate},
+                                  {"ignore", MaxNaN::ignore},
+                                  {"first_tap", MaxNaN::first_tap}});
+        p.loop = enum_arg<PoolLoop>(loop, fn, "loop",
+                                    {{"taps", PoolLoop::taps}, {"mlas", PoolLoop::mlas}});
+        p.end_pad_crops = end_pad_crops;
         p.coeff = coeff;
         view_of(x).expect_rank(4, fn, "x");
         return run_pool(x, p);
@@ -149,9 +158,10 @@ void bind_pools(py::module_& m) {
       arg("ins_h") = 0, arg("ins_w") = 0, arg("pad_top") = 0, arg("pad_bottom") = 0,
       arg("pad_left") = 0, arg("pad_right") = 0, arg("ceil_mode") = false,
       arg("divisor") = "kernel_area", arg("pad_value") = "neg_inf", arg("nan") = "propagate",
-      arg("coeff") = 1.0f,
+      arg("coeff") = 1.0f, arg("loop") = "taps", arg("end_pad_crops") = false,
       "Every pooling parameter of the core: mode avg|max|sum, zero insertion ins_h/ins_w, "
-      "divisor kernel_area|valid_count|clipped_window, pad_value neg_inf|neg_flt_max|zero.");
+      "divisor kernel_area|valid_count|clipped_window, pad_value neg_inf|neg_flt_max|zero, "
+      "nan propagate|ignore|first_tap, loop taps|mlas (ONNX Runtime's MLAS orders).");
   m.def(
       "sum_pool",
       [](const py::object& xo, int64_t kernel_h, int64_t kernel_w, int64_t stride_h,

@@ -102,7 +102,7 @@ NodePlan plan_pool(const PlanContext& c) {
   const int64_t cip = attr_int(c.node, "count_include_pad", 0);
   check_range(c.node.op_type.c_str(), "count_include_pad", cip, 0, 1);
   // count_include_pad means nothing to MaxPool: pass the value every profile accepts.
-  if (x.elem == F) apply_profile(p, c.profile, is_max || cip != 0);
+  if (x.elem == F) apply_profile(p, c.profile, is_max || cip != 0, c.node.opset);
   Shape y = pool2d_output_shape(x.shape, p);
   return {{make_operand(x.elem, y)},
           [p](const auto& in, const auto& out) { pool2d(in[0], out[0], p); }};

@@ -1,5 +1,9 @@
 #include "npukit/ops/pool2d.hpp"
 
+#include <string>
+#include <tuple>
+#include <utility>
+
 #include "cpu/pool2d_plan.hpp"
 #include "npukit/error.hpp"
 
@@ -103,12 +107,75 @@ const char* pad_value_name(PadValue v) {
   return "invalid";
 }
 
+const char* max_nan_name(MaxNaN n) {
+  switch (n) {
+    case MaxNaN::propagate:
+      return "propagate";
+    case MaxNaN::ignore:
+      return "ignore";
+    case MaxNaN::first_tap:
+      return "first_tap";
+  }
+  return "invalid";
+}
+
+const char* pool_loop_name(PoolLoop l) {
+  switch (l) {
+    case PoolLoop::taps:
+      return "taps";
+    case PoolLoop::mlas:
+      return "mlas";
+  }
+  return "invalid";
+}
+
 PoolGeometry pool_geometry_for(Profile profile) {
   return semantics_base(profile) == Profile::onnxruntime ? PoolGeometry::onnxruntime
                                                          : PoolGeometry::onnx;
 }
 
-void apply_profile(Pool2dParams& p, Profile profile, bool count_include_pad) {
+namespace {
+
+// ONNX Runtime 1.30's CPU pooling (docs/semantics.md): MLAS for MaxPool
+// without dilation, for AveragePool before opset 19 except ceil_mode with
+// count_include_pad, and for the global pools; its own loops otherwise.
+void apply_onnxruntime(Pool2dParams& p, bool count_include_pad, int64_t opset) {
+  constexpr const char* fn = "npukit::apply_profile";
+  const Window2d& w = p.window;
+  const bool dilated = w.dilation_h != 1 || w.dilation_w != 1;
+  check_range(fn, "opset", opset, 0, 1000);
+  // ONNX Runtime's PoolAttributes: "Pad should be smaller than kernel" (a kernel < 1 is
+  // reported by the window's own checks).
+  const std::tuple<const char*, int64_t, int64_t> pads[] = {
+      {"pad_top", w.pad_top, w.kernel_h},
+      {"pad_bottom", w.pad_bottom, w.kernel_h},
+      {"pad_left", w.pad_left, w.kernel_w},
+      {"pad_right", w.pad_right, w.kernel_w}};
+  for (const auto& [name, pad, kernel] : pads)
+    check(kernel < 1 || pad < kernel, fn, name, std::to_string(pad),  // kernel < 1: named later
+          "less than the kernel (" + std::to_string(kernel) +
+              ") for onnxruntime (ONNX Runtime: 'Pad should be smaller than kernel')");
+  if (opset == 0) opset = dilated ? 19 : 18;
+  bool mlas = !dilated;
+  if (p.mode == PoolMode::avg) mlas = opset < 19 && !(w.ceil_mode && count_include_pad);
+  p.loop = mlas ? PoolLoop::mlas : PoolLoop::taps;
+  // MLAS divides by the kernel area; the AveragePool loop by the taps that
+  // fall on the input or its padding (a ceil_mode window is cut at the end pad).
+  p.divisor = !count_include_pad ? AvgDivisor::valid_count
+              : mlas             ? AvgDivisor::kernel_area
+                                 : AvgDivisor::clipped_window;
+  p.end_pad_crops = !mlas && p.mode == PoolMode::avg;
+  p.pad_value = PadValue::neg_flt_max;
+  p.nan = MaxNaN::first_tap;
+  p.accumulation = Fp32Accumulation::sequential;
+  p.flush_denormals = false;
+}
+
+}  // namespace
+
+void apply_profile(Pool2dParams& p, Profile profile, bool count_include_pad, int64_t opset) {
+  p.loop = PoolLoop::taps;
+  p.end_pad_crops = false;
   switch (semantics_base(profile)) {
     case Profile::pytorch:
       p.divisor = count_include_pad ? AvgDivisor::clipped_window : AvgDivisor::valid_count;
@@ -118,12 +185,7 @@ void apply_profile(Pool2dParams& p, Profile profile, bool count_include_pad) {
       p.flush_denormals = false;
       return;
     case Profile::onnxruntime:
-      // ORT's CPU MaxPool starts from lowest() and keeps a tap only if strictly greater.
-      p.divisor = count_include_pad ? AvgDivisor::kernel_area : AvgDivisor::valid_count;
-      p.pad_value = PadValue::neg_flt_max;
-      p.nan = MaxNaN::ignore;
-      p.accumulation = Fp32Accumulation::sequential;
-      p.flush_denormals = false;
+      apply_onnxruntime(p, count_include_pad, opset);
       return;
     case Profile::bm1684:
       check(count_include_pad, "npukit::apply_profile", "count_include_pad", "false",
@@ -140,7 +202,29 @@ void apply_profile(Pool2dParams& p, Profile profile, bool count_include_pad) {
   }
 }
 
+namespace {
+
+// MLAS pooling has no dilation or zero insertion, and ONNX Runtime rejects
+// its negative pads (SAME pads with stride > kernel).
+void check_mlas_window(const Window2d& w, const char* fn) {
+  check_range(fn, "dilation_h", w.dilation_h, 1, 1);
+  check_range(fn, "dilation_w", w.dilation_w, 1, 1);
+  check_range(fn, "ins_h", w.ins_h, 0, 0);
+  check_range(fn, "ins_w", w.ins_w, 0, 0);
+  const char* why =
+      "0 or more for ONNX Runtime's MLAS pooling (it fails with 'padding values must be "
+      "non-negative'; SAME pads turn negative when stride > kernel)";
+  const std::pair<const char*, int64_t> pads[] = {{"pad_top", w.pad_top},
+                                                  {"pad_bottom", w.pad_bottom},
+                                                  {"pad_left", w.pad_left},
+                                                  {"pad_right", w.pad_right}};
+  for (const auto& [name, v] : pads) check(v >= 0, fn, name, std::to_string(v), why);
+}
+
+}  // namespace
+
 Shape pool2d_output_shape(const Shape& x, const Pool2dParams& p) {
+  if (p.loop == PoolLoop::mlas) check_mlas_window(p.window, "npukit::pool2d");
   return window_output_shape(x, p.window, "npukit::pool2d");
 }
 

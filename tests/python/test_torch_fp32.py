@@ -292,7 +292,8 @@ def op_global_pool(rng):
         return dict(op="global_average_pool", shape=x.shape), \
             rel_error(npukit.global_average_pool(x, profile="pytorch"), want)
     want = F.adaptive_max_pool2d(t(x), 1).numpy()
-    return dict(op="global_max_pool", shape=x.shape), same_bits(npukit.global_max_pool(x, profile="pytorch"), want)
+    return dict(op="global_max_pool", shape=x.shape), \
+        same_bits(npukit.global_max_pool(x, profile="pytorch"), want)
 
 
 def conv_geometry(rng, max_hw=10):

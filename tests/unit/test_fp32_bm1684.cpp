@@ -47,7 +47,7 @@ TEST(Bm1684Fp32, AvgPoolAlternatesTwoAccumulatorsOverTaps) {
   pool2d(x, y, bm_pool(PoolMode::avg, 1, 4));
   EXPECT_EQ(y.data<float>()[0], 0.0f);
   Pool2dParams seq = bm_pool(PoolMode::avg, 1, 4);
-  apply_profile(seq, Profile::onnxruntime);
+  apply_profile(seq, Profile::pytorch);
   pool2d(x, y, seq);
   EXPECT_EQ(y.data<float>()[0], 0.5f);
 }

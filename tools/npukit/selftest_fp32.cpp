@@ -61,11 +61,11 @@ void add_pool_cases(std::vector<SelftestCase>& out) {
   // x = [[1,2,3],[4,5,6],[7,8,9]], k2 s2 pad 1: windows hold {1}, {2,3}, {4,7}, {5,6,8,9}.
   for (Profile prof : {Profile::onnxruntime, Profile::pytorch, Profile::bm1684}) {
     const std::string name = profile_name(prof);
-    out.push_back({"pool2d.avg", name, "count_include_pad=1, k2 s2 pad1 (sums 1,5,11,28 over 4)",
-                   [prof] {
-                     return pool_case(prof, PoolMode::avg, true, k2s2p1(), one_to_nine(),
-                                      {0.25f, 1.25f, 2.75f, 7.0f});
-                   }});
+    out.push_back(
+        {"pool2d.avg", name, "count_include_pad=1, k2 s2 pad1 (sums 1,5,11,28 over 4)", [prof] {
+           return pool_case(prof, PoolMode::avg, true, k2s2p1(), one_to_nine(),
+                            {0.25f, 1.25f, 2.75f, 7.0f});
+         }});
     // -x: the padded taps must never win; windows' maxima -1, -2, -4, -5.
     out.push_back({"pool2d.max", name, "padding never wins (k2 s2 pad1 on -x)", [prof] {
                      return pool_case(prof, PoolMode::max, true, k2s2p1(), one_to_nine(-1.0f),
@@ -79,12 +79,22 @@ void add_pool_cases(std::vector<SelftestCase>& out) {
                                       {1.0f, 2.5f, 5.5f, 7.0f});
                    }});
   }
-  // ceil_mode, k2 s2, 3x3: the last window holds only 9. ORT divides by 4,
-  // PyTorch by the window clipped to the input (1).
-  out.push_back({"pool2d.avg", "onnxruntime", "ceil_mode last window divides by kernel area", [] {
+  // ceil_mode, k2 s2, 3x3: the last window holds only 9. ONNX Runtime 1.30 runs
+  // ceil_mode with count_include_pad in its own loop, which divides by the window
+  // cut at the padded input's end (here the input: 1), like PyTorch.
+  out.push_back({"pool2d.avg", "onnxruntime", "ceil_mode last window cut at the padded end", [] {
                    return pool_case(Profile::onnxruntime, PoolMode::avg, true, k2s2ceil(),
-                                    one_to_nine(), {3.0f, 2.25f, 3.75f, 2.25f});
+                                    one_to_nine(), {3.0f, 4.5f, 7.5f, 9.0f});
                  }});
+  // Without ceil_mode MLAS sums columns first: [[1e8, 1, 7], [-1e8, 1, 7]], k2:
+  // (1e8 - 1e8) + (1 + 1) = 2 -> 0.5 (row-major would give 0.25).
+  out.push_back(
+      {"pool2d.avg", "onnxruntime", "MLAS sums window columns first", [] {
+         Window2d w;
+         w.kernel_h = w.kernel_w = 2;
+         const Tensor x = Tensor::from<float>({1, 1, 2, 3}, {1e8f, 1.0f, 7.0f, -1e8f, 1.0f, 7.0f});
+         return pool_case(Profile::onnxruntime, PoolMode::avg, false, w, x, {0.5f, 4.0f});
+       }});
   out.push_back({"pool2d.avg", "pytorch", "ceil_mode last window clipped to the input", [] {
                    return pool_case(Profile::pytorch, PoolMode::avg, true, k2s2ceil(),
                                     one_to_nine(), {3.0f, 4.5f, 7.5f, 9.0f});

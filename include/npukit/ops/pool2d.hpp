@@ -15,9 +15,12 @@ enum class PoolMode : uint8_t { avg, max, sum };
 
 // What an average divides by (docs/semantics.md, "Pooling geometry and divisors").
 enum class AvgDivisor : uint8_t {
-  kernel_area,  // kernel_h * kernel_w always (ONNX Runtime count_include_pad=1, OKKernel, BM168x)
+  kernel_area,  // kernel_h * kernel_w always (ONNX Runtime's MLAS count_include_pad=1, OKKernel,
+                // BM168x)
   valid_count,  // taps on the input, inserted zeros included (count_include_pad=0, TFLite, MiCo)
-  clipped_window,  // taps on the input or its padding (PyTorch count_include_pad=True)
+  // Taps on the input or its padding (PyTorch count_include_pad=True; ONNX Runtime's
+  // AveragePool loop: ceil_mode with count_include_pad=1, or opset >= 19).
+  clipped_window,
 };
 
 // What a padded tap holds in max pooling; it is also where the running max starts.
@@ -27,10 +30,35 @@ enum class PadValue : uint8_t {
   zero,         // 0: padding takes part like a zero element
 };
 
-// How max pooling treats NaN.
+// How max pooling treats NaN (PoolLoop::taps; PoolLoop::mlas has its own rule).
 enum class MaxNaN : uint8_t {
   propagate,  // a NaN tap makes the result NaN (PyTorch)
   ignore,     // strict `v > m`: NaN never wins (OKKernel)
+  // The first tap on the input is taken as it is, later taps only if strictly
+  // greater: a NaN first tap stays, a later NaN never wins, ties keep the first,
+  // padding never takes part, a window with no input tap gives -FLT_MAX
+  // (ONNX Runtime's MaxPool loop for dilated windows).
+  first_tap,
+};
+
+// The loop that reduces an f32 window (docs/semantics.md, "fp32 pooling under onnxruntime").
+enum class PoolLoop : uint8_t {
+  // Each output walks its own taps row-major: one accumulator from +0 for
+  // avg/sum (or the order of `accumulation`), the NaN rule of `nan` for max.
+  taps,
+  // ONNX Runtime's MLAS pooling. It picks one of three orders from the geometry:
+  // - whole image (kernel = H x W, strides 1, no pads): element i goes to lane
+  //   i % 4 for the first 4*floor(HW/4) elements, lanes combine as
+  //   (l0 + l2) + (l1 + l3), the rest is added one by one;
+  // - stride_w <= 2, kernels <= 32, pad_left + W + pad_right <= 2045: each
+  //   input column is reduced over the window's input rows (top to bottom,
+  //   starting from the first row), then each output reduces kernel_w of those
+  //   column results left to right (padding columns hold the start value);
+  // - otherwise the input taps row-major from +0 (avg) or -FLT_MAX (max).
+  // Max steps are either `m > v ? m : v` (SIMD: NaN on either side gives v) or
+  // `m < v ? v : m` (scalar: NaN never wins); `nan` and `pad_value` are unused.
+  // Pads must be >= 0. Averages divide by `divisor` (kernel_area or valid_count).
+  mlas,
 };
 
 struct Pool2dParams {
@@ -39,6 +67,12 @@ struct Pool2dParams {
   AvgDivisor divisor = AvgDivisor::kernel_area;
   PadValue pad_value = PadValue::neg_inf;
   MaxNaN nan = MaxNaN::propagate;
+  PoolLoop loop = PoolLoop::taps;
+  // A negative pad_end (ONNX Runtime's SAME pads) ends every window at
+  // in + pad_end: avg taps past it are neither summed nor counted even where
+  // they land on the input (ONNX Runtime's AveragePool loop). Otherwise such
+  // taps read the input.
+  bool end_pad_crops = false;
   float coeff = 1.0f;  // sum pooling multiplies the sum by this (seed 002)
   Fp32Accumulation accumulation = Fp32Accumulation::sequential;  // f32 avg/sum order
   bool flush_denormals = false;  // FTZ/DAZ on every f32 operand and result
@@ -47,10 +81,15 @@ struct Pool2dParams {
   bool empty_max_is_zero = false;
 };
 
-// Sets divisor, pad value and NaN rule as `profile` computes fp32 pooling
-// (onnxruntime, pytorch, bm1684); geometry and mode are left alone. Other
-// profiles have no fp32 pooling and are rejected.
-void apply_profile(Pool2dParams& p, Profile profile, bool count_include_pad = true);
+// Sets divisor, pad value, NaN rule, loop and accumulation as `profile`
+// computes fp32 pooling (onnxruntime, pytorch, bm1684); geometry and mode are
+// left alone, but onnxruntime reads them (mode, dilation, ceil_mode) to pick
+// ONNX Runtime's loop, so set them first. `opset` is the ONNX opset of an
+// AveragePool node (ONNX Runtime runs opset 19 and later in another loop);
+// 0 stands for 19 when the window is dilated, else 18. Other profiles have no
+// fp32 pooling and are rejected.
+void apply_profile(Pool2dParams& p, Profile profile, bool count_include_pad = true,
+                   int64_t opset = 0);
 
 // The window geometry a profile's pooling faces use for ONNX attributes:
 // PoolGeometry::onnxruntime for onnxruntime, PoolGeometry::onnx otherwise.
@@ -59,6 +98,8 @@ PoolGeometry pool_geometry_for(Profile profile);
 const char* pool_mode_name(PoolMode m);
 const char* avg_divisor_name(AvgDivisor d);
 const char* pad_value_name(PadValue v);
+const char* max_nan_name(MaxNaN n);
+const char* pool_loop_name(PoolLoop l);
 
 // (N, C, H, W) -> (N, C, OH, OW); validates the window.
 Shape pool2d_output_shape(const Shape& x, const Pool2dParams& p);
@@ -75,6 +116,8 @@ void global_pool2d(const TensorView& x, const TensorView& y, PoolMode mode);
 namespace ref {
 // The specification: plain loops over validated arguments.
 void pool2d_f32(const TensorView& x, const TensorView& y, const Pool2dParams& p);
+// PoolLoop::mlas (pool2d_f32 calls it).
+void pool2d_f32_mlas(const TensorView& x, const TensorView& y, const Pool2dParams& p);
 template <class T>
 void max_pool2d_int(const TensorView& x, const TensorView& y, const Pool2dParams& p);
 }  // namespace ref

@@ -3,9 +3,11 @@
 #include <cfloat>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "npukit/ops/pool2d.hpp"
 #include "npukit/parallel.hpp"
+#include "ops/reference/x86_float.hpp"
 
 namespace npukit::ref {
 
@@ -83,9 +85,22 @@ void pool2d_f32_interleaved(const TensorView& x, const TensorView& y, const Pool
   });
 }
 
+// With end_pad_crops, whether tap k of output o lies at or past in + pad_end
+// (only a negative pad_end puts input elements there).
+std::vector<bool> cropped_taps(const AxisWindow& a, const AxisTaps& t, bool crops) {
+  std::vector<bool> cut(t.kind.size(), false);
+  if (!crops || a.pad_end >= 0) return cut;
+  for (int64_t o = 0; o < t.out; ++o)
+    for (int64_t k = 0; k < t.kernel; ++k)
+      cut[static_cast<size_t>(o * t.kernel + k)] =
+          o * a.stride - a.pad_begin + k * a.dilation >= a.inserted_size() + a.pad_end;
+  return cut;
+}
+
 }  // namespace
 
 void pool2d_f32(const TensorView& x, const TensorView& y, const Pool2dParams& p) {
+  if (p.loop == PoolLoop::mlas) return pool2d_f32_mlas(x, y, p);
   const Taps2d t = make_taps(x, y, p.window);
   if (p.mode != PoolMode::max && p.accumulation == Fp32Accumulation::interleaved)
     return pool2d_f32_interleaved(x, y, p, t);
@@ -93,11 +108,16 @@ void pool2d_f32(const TensorView& x, const TensorView& y, const Pool2dParams& p)
   const int64_t C = x.dim(1), OH = y.dim(2), OW = y.dim(3);
   const int64_t KH = p.window.kernel_h, KW = p.window.kernel_w;
   const float pad = pad_as_float(p.pad_value);
+  const bool first_tap = p.nan == MaxNaN::first_tap;
+  const std::vector<bool> cut_h = cropped_taps(axis_h(p.window, x.dim(2)), t.h, p.end_pad_crops);
+  const std::vector<bool> cut_w = cropped_taps(axis_w(p.window, x.dim(3)), t.w, p.end_pad_crops);
   parallel_for(x.dim(0) * C, [&](int64_t nc) {
     const int64_t n = nc / C, c = nc % C;
     for (int64_t oh = 0; oh < OH; ++oh) {
       for (int64_t ow = 0; ow < OW; ++ow) {
-        float acc = p.mode == PoolMode::max ? max_start(p.pad_value) : 0.0f;
+        float acc = p.mode == PoolMode::max
+                        ? max_start(first_tap ? PadValue::neg_flt_max : p.pad_value)
+                        : 0.0f;
         int64_t valid = 0, clipped = 0;
         for (int64_t kh = 0; kh < KH; ++kh) {
           for (int64_t kw = 0; kw < KW; ++kw) {
@@ -105,9 +125,12 @@ void pool2d_f32(const TensorView& x, const TensorView& y, const Pool2dParams& p)
             // A ceil_mode window's taps past the end padding are not part of the
             // padded input: they count for nothing and hold no pad value.
             if (tap == Tap::outside) continue;
+            if (cut_h[static_cast<size_t>(oh * KH + kh)] ||
+                cut_w[static_cast<size_t>(ow * KW + kw)])
+              continue;
             if (tap == Tap::padding) {
               ++clipped;
-              if (p.mode == PoolMode::max && !std::isnan(acc) && pad > acc) acc = pad;
+              if (p.mode == PoolMode::max && !first_tap && !std::isnan(acc) && pad > acc) acc = pad;
               continue;
             }
             // An inserted zero is an element of the expanded input.
@@ -118,9 +141,11 @@ void pool2d_f32(const TensorView& x, const TensorView& y, const Pool2dParams& p)
             ++valid;
             ++clipped;
             if (p.mode == PoolMode::max) {
-              if (v > acc || (p.nan == MaxNaN::propagate && std::isnan(v))) acc = v;
+              if ((first_tap && valid == 1) || v > acc ||
+                  (p.nan == MaxNaN::propagate && std::isnan(v)))
+                acc = v;
             } else {
-              acc += v;
+              acc = x86_add(acc, v);  // NaN payloads as x86 gives them
             }
           }
         }
