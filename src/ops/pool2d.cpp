@@ -13,15 +13,26 @@ namespace {
 
 using cpu::Pool2dProblem;
 
+// ONNX Runtime's own loops (docs/semantics.md, "fp32 pooling under
+// onnxruntime") have orders, NaN rules and window crops no fast kernel
+// reproduces yet: those problems run on the reference.
+const char* declines_onnxruntime_loops(const Pool2dProblem& pr) {
+  if (pr.p.loop != PoolLoop::taps) return "ONNX Runtime's MLAS loop (PoolLoop::mlas)";
+  if (pr.p.nan == MaxNaN::first_tap) return "MaxNaN::first_tap";
+  if (pr.p.end_pad_crops) return "end_pad_crops";
+  return nullptr;
+}
 const char* declines_f32(const Pool2dProblem& pr) {
-  return pr.x.dtype() != DType::f32 ? "not f32" : nullptr;
+  if (pr.x.dtype() != DType::f32) return "not f32";
+  return declines_onnxruntime_loops(pr);
 }
 const char* declines_f32_simd(const Pool2dProblem& pr, int64_t lanes) {
   if (const char* why = declines_f32(pr)) return why;
   return cpu::pool2d_declines_gather(pr, lanes);
 }
 const char* declines_x8(const Pool2dProblem& pr) {
-  return pr.x.dtype() == DType::f32 ? "not s8/u8" : nullptr;
+  if (pr.x.dtype() == DType::f32) return "not s8/u8";
+  return declines_onnxruntime_loops(pr);
 }
 const char* declines_x8_simd(const Pool2dProblem& pr, int64_t lanes) {
   if (const char* why = declines_x8(pr)) return why;

@@ -67,9 +67,12 @@ std::vector<ProfileSupport> build_table() {
   yes(F::elementwise, P::bm1684, "relu gives +0 for NaN and -0; scale adds +0; FTZ/DAZ",
       "the vendor's C-model (probed), hand cases");
   yes(F::pool2d, P::onnxruntime,
-      "ONNX Runtime's window geometry (SAME pads from the undilated kernel, truncated count); "
-      "count_include_pad divides by the kernel area; max starts at -FLT_MAX, NaN never wins",
-      "ONNX Runtime 1.30 (s8/u8 max pool, 1,208 configurations), ONNX node tests");
+      "ONNX Runtime's window geometry (SAME pads from the undilated kernel, truncated count) and "
+      "its two fp32 loops: MLAS (three summation orders chosen by the geometry, kernel-area "
+      "divisor) and its own loop (opset >= 19, dilated max, ceil_mode with count_include_pad: "
+      "divisor clipped to the padded extent); NaN rules per loop; pads >= kernel rejected",
+      "ONNX Runtime 1.30 (3,008 fp32 configurations per seed, NaN payloads included; s8/u8 "
+      "max pool 1,208 configurations), ONNX node tests");
   yes(F::pool2d, P::pytorch,
       "count_include_pad divides by the window clipped to input + padding; max propagates NaN",
       "PyTorch 1.13 (3,400 configurations)");

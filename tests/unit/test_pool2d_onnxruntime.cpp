@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "npukit/npukit.hpp"
+#include "ops/cpu/pool2d_plan.hpp"
 #include "test_util.hpp"
 
 namespace npukit {
@@ -308,6 +309,25 @@ TEST(Pool2dOnnxruntime, ThreadsAndLayoutsAgree) {
       EXPECT_TRUE(same_bits(got, want.to_vector<float>())) << repro;
       EXPECT_TRUE(same_bits(got_h.to_vector<float>(), want.to_vector<float>())) << repro;
     }
+  }
+}
+
+// ONNX Runtime's own loops are not reproduced by the SIMD kernels: every fast
+// kernel declines them, so the reference (the rules above) computes them.
+TEST(Pool2dOnnxruntime, FastKernelsDeclineOnnxRuntimeLoops) {
+  Tensor x(DType::f32, {1, 2, 6, 6}), y8(DType::u8, {1, 2, 6, 6});
+  for (int variant = 0; variant < 3; ++variant) {
+    Pool2dParams p;
+    p.mode = PoolMode::max;
+    p.window.kernel_h = p.window.kernel_w = 2;
+    if (variant == 0) p.loop = PoolLoop::mlas;
+    if (variant == 1) p.nan = MaxNaN::first_tap;
+    if (variant == 2) p.end_pad_crops = true;
+    Tensor y(DType::f32, pool2d_output_shape(x.shape(), p));
+    const cpu::Pool2dProblem pr{x, y, p};
+    EXPECT_TRUE(pool2d_kernels().choose(pr).reference) << "variant " << variant;
+    for (const auto& k : pool2d_kernels().variants)
+      if (!k.reference) EXPECT_NE(k.declines(pr), nullptr) << k.name << " variant " << variant;
   }
 }
 
