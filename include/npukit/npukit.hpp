@@ -4,6 +4,7 @@
 #include "npukit/dtype.hpp"
 #include "npukit/error.hpp"
 #include "npukit/kernels.hpp"
+#include "npukit/memory_budget.hpp"
 #include "npukit/ops/conv2d.hpp"
 #include "npukit/ops/elementwise.hpp"
 #include "npukit/ops/matmul.hpp"

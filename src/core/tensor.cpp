@@ -76,10 +76,16 @@ Tensor::Tensor(DType dtype, Shape shape, Layout layout) : layout_(layout) {
   // Validate through a view first so that bad shapes never reach the allocator.
   TensorView probe(reinterpret_cast<void*>(64), dtype, shape, contiguous_strides(shape, layout),
                    "npukit::Tensor");
+  // The budget check also rules out a byte count that would wrap below.
+  BudgetReservation reserved("npukit::Tensor", "shape", shape_text(shape) + " " + dtype_name(dtype),
+                             static_cast<uint64_t>(probe.numel()), dtype_size(dtype));
   const size_t bytes = static_cast<size_t>(probe.numel()) * dtype_size(dtype);
   const size_t padded = (bytes + 63) / 64 * 64 + 64;
   void* p = std::aligned_alloc(64, padded);
-  if (!p) throw std::bad_alloc();
+  check(p != nullptr, "npukit::Tensor", "shape",
+        shape_text(shape) + " " + dtype_name(dtype) + ": " + std::to_string(bytes) + " bytes",
+        "an allocation the system can satisfy (aligned_alloc failed)");
+  reserved_ = std::move(reserved);
   std::memset(p, 0, padded);
   buffer_.reset(p);
   view_ = TensorView(p, dtype, std::move(shape), probe.strides(), "npukit::Tensor");
