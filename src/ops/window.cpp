@@ -165,4 +165,17 @@ AxisTaps axis_taps(const AxisWindow& a, int64_t out) {
   return t;
 }
 
+void check_pool_pads(const char* function, const Window2d& w) {
+  check_range(function, "kernel_h", w.kernel_h, 1, INT32_MAX);
+  check_range(function, "kernel_w", w.kernel_w, 1, INT32_MAX);
+  const std::string h = "below kernel_h = " + std::to_string(w.kernel_h) +
+                        " (ONNX Runtime: pad should be smaller than kernel)";
+  const std::string wd = "below kernel_w = " + std::to_string(w.kernel_w) +
+                         " (ONNX Runtime: pad should be smaller than kernel)";
+  check(w.pad_top < w.kernel_h, function, "pad_top", std::to_string(w.pad_top), h);
+  check(w.pad_bottom < w.kernel_h, function, "pad_bottom", std::to_string(w.pad_bottom), h);
+  check(w.pad_left < w.kernel_w, function, "pad_left", std::to_string(w.pad_left), wd);
+  check(w.pad_right < w.kernel_w, function, "pad_right", std::to_string(w.pad_right), wd);
+}
+
 }  // namespace npukit

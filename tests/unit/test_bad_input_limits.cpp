@@ -1,0 +1,112 @@
+// Limits against unbounded work and wrapped arithmetic (issue #11): the memory
+// budget that every Tensor allocation checks, and cvm_requantize's 128-bit
+// product (saturates for any int64 input, unchanged inside CVM's contract).
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "npukit/npukit.hpp"
+#include "unit/test_util.hpp"
+
+namespace npukit {
+namespace {
+
+struct BudgetGuard {
+  explicit BudgetGuard(uint64_t b) { set_memory_budget(b); }
+  ~BudgetGuard() { set_memory_budget(0); }
+};
+
+TEST(MemoryBudget, TensorBeyondBudgetIsAnErrorNamingShapeAndSize) {
+  BudgetGuard guard(1 << 20);
+  EXPECT_EQ(memory_budget(), 1u << 20);
+  try {
+    Tensor t(DType::f32, {1, 1, 100000, 100000});
+    FAIL() << "allocated 40 GB under a 1 MiB budget";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.function(), "npukit::Tensor");
+    EXPECT_EQ(e.parameter(), "shape");
+    EXPECT_NE(e.value().find("[1, 1, 100000, 100000]"), std::string::npos) << e.what();
+    EXPECT_NE(e.value().find("40000000000 bytes"), std::string::npos) << e.what();
+    EXPECT_NE(e.allowed().find("NPUKIT_MEMORY_LIMIT"), std::string::npos) << e.what();
+  }
+  // A byte count that would wrap 64 bits.
+  EXPECT_THROW(Tensor(DType::f32, {int64_t{1} << 62, 2}), Error);
+}
+
+TEST(MemoryBudget, LiveTensorsCountAndAreReleased) {
+  const uint64_t before = memory_in_use();
+  BudgetGuard guard(before + 3 * 400000);
+  {
+    Tensor a(DType::f32, {100000});
+    Tensor b(DType::f32, {100000});
+    EXPECT_EQ(memory_in_use(), before + 800000);
+    EXPECT_THROW(Tensor(DType::f32, {200000}), Error);  // 800 KB more does not fit
+    Tensor c = std::move(a);                            // moves keep one reservation
+    EXPECT_EQ(memory_in_use(), before + 800000);
+    Tensor d = b;  // a copy reserves its own
+    EXPECT_EQ(memory_in_use(), before + 1200000);
+  }
+  EXPECT_EQ(memory_in_use(), before);
+  Tensor e(DType::f32, {200000});  // fits again once the others are gone
+  EXPECT_EQ(e.numel(), 200000);
+}
+
+TEST(MemoryBudget, CheckAllocationNamesWhat) {
+  BudgetGuard guard(memory_in_use() + 1000);  // static tensors elsewhere hold some
+  check_allocation("npukit::test", "input", "tensor 'x'", 250, 4);
+  EXPECT_TRUE(test::raises([] { check_allocation("npukit::test", "input", "tensor 'x'", 251, 4); },
+                           "npukit::test", "input", "tensor 'x': 1004 bytes"));
+  EXPECT_TRUE(test::raises(
+      [] { check_allocation("npukit::test", "input", "tensor 'y'", uint64_t{1} << 63, 4); },
+      "npukit::test", "input", "more than 2^64 bytes"));
+}
+
+// The composition cvm_requantize used before the 128-bit product (valid while
+// frac * x fits int64, which CVM's |x| < 2^31, frac < 2^31 guarantees).
+int64_t cvm_requantize_composed(int64_t x, CvmFloat f, int precision) {
+  const int64_t product = f.frac * x;
+  if (f.exp < 0) return cvm_right_shift(product, -f.exp, precision);
+  if (f.exp > 0) return cvm_left_shift(product, f.exp, precision);
+  return cvm_clip(product, precision);
+}
+
+TEST(CvmRequantize, SameAsCompositionInsideContract) {
+  const uint32_t seed = 20261126;
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int64_t> x32(-(int64_t{1} << 31) + 1, (int64_t{1} << 31) - 1);
+  std::uniform_int_distribution<int64_t> frac(0, (int64_t{1} << 31) - 1);
+  std::uniform_int_distribution<int> exp(-32, 32), prec(1, 32), small(-300, 300);
+  for (int i = 0; i < 200000; ++i) {
+    const int64_t x = i % 3 == 0 ? small(rng) : x32(rng);
+    const CvmFloat f{i % 5 == 0 ? small(rng) : frac(rng), exp(rng)};
+    const int p = prec(rng);
+    ASSERT_EQ(cvm_requantize(x, f, p), cvm_requantize_composed(x, f, p))
+        << "seed " << seed << " case " << i << ": x=" << x << " frac=" << f.frac << " exp=" << f.exp
+        << " precision=" << p;
+  }
+}
+
+TEST(CvmRequantize, SaturatesForAnyInt64) {
+  constexpr int64_t big = int64_t{1} << 62;
+  EXPECT_EQ(cvm_requantize(int64_t{1} << 40, CvmFloat{big, 0}, 8), 127);
+  EXPECT_EQ(cvm_requantize(-(int64_t{1} << 40), CvmFloat{big, 0}, 8), -127);
+  EXPECT_EQ(cvm_requantize(INT64_MAX, CvmFloat{INT64_MAX, 32}, 32), INT32_MAX);
+  EXPECT_EQ(cvm_requantize(INT64_MIN, CvmFloat{INT64_MAX, -32}, 32), -INT32_MAX);
+  EXPECT_EQ(cvm_requantize(INT64_MIN, CvmFloat{INT64_MIN, -1}, 16), 32767);
+  // 2^62 * 2^40 / 2^32 = 2^70: still beyond every bound.
+  EXPECT_EQ(cvm_requantize(int64_t{1} << 40, CvmFloat{big, -32}, 32), INT32_MAX);
+  // Shift range errors are unchanged.
+  EXPECT_TRUE(test::raises(
+      [] {
+        cvm_requantize(1, CvmFloat{1, -33}, 8);
+      },
+      "npukit::cvm_right_shift", "shift", "33"));
+  EXPECT_TRUE(test::raises(
+      [] {
+        cvm_requantize(1, CvmFloat{1, 33}, 8);
+      },
+      "npukit::cvm_left_shift", "shift", "33"));
+}
+
+}  // namespace
+}  // namespace npukit
