@@ -2,7 +2,7 @@
 // large buffers a file or a shape can make it allocate) hold at one time.
 // A small hostile input (a model, an npy header, a --shape) must end in an
 // npukit::Error naming what would not fit, never in std::bad_alloc or an
-// out-of-memory kill. Default: half of the physical RAM; the environment
+// out-of-memory kill. Default: a quarter of the physical RAM; the environment
 // variable NPUKIT_MEMORY_LIMIT (bytes, or with a K/M/G suffix) or
 // set_memory_budget() change it.
 #pragma once
@@ -13,7 +13,7 @@
 namespace npukit {
 
 uint64_t memory_budget();
-// 0 restores the default (environment, else half the RAM).
+// 0 restores the default (environment, else a quarter of the RAM).
 void set_memory_budget(uint64_t bytes);
 // Bytes currently held by live npukit::Tensor buffers.
 uint64_t memory_in_use();

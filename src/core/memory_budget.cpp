@@ -18,11 +18,13 @@ std::atomic<uint64_t> g_in_use{0};
 
 constexpr const char* kEnv = "NPUKIT_MEMORY_LIMIT";
 
-uint64_t half_of_ram() {
+// A quarter of the RAM: room for the caller's own copies (numpy arrays,
+// outputs) and for other processes on a shared machine.
+uint64_t quarter_of_ram() {
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page <= 0) return uint64_t{4} << 30;  // unknown: 4 GiB
-  return static_cast<uint64_t>(pages) / 2 * static_cast<uint64_t>(page);
+  if (pages <= 0 || page <= 0) return uint64_t{2} << 30;  // unknown: 2 GiB
+  return static_cast<uint64_t>(pages) / 4 * static_cast<uint64_t>(page);
 }
 
 // "123", "64K", "512M", "8G" (powers of 1024).
@@ -51,7 +53,7 @@ uint64_t parse_limit(const char* text) {
 uint64_t default_budget() {
   static const uint64_t b = [] {
     const char* env = std::getenv(kEnv);
-    return env && *env ? parse_limit(env) : half_of_ram();
+    return env && *env ? parse_limit(env) : quarter_of_ram();
   }();
   return b;
 }

@@ -3,6 +3,7 @@
 // a Python dict literal {'descr': ..., 'fortran_order': ..., 'shape': (...)}
 // padded with spaces and a newline so the data starts 64-byte aligned.
 #include "npukit/npy.hpp"
+#include "npukit/read_file.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -155,9 +156,8 @@ Tensor parse_npy(const void* data, size_t size, const std::string& src) {
 }
 
 Tensor read_npy(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  check(f.good(), kRead, "path", "'" + path + "'", "a readable .npy file");
-  std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const std::vector<char> bytes =
+      read_file_bounded(kRead, "path", path, UINT64_MAX, "a readable .npy file");
   return parse_npy(bytes.data(), bytes.size(), path);
 }
 

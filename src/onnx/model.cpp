@@ -1,6 +1,7 @@
 // The executor: checks the graph once at load, plans shapes and buffers once
 // per input shape, then runs the planned kernels in topological order.
 #include "npukit/onnx/model.hpp"
+#include "npukit/read_file.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -37,9 +38,8 @@ std::string shape_with_names(const ValueInfo& v) {
 }
 
 std::vector<char> read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  check(f.good(), "npukit::onnx::Model::load", "path", "'" + path + "'", "a readable ONNX file");
-  return std::vector<char>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  return read_file_bounded("npukit::onnx::Model::load", "path", path, kMaxModelFileBytes,
+                           "a readable ONNX file");
 }
 }  // namespace
 

@@ -6,6 +6,9 @@
 #include <random>
 
 #include "npukit/npukit.hpp"
+#include "npukit/npy.hpp"
+#include "npukit/onnx/model.hpp"
+#include "npukit/read_file.hpp"
 #include "unit/test_util.hpp"
 
 namespace npukit {
@@ -106,6 +109,29 @@ TEST(CvmRequantize, SaturatesForAnyInt64) {
         cvm_requantize(1, CvmFloat{1, 33}, 8);
       },
       "npukit::cvm_left_shift", "shift", "33"));
+}
+
+}  // namespace
+}  // namespace npukit
+
+namespace npukit {
+namespace {
+
+TEST(ReadFileBounded, DirectoriesDevicesAndMissingFilesAreErrors) {
+  EXPECT_TRUE(test::raises([] { read_file_bounded("f", "path", "/tmp", 1 << 20, "a file"); }, "f",
+                           "path", "(a directory)"));
+  EXPECT_TRUE(test::raises([] { read_file_bounded("f", "path", "/dev/zero", 1 << 20, "a file"); },
+                           "f", "path", "(more than 1048576 bytes)"));
+  EXPECT_TRUE(
+      test::raises([] { read_file_bounded("f", "path", "/nonexistent/x.npy", 1 << 20, "a file"); },
+                   "f", "path", "No such file"));
+  EXPECT_TRUE(test::raises(
+      [] { read_file_bounded("f", "path", std::string("a\0b", 3), 1 << 20, "a file"); }, "f",
+      "path", "'a\\x00b'"));
+  // The real readers use it.
+  EXPECT_TRUE(test::raises([] { read_npy("/tmp"); }, "npukit::read_npy", "path", "(a directory)"));
+  EXPECT_TRUE(test::raises([] { onnx::Model::load("/dev/zero"); }, "npukit::onnx::Model::load",
+                           "path", "more than"));
 }
 
 }  // namespace
