@@ -136,3 +136,32 @@ TEST(ReadFileBounded, DirectoriesDevicesAndMissingFilesAreErrors) {
 
 }  // namespace
 }  // namespace npukit
+
+namespace npukit {
+namespace {
+
+TEST(PoolWorkCap, HugeWindowsAreRefusedBeforeAnyWork) {
+  Pool2dParams p;
+  p.mode = PoolMode::avg;
+  p.window = test::window(20000, 20000);
+  // 20000 x 20000 taps per window.
+  EXPECT_TRUE(test::raises(
+      [&] {
+        pool2d_output_shape({1, 1, 20000, 20000}, p);
+      },
+      "npukit::pool2d", "kernel_shape", "20000 x 20000"));
+  // A small kernel over an output padded to 2^20 rows: the tap table would be huge.
+  p.window = test::window(128, 1);
+  p.window.pad_top = p.window.pad_bottom = 1 << 20;
+  EXPECT_TRUE(test::raises(
+      [&] {
+        pool2d_output_shape({1, 1, 1, 1}, p);
+      },
+      "npukit::pool2d", "kernel_h"));
+  // A global window of 8192 x 8192 is still allowed.
+  p.window = test::window(8192, 8192);
+  EXPECT_EQ(pool2d_output_shape({1, 1, 8192, 8192}, p), (Shape{1, 1, 1, 1}));
+}
+
+}  // namespace
+}  // namespace npukit
