@@ -109,6 +109,12 @@ void Model::Impl::check_graph(std::vector<Issue>& issues) {
                             " (float, uint8, int8 or int32 expected)"});
     else if (!d.has_shape)
       issues.push_back({"", "", "graph input '" + d.info.name + "' has no shape"});
+    // proto.cpp names a negative declared size by its value ("-5").
+    else if (std::any_of(d.info.dim_names.begin(), d.info.dim_names.end(),
+                         [](const std::string& n) { return !n.empty() && n[0] == '-'; }))
+      issues.push_back({"", "",
+                        "graph input '" + d.info.name + "' declares a negative dimension " +
+                            shape_with_names(d.info) + " (sizes >= 0 or symbolic names)"});
     else if (d.info.shape.size() > static_cast<size_t>(kMaxRank))
       issues.push_back({"", "",
                         "graph input '" + d.info.name + "' has rank " +
@@ -141,8 +147,10 @@ void Model::Impl::check_graph(std::vector<Issue>& issues) {
                             (n.domain.empty() ? std::string() : " (domain " + n.domain + ")")});
       continue;
     }
-    if (n.domain.empty() && n.opset == 0)
-      issues.push_back({n.name, n.op_type, "its domain has no opset import"});
+    if (n.opset == 0)
+      issues.push_back({n.name, n.op_type,
+                        "its domain " + (n.domain.empty() ? std::string("(ai.onnx)") : n.domain) +
+                            " has no opset import"});
     const auto ni = static_cast<int>(n.inputs.size());
     if (ni < op->min_inputs || (op->max_inputs >= 0 && ni > op->max_inputs)) {
       issues.push_back(

@@ -196,6 +196,45 @@ def onnx_model_shared_by_threads():
     assert not bad, f"wrong outputs in threads {sorted(set(bad))}"
 
 
+def model_error(model):
+    import tempfile
+    import onnx
+    path = os.path.join(tempfile.mkdtemp(prefix="npukit_hostile_"), "m.onnx")
+    onnx.save(model, path)
+    try:
+        npukit.OnnxModel(path)
+    except npukit.Error as e:
+        return str(e)
+    raise AssertionError("the model loaded")
+
+
+@test
+def onnx_loader_reports_declared_problems():
+    from onnx import TensorProto, helper
+    # A negative declared dimension is shown with its value, not as an empty name.
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [-5, 3])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [-5, 3])])
+    msg = model_error(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]))
+    assert "negative dimension [-5, 3]" in msg, msg
+    # A com.microsoft node without that domain's opset import.
+    node = helper.make_node("QLinearAdd", ["a", "as", "az", "b", "bs", "bz", "cs", "cz"], ["c"],
+                            domain="com.microsoft")
+    ins = [helper.make_tensor_value_info(n, TensorProto.UINT8, [1, 4]) for n in ("a", "b")]
+    inits = [helper.make_tensor(n, TensorProto.FLOAT, [], [0.1]) for n in ("as", "bs", "cs")] + \
+            [helper.make_tensor(n, TensorProto.UINT8, [], [0]) for n in ("az", "bz", "cz")]
+    g = helper.make_graph([node], "g", ins,
+                          [helper.make_tensor_value_info("c", TensorProto.UINT8, [1, 4])], inits)
+    msg = model_error(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]))
+    assert "com.microsoft has no opset import" in msg, msg
+    # A NUL byte in a name does not cut the message.
+    g = helper.make_graph([helper.make_node("Erf", ["x"], ["y"], name="bad\0name")], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3])])
+    msg = model_error(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]))
+    assert "bad\\0name" in msg and "unsupported operator" in msg, msg
+
+
 if __name__ == "__main__":
     print(f"{RESULTS['passed']} passed, {RESULTS['failed']} failed")
     sys.exit(1 if RESULTS["failed"] else 0)
