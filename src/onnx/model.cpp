@@ -1,6 +1,7 @@
 // The executor: checks the graph once at load, plans shapes and buffers once
 // per input shape, then runs the planned kernels in topological order.
 #include "npukit/onnx/model.hpp"
+#include "npukit/memory_budget.hpp"
 #include "npukit/read_file.hpp"
 
 #include <algorithm>
@@ -382,7 +383,12 @@ void Model::Impl::allocate() {
       if (t.elem != Elem::s64) views[v] = constant_of[v]->tensor.view();
       continue;
     }
-    buffers[v] = Tensor(*dtype_of(t.elem), t.shape);
+    // Named here: the Tensor's own budget error only knows the shape.
+    const DType dt = *dtype_of(t.elem);
+    check_allocation("npukit::onnx::Model::run", "value",
+                     "'" + names[v] + "' " + shape_text(t.shape) + " " + dtype_name(dt),
+                     static_cast<uint64_t>(shape_numel(t.shape)), dtype_size(dt));
+    buffers[v] = Tensor(dt, t.shape);
     views[v] = buffers[v].view();
   }
   for (Step& s : steps) {
