@@ -125,8 +125,8 @@ Tensor parse_npy(const void* data, size_t size, const std::string& src) {
     bad(src, "shape " + shape_text(shape), "rank 0 to 4");
   int64_t numel = 1;
   for (int64_t s : shape) {
-    numel *= s;
-    if (numel > (int64_t{1} << 40))
+    // Checked: a header may claim any sizes (found by the npy fuzzer).
+    if (s < 0 || __builtin_mul_overflow(numel, s, &numel) || numel > (int64_t{1} << 40))
       bad(src, "shape " + shape_text(shape), "fewer than 2^40 elements");
   }
   const size_t bytes = static_cast<size_t>(numel) * d.size;

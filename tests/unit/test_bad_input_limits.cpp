@@ -165,3 +165,22 @@ TEST(PoolWorkCap, HugeWindowsAreRefusedBeforeAnyWork) {
 
 }  // namespace
 }  // namespace npukit
+
+namespace npukit {
+namespace {
+
+// Found by the npy fuzzer: a shape product that overflows int64.
+TEST(NpyHeader, ShapeProductOverflowIsAnError) {
+  const std::string header =
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (1333333333332, 5, 2233333322, 2), }";
+  std::string file = "\x93NUMPY\x01";
+  file += '\0';
+  file += static_cast<char>(header.size());
+  file += '\0';
+  file += header;
+  EXPECT_TRUE(test::raises([&] { parse_npy(file.data(), file.size()); }, "npukit::read_npy", "file",
+                           "shape (1333333333332"));
+}
+
+}  // namespace
+}  // namespace npukit
