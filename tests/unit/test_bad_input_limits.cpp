@@ -182,5 +182,15 @@ TEST(NpyHeader, ShapeProductOverflowIsAnError) {
                            "shape (1333333333332"));
 }
 
+// Found by the npy fuzzer: zero elements, but strides that overflow.
+TEST(NpyHeader, StridesOverflowWithAZeroDimensionIsAnError) {
+  EXPECT_TRUE(test::raises(
+      [] {
+        Tensor(DType::f32, {0, int64_t{1} << 40, int64_t{1} << 40});
+      },
+      "npukit::contiguous_strides", "shape", "[0, 1099511627776"));
+  EXPECT_EQ(Tensor(DType::f32, {0, 1 << 20, 1 << 20}).numel(), 0);
+}
+
 }  // namespace
 }  // namespace npukit
