@@ -5,16 +5,27 @@
 namespace npukit::python {
 
 namespace {
-std::string dtype_text(const py::dtype& d) { return py::cast<std::string>(d.attr("name")); }
+// "float32", or ">f4 (float32, big-endian)" when the byte order is not the host's.
+std::string dtype_text(const py::dtype& d) {
+  const std::string name = py::cast<std::string>(d.attr("name"));
+  if (!d.attr("isnative").cast<bool>())
+    return py::cast<std::string>(d.attr("str")) + " (" + name + ", non-native byte order)";
+  return name;
+}
 }  // namespace
 
 DType dtype_of_array(const py::array& a, const char* fn, const char* parameter) {
   const py::dtype d = a.dtype();
-  if (d.is(py::dtype::of<float>())) return DType::f32;
-  if (d.is(py::dtype::of<int8_t>())) return DType::s8;
-  if (d.is(py::dtype::of<uint8_t>())) return DType::u8;
-  if (d.is(py::dtype::of<int16_t>())) return DType::s16;
-  if (d.is(py::dtype::of<int32_t>())) return DType::s32;
+  // By kind and size, not descriptor identity: an equal dtype may be another object.
+  const char k = d.kind();
+  const py::ssize_t size = d.itemsize();
+  if (d.attr("isnative").cast<bool>()) {
+    if (k == 'f' && size == 4) return DType::f32;
+    if (k == 'i' && size == 1) return DType::s8;
+    if (k == 'u' && size == 1) return DType::u8;
+    if (k == 'i' && size == 2) return DType::s16;
+    if (k == 'i' && size == 4) return DType::s32;
+  }
   fail(fn, std::string(parameter) + ".dtype", dtype_text(d),
        "float32, int8, uint8, int16 or int32");
 }
@@ -35,7 +46,11 @@ py::array as_tensor(const py::object& obj, const char* fn, const char* parameter
   py::array a = py::array::ensure(obj);
   check(static_cast<bool>(a), fn, parameter, py::cast<std::string>(py::repr(py::type::of(obj))),
         "a numpy array");
-  if (a.dtype().is(py::dtype::of<double>())) a = a.attr("astype")(py::dtype::of<float>());
+  // Byte order is storage, not value: convert to native order (lossless).
+  if (!a.dtype().attr("isnative").cast<bool>())
+    a = a.attr("astype")(a.dtype().attr("newbyteorder")("="));
+  if (a.dtype().kind() == 'f' && a.dtype().itemsize() == 8)
+    a = a.attr("astype")(py::dtype::of<float>());
   dtype_of_array(a, fn, parameter);
   check(a.ndim() <= kMaxRank, fn, parameter, std::to_string(a.ndim()) + "-D array",
         "at most 4 dimensions");

@@ -26,6 +26,7 @@ Pool2dParams onnx_pool(const char* fn, PoolMode mode, const py::array& x,
   Pool2dParams p;
   p.mode = mode;
   p.window = onnx_window(fn, kernel_shape, strides, pads, dilations, ceil_mode);
+  check_pool_pads(fn, p.window);
   const Profile prof = profile_arg(profile, fn);
   resolve_pool_auto_pad(p.window, auto_pad_from_name(auto_pad, fn), x.shape(2), x.shape(3),
                         pool_geometry_for(prof));

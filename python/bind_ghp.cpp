@@ -21,6 +21,7 @@ Window2d window_arg(const char* fn, const py::array& x, const Ints& kernel_shape
                     const Ints& strides, const Ints& pads, int64_t ceil_mode,
                     const std::string& auto_pad) {
   Window2d w = onnx_window(fn, kernel_shape, strides, pads, std::nullopt, ceil_mode);
+  check_pool_pads(fn, w);
   resolve_auto_pad(w, auto_pad_from_name(auto_pad, fn), x.shape(2), x.shape(3));
   return w;
 }

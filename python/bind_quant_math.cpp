@@ -1,6 +1,7 @@
 // Quantization math: exact rounding, fixed-point multipliers (gemmlowp/TFLite,
 // XNNPACK, MRT/CVM), calibration and the integer convolutions of seed 001/MRT.
 // Scalar primitives are numpy-vectorized (they accept arrays and broadcast).
+#include "args.hpp"
 #include "arrays.hpp"
 #include "npukit/quant/conv_integer.hpp"
 #include "npukit/quant/cvm.hpp"
@@ -11,11 +12,19 @@
 #include "npukit/quant/tflite_multiplier.hpp"
 #include "npukit/quant/xnnpack_requantization.hpp"
 
+#include <cmath>
+#include <limits>
+
 namespace npukit::python {
 
 namespace {
 
 using py::arg;
+
+constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+constexpr int64_t kInt32Min = std::numeric_limits<int32_t>::min();
+constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 
 TfliteRounding tflite_arg(bool single_rounding) {
   return single_rounding ? TfliteRounding::single_rounding : TfliteRounding::double_rounding;
@@ -38,38 +47,55 @@ void bind_primitives(py::module_& m) {
       "Names of the rounding rules.");
   m.def(
       "div_round",
-      [](const py::object& num, const py::object& den, const std::string& rounding) {
-        const Rounding r = rounding_from_name(rounding);
+      [](const py::object& num, const py::object& den, const py::object& rounding) {
+        constexpr const char* fn = "npukit.div_round";
+        const Rounding r = rounding_from_name(str_arg(rounding, fn, "rounding"));
         return py::vectorize([r](int64_t a, int64_t b) { return div_round(a, b, r); })(
-            py::array_t<int64_t>::ensure(num), py::array_t<int64_t>::ensure(den));
+            int_array(num, fn, "num", kInt64Min, kInt64Max),
+            int_array(den, fn, "den", kInt64Min, kInt64Max));
       },
       arg("num"), arg("den"), arg("rounding") = "half_to_even",
       "Exact round(num / den) (int64, broadcasting) under a rule from roundings().");
   m.def(
       "shift_round",
-      [](const py::object& x, int shift, const std::string& rounding) {
-        const Rounding r = rounding_from_name(rounding);
+      [](const py::object& x, const py::object& shift_obj, const py::object& rounding) {
+        constexpr const char* fn = "npukit.shift_round";
+        const Rounding r = rounding_from_name(str_arg(rounding, fn, "rounding"));
+        const int shift = static_cast<int>(int_arg(shift_obj, fn, "shift", 0, 63));
         return py::vectorize([r, shift](int64_t v) { return shift_round(v, shift, r); })(
-            py::array_t<int64_t>::ensure(x));
+            int_array(x, fn, "x", kInt64Min, kInt64Max));
       },
       arg("x"), arg("shift"), arg("rounding") = "half_up",
       "Exact round(x / 2^shift), shift 0..63.");
   m.def(
       "round_to_int",
-      [](const py::object& x, const std::string& rounding) {
-        const Rounding r = rounding_from_name(rounding);
+      [](const py::object& x, const py::object& rounding) {
+        constexpr const char* fn = "npukit.round_to_int";
+        const Rounding r = rounding_from_name(str_arg(rounding, fn, "rounding"));
         return py::vectorize([r](double v) { return round_to_int(v, r); })(
-            py::array_t<double>::ensure(x));
+            float_array(x, fn, "x"));
       },
       arg("x"), arg("rounding") = "half_to_even", "Exact rounding of float64 values to int64.");
 
-  m.def("saturating_rounding_doubling_high_mul", py::vectorize([](int32_t a, int32_t b) {
-          return saturating_rounding_doubling_high_mul(a, b);
-        }),
-        arg("a"), arg("b"), "gemmlowp SaturatingRoundingDoublingHighMul on int32.");
-  m.def("rounding_divide_by_pot",
-        py::vectorize([](int32_t x, int e) { return rounding_divide_by_pot(x, e); }), arg("x"),
-        arg("exponent"), "gemmlowp RoundingDivideByPOT on int32 (exponent 0..31).");
+  m.def(
+      "saturating_rounding_doubling_high_mul",
+      [](const py::object& a, const py::object& b) {
+        constexpr const char* fn = "npukit.saturating_rounding_doubling_high_mul";
+        return py::vectorize([](int64_t x, int64_t y) {
+          return saturating_rounding_doubling_high_mul(static_cast<int32_t>(x),
+                                                       static_cast<int32_t>(y));
+        })(int_array(a, fn, "a", kInt32Min, kInt32Max), int_array(b, fn, "b", kInt32Min, kInt32Max));
+      },
+      arg("a"), arg("b"), "gemmlowp SaturatingRoundingDoublingHighMul on int32.");
+  m.def(
+      "rounding_divide_by_pot",
+      [](const py::object& x, const py::object& e) {
+        constexpr const char* fn = "npukit.rounding_divide_by_pot";
+        return py::vectorize([](int64_t v, int64_t k) {
+          return rounding_divide_by_pot(static_cast<int32_t>(v), static_cast<int>(k));
+        })(int_array(x, fn, "x", kInt32Min, kInt32Max), int_array(e, fn, "exponent", 0, 31));
+      },
+      arg("x"), arg("exponent"), "gemmlowp RoundingDivideByPOT on int32 (exponent 0..31).");
 
   m.def(
       "quantize_multiplier",
@@ -83,12 +109,16 @@ void bind_primitives(py::module_& m) {
       "checked=True raises instead of flushing/saturating an unrepresentable M.");
   m.def(
       "multiply_by_quantized_multiplier",
-      [](const py::object& x, int32_t multiplier, int shift, bool single_rounding) {
-        const QuantizedMultiplier q{multiplier, shift};
+      [](const py::object& x, const py::object& multiplier, const py::object& shift,
+         bool single_rounding) {
+        constexpr const char* fn = "npukit.multiply_by_quantized_multiplier";
+        const QuantizedMultiplier q{
+            static_cast<int32_t>(int_arg(multiplier, fn, "multiplier", kInt32Min, kInt32Max)),
+            static_cast<int>(int_arg(shift, fn, "shift", -1024, 1024))};
         const TfliteRounding r = tflite_arg(single_rounding);
-        return py::vectorize([q, r](int32_t v) {
-          return multiply_by_quantized_multiplier(v, q, r);
-        })(py::array_t<int32_t>::ensure(x));
+        return py::vectorize([q, r](int64_t v) {
+          return multiply_by_quantized_multiplier(static_cast<int32_t>(v), q, r);
+        })(int_array(x, fn, "x", kInt32Min, kInt32Max));
       },
       arg("x"), arg("multiplier"), arg("shift"), py::kw_only(), arg("single_rounding") = false,
       "TFLite MultiplyByQuantizedMultiplier (double rounding, or TFLITE_SINGLE_ROUNDING).");
@@ -103,26 +133,31 @@ void bind_primitives(py::module_& m) {
       "XNNPACK rndnu multiplier: (mantissa, shift) with scale = mantissa * 2^-shift.");
   m.def(
       "xnnpack_requantize",
-      [](const py::object& acc, float scale, int32_t zero_point, int32_t qmin, int32_t qmax,
-         const std::string& scheme) {
+      [](const py::object& acc, const py::object& scale_obj, const py::object& zp,
+         const py::object& qmin_obj, const py::object& qmax_obj, const py::object& scheme_obj) {
         constexpr const char* fn = "npukit.xnnpack_requantize";
-        py::array_t<int32_t> a = py::array_t<int32_t>::ensure(acc);
+        const py::array_t<int64_t> a = int_array(acc, fn, "acc", kInt32Min, kInt32Max);
+        const float scale = static_cast<float>(float_arg(scale_obj, fn, "scale"));
+        const auto zero_point = static_cast<int32_t>(int_arg(zp, fn, "zero_point", kInt32Min, kInt32Max));
+        const auto qmin = static_cast<int32_t>(int_arg(qmin_obj, fn, "qmin", kInt32Min, kInt32Max));
+        const auto qmax = static_cast<int32_t>(int_arg(qmax_obj, fn, "qmax", kInt32Min, kInt32Max));
+        const std::string scheme = str_arg(scheme_obj, fn, "scheme");
         if (scheme == "rndnu") {
           const XnnpackMantissaMultiplier mm = xnnpack_mantissa_multiplier(scale);
-          return py::vectorize([=](int32_t v) {
-            return xnnpack_requantize_rndnu(v, mm, zero_point, qmin, qmax);
+          return py::vectorize([=](int64_t v) {
+            return xnnpack_requantize_rndnu(static_cast<int32_t>(v), mm, zero_point, qmin, qmax);
           })(a);
         }
         if (scheme == "gemmlowp") {
           const XnnpackQ31Multiplier mm = xnnpack_q31_multiplier(scale);
-          return py::vectorize([=](int32_t v) {
-            return xnnpack_requantize_gemmlowp(v, mm, zero_point, qmin, qmax);
+          return py::vectorize([=](int64_t v) {
+            return xnnpack_requantize_gemmlowp(static_cast<int32_t>(v), mm, zero_point, qmin, qmax);
           })(a);
         }
         check(scheme == "fp32", fn, "scheme", "'" + scheme + "'", "'fp32', 'rndnu' or 'gemmlowp'");
         xnnpack_check_fp32_scale(scale);
-        return py::vectorize([=](int32_t v) {
-          return xnnpack_requantize_fp32(v, scale, zero_point, qmin, qmax);
+        return py::vectorize([=](int64_t v) {
+          return xnnpack_requantize_fp32(static_cast<int32_t>(v), scale, zero_point, qmin, qmax);
         })(a);
       },
       arg("acc"), arg("scale"), arg("zero_point") = 0, arg("qmin") = -128, arg("qmax") = 127,
@@ -137,25 +172,34 @@ void bind_primitives(py::module_& m) {
       arg("r"), arg("bits") = 24, "MRT cvm_float: (frac, exp) with r ~= frac * 2^exp.");
   m.def(
       "cvm_right_shift",
-      [](const py::object& x, int shift, int precision) {
-        return py::vectorize([=](int64_t v) { return cvm_right_shift(v, shift, precision); })(
-            py::array_t<int64_t>::ensure(x));
+      [](const py::object& x, const py::object& shift, const py::object& precision) {
+        constexpr const char* fn = "npukit.cvm_right_shift";
+        const int s = static_cast<int>(int_arg(shift, fn, "shift", kInt32Min, kInt32Max));
+        const int p = static_cast<int>(int_arg(precision, fn, "precision", kInt32Min, kInt32Max));
+        return py::vectorize([=](int64_t v) { return cvm_right_shift(v, s, p); })(
+            int_array(x, fn, "x", kInt64Min, kInt64Max));
       },
       arg("x"), arg("shift"), arg("precision"),
       "CVM right shift: round(x / 2^shift) ties up, clipped to +-(2^(precision-1) - 1).");
   m.def(
       "cvm_clip",
-      [](const py::object& x, int precision) {
-        return py::vectorize([=](int64_t v) { return cvm_clip(v, precision); })(
-            py::array_t<int64_t>::ensure(x));
+      [](const py::object& x, const py::object& precision) {
+        constexpr const char* fn = "npukit.cvm_clip";
+        const int p = static_cast<int>(int_arg(precision, fn, "precision", kInt32Min, kInt32Max));
+        return py::vectorize([=](int64_t v) { return cvm_clip(v, p); })(
+            int_array(x, fn, "x", kInt64Min, kInt64Max));
       },
       arg("x"), arg("precision"));
   m.def(
       "cvm_requantize",
-      [](const py::object& x, int64_t frac, int exp, int precision) {
-        const CvmFloat f{frac, exp};
-        return py::vectorize([=](int64_t v) { return cvm_requantize(v, f, precision); })(
-            py::array_t<int64_t>::ensure(x));
+      [](const py::object& x, const py::object& frac, const py::object& exp,
+         const py::object& precision) {
+        constexpr const char* fn = "npukit.cvm_requantize";
+        const CvmFloat f{int_arg(frac, fn, "frac", kInt64Min, kInt64Max),
+                         static_cast<int>(int_arg(exp, fn, "exp", kInt32Min, kInt32Max))};
+        const int p = static_cast<int>(int_arg(precision, fn, "precision", kInt32Min, kInt32Max));
+        return py::vectorize([=](int64_t v) { return cvm_requantize(v, f, p); })(
+            int_array(x, fn, "x", kInt64Min, kInt64Max));
       },
       arg("x"), arg("frac"), arg("exp"), arg("precision"),
       "MRT requantization: cvm shift of frac * x by exp, then the symmetric clip.");
@@ -166,6 +210,17 @@ void bind_calibration(py::module_& m) {
                              "MRT scale (sc) and zero point per tensor or channel")
       .def(py::init([](const std::string& scheme, int precision, int axis, std::vector<double> sc,
                        std::vector<double> zp) {
+             constexpr const char* fn = "npukit.MrtQuantParams";
+             check_range(fn, "precision", precision, 2, 16);
+             check_range(fn, "axis", axis, -1, 3);
+             check(!sc.empty() && sc.size() == zp.size(), fn, "sc",
+                   std::to_string(sc.size()) + " scales and " + std::to_string(zp.size()) +
+                       " zero points",
+                   "one or more scales and as many zero points");
+             for (double v : sc)
+               check(std::isfinite(v) && v > 0, fn, "sc", std::to_string(v), "finite scales > 0");
+             for (double v : zp)
+               check(std::isfinite(v), fn, "zp", std::to_string(v), "finite zero points");
              return MrtQuantParams{mrt_scheme_from_name(scheme), precision, axis, std::move(sc),
                                    std::move(zp)};
            }),

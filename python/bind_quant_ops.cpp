@@ -3,6 +3,9 @@
 // points may be Python numbers or numpy arrays (0-D, or 1-D for per-axis);
 // a zero point's numpy dtype (int8 / uint8) chooses the output type where
 // ONNX does (QuantizeLinear: uint8 when no zero point is given).
+#include <limits>
+
+#include "args.hpp"
 #include "arrays.hpp"
 #include "npukit/npukit.hpp"
 #include "npukit/ops/quantized.hpp"
@@ -13,25 +16,23 @@ namespace {
 
 using py::arg;
 
-py::array flat(const py::object& o) {
-  py::module_ np = py::module_::import("numpy");
-  return np.attr("ravel")(np.attr("asarray")(o));
-}
 
 std::vector<float> floats(const py::object& o, const char* fn, const char* name) {
   check(!o.is_none(), fn, name, "None", "a number or an array of scales");
-  py::array a = flat(o);
+  const py::array_t<double> a = float_array(o, fn, name);
   std::vector<float> v;
-  for (auto item : a) v.push_back(py::cast<float>(item));
+  for (py::ssize_t i = 0; i < a.size(); ++i) v.push_back(static_cast<float>(a.data()[i]));
   check(!v.empty(), fn, name, "an empty array", "at least one value");
   return v;
 }
 
-std::vector<int32_t> ints(const py::object& o) {
+// Zero points: integers only (a float such as 3.7 is refused, not truncated).
+std::vector<int32_t> ints(const py::object& o, const char* fn, const char* name) {
   std::vector<int32_t> v;
   if (o.is_none()) return v;
-  py::array a = flat(o);
-  for (auto item : a) v.push_back(py::cast<int32_t>(item));
+  const py::array_t<int64_t> a =
+      int_array(o, fn, name, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max());
+  for (py::ssize_t i = 0; i < a.size(); ++i) v.push_back(static_cast<int32_t>(a.data()[i]));
   return v;
 }
 
@@ -42,7 +43,7 @@ float one_float(const py::object& o, const char* fn, const char* name) {
 }
 
 int32_t one_int(const py::object& o, const char* fn, const char* name) {
-  const std::vector<int32_t> v = ints(o);
+  const std::vector<int32_t> v = ints(o, fn, name);
   check(v.size() <= 1, fn, name, std::to_string(v.size()) + " values", "one value (per tensor)");
   return v.empty() ? 0 : v[0];
 }
@@ -112,7 +113,7 @@ void bind_quantize(py::module_& m) {
         QuantizeParams p;
         apply_profile(p, profile_arg(profile));
         p.q.scale = floats(y_scale, fn, "y_scale");
-        p.q.zero_point = ints(y_zero_point);
+        p.q.zero_point = ints(y_zero_point, fn, "y_zero_point");
         p.q.axis = p.q.per_axis() ? norm_axis(axis, x.ndim(), fn) : 0;
         TensorView xv = view_of(x);
         py::array y = new_array(code_type(y_zero_point, DType::u8), xv.shape());
@@ -131,7 +132,7 @@ void bind_quantize(py::module_& m) {
         py::array x = as_tensor(xo, fn, "x");
         QuantParams q;
         q.scale = floats(x_scale, fn, "x_scale");
-        q.zero_point = ints(x_zero_point);
+        q.zero_point = ints(x_zero_point, fn, "x_zero_point");
         q.axis = q.per_axis() ? norm_axis(axis, x.ndim(), fn) : 0;
         TensorView xv = view_of(x);
         py::array y = new_array(DType::f32, xv.shape());
@@ -159,6 +160,7 @@ void bind_avg_pool(py::module_& m) {
         const Profile prof = profile_arg(profile);
         p.window = window_for(fn, xv, auto_pad, kernel_shape, strides, pads, Ints(), ceil_mode,
                               pool_geometry_for(prof));
+        check_pool_pads(fn, p.window);
         p.count_include_pad = count_include_pad != 0;
         p.x_scale = one_float(x_scale, fn, "x_scale");
         p.y_scale = one_float(y_scale, fn, "y_scale");
@@ -228,7 +230,7 @@ void bind_conv_matmul(py::module_& m) {
         p.x_zero_point = one_int(x_zero_point, fn, "x_zero_point");
         p.y_zero_point = one_int(y_zero_point, fn, "y_zero_point");
         p.w.scale = floats(w_scale, fn, "w_scale");
-        p.w.zero_point = ints(w_zero_point);
+        p.w.zero_point = ints(w_zero_point, fn, "w_zero_point");
         p.w.axis = 0;
         apply_profile(p, profile_arg(profile));
         py::array b;
@@ -266,7 +268,7 @@ void bind_conv_matmul(py::module_& m) {
         p.window = window_for(fn, xv, auto_pad, ks, strides, pads, dilations, 0);
         p.groups = group;
         p.x_zero_point = one_int(x_zero_point, fn, "x_zero_point");
-        p.w_zero_point = ints(w_zero_point);
+        p.w_zero_point = ints(w_zero_point, fn, "w_zero_point");
         QLinearConvParams shape_only;
         shape_only.window = p.window;
         shape_only.groups = group;
@@ -293,7 +295,7 @@ void bind_conv_matmul(py::module_& m) {
         p.a_zero_point = one_int(a_zero_point, fn, "a_zero_point");
         p.y_zero_point = one_int(y_zero_point, fn, "y_zero_point");
         p.b.scale = floats(b_scale, fn, "b_scale");
-        p.b.zero_point = ints(b_zero_point);
+        p.b.zero_point = ints(b_zero_point, fn, "b_zero_point");
         apply_profile(p, profile_arg(profile));
         TensorView av = view_of(a), bv = view_of(b);
         py::array y = new_array(av.dtype(), matmul_broadcast_shape(av.shape(), bv.shape()));
@@ -313,7 +315,7 @@ void bind_conv_matmul(py::module_& m) {
         py::array b = codes(bo, fn, "B");
         MatMulIntegerParams p;
         p.a_zero_point = one_int(a_zero_point, fn, "a_zero_point");
-        p.b_zero_point = ints(b_zero_point);
+        p.b_zero_point = ints(b_zero_point, fn, "b_zero_point");
         apply_profile(p, profile_arg(profile));
         TensorView av = view_of(a), bv = view_of(b);
         py::array y = new_array(DType::s32, matmul_broadcast_shape(av.shape(), bv.shape()));

@@ -41,3 +41,13 @@ done
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   "$fuzz/tests/fuzz/npukit_fuzz_onnx_loader" -max_total_time=60 -seed="$NPUKIT_FUZZ_SEED" -timeout=10 -rss_limit_mb=2048 \
   -print_final_stats=1 "$corpus" "$seeds" "$root/tests/fuzz/corpus"
+
+echo "== libFuzzer: the npy reader, GHP instruction readers and YAML golden reader, 60 seconds each"
+# Each seeded from its committed corpus (tests/fuzz/corpus_<name>); new inputs go to scratch.
+for target in npy:npy_reader ghp:ghp_isa yaml:yaml_golden; do
+  scratch=$(mktemp -d)
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    "$fuzz/tests/fuzz/npukit_fuzz_${target#*:}" -max_total_time=60 -seed="$NPUKIT_FUZZ_SEED" -timeout=10 \
+    -rss_limit_mb=2048 -print_final_stats=1 "$scratch" "$root/tests/fuzz/corpus_${target%%:*}"
+  rm -rf "$scratch"
+done

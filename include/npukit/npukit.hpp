@@ -8,6 +8,7 @@
 #include "npukit/error.hpp"
 #include "npukit/isa/ghp.hpp"
 #include "npukit/kernels.hpp"
+#include "npukit/memory_budget.hpp"
 #include "npukit/npu/launch.hpp"
 #include "npukit/npu/layout.hpp"
 #include "npukit/npu/machine.hpp"

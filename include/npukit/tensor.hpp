@@ -12,6 +12,7 @@
 
 #include "npukit/dtype.hpp"
 #include "npukit/error.hpp"
+#include "npukit/memory_budget.hpp"
 
 namespace npukit {
 
@@ -108,6 +109,7 @@ class Tensor {
   struct Free {
     void operator()(void* p) const;
   };
+  BudgetReservation reserved_;  // declared first: released after the buffer is freed
   std::unique_ptr<void, Free> buffer_;
   TensorView view_;
   Layout layout_ = Layout::nchw;

@@ -7,8 +7,12 @@ namespace npukit {
 namespace {
 std::string compose(const std::string& function, const std::string& parameter,
                     const std::string& value, const std::string& allowed) {
-  return function + ": parameter '" + parameter + "' = " + value + " is not allowed (allowed: " +
-         allowed + ")";
+  std::string s = function + ": parameter '" + parameter + "' = " + value +
+                  " is not allowed (allowed: " + allowed + ")";
+  // A NUL (from a file's names or strings) would cut the message short in C and Python.
+  std::string out;
+  for (char c : s) out += c == '\0' ? std::string("\\0") : std::string(1, c);
+  return out;
 }
 }  // namespace
 

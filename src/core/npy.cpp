@@ -3,6 +3,7 @@
 // a Python dict literal {'descr': ..., 'fortran_order': ..., 'shape': (...)}
 // padded with spaces and a newline so the data starts 64-byte aligned.
 #include "npukit/npy.hpp"
+#include "npukit/read_file.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -124,8 +125,8 @@ Tensor parse_npy(const void* data, size_t size, const std::string& src) {
     bad(src, "shape " + shape_text(shape), "rank 0 to 4");
   int64_t numel = 1;
   for (int64_t s : shape) {
-    numel *= s;
-    if (numel > (int64_t{1} << 40))
+    // Checked: a header may claim any sizes (found by the npy fuzzer).
+    if (s < 0 || __builtin_mul_overflow(numel, s, &numel) || numel > (int64_t{1} << 40))
       bad(src, "shape " + shape_text(shape), "fewer than 2^40 elements");
   }
   const size_t bytes = static_cast<size_t>(numel) * d.size;
@@ -155,9 +156,8 @@ Tensor parse_npy(const void* data, size_t size, const std::string& src) {
 }
 
 Tensor read_npy(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  check(f.good(), kRead, "path", "'" + path + "'", "a readable .npy file");
-  std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const std::vector<char> bytes =
+      read_file_bounded(kRead, "path", path, UINT64_MAX, "a readable .npy file");
   return parse_npy(bytes.data(), bytes.size(), path);
 }
 

@@ -32,9 +32,16 @@ Shape contiguous_strides(const Shape& shape, Layout layout) {
     check(shape.size() == 4, "npukit::contiguous_strides", "shape", shape_text(shape),
           "a 4-D (N, C, H, W) shape for the nhwc layout");
     const int64_t c = shape[1], h = shape[2], w = shape[3];
-    return {h * w * c, 1, w * c, c};
+    int64_t wc = 0, hwc = 0;
+    check(!__builtin_mul_overflow(w, c, &wc) && !__builtin_mul_overflow(h, wc, &hwc),
+          "npukit::contiguous_strides", "shape", shape_text(shape), "strides below 2^63");
+    return {hwc, 1, wc, c};
   }
-  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i) st[i] = st[i + 1] * shape[i + 1];
+  // Checked: with a zero-sized dimension the element count is 0 whatever the
+  // others are, but the strides are still products of them (found by the npy fuzzer).
+  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i)
+    check(!__builtin_mul_overflow(st[i + 1], shape[i + 1], &st[i]), "npukit::contiguous_strides",
+          "shape", shape_text(shape), "strides below 2^63");
   return st;
 }
 
@@ -76,10 +83,16 @@ Tensor::Tensor(DType dtype, Shape shape, Layout layout) : layout_(layout) {
   // Validate through a view first so that bad shapes never reach the allocator.
   TensorView probe(reinterpret_cast<void*>(64), dtype, shape, contiguous_strides(shape, layout),
                    "npukit::Tensor");
+  // The budget check also rules out a byte count that would wrap below.
+  BudgetReservation reserved("npukit::Tensor", "shape", shape_text(shape) + " " + dtype_name(dtype),
+                             static_cast<uint64_t>(probe.numel()), dtype_size(dtype));
   const size_t bytes = static_cast<size_t>(probe.numel()) * dtype_size(dtype);
   const size_t padded = (bytes + 63) / 64 * 64 + 64;
   void* p = std::aligned_alloc(64, padded);
-  if (!p) throw std::bad_alloc();
+  check(p != nullptr, "npukit::Tensor", "shape",
+        shape_text(shape) + " " + dtype_name(dtype) + ": " + std::to_string(bytes) + " bytes",
+        "an allocation the system can satisfy (aligned_alloc failed)");
+  reserved_ = std::move(reserved);
   std::memset(p, 0, padded);
   buffer_.reset(p);
   view_ = TensorView(p, dtype, std::move(shape), probe.strides(), "npukit::Tensor");

@@ -2,9 +2,13 @@
 // the simulated NPU.
 #include <cstdio>
 #include <cstring>
+#include <mutex>
+#include <new>
+#include <string>
 #include <vector>
 
 #include "npukit/compat/bmlib_runtime.h"
+#include "npukit/error.hpp"
 #include "npukit/npu/launch.hpp"
 #include "npukit/npu/machine.hpp"
 
@@ -15,6 +19,34 @@ struct bm_context {
 };
 
 namespace {
+// The host API reports bad arguments as bmlib does (a status code) and says
+// why on stderr in npukit's format.
+bm_status_t refuse(const char* function, const char* parameter, const std::string& value,
+                   const std::string& allowed, bm_status_t status = BM_ERR_PARAM) {
+  const npukit::Error e(function, parameter, value, allowed);
+  std::fprintf(stderr, "npukit: %s\n", e.what());
+  return status;
+}
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// [addr, addr + size) inside one allocation, or a message and nullptr.
+uint8_t* device_bytes(const char* function, const char* parameter, uint64_t addr, uint64_t size) {
+  uint8_t* p = machine().global(addr, size);
+  if (!p)
+    refuse(function, parameter, hex(addr) + " (" + std::to_string(size) + " bytes)",
+           "a range inside one device memory allocation (bm_malloc_device_byte)");
+  return p;
+}
+
+// okkernel_launch_sync copies the parameter block; a size beyond this is a
+// caller bug (a wrapped length), not a parameter struct.
+constexpr unsigned kMaxLaunchArgs = 1u << 20;
+
 bm_device_mem_t device_mem(uint64_t addr, unsigned size) {
   bm_device_mem_t m;
   std::memset(&m, 0, sizeof m);
@@ -39,6 +71,7 @@ bm_status_t bm_dev_query(int devid) {
 
 bm_status_t bm_dev_request(bm_handle_t* handle, int devid) {
   if (!handle || devid != 0) return BM_ERR_PARAM;
+  std::lock_guard<std::recursive_mutex> lock(device_mutex());
   machine();  // creates the simulated device on first use
   *handle = new bm_context{devid};
   return BM_SUCCESS;
@@ -72,8 +105,16 @@ bm_device_mem_t bm_mem_from_device(unsigned long long device_addr, unsigned int 
 
 bm_status_t bm_malloc_device_byte(bm_handle_t handle, bm_device_mem_t* pmem, unsigned int size) {
   if (!handle || !pmem) return BM_ERR_PARAM;
-  const uint64_t addr = machine().allocate(size);
-  if (addr == 0) return BM_ERR_NOMEM;
+  std::lock_guard<std::recursive_mutex> lock(device_mutex());
+  uint64_t addr = 0;
+  try {
+    addr = machine().allocate(size);
+  } catch (const std::bad_alloc&) {
+    addr = 0;  // the host could not back it: the device is out of memory
+  }
+  if (addr == 0)
+    return refuse("bm_malloc_device_byte", "size", std::to_string(size),
+                  "a size that fits in the free device memory", BM_ERR_NOMEM);
   *pmem = device_mem(addr, size);
   return BM_SUCCESS;
 }
@@ -84,13 +125,18 @@ bm_status_t bm_malloc_device_dword(bm_handle_t handle, bm_device_mem_t* pmem, in
 }
 
 void bm_free_device(bm_handle_t, bm_device_mem_t mem) {
-  machine().release(mem.u.device.device_addr);
+  std::lock_guard<std::recursive_mutex> lock(device_mutex());
+  // A second free (or a foreign address) is reported and otherwise ignored.
+  if (!machine().release(mem.u.device.device_addr))
+    refuse("bm_free_device", "mem", hex(mem.u.device.device_addr),
+           "the start of a live allocation (not freed before)");
 }
 
 bm_status_t bm_memcpy_s2d_partial(bm_handle_t handle, bm_device_mem_t dst, void* src,
                                   unsigned int size) {
   if (!handle || !src) return BM_ERR_PARAM;
-  uint8_t* d = machine().global(dst.u.device.device_addr, size);
+  std::lock_guard<std::recursive_mutex> lock(device_mutex());
+  uint8_t* d = device_bytes("bm_memcpy_s2d", "dst", dst.u.device.device_addr, size);
   if (!d) return BM_ERR_PARAM;
   std::memcpy(d, src, size);
   return BM_SUCCESS;
@@ -99,7 +145,8 @@ bm_status_t bm_memcpy_s2d_partial(bm_handle_t handle, bm_device_mem_t dst, void*
 bm_status_t bm_memcpy_d2s_partial(bm_handle_t handle, void* dst, bm_device_mem_t src,
                                   unsigned int size) {
   if (!handle || !dst) return BM_ERR_PARAM;
-  const uint8_t* s = machine().global(src.u.device.device_addr, size);
+  std::lock_guard<std::recursive_mutex> lock(device_mutex());
+  const uint8_t* s = device_bytes("bm_memcpy_d2s", "src", src.u.device.device_addr, size);
   if (!s) return BM_ERR_PARAM;
   std::memcpy(dst, s, size);
   return BM_SUCCESS;
@@ -115,7 +162,8 @@ bm_status_t bm_memcpy_d2s(bm_handle_t handle, void* dst, bm_device_mem_t src) {
 
 bm_status_t bm_memset_device(bm_handle_t handle, const int value, bm_device_mem_t mem) {
   if (!handle) return BM_ERR_PARAM;
-  uint8_t* d = machine().global(mem.u.device.device_addr, mem.size);
+  std::lock_guard<std::recursive_mutex> lock(device_mutex());
+  uint8_t* d = device_bytes("bm_memset_device", "mem", mem.u.device.device_addr, mem.size);
   if (!d) return BM_ERR_PARAM;
   // bmlib fills with the 32-bit pattern `value`.
   for (unsigned i = 0; i < mem.size; ++i) d[i] = static_cast<uint8_t>(value >> (8 * (i % 4)));
@@ -125,6 +173,14 @@ bm_status_t bm_memset_device(bm_handle_t handle, const int value, bm_device_mem_
 bm_status_t okkernel_launch_sync(bm_handle_t handle, const char* func_name, const void* args,
                                  unsigned int size) {
   if (!handle || !func_name) return BM_ERR_PARAM;
+  if (!args && size != 0)
+    return refuse("okkernel_launch_sync", "args", "NULL with size " + std::to_string(size),
+                  "a pointer to `size` bytes of parameters (NULL only with size 0)");
+  if (size > kMaxLaunchArgs)
+    return refuse("okkernel_launch_sync", "size", std::to_string(size),
+                  npukit::range_text(0, kMaxLaunchArgs) + " bytes of kernel parameters");
+  // Launches share one simulated device: they run one at a time.
+  std::lock_guard<std::recursive_mutex> lock(device_mutex());
   if (!find_kernel(func_name)) {
     std::string names;
     for (const std::string& n : kernel_names()) names += (names.empty() ? "" : ", ") + n;
@@ -134,7 +190,7 @@ bm_status_t okkernel_launch_sync(bm_handle_t handle, const char* func_name, cons
     return BM_ERR_PARAM;
   }
   // The kernel gets its own copy of the parameters, as on the device.
-  std::vector<unsigned char> copy(size + 16);
+  std::vector<unsigned char> copy(static_cast<size_t>(size) + 16);
   if (size) std::memcpy(copy.data(), args, size);
   launch(func_name, copy.data());
   return BM_SUCCESS;

@@ -26,8 +26,11 @@ Machine::Machine(Config config)
 
 uint64_t Machine::allocate(uint64_t bytes) {
   if (bytes == 0) bytes = 1;
+  // Compare against what is left (never form next_ + size: it could wrap).
+  const uint64_t end = config_.global_mem_start + config_.global_mem_size;
+  if (bytes > end - next_) return 0;
   const uint64_t size = (bytes + 127) / 128 * 128;  // 128-byte aligned blocks
-  if (next_ + size > config_.global_mem_start + config_.global_mem_size) return 0;
+  if (size > end - next_) return 0;
   const uint64_t addr = next_;
   next_ += size;
   blocks_[addr] = Block{bytes, std::make_unique<uint8_t[]>(bytes)};
@@ -42,9 +45,10 @@ uint8_t* Machine::global(uint64_t addr, uint64_t bytes) {
   auto it = blocks_.upper_bound(addr);
   if (it == blocks_.begin()) return nullptr;
   --it;
-  const uint64_t start = it->first;
-  if (addr + bytes > start + it->second.size) return nullptr;
-  return it->second.data.get() + (addr - start);
+  // addr >= start here; compare offsets, never addr + bytes (it wraps near 2^64).
+  const uint64_t offset = addr - it->first, size = it->second.size;
+  if (offset > size || bytes > size - offset) return nullptr;
+  return it->second.data.get() + offset;
 }
 
 namespace {
@@ -53,6 +57,11 @@ std::unique_ptr<Machine>& holder() {
   return m;
 }
 }  // namespace
+
+std::recursive_mutex& device_mutex() {
+  static std::recursive_mutex m;
+  return m;
+}
 
 Machine& machine() {
   auto& m = holder();

@@ -115,6 +115,9 @@ Window2d onnx_window(const PlanContext& c, const Shape& x, const Shape* kernel, 
   const AutoPad ap = auto_pad_from_name(attr_string(n, "auto_pad", "NOTSET"), fn);
   check(ap == AutoPad::notset || !has_attr(n, "pads"), fn, "pads", shape_text(pads),
         "no pads when auto_pad is set");
+  // ONNX Runtime refuses pool pads >= kernel ("Pad should be smaller than
+  // kernel"): such windows can lie entirely in the padding.
+  if (!kernel) check_pool_pads(fn, w);
   // Pools (no weight) follow the profile's pooling geometry; convolutions ONNX's.
   resolve_pool_auto_pad(w, ap, x[2], x[3],
                         kernel == nullptr ? pool_geometry_for(c.profile) : PoolGeometry::onnx);

@@ -1,11 +1,15 @@
 // The executor: checks the graph once at load, plans shapes and buffers once
 // per input shape, then runs the planned kernels in topological order.
 #include "npukit/onnx/model.hpp"
+#include "npukit/memory_budget.hpp"
+#include "npukit/read_file.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <mutex>
+#include <queue>
 #include <set>
 #include <sstream>
 
@@ -35,9 +39,8 @@ std::string shape_with_names(const ValueInfo& v) {
 }
 
 std::vector<char> read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  check(f.good(), "npukit::onnx::Model::load", "path", "'" + path + "'", "a readable ONNX file");
-  return std::vector<char>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  return read_file_bounded("npukit::onnx::Model::load", "path", path, kMaxModelFileBytes,
+                           "a readable ONNX file");
 }
 }  // namespace
 
@@ -77,6 +80,8 @@ struct Model::Impl {
   std::vector<TensorView> output_views;
   std::vector<double> seconds;
   int64_t plan_count = 0;
+  // The plan and buffers above are per model: one run at a time holds them.
+  mutable std::recursive_mutex run_mutex;
 
   size_t id(const std::string& name) {
     auto [it, fresh] = ids.emplace(name, names.size());
@@ -105,6 +110,12 @@ void Model::Impl::check_graph(std::vector<Issue>& issues) {
                             " (float, uint8, int8 or int32 expected)"});
     else if (!d.has_shape)
       issues.push_back({"", "", "graph input '" + d.info.name + "' has no shape"});
+    // proto.cpp names a negative declared size by its value ("-5").
+    else if (std::any_of(d.info.dim_names.begin(), d.info.dim_names.end(),
+                         [](const std::string& n) { return !n.empty() && n[0] == '-'; }))
+      issues.push_back({"", "",
+                        "graph input '" + d.info.name + "' declares a negative dimension " +
+                            shape_with_names(d.info) + " (sizes >= 0 or symbolic names)"});
     else if (d.info.shape.size() > static_cast<size_t>(kMaxRank))
       issues.push_back({"", "",
                         "graph input '" + d.info.name + "' has rank " +
@@ -113,6 +124,7 @@ void Model::Impl::check_graph(std::vector<Issue>& issues) {
     input_ids.push_back(id(d.info.name));
   }
   for (const auto& [name, k] : g.constants) constant_of[id(name)] = k.get();
+  const std::set<size_t> is_input(input_ids.begin(), input_ids.end());  // O(log n) lookups
 
   // Constant nodes become constants; every other node must be a known operator.
   std::map<std::string, size_t> producer;
@@ -122,9 +134,7 @@ void Model::Impl::check_graph(std::vector<Issue>& issues) {
     for (const std::string& o : n.outputs) {
       if (o.empty()) continue;
       auto [it, fresh] = producer.emplace(o, i);
-      const bool clash = !fresh || g.constants.count(o) ||
-                         std::any_of(g.inputs.begin(), g.inputs.end(),
-                                     [&](const Declared& d) { return d.info.name == o; });
+      const bool clash = !fresh || g.constants.count(o) || is_input.count(id(o));
       if (clash)
         issues.push_back({n.name, n.op_type,
                           "output '" + o + "' is already produced by " +
@@ -138,8 +148,10 @@ void Model::Impl::check_graph(std::vector<Issue>& issues) {
                             (n.domain.empty() ? std::string() : " (domain " + n.domain + ")")});
       continue;
     }
-    if (n.domain.empty() && n.opset == 0)
-      issues.push_back({n.name, n.op_type, "its domain has no opset import"});
+    if (n.opset == 0)
+      issues.push_back({n.name, n.op_type,
+                        "its domain " + (n.domain.empty() ? std::string("(ai.onnx)") : n.domain) +
+                            " has no opset import"});
     const auto ni = static_cast<int>(n.inputs.size());
     if (ni < op->min_inputs || (op->max_inputs >= 0 && ni > op->max_inputs)) {
       issues.push_back(
@@ -197,8 +209,7 @@ void Model::Impl::check_graph(std::vector<Issue>& issues) {
     for (const std::string& in : n.inputs) {
       if (in.empty()) continue;
       const size_t v = id(in);
-      const bool known = constant_of[v] || producer.count(in) ||
-                         std::find(input_ids.begin(), input_ids.end(), v) != input_ids.end();
+      const bool known = constant_of[v] || producer.count(in) || is_input.count(v);
       if (!known && !missing_values.count(v)) {
         issues.push_back({n.name, n.op_type,
                           "input '" + in +
@@ -210,37 +221,53 @@ void Model::Impl::check_graph(std::vector<Issue>& issues) {
 
   // Topological order (Kahn) over every node, runnable or not, so that only
   // nodes on a cycle (or behind one) are left over. Missing values count as
-  // available here: they are reported above.
-  std::set<size_t> ready_values(input_ids.begin(), input_ids.end());
-  ready_values.insert(missing_values.begin(), missing_values.end());
+  // available here: they are reported above. Each value wakes its consumers
+  // once and the smallest ready node index goes first (a sorted graph keeps
+  // its order): O(E log N), so a large graph in reverse order loads fast.
+  std::vector<std::vector<size_t>> node_in(g.nodes.size()), node_out(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    for (const std::string& in : g.nodes[i].inputs)
+      if (!in.empty()) node_in[i].push_back(id(in));
+    for (const std::string& o : g.nodes[i].outputs)
+      if (!o.empty()) node_out[i].push_back(id(o));
+  }
+  std::vector<char> ready(names.size(), 0);
+  for (size_t v : input_ids) ready[v] = 1;
+  for (size_t v : missing_values) ready[v] = 1;
   for (size_t v = 0; v < constant_of.size(); ++v)
-    if (constant_of[v]) ready_values.insert(v);
+    if (constant_of[v]) ready[v] = 1;
   const std::set<size_t> runnable(pending.begin(), pending.end());
   std::vector<size_t> left;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (!(g.nodes[i].op_type == "Constant" && g.nodes[i].domain.empty())) left.push_back(i);
-    else if (!g.nodes[i].outputs.empty()) ready_values.insert(id(g.nodes[i].outputs[0]));
+    else if (!g.nodes[i].outputs.empty()) ready[id(g.nodes[i].outputs[0])] = 1;
   }
-  bool progress = true;
-  while (progress && !left.empty()) {
-    progress = false;
-    std::vector<size_t> still;
-    for (size_t i : left) {
-      const Node& n = g.nodes[i];
-      bool ok = true;
-      for (const std::string& in : n.inputs) ok = ok && (in.empty() || ready_values.count(id(in)));
-      if (ok) {
-        if (runnable.count(i)) order.push_back(i);
-        for (const std::string& o : n.outputs)
-          if (!o.empty()) ready_values.insert(id(o));
-        progress = true;
-      } else {
-        still.push_back(i);
+  std::vector<size_t> waiting(g.nodes.size(), 0);
+  std::vector<std::vector<size_t>> consumers(ready.size());
+  for (size_t i : left)
+    for (size_t v : node_in[i])
+      if (!ready[v]) {
+        ++waiting[i];
+        consumers[v].push_back(i);
       }
+  std::priority_queue<size_t, std::vector<size_t>, std::greater<size_t>> queue;
+  for (size_t i : left)
+    if (waiting[i] == 0) queue.push(i);
+  std::vector<char> done(g.nodes.size(), 0);
+  while (!queue.empty()) {
+    const size_t i = queue.top();
+    queue.pop();
+    done[i] = 1;
+    if (runnable.count(i)) order.push_back(i);
+    for (size_t v : node_out[i]) {
+      if (ready[v]) continue;
+      ready[v] = 1;
+      for (size_t c : consumers[v])
+        if (--waiting[c] == 0) queue.push(c);
     }
-    left = std::move(still);
   }
   for (size_t i : left) {
+    if (done[i]) continue;
     const Node& n = g.nodes[i];
     issues.push_back({n.name, n.op_type,
                       "is on a cycle (or depends on one): its inputs are never all available"});
@@ -250,8 +277,7 @@ void Model::Impl::check_graph(std::vector<Issue>& issues) {
     outputs.push_back(d.info);
     output_ids.push_back(id(d.info.name));
     const size_t v = output_ids.back();
-    if (!producer.count(d.info.name) && !constant_of[v] &&
-        std::find(input_ids.begin(), input_ids.end(), v) == input_ids.end())
+    if (!producer.count(d.info.name) && !constant_of[v] && !is_input.count(v))
       issues.push_back({"", "", "graph output '" + d.info.name + "' is produced by no node"});
   }
   if (g.outputs.empty()) issues.push_back({"", "", "the graph has no outputs"});
@@ -357,7 +383,12 @@ void Model::Impl::allocate() {
       if (t.elem != Elem::s64) views[v] = constant_of[v]->tensor.view();
       continue;
     }
-    buffers[v] = Tensor(*dtype_of(t.elem), t.shape);
+    // Named here: the Tensor's own budget error only knows the shape.
+    const DType dt = *dtype_of(t.elem);
+    check_allocation("npukit::onnx::Model::run", "value",
+                     "'" + names[v] + "' " + shape_text(t.shape) + " " + dtype_name(dt),
+                     static_cast<uint64_t>(shape_numel(t.shape)), dtype_size(dt));
+    buffers[v] = Tensor(dt, t.shape);
     views[v] = buffers[v].view();
   }
   for (Step& s : steps) {
@@ -414,12 +445,14 @@ const std::vector<ValueInfo>& Model::outputs() const {
   return impl_->outputs;
 }
 int64_t Model::plans() const {
+  std::lock_guard<std::recursive_mutex> lock(impl_->run_mutex);
   return impl_->plan_count;
 }
 
 const std::vector<TensorView>& Model::execute(const std::vector<TensorView>& in) {
   constexpr const char* fn = "npukit::onnx::Model::run";
   Impl& m = *impl_;
+  std::lock_guard<std::recursive_mutex> lock(m.run_mutex);
   check(in.size() == m.inputs.size(), fn, "inputs", std::to_string(in.size()) + " tensors",
         std::to_string(m.inputs.size()) + " (one per graph input)");
   std::vector<Shape> shapes;
@@ -452,6 +485,8 @@ const std::vector<TensorView>& Model::execute(const std::vector<TensorView>& in)
 }
 
 std::vector<Tensor> Model::run(const std::vector<TensorView>& inputs) {
+  // Held until the outputs are copied, so that concurrent runs cannot overwrite them.
+  std::lock_guard<std::recursive_mutex> lock(impl_->run_mutex);
   std::vector<Tensor> out;
   for (const TensorView& v : execute(inputs)) {
     Tensor t(v.dtype(), v.shape());
@@ -462,6 +497,7 @@ std::vector<Tensor> Model::run(const std::vector<TensorView>& inputs) {
 }
 
 std::vector<LayerTime> Model::layer_times() const {
+  std::lock_guard<std::recursive_mutex> lock(impl_->run_mutex);
   std::vector<LayerTime> out;
   for (const Impl::Step& s : impl_->steps) {
     const Node& n = impl_->g.nodes[s.node];
@@ -472,6 +508,7 @@ std::vector<LayerTime> Model::layer_times() const {
 }
 
 void Model::reset_layer_times() {
+  std::lock_guard<std::recursive_mutex> lock(impl_->run_mutex);
   std::fill(impl_->seconds.begin(), impl_->seconds.end(), 0.0);
 }
 

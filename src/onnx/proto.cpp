@@ -98,7 +98,8 @@ Declared read_value_info(const pb::ValueInfoProto& v) {
   for (const auto& dim : tt.shape().dim()) {
     if (dim.has_dim_value()) {
       d.info.shape.push_back(dim.dim_value());
-      d.info.dim_names.emplace_back();
+      // A negative declared size keeps its value as its name so that messages show it.
+      d.info.dim_names.emplace_back(dim.dim_value() < 0 ? std::to_string(dim.dim_value()) : "");
     } else {
       d.info.shape.push_back(-1);
       d.info.dim_names.push_back(dim.has_dim_param() ? dim.dim_param() : "?");

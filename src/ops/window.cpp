@@ -135,8 +135,22 @@ std::vector<int64_t> window_output_shape(const std::vector<int64_t>& x, const Wi
   check(x.size() == 4, fn, "x", "shape " + shape_text(x), "a 4-D (N, C, H, W) tensor");
   check_range(fn, "x.N", x[0], 1, INT32_MAX);
   check_range(fn, "x.C", x[1], 1, INT32_MAX);
-  return {x[0], x[1], axis_output_size(axis_h(w, x[2]), fn, 'h'),
-          axis_output_size(axis_w(w, x[3]), fn, 'w')};
+  const int64_t oh = axis_output_size(axis_h(w, x[2]), fn, 'h');
+  const int64_t ow = axis_output_size(axis_w(w, x[3]), fn, 'w');
+  // Bounded work from small inputs: every output visits KH x KW taps, and the
+  // per-axis tap tables hold OH x KH and OW x KW entries. 8192 x 8192 windows
+  // (a global pool of a 64 Mpixel image) stay allowed.
+  constexpr int64_t kMaxTaps = int64_t{1} << 26;
+  const std::string area = std::to_string(w.kernel_h) + " x " + std::to_string(w.kernel_w);
+  check(w.kernel_h <= kMaxTaps / std::max<int64_t>(w.kernel_w, 1), fn, "kernel_shape",
+        area + " taps per window", "at most 2^26 (67108864) taps per window");
+  check(oh <= kMaxTaps / std::max<int64_t>(w.kernel_h, 1), fn, "kernel_h",
+        std::to_string(w.kernel_h) + " over " + std::to_string(oh) + " output rows",
+        "output rows x kernel_h at most 2^26 (the tap table of the axis)");
+  check(ow <= kMaxTaps / std::max<int64_t>(w.kernel_w, 1), fn, "kernel_w",
+        std::to_string(w.kernel_w) + " over " + std::to_string(ow) + " output columns",
+        "output columns x kernel_w at most 2^26 (the tap table of the axis)");
+  return {x[0], x[1], oh, ow};
 }
 
 AxisTaps axis_taps(const AxisWindow& a, int64_t out) {
@@ -163,6 +177,19 @@ AxisTaps axis_taps(const AxisWindow& a, int64_t out) {
     }
   }
   return t;
+}
+
+void check_pool_pads(const char* function, const Window2d& w) {
+  check_range(function, "kernel_h", w.kernel_h, 1, INT32_MAX);
+  check_range(function, "kernel_w", w.kernel_w, 1, INT32_MAX);
+  const std::string h = "below kernel_h = " + std::to_string(w.kernel_h) +
+                        " (ONNX Runtime: pad should be smaller than kernel)";
+  const std::string wd = "below kernel_w = " + std::to_string(w.kernel_w) +
+                         " (ONNX Runtime: pad should be smaller than kernel)";
+  check(w.pad_top < w.kernel_h, function, "pad_top", std::to_string(w.pad_top), h);
+  check(w.pad_bottom < w.kernel_h, function, "pad_bottom", std::to_string(w.pad_bottom), h);
+  check(w.pad_left < w.kernel_w, function, "pad_left", std::to_string(w.pad_left), wd);
+  check(w.pad_right < w.kernel_w, function, "pad_right", std::to_string(w.pad_right), wd);
 }
 
 }  // namespace npukit

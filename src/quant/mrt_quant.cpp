@@ -41,6 +41,13 @@ void check_params(const MrtQuantParams& p, const TensorView& t, const char* fn) 
   check(static_cast<int64_t>(p.sc.size()) == channels && p.zp.size() == p.sc.size(), fn, "params",
         std::to_string(p.sc.size()) + " scales and " + std::to_string(p.zp.size()) + " zero points",
         std::to_string(channels) + " of each for axis " + std::to_string(p.axis));
+  // A NaN, infinite or zero scale would quantize everything to garbage silently.
+  for (size_t i = 0; i < p.sc.size(); ++i) {
+    check(std::isfinite(p.sc[i]) && p.sc[i] > 0, fn, "params.sc",
+          real_text(p.sc[i]) + " (channel " + std::to_string(i) + ")", "finite scales > 0");
+    check(std::isfinite(p.zp[i]), fn, "params.zp",
+          real_text(p.zp[i]) + " (channel " + std::to_string(i) + ")", "finite zero points");
+  }
 }
 
 }  // namespace

@@ -45,7 +45,7 @@ struct Options {
   uint64_t seed = 1;
 };
 
-void run(const Options& o) {
+int run(const Options& o) {
   CompareConfig c;
   c.op = o.op;
   c.dtype = dtype_from_name(o.dtype);
@@ -74,7 +74,12 @@ void run(const Options& o) {
   c.w_scale = o.w_scale;
   std::vector<Profile> profiles;
   for (const std::string& name : split(o.profiles)) profiles.push_back(profile_from_name(name));
-  fmt::print("{}", format_compare_report(compare_profiles(c, profiles)));
+  const CompareReport r = compare_profiles(c, profiles);
+  fmt::print("{}", format_compare_report(r));
+  // Nothing compared (every profile rejected the case) is a failure for scripts.
+  for (const ProfileRun& run : r.runs)
+    if (run.error.empty()) return 0;
+  return 1;
 }
 
 }  // namespace
@@ -97,9 +102,13 @@ void add_compare_command(CLI::App& app) {
   cmd->add_option("--strides", o.strides, "strides SH,SW")->capture_default_str();
   cmd->add_option("--pads", o.pads, "pads top,left,bottom,right (ONNX order)")
       ->capture_default_str();
-  cmd->add_option("--ceil-mode", o.ceil_mode, "0 or 1")->capture_default_str();
+  cmd->add_option("--ceil-mode", o.ceil_mode, "0 or 1")
+      ->check(CLI::Range(0, 1))
+      ->capture_default_str();
   add_threads_option(cmd);
-  cmd->add_option("--count-include-pad", o.count_include_pad, "0 or 1")->capture_default_str();
+  cmd->add_option("--count-include-pad", o.count_include_pad, "0 or 1")
+      ->check(CLI::Range(0, 1))
+      ->capture_default_str();
   cmd->add_option("--x-scale", o.x_scale)->capture_default_str();
   cmd->add_option("--x-zero-point", o.x_zero_point)->capture_default_str();
   cmd->add_option("--y-scale", o.y_scale)->capture_default_str();
@@ -114,9 +123,13 @@ void add_compare_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--w-scale", o.w_scale, "qlinear_conv/qlinear_matmul: weight scale")
       ->capture_default_str();
+  // A uint64 option would take "-1" as 2^64 - 1: refuse signs.
   cmd->add_option("--seed", o.seed, "Seed of the uniform random input codes")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  cmd->callback([] { run(o); });
+  cmd->callback([] {
+    if (const int rc = run(o)) throw CLI::RuntimeError(rc);
+  });
 }
 
 }  // namespace npukit::cli

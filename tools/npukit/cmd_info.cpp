@@ -63,7 +63,7 @@ int run_info(const std::string& path, bool json) {
     o += fmt::format("], \"runnable\": {}, \"problems\": [", problems.empty() ? "true" : "false");
     for (size_t i = 0; i < problems.size(); ++i) o += (i ? ", " : "") + json_string(problems[i]);
     fmt::print("{}]}}\n", o);
-    return 0;
+    return problems.empty() ? 0 : 1;  // scripts can rely on the status
   }
   fmt::print("model     {}\nproducer  {}\nir        {}\nopset     {}\n", path,
              s.producer.empty() ? "-" : s.producer, s.ir_version, s.opset);
@@ -82,7 +82,7 @@ int run_info(const std::string& path, bool json) {
     fmt::print("\nmodel check: {} problem(s)\n", problems.size());
     for (const std::string& p : problems) fmt::print("  {}\n", p);
   }
-  return 0;
+  return problems.empty() ? 0 : 1;
 }
 
 // `npukit info --kernels`: every kernel family in dispatch order, and which

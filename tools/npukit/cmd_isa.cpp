@@ -10,6 +10,7 @@
 #include "isa_files.hpp"
 #include "npukit/error.hpp"
 #include "npukit/isa/ghp.hpp"
+#include "npukit/memory_budget.hpp"
 
 namespace npukit::cli {
 
@@ -75,7 +76,18 @@ void run_exec(const ProgramSource& src, int64_t line, const std::string& input,
     fail("npukit isa exec", "--input", input + " (" + std::to_string(x.size()) + " bytes)",
          std::to_string(shape_numel(xs)) + " bytes: uint8 " + shape_text(xs) +
              " from the instruction's fields");
-  std::vector<uint8_t> y(static_cast<size_t>(shape_numel(ys)));
+  // The fields (pads, strides) can describe an output far larger than the
+  // input: bound it before allocating and writing it.
+  const uint64_t y_bytes = static_cast<uint64_t>(shape_numel(ys));
+  const uint64_t y_max = 256 * static_cast<uint64_t>(x.size()) + (uint64_t{1} << 20);
+  if (y_bytes > y_max)
+    fail("npukit isa exec", "--line",
+         std::to_string(line) + " (output uint8 " + shape_text(ys) + ": " +
+             std::to_string(y_bytes) + " bytes)",
+         "an instruction whose output is at most 256 x its input + 1 MiB (" +
+             std::to_string(y_max) + " bytes)");
+  check_allocation("npukit isa exec", "--line", "output uint8 " + shape_text(ys), y_bytes, 1);
+  std::vector<uint8_t> y(static_cast<size_t>(y_bytes));
   if (ins.op == OpCode::add) {
     if (input_b.empty())
       fail("npukit isa exec", "--input-b", "missing", "the B operand of an ADD instruction");

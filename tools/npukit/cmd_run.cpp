@@ -56,6 +56,8 @@ int run_model(const RunOptions& o) {
     for (const auto& v : model.inputs()) names += (names.empty() ? "" : ", ") + v.name;
     check(k < model.inputs().size(), fn, "--input", "'" + name + "'",
           "an input of the model: " + names);
+    check(!given[k], fn, "--input", "'" + arg + "'",
+          "one --input per model input ('" + name + "' was given before)");
     tensors[k] = read_npy(file);
     given[k] = true;
   }
@@ -170,6 +172,9 @@ void add_run_command(CLI::App& app) {
       o.job.json = o.json;
       rc = run_main_job(o.job);
     } else {
+      // Main-job options mean nothing for a model: refuse rather than ignore them.
+      check(o.job.dataset.empty(), "npukit run", "--dataset", "'" + o.job.dataset + "'",
+            "no --dataset with a model (it selects the main job's data)");
       rc = run_model(o);
     }
     if (rc) throw CLI::RuntimeError(rc);

@@ -5,21 +5,20 @@
 #include <sstream>
 
 #include "npukit/error.hpp"
+#include "npukit/read_file.hpp"
 
 namespace npukit::cli::isa_io {
 
 std::vector<uint8_t> read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("npukit isa", "file", "'" + path + "'", "a readable file");
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const std::vector<char> b =
+      read_file_bounded("npukit isa", "file", path, kMaxTextFileBytes, "a readable file");
+  return {b.begin(), b.end()};
 }
 
 std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) fail("npukit isa", "file", "'" + path + "'", "a readable file");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  const std::vector<char> b =
+      read_file_bounded("npukit isa", "file", path, kMaxTextFileBytes, "a readable file");
+  return {b.begin(), b.end()};
 }
 
 void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {

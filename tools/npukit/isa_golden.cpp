@@ -9,6 +9,8 @@
 #include "isa_files.hpp"
 #include "npukit/error.hpp"
 #include "npukit/isa/ghp.hpp"
+#include "npukit/memory_budget.hpp"
+#include "npukit/read_file.hpp"
 
 namespace npukit::cli {
 
@@ -88,6 +90,17 @@ GoldenCase parse_case(const YAML::Node& n, size_t k, uint64_t base_seed) {
   } else if (n["data_file"]) {
     c.data = read_bytes(get<std::string>(n, "data_file", "", k));
   }
+  // Sizes come from the file: bound them before anything is allocated.
+  const std::string where = "case " + std::to_string(k);
+  const int64_t dim_max = int64_t{1} << 31;
+  check_range(kFn, (where + ": C").c_str(), c.C, 1, dim_max);
+  check_range(kFn, (where + ": H").c_str(), c.H, 1, dim_max);
+  check_range(kFn, (where + ": W").c_str(), c.W, 1, dim_max);
+  check_allocation(kFn, (where + ": elements").c_str(),
+                   "C x H x W = " + std::to_string(c.C) + " x " + std::to_string(c.H) + " x " +
+                       std::to_string(c.W),
+                   static_cast<uint64_t>(c.C) * static_cast<uint64_t>(c.H),
+                   static_cast<uint64_t>(c.W) * 4);  // inputs, outputs and accumulators
   return c;
 }
 
@@ -115,24 +128,29 @@ std::string json_fields(const Instruction& ins, const HwConfig& hw, bool real) {
 
 void run_golden(const std::string& config, const std::string& out_dir, const std::string& hw_name,
                 const std::string& profile_name_) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(config);
-  } catch (const YAML::Exception& e) {
-    fail(kFn, "--config", "'" + config + "'", std::string("a readable YAML file: ") + e.what());
-  }
-  if (!root["cases"] || !root["cases"].IsSequence())
-    fail(kFn, "--config", "'" + config + "'", "a YAML mapping with a 'cases:' list");
+  const std::vector<char> text =
+      read_file_bounded(kFn, "--config", config, kMaxTextFileBytes, "a readable YAML file");
   std::string hw_text = hw_name;
-  if (hw_text.empty()) hw_text = root["hw"] ? root["hw"].as<std::string>() : "M64P64Q16R16S8";
+  uint64_t base_seed = 2023;
+  std::vector<GoldenCase> cases;
+  // yaml-cpp reports with its own exceptions: turn each into npukit's format.
+  try {
+    const YAML::Node root = YAML::Load(std::string(text.begin(), text.end()));
+    if (!root.IsMap() || !root["cases"] || !root["cases"].IsSequence())
+      fail(kFn, "--config", "'" + config + "'", "a YAML mapping with a 'cases:' list");
+    if (hw_text.empty()) hw_text = root["hw"] ? root["hw"].as<std::string>() : "M64P64Q16R16S8";
+    if (root["seed"]) base_seed = root["seed"].as<uint64_t>();
+    for (size_t k = 0; k < root["cases"].size(); ++k)
+      cases.push_back(parse_case(root["cases"][k], k, base_seed));
+  } catch (const YAML::Exception& e) {
+    std::string msg = e.what();
+    for (char& ch : msg)
+      if (ch == '\0') ch = '?';
+    fail(kFn, "--config", "'" + config + "'", "a valid YAML file (yaml-cpp: " + msg + ")");
+  }
   const HwConfig hw = hw_preset(hw_text);
   const Profile profile = profile_from_name(profile_name_);
   post_rounding_for(profile);
-  const uint64_t base_seed = root["seed"] ? root["seed"].as<uint64_t>() : 2023;
-
-  std::vector<GoldenCase> cases;
-  for (size_t k = 0; k < root["cases"].size(); ++k)
-    cases.push_back(parse_case(root["cases"][k], k, base_seed));
   const std::vector<GoldenResult> results = make_golden(cases, hw, profile);
 
   std::filesystem::create_directories(out_dir);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -71,5 +72,10 @@ class Machine {
 // first use). select_machine replaces it, memory included.
 Machine& machine();
 void select_machine(const Config& config);
+
+// One simulated device per process: the bmlib host calls (allocation, copies,
+// launches) hold this lock, so launches from several threads run one at a
+// time instead of corrupting the shared memories and launch context.
+std::recursive_mutex& device_mutex();
 
 }  // namespace npukit::npu

@@ -92,6 +92,11 @@ class Model {
   // next run.
   const std::vector<TensorView>& execute(const std::vector<TensorView>& inputs);
   // The same, returning copies of the outputs.
+  // Threads: run() may be called on one Model from several threads at once;
+  // the runs take turns on the model's plan and buffers (an internal lock held
+  // until the outputs are copied), so each gets the right outputs. Views from
+  // execute() stay valid only until the next run: call it from one thread.
+  // For runs in parallel, load one Model per thread.
   std::vector<Tensor> run(const std::vector<TensorView>& inputs);
 
   // Per-node time, in execution order.

@@ -64,6 +64,11 @@ enum class PoolGeometry : uint8_t {
 // Resolves auto_pad under `g` (onnx: exactly resolve_auto_pad).
 void resolve_pool_auto_pad(Window2d& w, AutoPad mode, int64_t in_h, int64_t in_w, PoolGeometry g);
 
+// ONNX Runtime's pool rule "Pad should be smaller than kernel": every explicit
+// pad below the kernel size of its axis (kernel sizes >= 1), else npukit::Error
+// naming `function` and the pad. Used by the faces that take ONNX pool attributes.
+void check_pool_pads(const char* function, const Window2d& w);
+
 // (N, C, H, W) -> (N, C, OH, OW) for a window sliding over x: checks rank,
 // N, C and every window field, naming `function` in errors. Shared by every
 // pooling face.

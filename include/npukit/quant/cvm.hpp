@@ -60,12 +60,23 @@ inline int64_t cvm_left_shift(int64_t x, int shift, int precision) {
   return v < -a ? -a : v > a ? a : static_cast<int64_t>(v);
 }
 
-// x is an int32 value of CVM (|x| < 2^31, frac < 2^31, so frac * x is exact).
+// CVM's x is int32 and frac < 2^31, but the product is formed in 128 bits so
+// that any int64 x and frac saturate instead of wrapping (|frac * x| < 2^126).
+// Same result as cvm_right_shift / cvm_left_shift / cvm_clip of the product.
 inline int64_t cvm_requantize(int64_t x, CvmFloat f, int precision) {
-  const int64_t product = f.frac * x;
-  if (f.exp < 0) return cvm_right_shift(product, -f.exp, precision);
-  if (f.exp > 0) return cvm_left_shift(product, f.exp, precision);
-  return cvm_clip(product, precision);
+  const __int128 product = static_cast<__int128>(f.frac) * x;
+  __int128 t = product;
+  if (f.exp < 0) {
+    if (f.exp < -32) detail::cvm_range_error("npukit::cvm_right_shift", "shift", -f.exp);
+    t = (product + (static_cast<__int128>(1) << (-f.exp - 1))) >> (-f.exp);  // ties toward +inf
+  } else if (f.exp > 0) {
+    if (f.exp > 32) detail::cvm_range_error("npukit::cvm_left_shift", "shift", f.exp);
+    // Beyond 2^32 the product is past every clip bound already; below it the shift is exact.
+    if (product < (int64_t{1} << 32) && product > -(int64_t{1} << 32))
+      t = product * (int64_t{1} << f.exp);
+  }
+  const int64_t a = cvm_clip_bound(precision);
+  return t < -a ? -a : t > a ? a : static_cast<int64_t>(t);
 }
 
 // MRT's requantization of a centred integer v = Xq - zp_x (or a conv sum S) to an

@@ -5,6 +5,7 @@
 
 #include "npukit/error.hpp"
 #include "npukit/isa/ghp.hpp"
+#include "npukit/read_file.hpp"
 
 namespace npukit::ghp {
 
@@ -126,9 +127,9 @@ Instruction parse_ins_txt_line(const std::string& line, OpCode op) {
 }
 
 std::vector<std::string> read_lines(const std::string& path) {
-  std::ifstream in(path);
-  check(static_cast<bool>(in), "npukit::ghp::read_lines", "path", "'" + path + "'",
-        "a readable file");
+  const std::vector<char> bytes = read_file_bounded("npukit::ghp::read_lines", "path", path,
+                                                    kMaxTextFileBytes, "a readable text file");
+  std::istringstream in(std::string(bytes.begin(), bytes.end()));
   std::vector<std::string> lines;
   std::string line;
   while (std::getline(in, line)) {
