@@ -11,5 +11,6 @@ void add_run_command(CLI::App& app);
 void add_info_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
 void add_isa_command(CLI::App& app);
+void add_npu_command(CLI::App& app);
 
 }  // namespace npukit::cli
