@@ -118,9 +118,9 @@ std::string timeline_svg(const LaunchReport& r, const TimelineOptions& options) 
   }
 
   const int lanes_bottom = kTop + 2 * (kLaneHeight + kLaneGap);
-  const int legend_top = lanes_bottom + 40;
+  const int legend_top = lanes_bottom + 58;  // below the axis and its unit label
   const int legend_rows = static_cast<int>((class_cycles.size() + 3) / 4) + 1;
-  const int height = legend_top + 22 * legend_rows + 20;
+  const int height = legend_top + 22 * (legend_rows - 1) + 14;
   std::string s;
   s += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(width) +
