@@ -132,16 +132,17 @@ std::string chrome_trace_json(const std::vector<LaunchReport>& launches) {
     }
     for (const TraceSlice& x : r.slices) {
       if (x.engine == Engine::host) continue;
+      // Numbers through the buffer; texts appended (details have no length bound).
       std::snprintf(buf, sizeof buf,
-                    "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"name\":\"%s\",\"cat\":\"%s\","
-                    "\"ts\":%.6f,\"dur\":%.6f,\"args\":{\"class\":\"%s\",\"start_cycle\":%lld,"
-                    "\"cycles\":%lld,\"bytes\":%lld,\"detail\":\"%s\"}}",
-                    pid, x.engine == Engine::gdma ? 1 : 2, escaped(x.function).c_str(),
-                    op_class_name(x.op_class), us(x.start, r.clock_mhz), us(x.cycles, r.clock_mhz),
-                    op_class_name(x.op_class), static_cast<long long>(x.start),
-                    static_cast<long long>(x.cycles), static_cast<long long>(x.bytes),
-                    escaped(x.detail).c_str());
-      add(buf);
+                    "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"cat\":\"%s\",\"ts\":%.6f,"
+                    "\"dur\":%.6f,\"args\":{\"class\":\"%s\",\"start_cycle\":%lld,"
+                    "\"cycles\":%lld,\"bytes\":%lld,",
+                    pid, x.engine == Engine::gdma ? 1 : 2, op_class_name(x.op_class),
+                    us(x.start, r.clock_mhz), us(x.cycles, r.clock_mhz), op_class_name(x.op_class),
+                    static_cast<long long>(x.start), static_cast<long long>(x.cycles),
+                    static_cast<long long>(x.bytes));
+      add(buf + ("\"detail\":\"" + escaped(x.detail) + "\",\"call_site\":\"" +
+                 escaped(x.call_site) + "\"},\"name\":\"" + escaped(x.function) + "\"}"));
     }
   }
   s += "\n]}\n";

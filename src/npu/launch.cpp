@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 
+#include "cost_call_site.hpp"
 #include "npukit/npu/machine.hpp"
 
 namespace npukit::npu {
@@ -28,6 +29,8 @@ struct Context {
   int64_t gdma_busy = 0, bdc_busy = 0, overlap = 0;
   std::map<std::string, FunctionCost> functions;
   std::vector<TraceSlice> slices;
+  std::vector<uintptr_t> call_addresses;  // per slice, when capturing call sites
+  bool capture_call_sites = false;
   std::vector<TraceRegion> regions;
   int64_t slices_dropped = 0;
   LaunchReport last;
@@ -88,7 +91,8 @@ void record_cost(const Instruction& in) {
     return;
   }
   c.slices.push_back(
-      TraceSlice{in.function, in.engine, in.op_class, start, in.cycles, in.bytes, in.detail});
+      TraceSlice{in.function, in.engine, in.op_class, start, in.cycles, in.bytes, in.detail, {}});
+  if (c.capture_call_sites) c.call_addresses.push_back(kernel_call_address());
 }
 
 void record_cost(const char* function, Engine engine, int64_t cycles) {
@@ -150,7 +154,10 @@ void begin_launch(const std::string& kernel) {
   c.gdma_busy = c.bdc_busy = c.overlap = c.slices_dropped = 0;
   c.functions.clear();
   c.slices.clear();
+  c.call_addresses.clear();
   c.regions.clear();
+  const char* trace = std::getenv("NPUKIT_TRACE");
+  c.capture_call_sites = trace && *trace;
 }
 
 LaunchReport end_launch() {
@@ -167,6 +174,13 @@ LaunchReport end_launch() {
   r.gdma_busy_cycles = c.gdma_busy;
   r.bdc_busy_cycles = c.bdc_busy;
   r.overlap_cycles = c.overlap;
+  if (c.capture_call_sites) {
+    const std::map<uintptr_t, std::string> sites = describe_call_sites(c.call_addresses);
+    for (size_t i = 0; i < c.slices.size() && i < c.call_addresses.size(); ++i) {
+      auto it = sites.find(c.call_addresses[i]);
+      if (it != sites.end()) c.slices[i].call_site = it->second;
+    }
+  }
   r.slices = std::move(c.slices);
   r.regions = std::move(c.regions);
   r.slices_dropped = c.slices_dropped;

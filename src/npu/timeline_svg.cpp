@@ -112,7 +112,8 @@ std::string timeline_svg(const LaunchReport& r, const TimelineOptions& options) 
       const std::string title = s->function + " (" + op_class_name(s->op_class) + ") " +
                                 std::to_string(s->cycles) + " cycles, " +
                                 fmt("%.3f us", static_cast<double>(s->cycles) / clock) +
-                                (s->detail.empty() ? "" : ": " + s->detail);
+                                (s->detail.empty() ? "" : ": " + s->detail) +
+                                (s->call_site.empty() ? "" : ", at " + s->call_site);
       bars[e].push_back(Bar{s->start, s->start + s->cycles, s->op_class, title, 1});
     }
   }

@@ -198,6 +198,7 @@ std::vector<LaunchReport> read_chrome_trace(const std::string& json) {
       s.cycles = cycles;
       s.bytes = integer(args->get("bytes"));
       s.detail = string_of(args->get("detail"));
+      s.call_site = string_of(args->get("call_site"));
       r.slices.push_back(s);
     }
   }

@@ -299,8 +299,8 @@ TEST_F(NpuCost, TimelineSvgMergesSubPixelNeighboursButKeepsGaps) {
   r.clock_mhz = 500.0;
   // 10000 touching one-cycle BDC bars, then a gap, then one more.
   for (int i = 0; i < 10000; ++i)
-    r.slices.push_back(TraceSlice{"f", Engine::bdc, OpClass::arith, i, 1, 0, ""});
-  r.slices.push_back(TraceSlice{"g", Engine::bdc, OpClass::arith, 20000, 1, 0, ""});
+    r.slices.push_back(TraceSlice{"f", Engine::bdc, OpClass::arith, i, 1, 0, "", ""});
+  r.slices.push_back(TraceSlice{"g", Engine::bdc, OpClass::arith, 20000, 1, 0, "", ""});
   r.device_cycles = 20001;
   const std::string svg = timeline_svg(r);
   const size_t bars = count(svg, "class=\"slice\"");

@@ -40,6 +40,7 @@ struct TraceSlice {
   OpClass op_class = OpClass::other;
   int64_t start = 0, cycles = 0, bytes = 0;  // start: cycles from the launch's start
   std::string detail;
+  std::string call_site;  // the kernel's call, when NPUKIT_TRACE is set and it can be found
 };
 
 struct TraceRegion {
@@ -79,7 +80,8 @@ bool in_parallel();
 
 // Runs a registered kernel as a launch; prints the report on stderr when
 // NPUKIT_PROFILE=1 and adds the launch to the Chrome trace file named by
-// NPUKIT_TRACE. Returns false if no kernel has that name.
+// NPUKIT_TRACE (then each instruction also records its call site in the
+// kernel). Returns false if no kernel has that name.
 bool launch(const std::string& name, const void* args);
 // Manual launch brackets (tests that call okk functions directly).
 void begin_launch(const std::string& kernel);
