@@ -82,7 +82,9 @@ std::map<uintptr_t, std::string> describe_call_sites(const std::vector<uintptr_t
       if (e1 == std::string::npos) break;
       const size_t e2 = out.find('\n', e1 + 1);
       if (e2 == std::string::npos) break;
-      const std::string function = out.substr(at, e1 - at), line = out.substr(e1 + 1, e2 - e1 - 1);
+      const std::string function = out.substr(at, e1 - at);
+      std::string line = out.substr(e1 + 1, e2 - e1 - 1);
+      line = line.substr(0, line.find(" (discriminator"));
       at = e2 + 1;
       if (line.rfind("??", 0) != 0)
         text[a] = line + " (" + function + ")";
