@@ -30,15 +30,17 @@ struct Context {
   std::map<std::string, FunctionCost> functions;
   std::vector<TraceSlice> slices;
   std::vector<uintptr_t> call_addresses;  // per slice, when capturing call sites
-  bool capture_call_sites = false;
+  bool tracing = false;                   // NPUKIT_TRACE is set: call sites, more slices
   std::vector<TraceRegion> regions;
   int64_t slices_dropped = 0;
   LaunchReport last;
   std::vector<LaunchReport> traced;  // launches written to NPUKIT_TRACE
 };
 
-// A launch keeps at most this many slices for the trace (about 100 MB).
-constexpr size_t kMaxSlices = size_t{1} << 20;
+// A launch keeps at most this many slices: about 150 MB while tracing, 10 MB
+// otherwise (the report's totals count every instruction either way).
+constexpr size_t kMaxTracedSlices = size_t{1} << 20;
+constexpr size_t kMaxSlices = size_t{1} << 16;
 
 Context& ctx() {
   static Context c;
@@ -86,13 +88,13 @@ void record_cost(const Instruction& in) {
   }
   if (in.engine == Engine::gdma) c.gdma_busy += in.cycles;
   if (in.engine == Engine::bdc) c.bdc_busy += in.cycles;
-  if (c.slices.size() >= kMaxSlices) {
+  if (c.slices.size() >= (c.tracing ? kMaxTracedSlices : kMaxSlices)) {
     ++c.slices_dropped;
     return;
   }
   c.slices.push_back(
       TraceSlice{in.function, in.engine, in.op_class, start, in.cycles, in.bytes, in.detail, {}});
-  if (c.capture_call_sites) c.call_addresses.push_back(kernel_call_address());
+  if (c.tracing) c.call_addresses.push_back(kernel_call_address());
 }
 
 void record_cost(const char* function, Engine engine, int64_t cycles) {
@@ -157,7 +159,7 @@ void begin_launch(const std::string& kernel) {
   c.call_addresses.clear();
   c.regions.clear();
   const char* trace = std::getenv("NPUKIT_TRACE");
-  c.capture_call_sites = trace && *trace;
+  c.tracing = trace && *trace;
 }
 
 LaunchReport end_launch() {
@@ -174,7 +176,7 @@ LaunchReport end_launch() {
   r.gdma_busy_cycles = c.gdma_busy;
   r.bdc_busy_cycles = c.bdc_busy;
   r.overlap_cycles = c.overlap;
-  if (c.capture_call_sites) {
+  if (c.tracing) {
     const std::map<uintptr_t, std::string> sites = describe_call_sites(c.call_addresses);
     for (size_t i = 0; i < c.slices.size() && i < c.call_addresses.size(); ++i) {
       auto it = sites.find(c.call_addresses[i]);

@@ -293,6 +293,22 @@ TEST_F(NpuCost, TimelineSvgHasLanesBarsRegionsAndLegend) {
   begin_launch("cost_kernel");
 }
 
+TEST_F(NpuCost, SlicesAreCappedButTotalsCountEveryInstruction) {
+  Instruction in;
+  in.function = "f";
+  in.engine = Engine::bdc;
+  in.cycles = 3;
+  const int64_t n = (int64_t{1} << 16) + 100;
+  for (int64_t i = 0; i < n; ++i) record_cost(in);
+  const LaunchReport r = end_launch();
+  EXPECT_EQ(r.instructions, n);
+  EXPECT_EQ(r.device_cycles, 3 * n);
+  EXPECT_EQ(r.bdc_busy_cycles, 3 * n);
+  EXPECT_EQ(static_cast<int64_t>(r.slices.size()), int64_t{1} << 16);
+  EXPECT_EQ(r.slices_dropped, 100);
+  begin_launch("cost_kernel");
+}
+
 TEST_F(NpuCost, TimelineSvgMergesSubPixelNeighboursButKeepsGaps) {
   LaunchReport r;
   r.kernel = "many";
