@@ -30,8 +30,9 @@ enum class GdmaDirection : uint8_t { s2l, l2s, l2l, s2s };
 const char* gdma_direction_name(GdmaDirection d);
 
 struct CostModel {
-  // Device clock. Source: the BM1684 datasheet gives 2.2 TFLOPS fp32 for 64
-  // NPUs x 32 fp32 lanes, i.e. 2 flops (one MAC) per lane per cycle at 550 MHz.
+  // Device clock. Assumed (npukit's earlier figure): with the BM1684's
+  // published 2.2 TFLOPS fp32 over 64 NPUs x 32 fp32 lanes it means one MAC
+  // (2 flops) per lane per cycle.
   double clock_mhz = 550.0;
   // Host launch of one kernel (bm_kernel_launch -> firmware -> done), part of
   // the contest's measured times. Fitted: softmax case 1 (1000 floats,
@@ -40,7 +41,8 @@ struct CostModel {
 
   // --- BDC (compute engine) ----------------------------------------------
   // Issue/start-up latency of one BDC instruction (decode, pipeline fill,
-  // write-back drain). Fitted on the depthwise + softmax cases.
+  // write-back drain). Assumed: the fit cases run few, long instructions and
+  // do not constrain it.
   int64_t bdc_startup_cycles = 110;
   // Cycles per lane-operation by class (a lane does one fp32 MAC or one
   // element-wise op per cycle: the 2.2 TFLOPS figure above). Pooling and
@@ -57,9 +59,11 @@ struct CostModel {
   double fixed_point_cycles_per_op = 1.0;  // per 32-bit word (4 int8 or 2 int16 lanes)
 
   // --- GDMA (data movement engine) ---------------------------------------
-  // Bytes per cycle by direction. System memory is LPDDR4X shared with the
-  // host side; local to local stays on chip. Fitted (s2l, l2s) on the
-  // depthwise cases, which are bandwidth-bound; l2l/s2s scaled from them.
+  // Bytes per cycle by direction. Fitted (s2l, l2s): the large depthwise
+  // cases 3, 4, 8, 9 move 24-71 MB at 24.4-24.7 GB/s on hardware whatever
+  // their read/write mix, i.e. one shared DDR path of about 44 B/cycle.
+  // Assumed: local to local stays on chip (twice that), system to system
+  // reads and writes DDR (half).
   double gdma_s2l_bytes_per_cycle = 44.0;
   double gdma_l2s_bytes_per_cycle = 44.0;
   double gdma_l2l_bytes_per_cycle = 88.0;
@@ -71,7 +75,7 @@ struct CostModel {
   // C = 3); the documentation gives no figure.
   double gdma_npu_port_bytes_per_cycle = 1.8;
   // Set-up of one descriptor (address generation, DDR row open, completion).
-  // Fitted.
+  // Assumed (about 1 us); the fit cases use few, large descriptors.
   int64_t gdma_descriptor_cycles = 500;
   // DDR burst: a contiguous run of bytes costs whole bursts, and a run that
   // does not start on a burst boundary costs one more (narrow, strided and
