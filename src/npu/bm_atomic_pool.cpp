@@ -6,6 +6,7 @@
 #include "npukit/compat/bm_atomic.h"
 #include "npukit/ops/bm_pool_quantized.hpp"
 #include "npukit/ops/pool2d.hpp"
+#include "cost_instruction.hpp"
 #include "okk_face.hpp"
 
 using namespace npukit;
@@ -79,9 +80,8 @@ void fp32_pool(const char* fn, PoolMode mode, const Common& a, float coeff) {
   Tensor y(DType::f32, {out.n, out.c, out.h, out.w});
   pool2d(x, y, p);
   scatter_f32(y, op);
-  record_cost(fn, Engine::bdc,
-              bdc_cycles(channels_per_npu(cfg(), start_npu(cfg(), a.output_addr), out.c) * out.n,
-                         out.h * out.w, p.window.kernel_h * p.window.kernel_w));
+  record_cost(bdc_instruction(fn, OpClass::pool, op,
+                              static_cast<int64_t>(p.window.kernel_h) * p.window.kernel_w));
 }
 
 // The 4N layout: batches 4m..4m+3 share a 32-bit word, byte k = batch 4m+k.
@@ -123,10 +123,9 @@ void quant_pool(const char* fn, QuantPoolMode mode, const PoolQuantParam* q) {
           word[n % 4] = yb[((n * out.c + c) * out.h + h) * out.w + w];
           std::memset(m.written(0, 0) + (word - m.local(0, 0)), 1, 4);
         }
-  record_cost(fn, Engine::bdc,
-              bdc_cycles(channels_per_npu(cfg(), start_npu(cfg(), q->output_addr), out.c) *
-                             ((out.n + 3) / 4),
-                         out.h * out.w, p.window.kernel_h * p.window.kernel_w));
+  // op holds the 4N words: four batches per lane slot.
+  record_cost(bdc_instruction(fn, OpClass::pool, op,
+                              static_cast<int64_t>(p.window.kernel_h) * p.window.kernel_w));
 }
 
 }  // namespace

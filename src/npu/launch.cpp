@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 
+#include "cost_call_site.hpp"
 #include "npukit/npu/machine.hpp"
 
 namespace npukit::npu {
@@ -23,11 +24,23 @@ struct Context {
   bool active = false;
   bool parallel = false;
   int64_t instructions = 0;
-  int64_t cycles = 0;                       // finished (sequential) time
-  int64_t region_gdma = 0, region_bdc = 0;  // open parallel region
+  int64_t now = 0;                          // end of the finished timeline
+  int64_t region_gdma = 0, region_bdc = 0;  // open parallel region: each engine's busy time
+  int64_t gdma_busy = 0, bdc_busy = 0, overlap = 0;
   std::map<std::string, FunctionCost> functions;
+  std::vector<TraceSlice> slices;
+  std::vector<uintptr_t> call_addresses;  // per slice, when capturing call sites
+  bool tracing = false;                   // NPUKIT_TRACE is set: call sites, more slices
+  std::vector<TraceRegion> regions;
+  int64_t slices_dropped = 0;
   LaunchReport last;
+  std::vector<LaunchReport> traced;  // launches written to NPUKIT_TRACE
 };
+
+// A launch keeps at most this many slices: about 150 MB while tracing, 10 MB
+// otherwise (the report's totals count every instruction either way).
+constexpr size_t kMaxTracedSlices = size_t{1} << 20;
+constexpr size_t kMaxSlices = size_t{1} << 16;
 
 Context& ctx() {
   static Context c;
@@ -55,20 +68,41 @@ const std::string& current_kernel() {
   return ctx().kernel;
 }
 
-void record_cost(const char* function, Engine engine, int64_t cycles) {
+void record_cost(const Instruction& in) {
   Context& c = ctx();
   ++c.instructions;
-  FunctionCost& fc = c.functions[function];
-  fc.function = function;
+  FunctionCost& fc = c.functions[in.function];
+  fc.function = in.function;
+  fc.engine = in.engine;
   ++fc.calls;
-  fc.cycles += cycles;
+  fc.cycles += in.cycles;
+  int64_t start = c.now;
   if (!c.parallel) {
-    c.cycles += cycles;
-  } else if (engine == Engine::gdma) {
-    c.region_gdma += cycles;
-  } else if (engine == Engine::bdc) {
-    c.region_bdc += cycles;
+    c.now += in.cycles;
+  } else if (in.engine == Engine::gdma) {
+    start += c.region_gdma;
+    c.region_gdma += in.cycles;
+  } else if (in.engine == Engine::bdc) {
+    start += c.region_bdc;
+    c.region_bdc += in.cycles;
   }
+  if (in.engine == Engine::gdma) c.gdma_busy += in.cycles;
+  if (in.engine == Engine::bdc) c.bdc_busy += in.cycles;
+  if (c.slices.size() >= (c.tracing ? kMaxTracedSlices : kMaxSlices)) {
+    ++c.slices_dropped;
+    return;
+  }
+  c.slices.push_back(
+      TraceSlice{in.function, in.engine, in.op_class, start, in.cycles, in.bytes, in.detail, {}});
+  if (c.tracing) c.call_addresses.push_back(kernel_call_address());
+}
+
+void record_cost(const char* function, Engine engine, int64_t cycles) {
+  Instruction in;
+  in.function = function;
+  in.engine = engine;
+  in.cycles = cycles;
+  record_cost(in);
 }
 
 void parallel_start(const char*) {
@@ -77,13 +111,37 @@ void parallel_start(const char*) {
   c.region_gdma = c.region_bdc = 0;
 }
 
+// Both engines start at the region's start, so they overlap for the shorter
+// engine's busy time.
 void parallel_end(const char*) {
   Context& c = ctx();
   if (!c.parallel) return;
-  c.cycles += std::max(c.region_gdma, c.region_bdc);
+  const int64_t length = std::max(c.region_gdma, c.region_bdc);
+  c.overlap += std::min(c.region_gdma, c.region_bdc);
+  if (length > 0) c.regions.push_back(TraceRegion{c.now, c.now + length});
+  c.now += length;
   c.parallel = false;
   c.region_gdma = c.region_bdc = 0;
 }
+
+namespace {
+
+// The trace file holds every launch of the process so far (rewritten after
+// each launch, so a crash later still leaves a complete file).
+void write_trace_file(const char* path, const LaunchReport& r) {
+  Context& c = ctx();
+  c.traced.push_back(r);
+  std::FILE* f = std::fopen(path, "w");
+  if (!f) {
+    std::fprintf(stderr, "npukit: NPUKIT_TRACE: cannot write '%s'\n", path);
+    return;
+  }
+  const std::string json = chrome_trace_json(c.traced);
+  std::fwrite(json.data(), 1, json.size(), f);
+  std::fclose(f);
+}
+
+}  // namespace
 
 bool in_parallel() {
   return ctx().parallel;
@@ -94,8 +152,14 @@ void begin_launch(const std::string& kernel) {
   c.kernel = kernel;
   c.active = true;
   c.parallel = false;
-  c.instructions = c.cycles = c.region_gdma = c.region_bdc = 0;
+  c.instructions = c.now = c.region_gdma = c.region_bdc = 0;
+  c.gdma_busy = c.bdc_busy = c.overlap = c.slices_dropped = 0;
   c.functions.clear();
+  c.slices.clear();
+  c.call_addresses.clear();
+  c.regions.clear();
+  const char* trace = std::getenv("NPUKIT_TRACE");
+  c.tracing = trace && *trace;
 }
 
 LaunchReport end_launch() {
@@ -104,8 +168,26 @@ LaunchReport end_launch() {
   LaunchReport r;
   r.kernel = c.kernel;
   r.instructions = c.instructions;
-  r.device_cycles = c.cycles;
-  r.device_us = static_cast<double>(c.cycles) / machine().config().clock_mhz;
+  r.device_cycles = c.now;
+  const CostModel& m = machine().config().cost;
+  r.clock_mhz = m.clock_mhz;
+  r.launch_overhead_us = m.launch_overhead_us;
+  r.device_us = static_cast<double>(c.now) / m.clock_mhz + m.launch_overhead_us;
+  r.gdma_busy_cycles = c.gdma_busy;
+  r.bdc_busy_cycles = c.bdc_busy;
+  r.overlap_cycles = c.overlap;
+  if (c.tracing) {
+    const std::map<uintptr_t, std::string> sites = describe_call_sites(c.call_addresses);
+    for (size_t i = 0; i < c.slices.size() && i < c.call_addresses.size(); ++i) {
+      auto it = sites.find(c.call_addresses[i]);
+      if (it != sites.end()) c.slices[i].call_site = it->second;
+    }
+  }
+  r.slices = std::move(c.slices);
+  r.regions = std::move(c.regions);
+  r.slices_dropped = c.slices_dropped;
+  c.slices.clear();
+  c.regions.clear();
   for (const auto& [n, fc] : c.functions) r.functions.push_back(fc);
   std::sort(r.functions.begin(), r.functions.end(),
             [](const FunctionCost& a, const FunctionCost& b) { return a.cycles > b.cycles; });
@@ -117,22 +199,6 @@ LaunchReport end_launch() {
 
 LaunchReport last_launch_report() {
   return ctx().last;
-}
-
-std::string format_report(const LaunchReport& r) {
-  char line[256];
-  std::snprintf(line, sizeof line,
-                "npukit NPU profile: kernel '%s': %lld instructions, estimated device time %.3f us "
-                "(%lld cycles)\n",
-                r.kernel.c_str(), static_cast<long long>(r.instructions), r.device_us,
-                static_cast<long long>(r.device_cycles));
-  std::string s = line;
-  for (const FunctionCost& f : r.functions) {
-    std::snprintf(line, sizeof line, "  %-48s %8lld calls %12lld cycles\n", f.function.c_str(),
-                  static_cast<long long>(f.calls), static_cast<long long>(f.cycles));
-    s += line;
-  }
-  return s;
 }
 
 bool launch(const std::string& name, const void* args) {
@@ -148,21 +214,21 @@ bool launch(const std::string& name, const void* args) {
   const LaunchReport r = end_launch();
   const char* env = std::getenv("NPUKIT_PROFILE");
   if (env && std::strcmp(env, "1") == 0) std::fputs(format_report(r).c_str(), stderr);
+  const char* trace = std::getenv("NPUKIT_TRACE");
+  if (trace && *trace) write_trace_file(trace, r);
   return true;
 }
 
 int64_t gdma_cycles(int64_t bytes) {
   const Config& c = machine().config();
-  return c.gdma_latency_cycles +
-         static_cast<int64_t>(static_cast<double>(bytes) / c.gdma_bytes_per_cycle + 0.999);
+  return gdma_transfer_cycles(c.cost, GdmaDirection::s2l, 1, bytes, true, c.npu_num);
 }
 
 int64_t bdc_cycles(int64_t channels_per_npu, int64_t elements_per_channel,
                    int64_t ops_per_element) {
   const Config& c = machine().config();
-  const int64_t eu = c.eu_num();
-  return c.bdc_overhead_cycles +
-         channels_per_npu * ((elements_per_channel + eu - 1) / eu) * ops_per_element;
+  return bdc_instruction_cycles(c.cost, OpClass::arith, channels_per_npu, elements_per_channel,
+                                ops_per_element, c.eu_num());
 }
 
 }  // namespace npukit::npu

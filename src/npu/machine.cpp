@@ -14,6 +14,7 @@ Config bm1684x_config() {
   c.local_mem_size = 256 * 1024;
   c.local_mem_banks = 16;
   c.align_bytes = 64;
+  c.cost = bm1684x_cost_model();
   return c;
 }
 

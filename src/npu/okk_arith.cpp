@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "npukit/ops/fp32_arith.hpp"
+#include "cost_instruction.hpp"
 #include "okk_face.hpp"
 
 using namespace npukit;
@@ -31,7 +32,7 @@ void binary_tt(const char* fn, ArithOp op, local_addr_t dst, local_addr_t a, loc
   Tensor y = op == ArithOp::mac ? gather_f32(fn, "dst_addr", dp) : Tensor(DType::f32, x0.shape());
   arith_binary(op, x0, x1, y, bm1684());
   scatter_f32(y, dp);
-  record_cost(fn, Engine::bdc, bdc_elementwise_cycles(dp));
+  record_cost(bdc_instruction(fn, OpClass::arith, dp));
 }
 
 // tensor op C (or C op tensor when c_first).
@@ -46,7 +47,7 @@ void binary_tc(const char* fn, ArithOp op, bool c_first, local_addr_t dst, local
   else
     arith_binary(op, x, cv, y, bm1684());
   scatter_f32(y, dp);
-  record_cost(fn, Engine::bdc, bdc_elementwise_cycles(dp));
+  record_cost(bdc_instruction(fn, OpClass::arith, dp));
 }
 
 void unary_op(const char* fn, ArithUnaryOp op, local_addr_t dst, local_addr_t src,
@@ -56,7 +57,7 @@ void unary_op(const char* fn, ArithUnaryOp op, local_addr_t dst, local_addr_t sr
   Tensor y(DType::f32, x.shape());
   arith_unary(op, x, y, bm1684());
   scatter_f32(y, dp);
-  record_cost(fn, Engine::bdc, bdc_elementwise_cycles(dp));
+  record_cost(bdc_instruction(fn, OpClass::arith, dp));
 }
 
 }  // namespace
@@ -69,14 +70,14 @@ void okk_bdc_32bit_cpy(local_addr_t dst_addr, local_addr_t src_addr, const dim4*
   const Place dp = word_destination(fn, dst_addr, shape, dst_stride);
   const Place sp = word_operand(fn, "src_addr", src_addr, *shape, src_stride, dst_addr);
   copy_place(fn, "src_addr", sp, dp);
-  record_cost(fn, Engine::bdc, bdc_elementwise_cycles(dp));
+  record_cost(bdc_instruction(fn, OpClass::arith, dp));
 }
 
 void okk_bdc_32bit_set_C(local_addr_t dst_addr, x32 C, const dim4* shape, const dim4* dst_stride) {
   constexpr const char* fn = "okk_bdc_32bit_set_C";
   const Place dp = word_destination(fn, dst_addr, shape, dst_stride);
   fill_place(dp, &C);
-  record_cost(fn, Engine::bdc, bdc_elementwise_cycles(dp));
+  record_cost(bdc_instruction(fn, OpClass::arith, dp));
 }
 
 #define NPUKIT_BINARY_DEFINE(name, op)                                                         \

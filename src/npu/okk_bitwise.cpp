@@ -2,6 +2,7 @@
 // (tensor by tensor, tensor by constant, constant by tensor). Arithmetic:
 // npukit::int32_binary; this file checks the documented rules.
 #include "npukit/ops/int32_bitwise.hpp"
+#include "cost_instruction.hpp"
 #include "okk_face.hpp"
 
 using namespace npukit;
@@ -35,7 +36,7 @@ void finish(const char* fn, Int32Op op, const std::vector<uint32_t>& a,
   std::vector<uint32_t> y(a.size());
   int32_binary(op, a, b, y);
   scatter_u32(y, dp);
-  record_cost(fn, Engine::bdc, bdc_elementwise_cycles(dp));
+  record_cost(bdc_instruction(fn, OpClass::arith, dp));
 }
 
 void tensor_tensor(const char* fn, Int32Op op, local_addr_t dst, local_addr_t src0,

@@ -102,11 +102,6 @@ Place packed_place(const char* fn, const char* name, uint64_t addr, const dim4& 
   return local_place(fn, name, addr, packed_shape(dims(shape), lane_bytes), stride, 4);
 }
 
-int64_t bdc_elementwise_cycles(const Place& p, int64_t ops) {
-  const int64_t cpn = channels_per_npu(cfg(), start_npu(cfg(), p.addr), p.shape.c);
-  return bdc_cycles(cpn * p.shape.n, p.shape.h * p.shape.w, ops);
-}
-
 }  // namespace npukit::npu::face
 
 namespace npukit::npu::face {

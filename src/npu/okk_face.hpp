@@ -58,9 +58,6 @@ void rule_no_overlap(const char* fn, const char* out_name, const Place& out, con
 Place packed_place(const char* fn, const char* name, uint64_t addr, const dim4& shape,
                    const dim4* stride, int lane_bytes);
 
-// Cost of an element-wise BDC instruction over a local place.
-int64_t bdc_elementwise_cycles(const Place& p, int64_t ops = 1);
-
 }  // namespace npukit::npu::face
 
 namespace npukit::npu::face {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "npukit/ops/fixed_point.hpp"
+#include "cost_instruction.hpp"
 #include "okk_face.hpp"
 
 using namespace npukit;
@@ -118,7 +119,7 @@ void compute(const Call& k, const FixedPointParams& p, const std::vector<int32_t
   std::vector<int32_t> y(a.size());
   fixed_point_binary(k.op, a, b, old, y, p);
   scatter_packed(y, dp, shape.n, lane_bytes(p.y));
-  record_cost(k.fn, Engine::bdc, bdc_elementwise_cycles(dp, k.op == FixedOp::mac ? 2 : 1));
+  record_cost(bdc_instruction(k.fn, OpClass::fixed_point, dp, k.op == FixedOp::mac ? 2 : 1));
 }
 
 void tensor_tensor(const Call& k, local_addr_t dst, local_addr_t src0, local_addr_t src1,

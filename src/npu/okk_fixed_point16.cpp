@@ -4,6 +4,7 @@
 #include <string>
 
 #include "npukit/ops/fixed_point.hpp"
+#include "cost_instruction.hpp"
 #include "okk_face.hpp"
 
 using namespace npukit;
@@ -44,7 +45,7 @@ void shift(const char* fn, FixedType t, const std::vector<int32_t>& value,
   std::vector<int32_t> y(value.size());
   for (size_t i = 0; i < y.size(); ++i) y[i] = fixed_shift(t, value[i], count[i]);
   scatter_packed(y, dp, shape.n, k16);
-  record_cost(fn, Engine::bdc, bdc_elementwise_cycles(dp));
+  record_cost(bdc_instruction(fn, OpClass::fixed_point, dp));
 }
 
 // dst (type t) = src0 (type t) shifted by src1 (int16).
@@ -85,7 +86,7 @@ void split(const char* fn, bool high, local_addr_t dst, local_addr_t src, const 
   std::vector<int32_t> y = read(fn, "src_addr", sp, *shape, k16, false);
   for (int32_t& v : y) v = high ? (v >> 8) & 0xff : v & 0xff;  // raw bytes
   scatter_packed(y, dp, shape->n, k8);
-  record_cost(fn, Engine::bdc, bdc_elementwise_cycles(dp));
+  record_cost(bdc_instruction(fn, OpClass::fixed_point, dp));
 }
 
 // mul_type bits: 0 = src0 signed, 1 = src1 signed, 2 = result signed.
@@ -112,7 +113,7 @@ void multiply(const char* fn, const std::vector<int32_t>& a, FixedType ta,
   std::vector<int32_t> y(a.size());
   fixed_point_binary(FixedOp::mul, a, b, {}, y, p);
   scatter_packed(y, dp, shape.n, k16);
-  record_cost(fn, Engine::bdc, bdc_elementwise_cycles(dp, 3));
+  record_cost(bdc_instruction(fn, OpClass::fixed_point, dp, 3));
 }
 
 }  // namespace

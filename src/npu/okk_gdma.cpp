@@ -2,6 +2,7 @@
 // matrix copies, set-constant). Pure data movement.
 #include <cstring>
 
+#include "cost_instruction.hpp"
 #include "okk_face.hpp"
 
 using namespace npukit::npu;
@@ -28,7 +29,7 @@ void gdma_cpy(const char* fn, int esize, Space dst_space, uint64_t dst, Space sr
                       ? local_place(fn, "src_addr", src, s, src_stride, esize)
                       : system_place(fn, "src_addr", src, s, src_stride, esize);
   copy_place(fn, "src_addr", r, d);
-  record_cost(fn, Engine::gdma, gdma_cycles(s.n * s.c * s.h * s.w * esize));
+  record_cost(gdma_copy_instruction(fn, d, r));
 }
 
 void gdma_set(const char* fn, int esize, Space space, uint64_t dst, const void* value,
@@ -40,7 +41,7 @@ void gdma_set(const char* fn, int esize, Space space, uint64_t dst, const void* 
   const Place d = space == Space::local ? local_place(fn, "dst_addr", dst, s, dst_stride, esize)
                                         : system_place(fn, "dst_addr", dst, s, dst_stride, esize);
   fill_place(d, value);
-  record_cost(fn, Engine::gdma, gdma_cycles(s.n * s.c * s.h * s.w * esize));
+  record_cost(gdma_fill_instruction(fn, d));
 }
 
 // The matrix layout: an rows x cols matrix as the aligned tensor
@@ -78,7 +79,7 @@ void gdma_matrix(const char* fn, bool to_local, uint64_t local, uint64_t system,
       }
     }
   }
-  record_cost(fn, Engine::gdma, gdma_cycles(static_cast<int64_t>(rows) * cols * 4));
+  record_cost(gdma_matrix_instruction(fn, to_local, lp, system, rows, cols, row_stride));
 }
 
 }  // namespace

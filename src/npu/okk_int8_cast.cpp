@@ -2,6 +2,7 @@
 // (okk_bdc_int8_to_fp32) or the 4N mode (okk_bdc_4N_int8_to_fp32), with all
 // three tensors in the 128-byte aligned or the compact layout.
 #include "npukit/ops/fixed_point.hpp"
+#include "cost_instruction.hpp"
 #include "okk_face.hpp"
 
 using namespace npukit;
@@ -40,7 +41,7 @@ void finish(const char* fn, const std::vector<int32_t>& x, const Place& dp) {
   std::vector<float> y(x.size());
   fixed_to_f32(x, y);
   scatter_u32(as_u32(y), dp);
-  record_cost(fn, Engine::bdc, bdc_elementwise_cycles(dp, 2));
+  record_cost(bdc_instruction(fn, OpClass::cast, dp, 2));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "npukit/ops/elementwise.hpp"
 #include "npukit/ops/matmul.hpp"
 #include "npukit/ops/pool2d.hpp"
+#include "cost_instruction.hpp"
 #include "okk_face.hpp"
 
 using namespace npukit;
@@ -72,7 +73,7 @@ void channel_function(const char* fn, ChannelKind kind, local_addr_t dst, local_
       break;
   }
   scatter_f32(y, dp);
-  record_cost(fn, Engine::bdc, bdc_elementwise_cycles(dp, kind == ChannelKind::scale_bias ? 2 : 1));
+  record_cost(bdc_instruction(fn, OpClass::arith, dp, kind == ChannelKind::scale_bias ? 2 : 1));
 }
 
 // The window rules shared by conv2d, depthwise2d and the pools (seed 004).
@@ -158,9 +159,7 @@ void pool(const char* fn, PoolMode mode, local_addr_t output_addr, local_addr_t 
   Tensor y(DType::f32, {s.n, s.c, oh, ow});
   pool2d(x, y, p);
   scatter_f32(y, op);
-  record_cost(fn, Engine::bdc,
-              bdc_cycles(cpn_of(output_addr, s.c) * s.n, oh * ow,
-                         static_cast<int64_t>(kernel_h) * kernel_w));
+  record_cost(bdc_instruction(fn, OpClass::pool, op, static_cast<int64_t>(kernel_h) * kernel_w));
 }
 
 }  // namespace
@@ -181,7 +180,7 @@ void okk_bdc_relu(local_addr_t dst_addr, local_addr_t src_addr, const dim4* shap
   Tensor y(DType::f32, x.shape());
   relu(x, y, bm1684_elementwise(false));
   scatter_f32(y, dp);
-  record_cost(fn, Engine::bdc, bdc_elementwise_cycles(dp));
+  record_cost(bdc_instruction(fn, OpClass::arith, dp));
 }
 
 void okk_bdc_bias(local_addr_t dst_addr, local_addr_t src_addr, local_addr_t bias_addr,
@@ -261,7 +260,7 @@ void okk_bdc_conv2d(local_addr_t output_addr, local_addr_t input_addr, local_add
   Tensor y = result_add ? gather_f32(fn, "output_addr", op) : Tensor(DType::f32, {s.n, OC, oh, ow});
   conv2d(x, w, b, y, p);
   scatter_f32(y, op);
-  record_cost(fn, Engine::bdc, bdc_cycles(cpn_of(output_addr, OC) * s.n, oh * ow, IC * KH * KW));
+  record_cost(bdc_instruction(fn, OpClass::conv, op, static_cast<int64_t>(IC) * KH * KW));
 }
 
 void okk_bdc_depthwise2d(local_addr_t output_addr, local_addr_t input_addr,
@@ -299,9 +298,8 @@ void okk_bdc_depthwise2d(local_addr_t output_addr, local_addr_t input_addr,
   Tensor y(DType::f32, {s.n, s.c, oh, ow});
   depthwise2d(x, w, b, y, p);
   scatter_f32(y, op);
-  record_cost(fn, Engine::bdc,
-              bdc_cycles(cpn_of(output_addr, s.c) * s.n, oh * ow,
-                         static_cast<int64_t>(kernel_h) * kernel_w));
+  record_cost(
+      bdc_instruction(fn, OpClass::depthwise, op, static_cast<int64_t>(kernel_h) * kernel_w));
 }
 
 void okk_bdc_avg_pool2d(local_addr_t output_addr, local_addr_t input_addr, const dim4* input_shape,
@@ -363,8 +361,9 @@ void okk_bdc_matmul(local_addr_t output_addr, local_addr_t left_addr, local_addr
                         : Tensor(DType::f32, {left_rows, right_cols});
   matmul(a, bm, bias, y, p);
   scatter_matrix(y, op, right_cols_per_channel);
-  record_cost(fn, Engine::bdc,
-              bdc_cycles(cpn_of(output_addr, rch) * left_rows, right_cols_per_channel, left_cols));
+  record_cost(bdc_slots_instruction(
+      fn, OpClass::matmul, cpn_of(output_addr, rch) * left_rows, right_cols_per_channel, left_cols,
+      "out " + std::to_string(left_rows) + "x" + std::to_string(right_cols)));
 }
 
 }  // extern "C"

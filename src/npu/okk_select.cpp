@@ -3,6 +3,7 @@
 // atomic BM_SE operation's documented bit equality); the selected values are
 // raw 32-bit words of any type. Arithmetic: npukit::fp32_compare_select.
 #include "npukit/ops/fp32_series.hpp"
+#include "cost_instruction.hpp"
 #include "okk_face.hpp"
 
 using namespace npukit;
@@ -16,7 +17,7 @@ void run(const char* fn, Fp32Compare cmp, const std::vector<float>& a, const std
   std::vector<uint32_t> y(a.size());
   fp32_compare_select(cmp, a, b, s0, s1, y, true);
   scatter_u32(y, dp);
-  record_cost(fn, Engine::bdc, bdc_elementwise_cycles(dp, 2));
+  record_cost(bdc_instruction(fn, OpClass::arith, dp, 2));
 }
 
 // dst = src0 cmp src1 ? select_val : 0.

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "npukit/ops/fp32_series.hpp"
+#include "cost_instruction.hpp"
 #include "okk_face.hpp"
 
 using namespace npukit;
@@ -93,7 +94,7 @@ void series_with_work(const char* fn, Fp32SeriesOp op, local_addr_t dst, local_a
   fp32_series(op, x, y, bm1684(num_series));
   scatter_u32(as_u32(y), io.dst);
   const int64_t extra = op == Fp32SeriesOp::exp ? 3 : 6;
-  record_cost(fn, Engine::bdc, bdc_elementwise_cycles(io.dst, 2 * num_series + extra));
+  record_cost(bdc_instruction(fn, OpClass::sfu, io.dst, 2 * num_series + extra));
 }
 
 }  // namespace
@@ -109,7 +110,7 @@ void okk_bdc_taylor_exp(local_addr_t dst_addr, local_addr_t src_addr, const dim4
   std::vector<float> y(x.size());
   fp32_series(Fp32SeriesOp::taylor_exp, x, y, bm1684(num_series));
   scatter_u32(as_u32(y), io.dst);
-  record_cost(fn, Engine::bdc, bdc_elementwise_cycles(io.dst, 2 * num_series));
+  record_cost(bdc_instruction(fn, OpClass::sfu, io.dst, 2 * num_series));
 }
 
 void okk_bdc_lookup_exp(local_addr_t dst_addr, local_addr_t src_addr, const dim4* shape) {
@@ -120,7 +121,7 @@ void okk_bdc_lookup_exp(local_addr_t dst_addr, local_addr_t src_addr, const dim4
   std::vector<float> y(n.size());
   for (size_t i = 0; i < n.size(); ++i) y[i] = lookup_exp_f32(n[i]);
   scatter_u32(as_u32(y), io.dst);
-  record_cost(fn, Engine::bdc, bdc_elementwise_cycles(io.dst));
+  record_cost(bdc_instruction(fn, OpClass::lookup, io.dst));
 }
 
 void okk_bdc_exp(local_addr_t dst_addr, local_addr_t src_addr, local_addr_t work_addr,
@@ -166,7 +167,7 @@ void okk_bdc_fp32_to_int32(local_addr_t dst_addr, local_addr_t src_addr, const d
   std::vector<int32_t> y(x.size());
   fp32_floor_to_int32(x, y, true);
   scatter_u32({y.begin(), y.end()}, io.dst);
-  record_cost(fn, Engine::bdc, bdc_elementwise_cycles(io.dst));
+  record_cost(bdc_instruction(fn, OpClass::cast, io.dst));
 }
 
 void okk_bdc_lookup_int32_to_fp32(local_addr_t dst_addr, local_addr_t src_addr, const dim4* shape) {
@@ -177,7 +178,7 @@ void okk_bdc_lookup_int32_to_fp32(local_addr_t dst_addr, local_addr_t src_addr, 
   std::vector<float> y(x.size());
   lookup_int8_to_f32(x, y);
   scatter_u32(as_u32(y), io.dst);
-  record_cost(fn, Engine::bdc, bdc_elementwise_cycles(io.dst));
+  record_cost(bdc_instruction(fn, OpClass::lookup, io.dst));
 }
 
 }  // extern "C"

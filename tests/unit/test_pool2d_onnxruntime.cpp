@@ -326,8 +326,11 @@ TEST(Pool2dOnnxruntime, FastKernelsDeclineOnnxRuntimeLoops) {
     Tensor y(DType::f32, pool2d_output_shape(x.shape(), p));
     const cpu::Pool2dProblem pr{x, y, p};
     EXPECT_TRUE(pool2d_kernels().choose(pr).reference) << "variant " << variant;
-    for (const auto& k : pool2d_kernels().variants)
-      if (!k.reference) EXPECT_NE(k.declines(pr), nullptr) << k.name << " variant " << variant;
+    for (const auto& k : pool2d_kernels().variants) {
+      if (!k.reference) {
+        EXPECT_NE(k.declines(pr), nullptr) << k.name << " variant " << variant;
+      }
+    }
   }
 }
 

@@ -11,6 +11,7 @@ void add_run_command(CLI::App& app);
 void add_info_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
 void add_isa_command(CLI::App& app);
+void add_npu_command(CLI::App& app);
 
 // --threads N (npukit::set_num_threads) on a command.
 void add_threads_option(CLI::App* cmd);

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   npukit::cli::add_info_command(app);
   npukit::cli::add_compare_command(app);
   npukit::cli::add_isa_command(app);
+  npukit::cli::add_npu_command(app);
   if (argc == 1) {  // no command: show what there is, and fail like any usage error
     std::fputs(app.help().c_str(), stderr);
     return 2;

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "npukit/npu/cost_model.hpp"
+
 namespace npukit::npu {
 
 struct Config {
@@ -21,11 +23,8 @@ struct Config {
   uint32_t l2_sram_size = 4 * 1024 * 1024;  // assumed (no public figure)
   uint64_t global_mem_start = 0x100000000ull;
   uint64_t global_mem_size = 4ull << 30;
-  // Cost model constants (estimates, see docs/npu-simulator.md).
-  double clock_mhz = 550.0;
-  double gdma_bytes_per_cycle = 32.0;
-  int64_t gdma_latency_cycles = 400;
-  int64_t bdc_overhead_cycles = 40;
+  // Timing constants of the cost model (cost_model.hpp).
+  CostModel cost = bm1684_cost_model();
 
   int eu_num() const { return static_cast<int>(align_bytes / 4); }  // fp32 lanes per NPU
 };
