@@ -32,11 +32,16 @@ DType dtype_of_array(const py::array& a, const char* fn, const char* parameter) 
 
 py::dtype numpy_dtype(DType t) {
   switch (t) {
-    case DType::f32: return py::dtype::of<float>();
-    case DType::s8: return py::dtype::of<int8_t>();
-    case DType::u8: return py::dtype::of<uint8_t>();
-    case DType::s16: return py::dtype::of<int16_t>();
-    case DType::s32: return py::dtype::of<int32_t>();
+    case DType::f32:
+      return py::dtype::of<float>();
+    case DType::s8:
+      return py::dtype::of<int8_t>();
+    case DType::u8:
+      return py::dtype::of<uint8_t>();
+    case DType::s16:
+      return py::dtype::of<int16_t>();
+    case DType::s32:
+      return py::dtype::of<int32_t>();
   }
   return py::dtype::of<float>();
 }
@@ -60,8 +65,8 @@ py::array as_tensor(const py::object& obj, const char* fn, const char* parameter
 py::array as_dtype(const py::object& obj, DType want, const char* fn, const char* parameter) {
   py::array a = as_tensor(obj, fn, parameter);
   const DType got = dtype_of_array(a, fn, parameter);
-  check(got == want, fn, (std::string(parameter) + ".dtype").c_str(),
-        dtype_text(a.dtype()), dtype_text(numpy_dtype(want)));
+  check(got == want, fn, (std::string(parameter) + ".dtype").c_str(), dtype_text(a.dtype()),
+        dtype_text(numpy_dtype(want)));
   return a;
 }
 

@@ -72,8 +72,7 @@ void bind_primitives(py::module_& m) {
       [](const py::object& x, const py::object& rounding) {
         constexpr const char* fn = "npukit.round_to_int";
         const Rounding r = rounding_from_name(str_arg(rounding, fn, "rounding"));
-        return py::vectorize([r](double v) { return round_to_int(v, r); })(
-            float_array(x, fn, "x"));
+        return py::vectorize([r](double v) { return round_to_int(v, r); })(float_array(x, fn, "x"));
       },
       arg("x"), arg("rounding") = "half_to_even", "Exact rounding of float64 values to int64.");
 
@@ -84,7 +83,8 @@ void bind_primitives(py::module_& m) {
         return py::vectorize([](int64_t x, int64_t y) {
           return saturating_rounding_doubling_high_mul(static_cast<int32_t>(x),
                                                        static_cast<int32_t>(y));
-        })(int_array(a, fn, "a", kInt32Min, kInt32Max), int_array(b, fn, "b", kInt32Min, kInt32Max));
+        })(int_array(a, fn, "a", kInt32Min, kInt32Max),
+           int_array(b, fn, "b", kInt32Min, kInt32Max));
       },
       arg("a"), arg("b"), "gemmlowp SaturatingRoundingDoublingHighMul on int32.");
   m.def(
@@ -138,7 +138,8 @@ void bind_primitives(py::module_& m) {
         constexpr const char* fn = "npukit.xnnpack_requantize";
         const py::array_t<int64_t> a = int_array(acc, fn, "acc", kInt32Min, kInt32Max);
         const float scale = static_cast<float>(float_arg(scale_obj, fn, "scale"));
-        const auto zero_point = static_cast<int32_t>(int_arg(zp, fn, "zero_point", kInt32Min, kInt32Max));
+        const auto zero_point =
+            static_cast<int32_t>(int_arg(zp, fn, "zero_point", kInt32Min, kInt32Max));
         const auto qmin = static_cast<int32_t>(int_arg(qmin_obj, fn, "qmin", kInt32Min, kInt32Max));
         const auto qmax = static_cast<int32_t>(int_arg(qmax_obj, fn, "qmax", kInt32Min, kInt32Max));
         const std::string scheme = str_arg(scheme_obj, fn, "scheme");

@@ -16,7 +16,6 @@ namespace {
 
 using py::arg;
 
-
 std::vector<float> floats(const py::object& o, const char* fn, const char* name) {
   check(!o.is_none(), fn, name, "None", "a number or an array of scales");
   const py::array_t<double> a = float_array(o, fn, name);
@@ -30,8 +29,8 @@ std::vector<float> floats(const py::object& o, const char* fn, const char* name)
 std::vector<int32_t> ints(const py::object& o, const char* fn, const char* name) {
   std::vector<int32_t> v;
   if (o.is_none()) return v;
-  const py::array_t<int64_t> a =
-      int_array(o, fn, name, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max());
+  const py::array_t<int64_t> a = int_array(o, fn, name, std::numeric_limits<int32_t>::min(),
+                                           std::numeric_limits<int32_t>::max());
   for (py::ssize_t i = 0; i < a.size(); ++i) v.push_back(static_cast<int32_t>(a.data()[i]));
   return v;
 }

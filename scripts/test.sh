@@ -9,7 +9,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${NPUKIT_BUILD_DIR:-$root/build}
 jobs=$(nproc)
 
-"$root/scripts/setup.sh"
+# CI builds treat warnings as errors (NPUKIT_WERROR).
+"$root/scripts/setup.sh" -DNPUKIT_WERROR=ON
+echo "== Format check (.clang-format; clang-format from scripts/debian-packages.txt)"
+"$root/scripts/check-format.sh"
 echo "== Release test suite"
 ctest --test-dir "$build" --output-on-failure -j "$jobs"
 
@@ -22,7 +25,8 @@ san="$build-san"
 CC=clang CXX=clang++ cmake -S "$root" -B "$san" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
   "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
-  -DNPUKIT_SANITIZE=ON -DNPUKIT_FUZZ=ON -DNPUKIT_BUILD_PYTHON=OFF -DNPUKIT_BUILD_BENCH=OFF
+  -DNPUKIT_SANITIZE=ON -DNPUKIT_FUZZ=ON -DNPUKIT_BUILD_PYTHON=OFF -DNPUKIT_BUILD_BENCH=OFF \
+  -DNPUKIT_WERROR=ON
 cmake --build "$san" --parallel "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir "$san" --output-on-failure -j "$jobs"

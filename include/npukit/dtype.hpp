@@ -11,7 +11,8 @@ enum class DType : uint8_t { f32, s8, u8, s16, s32 };
 
 size_t dtype_size(DType t);
 const char* dtype_name(DType t);  // "f32", "s8", ...
-DType dtype_from_name(const std::string& name);  // accepts our names and numpy's ("float32", "int8", ...)
+DType dtype_from_name(
+    const std::string& name);  // accepts our names and numpy's ("float32", "int8", ...)
 
 template <class T>
 struct DTypeOf;

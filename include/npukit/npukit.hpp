@@ -49,5 +49,6 @@
 #include "npukit/quant/rounding.hpp"
 #include "npukit/quant/tflite_multiplier.hpp"
 #include "npukit/quant/xnnpack_requantization.hpp"
+#include "npukit/read_file.hpp"
 #include "npukit/tensor.hpp"
 #include "npukit/version.hpp"

@@ -54,8 +54,8 @@ class TensorView {
   // Element of a 4-D view; no checks (hot path of reference kernels).
   template <class T>
   T& at(int64_t n, int64_t c, int64_t h, int64_t w) const {
-    return static_cast<T*>(data_)[n * strides_[0] + c * strides_[1] + h * strides_[2] +
-                                  w * strides_[3]];
+    return static_cast<T*>(
+        data_)[n * strides_[0] + c * strides_[1] + h * strides_[2] + w * strides_[3]];
   }
   template <class T>
   T& at2(int64_t r, int64_t c) const {
@@ -78,16 +78,16 @@ class Tensor {
  public:
   Tensor() = default;
   Tensor(DType dtype, Shape shape, Layout layout = Layout::nchw);  // zero-filled, 64-byte aligned
-  Tensor(const Tensor& other);             // deep copy, same layout
-  Tensor& operator=(const Tensor& other);  // deep copy
+  Tensor(const Tensor& other);                                     // deep copy, same layout
+  Tensor& operator=(const Tensor& other);                          // deep copy
   Tensor(Tensor&&) noexcept = default;
   Tensor& operator=(Tensor&&) noexcept = default;
   template <class T>
   static Tensor from(const Shape& shape, const std::vector<T>& values) {
     Tensor t(dtype_of<T>, shape);
     check(static_cast<int64_t>(values.size()) == t.numel(), "npukit::Tensor::from", "values",
-          std::to_string(values.size()) + " elements", std::to_string(t.numel()) + " for shape " +
-                                                           shape_text(shape));
+          std::to_string(values.size()) + " elements",
+          std::to_string(t.numel()) + " for shape " + shape_text(shape));
     std::copy(values.begin(), values.end(), t.data<T>());
     return t;
   }

@@ -6,22 +6,32 @@ namespace npukit {
 
 size_t dtype_size(DType t) {
   switch (t) {
-    case DType::f32: return 4;
-    case DType::s8: return 1;
-    case DType::u8: return 1;
-    case DType::s16: return 2;
-    case DType::s32: return 4;
+    case DType::f32:
+      return 4;
+    case DType::s8:
+      return 1;
+    case DType::u8:
+      return 1;
+    case DType::s16:
+      return 2;
+    case DType::s32:
+      return 4;
   }
   fail("npukit::dtype_size", "t", std::to_string(static_cast<int>(t)), "f32, s8, u8, s16, s32");
 }
 
 const char* dtype_name(DType t) {
   switch (t) {
-    case DType::f32: return "f32";
-    case DType::s8: return "s8";
-    case DType::u8: return "u8";
-    case DType::s16: return "s16";
-    case DType::s32: return "s32";
+    case DType::f32:
+      return "f32";
+    case DType::s8:
+      return "s8";
+    case DType::u8:
+      return "u8";
+    case DType::s16:
+      return "s16";
+    case DType::s32:
+      return "s32";
   }
   return "invalid";
 }

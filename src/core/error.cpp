@@ -41,7 +41,8 @@ void fail(const std::string& function, const std::string& parameter, const std::
 
 void check_range(const char* function, const char* parameter, int64_t value, int64_t lo,
                  int64_t hi) {
-  if (value < lo || value > hi) fail(function, parameter, std::to_string(value), range_text(lo, hi));
+  if (value < lo || value > hi)
+    fail(function, parameter, std::to_string(value), range_text(lo, hi));
 }
 
 }  // namespace npukit

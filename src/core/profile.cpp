@@ -15,14 +15,22 @@ const std::vector<Profile>& all_profiles() {
 
 const char* profile_name(Profile p) {
   switch (p) {
-    case Profile::onnxruntime: return "onnxruntime";
-    case Profile::pytorch: return "pytorch";
-    case Profile::ghp_rtl: return "ghp_rtl";
-    case Profile::ghp_golden: return "ghp_golden";
-    case Profile::bm1684: return "bm1684";
-    case Profile::cvm: return "cvm";
-    case Profile::tflite: return "tflite";
-    case Profile::mico: return "mico";
+    case Profile::onnxruntime:
+      return "onnxruntime";
+    case Profile::pytorch:
+      return "pytorch";
+    case Profile::ghp_rtl:
+      return "ghp_rtl";
+    case Profile::ghp_golden:
+      return "ghp_golden";
+    case Profile::bm1684:
+      return "bm1684";
+    case Profile::cvm:
+      return "cvm";
+    case Profile::tflite:
+      return "tflite";
+    case Profile::mico:
+      return "mico";
     case Profile::onnxruntime_avx2:
       return "onnxruntime_avx2";
     case Profile::onnxruntime_vnni:

@@ -6,7 +6,9 @@
 
 namespace npukit {
 
-const char* layout_name(Layout l) { return l == Layout::nchw ? "nchw" : "nhwc"; }
+const char* layout_name(Layout l) {
+  return l == Layout::nchw ? "nchw" : "nhwc";
+}
 
 std::string shape_text(const Shape& s) {
   std::string out = "[";
@@ -17,11 +19,12 @@ std::string shape_text(const Shape& s) {
 int64_t shape_numel(const Shape& s) {
   // Checked: shapes come from files and attributes, and a wrapped product
   // would pass every later size check.
+  // The message is formatted only on failure: this runs for every numel().
   int64_t n = 1;
   for (int64_t d : s) {
-    check(d >= 0, "npukit::shape_numel", "shape", shape_text(s), "non-negative sizes");
-    check(!__builtin_mul_overflow(n, d, &n), "npukit::shape_numel", "shape", shape_text(s),
-          "an element count below 2^63");
+    if (d < 0) fail("npukit::shape_numel", "shape", shape_text(s), "non-negative sizes");
+    if (__builtin_mul_overflow(n, d, &n))
+      fail("npukit::shape_numel", "shape", shape_text(s), "an element count below 2^63");
   }
   return n;
 }
@@ -40,18 +43,20 @@ Shape contiguous_strides(const Shape& shape, Layout layout) {
   // Checked: with a zero-sized dimension the element count is 0 whatever the
   // others are, but the strides are still products of them (found by the npy fuzzer).
   for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i)
-    check(!__builtin_mul_overflow(st[i + 1], shape[i + 1], &st[i]), "npukit::contiguous_strides",
-          "shape", shape_text(shape), "strides below 2^63");
+    if (__builtin_mul_overflow(st[i + 1], shape[i + 1], &st[i]))
+      fail("npukit::contiguous_strides", "shape", shape_text(shape), "strides below 2^63");
   return st;
 }
 
 TensorView::TensorView(void* data, DType dtype, Shape shape, Shape strides, const char* function)
     : data_(data), dtype_(dtype), shape_(std::move(shape)), strides_(std::move(strides)) {
-  check(shape_.size() <= kMaxRank, function, "shape", shape_text(shape_), "rank 0 to 4");
-  check(strides_.size() == shape_.size(), function, "strides", shape_text(strides_),
-        "one stride per dimension of shape " + shape_text(shape_));
+  // Messages are formatted only on failure: views are made on every call.
+  if (shape_.size() > kMaxRank) fail(function, "shape", shape_text(shape_), "rank 0 to 4");
+  if (strides_.size() != shape_.size())
+    fail(function, "strides", shape_text(strides_),
+         "one stride per dimension of shape " + shape_text(shape_));
   for (int64_t d : shape_)
-    check(d >= 0, function, "shape", shape_text(shape_), "non-negative sizes");
+    if (d < 0) fail(function, "shape", shape_text(shape_), "non-negative sizes");
   check(data_ != nullptr || numel() == 0, function, "data", "null", "a non-null pointer");
 }
 
@@ -60,24 +65,29 @@ TensorView TensorView::contiguous(void* data, DType dtype, Shape shape, Layout l
   return TensorView(data, dtype, std::move(shape), std::move(st));
 }
 
-bool TensorView::is_contiguous() const { return strides_ == contiguous_strides(shape_); }
+bool TensorView::is_contiguous() const {
+  return strides_ == contiguous_strides(shape_);
+}
 
 void TensorView::expect_dtype(DType want, const char* function, const char* parameter) const {
   check(dtype_ == want, function, parameter, dtype_name(dtype_), dtype_name(want));
 }
 
 void TensorView::expect_rank(int want, const char* function, const char* parameter) const {
-  check(rank() == want, function, parameter, "shape " + shape_text(shape_),
-        "a " + std::to_string(want) + "-D tensor");
+  if (rank() != want)
+    fail(function, parameter, "shape " + shape_text(shape_),
+         "a " + std::to_string(want) + "-D tensor");
 }
 
 void TensorView::expect_shape(const Shape& want, const char* function,
                               const char* parameter) const {
-  check(shape_ == want, function, parameter, "shape " + shape_text(shape_),
-        "shape " + shape_text(want));
+  if (shape_ != want)
+    fail(function, parameter, "shape " + shape_text(shape_), "shape " + shape_text(want));
 }
 
-void Tensor::Free::operator()(void* p) const { std::free(p); }
+void Tensor::Free::operator()(void* p) const {
+  std::free(p);
+}
 
 Tensor::Tensor(DType dtype, Shape shape, Layout layout) : layout_(layout) {
   // Validate through a view first so that bad shapes never reach the allocator.

@@ -3,10 +3,10 @@
 // write the 4N layout and run the core's BM168x quantized pooling.
 #include <cstring>
 
+#include "cost_instruction.hpp"
 #include "npukit/compat/bm_atomic.h"
 #include "npukit/ops/bm_pool_quantized.hpp"
 #include "npukit/ops/pool2d.hpp"
-#include "cost_instruction.hpp"
 #include "okk_face.hpp"
 
 using namespace npukit;

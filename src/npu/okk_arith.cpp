@@ -3,8 +3,8 @@
 // under Profile::bm1684 (denormals flushed) and scattered back.
 #include <cstring>
 
-#include "npukit/ops/fp32_arith.hpp"
 #include "cost_instruction.hpp"
+#include "npukit/ops/fp32_arith.hpp"
 #include "okk_face.hpp"
 
 using namespace npukit;

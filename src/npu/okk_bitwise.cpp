@@ -1,8 +1,8 @@
 // okk.h face: 32-bit bitwise AND/OR/XOR and the arithmetic / logical shifts
 // (tensor by tensor, tensor by constant, constant by tensor). Arithmetic:
 // npukit::int32_binary; this file checks the documented rules.
-#include "npukit/ops/int32_bitwise.hpp"
 #include "cost_instruction.hpp"
+#include "npukit/ops/int32_bitwise.hpp"
 #include "okk_face.hpp"
 
 using namespace npukit;

@@ -7,8 +7,8 @@
 #include <initializer_list>
 #include <string>
 
-#include "npukit/ops/fixed_point.hpp"
 #include "cost_instruction.hpp"
+#include "npukit/ops/fixed_point.hpp"
 #include "okk_face.hpp"
 
 using namespace npukit;

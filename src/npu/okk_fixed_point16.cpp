@@ -3,8 +3,8 @@
 // such a split with 8-bit values. Arithmetic: npukit/ops/fixed_point.hpp.
 #include <string>
 
-#include "npukit/ops/fixed_point.hpp"
 #include "cost_instruction.hpp"
+#include "npukit/ops/fixed_point.hpp"
 #include "okk_face.hpp"
 
 using namespace npukit;

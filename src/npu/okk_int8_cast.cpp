@@ -1,8 +1,8 @@
 // okk.h face: int8 / uint8 to fp32, from the plain 8-bit layout
 // (okk_bdc_int8_to_fp32) or the 4N mode (okk_bdc_4N_int8_to_fp32), with all
 // three tensors in the 128-byte aligned or the compact layout.
-#include "npukit/ops/fixed_point.hpp"
 #include "cost_instruction.hpp"
+#include "npukit/ops/fixed_point.hpp"
 #include "okk_face.hpp"
 
 using namespace npukit;

@@ -3,11 +3,11 @@
 // runs the operator core under Profile::bm1684 and scatters the result.
 #include <cstring>
 
+#include "cost_instruction.hpp"
 #include "npukit/ops/conv2d.hpp"
 #include "npukit/ops/elementwise.hpp"
 #include "npukit/ops/matmul.hpp"
 #include "npukit/ops/pool2d.hpp"
-#include "cost_instruction.hpp"
 #include "okk_face.hpp"
 
 using namespace npukit;

@@ -2,8 +2,8 @@
 // flushed, as everywhere on the BDC); equal compares the 32-bit words (the
 // atomic BM_SE operation's documented bit equality); the selected values are
 // raw 32-bit words of any type. Arithmetic: npukit::fp32_compare_select.
-#include "npukit/ops/fp32_series.hpp"
 #include "cost_instruction.hpp"
+#include "npukit/ops/fp32_series.hpp"
 #include "okk_face.hpp"
 
 using namespace npukit;

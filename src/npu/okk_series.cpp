@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "npukit/ops/fp32_series.hpp"
 #include "cost_instruction.hpp"
+#include "npukit/ops/fp32_series.hpp"
 #include "okk_face.hpp"
 
 using namespace npukit;

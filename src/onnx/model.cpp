@@ -211,9 +211,9 @@ void Model::Impl::check_graph(std::vector<Issue>& issues) {
       const size_t v = id(in);
       const bool known = constant_of[v] || producer.count(in) || is_input.count(v);
       if (!known && !missing_values.count(v)) {
-        issues.push_back({n.name, n.op_type,
-                          "input '" + in +
-                              "' is missing: no graph input, initializer or node produces it"});
+        issues.push_back(
+            {n.name, n.op_type,
+             "input '" + in + "' is missing: no graph input, initializer or node produces it"});
       }
       if (!known) missing_values.insert(v);
     }
@@ -239,8 +239,10 @@ void Model::Impl::check_graph(std::vector<Issue>& issues) {
   const std::set<size_t> runnable(pending.begin(), pending.end());
   std::vector<size_t> left;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
-    if (!(g.nodes[i].op_type == "Constant" && g.nodes[i].domain.empty())) left.push_back(i);
-    else if (!g.nodes[i].outputs.empty()) ready[id(g.nodes[i].outputs[0])] = 1;
+    if (!(g.nodes[i].op_type == "Constant" && g.nodes[i].domain.empty()))
+      left.push_back(i);
+    else if (!g.nodes[i].outputs.empty())
+      ready[id(g.nodes[i].outputs[0])] = 1;
   }
   std::vector<size_t> waiting(g.nodes.size(), 0);
   std::vector<std::vector<size_t>> consumers(ready.size());

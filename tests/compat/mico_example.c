@@ -7,7 +7,7 @@
 
 static int failures = 0;
 
-static void expect(int cond, const char *what) {
+static void expect(int cond, const char* what) {
   if (!cond) {
     printf("FAIL %s\n", what);
     ++failures;
@@ -24,7 +24,7 @@ int main(void) {
   input.shape[3] = 32;
   input.scale = 0.05f;
   input.wq = 8;
-  input.data = (int8_t *)malloc(16 * 32 * 32);
+  input.data = (int8_t*)malloc(16 * 32 * 32);
   for (size_t c = 0; c < 16; ++c)
     for (size_t h = 0; h < 32; ++h)
       for (size_t w = 0; w < 32; ++w)
@@ -39,7 +39,7 @@ int main(void) {
   output.shape[2] = out_h;
   output.shape[3] = out_w;
   output.wq = 8;
-  output.data = (int8_t *)malloc(1 * 16 * out_h * out_w * sizeof(int8_t));
+  output.data = (int8_t*)malloc(1 * 16 * out_h * out_w * sizeof(int8_t));
 
   /* Perform 2x2 max pooling with stride 2, no padding */
   MiCo_Q8_MaxPool2D(&output, &input, 2, 2, 0);

@@ -33,8 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     } else if (mode == 1) {
       (void)assemble(text, hw_preset("M64P64Q16R16S8"));
     } else {
-      for (OpCode op : {OpCode::conv, OpCode::avgp, OpCode::add})
-        try {
+      for (OpCode op : {OpCode::conv, OpCode::avgp, OpCode::add}) try {
           (void)ins_txt_line(parse_ins_txt_line(text, op));
         } catch (const npukit::Error&) {
         }

@@ -13,13 +13,13 @@ typedef struct {
   unsigned long long output_addr, input_addr, weight_addr, bias_addr;
 } __attribute__((packed)) conv_param_t;
 
-void conv2d_2ic_contest(const void *args) {
+void conv2d_2ic_contest(const void* args) {
   okk_initialize();
-  const conv_param_t *p = (const conv_param_t *)args;
-  const int oh = (p->H + p->pad_top + p->pad_bottom - ((p->kh - 1) * p->dilation_h + 1)) /
-                     p->stride_h + 1;
-  const int ow = (p->W + p->pad_left + p->pad_right - ((p->kw - 1) * p->dilation_w + 1)) /
-                     p->stride_w + 1;
+  const conv_param_t* p = (const conv_param_t*)args;
+  const int oh =
+      (p->H + p->pad_top + p->pad_bottom - ((p->kh - 1) * p->dilation_h + 1)) / p->stride_h + 1;
+  const int ow =
+      (p->W + p->pad_left + p->pad_right - ((p->kw - 1) * p->dilation_w + 1)) / p->stride_w + 1;
   const dim4 in_shape = {1, p->IC, p->H, p->W};
   const dim4 out_shape = {1, p->OC, oh, ow};
   dim4 in_stride, out_stride;
@@ -60,9 +60,9 @@ void conv2d_2ic_contest(const void *args) {
     if (i < p->N)
       okk_gdma_32bit_cpy_S2L(in_addr[i % 2], p->input_addr + i * in_image, &in_shape, NULL, NULL);
     if (i >= 1 && i - 1 < p->N)
-      okk_bdc_conv2d(out_addr[(i - 1) % 2], in_addr[(i - 1) % 2], w_addr, b_addr, &in_shape,
-                     p->OC, p->kh, p->kw, NULL, &kernel_stride, p->has_bias, false, &pad,
-                     &stride, &dilation);
+      okk_bdc_conv2d(out_addr[(i - 1) % 2], in_addr[(i - 1) % 2], w_addr, b_addr, &in_shape, p->OC,
+                     p->kh, p->kw, NULL, &kernel_stride, p->has_bias, false, &pad, &stride,
+                     &dilation);
     if (i >= 2)
       okk_gdma_32bit_cpy_L2S(p->output_addr + (i - 2) * out_image, out_addr[(i - 2) % 2],
                              &out_shape, NULL, NULL);

@@ -155,12 +155,11 @@ static const okk_any_fn every_okk_function[] = {
     (okk_any_fn)okk_poll,
     (okk_any_fn)okk_register_kernel_func,
     (okk_any_fn)okk_set_id_node,
-    (okk_any_fn)okk_start_npu_index
-};
+    (okk_any_fn)okk_start_npu_index};
 
-void gated_exp_contest(const void *args) {
+void gated_exp_contest(const void* args) {
   okk_initialize();
-  const gated_exp_param_t *p = (const gated_exp_param_t *)args;
+  const gated_exp_param_t* p = (const gated_exp_param_t*)args;
   const dim4 shape = {1, p->c, 1, p->w};
   dim4 stride;
   okk_128_byte_aligned_stride_for_32bit(&stride, 0, &shape);

@@ -16,9 +16,9 @@ static unsigned matrix_bytes(int rows, int cols, int cpc) {
   return ALIGN(rows * stride.n * 4, 128);
 }
 
-void matmul_tiled_contest(const void *args) {
+void matmul_tiled_contest(const void* args) {
   okk_initialize();
-  const matmul_param_t *p = (const matmul_param_t *)args;
+  const matmul_param_t* p = (const matmul_param_t*)args;
   const int T = p->rows_per_tile;
   const local_addr_t right = 0;
   const local_addr_t bias = right + matrix_bytes(p->K, p->N, p->rcpc);

@@ -1,5 +1,5 @@
-// The measured BM1684 C-model rules (docs/npu-simulator.md, "Same numbers as the vendor's C-model") as semantics of
-// the operator core: each expectation is computed by hand in the comment.
+// The measured BM1684 C-model rules (docs/npu-simulator.md, "Same numbers as the vendor's C-model")
+// as semantics of the operator core: each expectation is computed by hand in the comment.
 #include <gtest/gtest.h>
 
 #include <cfloat>

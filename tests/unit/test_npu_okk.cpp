@@ -387,8 +387,8 @@ TEST_F(Npu, CostModelOverlapsGdmaAndBdcInParallelRegions) {
   const LaunchReport r = end_launch();
   EXPECT_EQ(r.instructions, 4);
   EXPECT_EQ(r.device_cycles, gdma + std::max(gdma, bdc) + bdc);
-  EXPECT_NEAR(r.device_us,
-              static_cast<double>(r.device_cycles) / 550.0 + c.cost.launch_overhead_us, 1e-9);
+  EXPECT_NEAR(r.device_us, static_cast<double>(r.device_cycles) / 550.0 + c.cost.launch_overhead_us,
+              1e-9);
   ASSERT_EQ(r.functions.size(), 2u);
   EXPECT_EQ(r.functions[0].function, "okk_gdma_32bit_cpy_S2L");
   EXPECT_EQ(r.functions[0].calls, 2);

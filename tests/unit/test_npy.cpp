@@ -22,7 +22,9 @@ std::string npy(int major, const std::string& dict, const std::string& data) {
   return out + h + data;
 }
 
-Tensor parse(const std::string& s) { return parse_npy(s.data(), s.size(), "test"); }
+Tensor parse(const std::string& s) {
+  return parse_npy(s.data(), s.size(), "test");
+}
 
 TEST(Npy, ReadsVersion1LittleEndianFloat) {
   float v[3] = {1.5f, -2.0f, 0.25f};
@@ -51,9 +53,12 @@ TEST(Npy, Float64BecomesFloat32AndScalarsWork) {
 
 TEST(Npy, RejectsFortranOrderTruncationAndUnknownTypes) {
   const std::string two(2, '\x01');
-  EXPECT_THROW(parse(npy(1, "{'descr': '|u1', 'fortran_order': True, 'shape': (2,), }", two)), Error);
-  EXPECT_THROW(parse(npy(1, "{'descr': '|u1', 'fortran_order': False, 'shape': (3,), }", two)), Error);
-  EXPECT_THROW(parse(npy(1, "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", two)), Error);
+  EXPECT_THROW(parse(npy(1, "{'descr': '|u1', 'fortran_order': True, 'shape': (2,), }", two)),
+               Error);
+  EXPECT_THROW(parse(npy(1, "{'descr': '|u1', 'fortran_order': False, 'shape': (3,), }", two)),
+               Error);
+  EXPECT_THROW(parse(npy(1, "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", two)),
+               Error);
   EXPECT_THROW(parse("not an npy file"), Error);
   try {
     parse(npy(1, "{'descr': '|u1', 'fortran_order': True, 'shape': (2,), }", two));

@@ -166,10 +166,9 @@ TEST(Rounding, DivRoundRandomWide) {
   }
 }
 
-// The integer averages of docs/semantics.md, "Rounding and requantization" are div_round rules: TFLite /
-// CMSIS-NN's (s > 0 ? (s + n/2) / n : (s - n/2) / n) in C division is
-// half_away_from_zero; MiCo's plain s / n is toward_zero; BM168x's
-// (acc + 2^(r-1)) >> r is half_up.
+// The integer averages of docs/semantics.md, "Rounding and requantization" are div_round rules:
+// TFLite / CMSIS-NN's (s > 0 ? (s + n/2) / n : (s - n/2) / n) in C division is half_away_from_zero;
+// MiCo's plain s / n is toward_zero; BM168x's (acc + 2^(r-1)) >> r is half_up.
 TEST(Rounding, SystemFormulasAreRules) {
   for (int64_t n = 1; n <= 64; ++n)
     for (int64_t s = -5000; s <= 5000; ++s) {

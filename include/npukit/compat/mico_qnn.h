@@ -35,20 +35,20 @@ extern "C" {
 
 typedef struct {
   size_t shape[4]; /* N, C, H, W */
-  int8_t *data;
+  int8_t* data;
   float scale;
   int wq; /* weight/activation bit width (informational) */
 } Tensor4D_Q8;
 
-void MiCo_Q8_AvgPool2D(Tensor4D_Q8 *y, const Tensor4D_Q8 *x, const size_t kernel_size,
+void MiCo_Q8_AvgPool2D(Tensor4D_Q8* y, const Tensor4D_Q8* x, const size_t kernel_size,
                        const size_t stride, const size_t padding);
-void MiCo_Q8_MaxPool2D(Tensor4D_Q8 *y, const Tensor4D_Q8 *x, const size_t kernel_size,
+void MiCo_Q8_MaxPool2D(Tensor4D_Q8* y, const Tensor4D_Q8* x, const size_t kernel_size,
                        const size_t stride, const size_t padding);
 
 #ifdef REF
-void MiCo_Q8_AvgPool2D_Ref(Tensor4D_Q8 *y, const Tensor4D_Q8 *x, const size_t kernel_size,
+void MiCo_Q8_AvgPool2D_Ref(Tensor4D_Q8* y, const Tensor4D_Q8* x, const size_t kernel_size,
                            const size_t stride, const size_t padding);
-void MiCo_Q8_MaxPool2D_Ref(Tensor4D_Q8 *y, const Tensor4D_Q8 *x, const size_t kernel_size,
+void MiCo_Q8_MaxPool2D_Ref(Tensor4D_Q8* y, const Tensor4D_Q8* x, const size_t kernel_size,
                            const size_t stride, const size_t padding);
 #endif
 

@@ -64,7 +64,7 @@ std::vector<std::string> supported_operators();
 struct LayerTime {
   std::string node, op_type;
   Profile profile = Profile::onnxruntime;  // the semantics the node ran with
-  double seconds = 0;  // summed over the runs since load (or reset_layer_times)
+  double seconds = 0;                      // summed over the runs since load (or reset_layer_times)
 };
 
 class Model {

@@ -14,7 +14,8 @@ enum class Fp32Accumulation : uint8_t {
   // One accumulator, taps in order, then the rest (the ONNX/PyTorch-like
   // reference order; averages divide the sum).
   sequential,
-  // The BM1684 C-model pattern (docs/npu-simulator.md, "Same numbers as the vendor's C-model"): accumulators start at
+  // The BM1684 C-model pattern (docs/npu-simulator.md, "Same numbers as the vendor's C-model"):
+  // accumulators start at
   // +0 and alternate by step parity, A[t % 2] (pool, depthwise: full-window
   // tap t; matmul: k), or four accumulators L[(s % 2)*2 + ic % 2] over steps
   // s = tap*ceil(IC/2) + ic/2 (conv2d, input channels paired as in 2IC

@@ -1,4 +1,5 @@
-// MRT / CVM-runtime integer requantization (seed 001; docs/semantics.md, "Rounding and requantization").
+// MRT / CVM-runtime integer requantization (seed 001; docs/semantics.md, "Rounding and
+// requantization").
 //
 //   cvm_float(r, bits): r >= 0 as frac * 2^exp with frac < 2^(bits-1) (MRT's
 //     sim_quant_helper.cvm_float): scale r into [1, 2) tracking exp, then keep

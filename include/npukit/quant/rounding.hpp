@@ -1,7 +1,7 @@
 // Exact integer rounding: of a quotient, of an arithmetic right shift and of a
-// float, for every rule real systems use (docs/semantics.md, "Rounding and requantization"). Everything
-// here is exact: no intermediate is rounded and no intermediate can overflow;
-// a result that does not fit int64 is an npukit::Error.
+// float, for every rule real systems use (docs/semantics.md, "Rounding and requantization").
+// Everything here is exact: no intermediate is rounded and no intermediate can overflow; a result
+// that does not fit int64 is an npukit::Error.
 //
 // All three functions first find the floor of the exact value and classify the
 // remaining fraction (zero, below one half, exactly one half, above one half);

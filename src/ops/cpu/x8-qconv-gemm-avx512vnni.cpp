@@ -46,36 +46,36 @@ inline int32_t word_at(const int8_t* p) {
     if (NV > 1) _mm512_storeu_si512(c + (r)*kTile + 16, a##r##1); \
     if (NV > 2) _mm512_storeu_si512(c + (r)*kTile + 32, a##r##2); \
   }
-#define NPUKIT_QCONV_KERNEL(OP)                                                           \
-  const __m512i z = _mm512_setzero_si512();                                               \
-  NPUKIT_QCONV_ACC(0);                                                                    \
-  NPUKIT_QCONV_ACC(1);                                                                    \
-  NPUKIT_QCONV_ACC(2);                                                                    \
-  NPUKIT_QCONV_ACC(3);                                                                    \
-  NPUKIT_QCONV_ACC(4);                                                                    \
-  NPUKIT_QCONV_ACC(5);                                                                    \
-  NPUKIT_QCONV_ACC(6);                                                                    \
-  NPUKIT_QCONV_ACC(7);                                                                    \
-  for (int64_t q = 0; q < K4; ++q) {                                                      \
-    const uint8_t* xq = x + q * kTile * 4;                                                \
-    const __m512i x0 = _mm512_loadu_si512(xq);                                            \
-    const __m512i x1 = NV > 1 ? _mm512_loadu_si512(xq + 64) : z;                          \
-    const __m512i x2 = NV > 2 ? _mm512_loadu_si512(xq + 128) : z;                         \
-    const int8_t* wq = w + q * kQConvRows * 4;                                            \
-    NPUKIT_QCONV_STEP(0, OP)                                                              \
-    NPUKIT_QCONV_STEP(1, OP)                                                              \
-    NPUKIT_QCONV_STEP(2, OP)                                                              \
-    NPUKIT_QCONV_STEP(3, OP)                                                              \
-    NPUKIT_QCONV_STEP(4, OP)                                                              \
-    NPUKIT_QCONV_STEP(5, OP)                                                              \
-    NPUKIT_QCONV_STEP(6, OP)                                                              \
-    NPUKIT_QCONV_STEP(7, OP)                                                              \
-  }                                                                                       \
-  NPUKIT_QCONV_STORE(0)                                                                   \
-  NPUKIT_QCONV_STORE(1)                                                                   \
-  NPUKIT_QCONV_STORE(2)                                                                   \
-  NPUKIT_QCONV_STORE(3) NPUKIT_QCONV_STORE(4) NPUKIT_QCONV_STORE(5) NPUKIT_QCONV_STORE(6) \
-      NPUKIT_QCONV_STORE(7)
+#define NPUKIT_QCONV_KERNEL(OP)                                   \
+  const __m512i z = _mm512_setzero_si512();                       \
+  NPUKIT_QCONV_ACC(0);                                            \
+  NPUKIT_QCONV_ACC(1);                                            \
+  NPUKIT_QCONV_ACC(2);                                            \
+  NPUKIT_QCONV_ACC(3);                                            \
+  NPUKIT_QCONV_ACC(4);                                            \
+  NPUKIT_QCONV_ACC(5);                                            \
+  NPUKIT_QCONV_ACC(6);                                            \
+  NPUKIT_QCONV_ACC(7);                                            \
+  for (int64_t q = 0; q < K4; ++q) {                              \
+    const uint8_t* xq = x + q * kTile * 4;                        \
+    const __m512i x0 = _mm512_loadu_si512(xq);                    \
+    const __m512i x1 = NV > 1 ? _mm512_loadu_si512(xq + 64) : z;  \
+    const __m512i x2 = NV > 2 ? _mm512_loadu_si512(xq + 128) : z; \
+    const int8_t* wq = w + q * kQConvRows * 4;                    \
+    NPUKIT_QCONV_STEP(0, OP)                                      \
+    NPUKIT_QCONV_STEP(1, OP)                                      \
+    NPUKIT_QCONV_STEP(2, OP)                                      \
+    NPUKIT_QCONV_STEP(3, OP)                                      \
+    NPUKIT_QCONV_STEP(4, OP)                                      \
+    NPUKIT_QCONV_STEP(5, OP)                                      \
+    NPUKIT_QCONV_STEP(6, OP)                                      \
+    NPUKIT_QCONV_STEP(7, OP)                                      \
+  }                                                               \
+  NPUKIT_QCONV_STORE(0)                                           \
+  NPUKIT_QCONV_STORE(1)                                           \
+  NPUKIT_QCONV_STORE(2)                                           \
+  NPUKIT_QCONV_STORE(3)                                           \
+  NPUKIT_QCONV_STORE(4) NPUKIT_QCONV_STORE(5) NPUKIT_QCONV_STORE(6) NPUKIT_QCONV_STORE(7)
 
 NPUKIT_AVX512VNNI inline __m512i dot_exact(__m512i acc, __m512i x, __m512i w) {
   return _mm512_dpbusd_epi32(acc, x, w);

@@ -1,6 +1,6 @@
 // Reference kernels of Fp32Accumulation::interleaved for convolution and
-// depthwise convolution: the accumulator patterns of docs/npu-simulator.md, "Same numbers as the vendor's C-model",
-// one rounded operation per line.
+// depthwise convolution: the accumulator patterns of docs/npu-simulator.md, "Same numbers as the
+// vendor's C-model", one rounded operation per line.
 #include "npukit/ops/conv2d.hpp"
 #include "npukit/parallel.hpp"
 

@@ -44,7 +44,8 @@ namespace {
 
 // Fp32Accumulation::interleaved avg/sum: every tap of the full window, padding
 // and inserted zeros as 0, goes to accumulator A[t % 2]; averages multiply
-// each tap by R = 1/divisor before adding (docs/npu-simulator.md, "Same numbers as the vendor's C-model").
+// each tap by R = 1/divisor before adding (docs/npu-simulator.md, "Same numbers as the vendor's
+// C-model").
 void pool2d_f32_interleaved(const TensorView& x, const TensorView& y, const Pool2dParams& p,
                             const Taps2d& t) {
   const int64_t C = x.dim(1), OH = y.dim(2), OW = y.dim(3);

@@ -2,7 +2,7 @@
  * address divisible by 128. Used by check_install_okk.sh. */
 #include "okk.h"
 
-void bad_kernel(const void *args) {
+void bad_kernel(const void* args) {
   (void)args;
   okk_initialize();
   const dim4 shape = {1, 1, 4, 4};
