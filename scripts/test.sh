@@ -15,6 +15,8 @@ echo "== Format check (.clang-format; clang-format from scripts/debian-packages.
 "$root/scripts/check-format.sh"
 echo "== Release test suite"
 ctest --test-dir "$build" --output-on-failure -j "$jobs"
+echo "== Release unit and CLI suites again with the reference kernels forced (NPUKIT_IMPL=reference)"
+NPUKIT_IMPL=reference ctest --test-dir "$build" --output-on-failure -j "$jobs" -L "unit|cli"
 
 echo "== ASan + UBSan test suite (clang; the same build holds the libFuzzer targets)"
 # One sanitizer build serves both jobs: clang instruments the library for
