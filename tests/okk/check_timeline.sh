@@ -12,8 +12,9 @@ instructions=$(grep -c '"ph":"X","pid":1,"tid":[12],' "$dir/trace.json")
 bars=$(grep -c 'class="slice"' "$dir/t.svg")
 lanes=$(grep -c 'class="lane"' "$dir/t.svg")
 legend=$(grep -c 'class="legend-entry"' "$dir/t.svg")
-# Call sites: the kernel function that made each call (npukit is a shared library here).
-sites=$(grep -c '"pid":1,"tid":[12],.*"call_site":"gated_exp_contest' "$dir/trace.json")
+# Call sites: the kernel function that made each call (npukit is a shared library here):
+# "file:line (function)" with debug line tables, "function+offset" without.
+sites=$(grep -c '"pid":1,"tid":[12],.*"call_site":"[^"]*gated_exp_contest' "$dir/trace.json")
 echo "instructions $instructions, bars $bars, lanes $lanes, legend entries $legend, call sites $sites"
 [ "$instructions" -gt 0 ] && [ "$bars" -eq "$instructions" ] && [ "$lanes" -eq 2 ] &&
   [ "$legend" -ge 2 ] && [ "$sites" -eq "$instructions" ]
