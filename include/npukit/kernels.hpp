@@ -40,6 +40,10 @@ Impl impl();
 void set_max_isa(Isa isa);  // capped at host_isa()
 Isa max_isa();              // min(cap, host_isa())
 
+// Whether the current settings let a kernel of level `isa` run: the reference
+// always, the others under Impl::fast up to max_isa().
+bool kernel_allowed(Isa isa, bool reference);
+
 // NPUKIT_LOG_KERNELS=1 prints each kernel choice (and why faster kernels
 // declined) to stderr, once per distinct line.
 bool log_kernels();

@@ -96,6 +96,10 @@ Isa max_isa() {
   return cap < host_isa() ? cap : host_isa();
 }
 
+bool kernel_allowed(Isa isa, bool reference) {
+  return reference || (impl() == Impl::fast && isa <= max_isa());
+}
+
 bool log_kernels() {
   return g_log;
 }

@@ -44,8 +44,7 @@ struct KernelList {
 
   // Whether `v` may run here at all (ISA level and the Impl setting).
   static bool runnable(const KernelVariant<Problem>& v) {
-    if (v.reference) return true;
-    return impl() == Impl::fast && v.isa <= max_isa();
+    return kernel_allowed(v.isa, v.reference);
   }
 
   // The first runnable kernel that accepts `p`.

@@ -89,9 +89,7 @@ int run_info(const std::string& path, bool json) {
 // kernel the current settings let run on this host.
 int run_kernels_info(bool json) {
   const auto all = list_kernels();
-  auto runnable = [](const KernelInfo& k) {
-    return k.reference || (impl() == Impl::fast && k.isa <= max_isa());
-  };
+  auto runnable = [](const KernelInfo& k) { return kernel_allowed(k.isa, k.reference); };
   if (json) {
     std::string o = fmt::format(
         "{{\"host_isa\": \"{}\", \"max_isa\": \"{}\", \"impl\": \"{}\", \"kernels\": [",
