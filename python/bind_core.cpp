@@ -1,4 +1,5 @@
 #include "arrays.hpp"
+#include "npukit/ops/profile_support.hpp"
 #include "npukit/parallel.hpp"
 
 namespace npukit::python {
@@ -15,6 +16,26 @@ void bind_core(py::module_& m) {
         return names;
       },
       "Names of the semantics profiles.");
+  m.def(
+      "supports",
+      [](const std::string& family, const std::string& profile) {
+        return supports(op_family_from_name(family), profile_arg(profile));
+      },
+      py::arg("family"), py::arg("profile"),
+      "Whether `profile` covers the operator family (npukit info --profiles lists them)");
+  m.def(
+      "profile_table",
+      [] {
+        py::list l;
+        for (const ProfileSupport& r : profile_table())
+          l.append(py::dict(py::arg("family") = op_family_name(r.family),
+                            py::arg("profile") = profile_name(r.profile),
+                            py::arg("supported") = r.supported, py::arg("semantics") = r.semantics,
+                            py::arg("checked") = r.checked));
+        return l;
+      },
+      "Every (operator family, profile) pair: supported, its semantics (or why not) and what it "
+      "was checked against");
 }
 
 }  // namespace npukit::python

@@ -68,12 +68,49 @@ void bind_onnx(py::module_& m) {
       .def_property_readonly("outputs", [](const onnx::Model& md) { return infos(md.outputs()); })
       .def_property_readonly("profile",
                              [](const onnx::Model& md) { return profile_name(md.profile()); })
-      .def("layer_times", [](const onnx::Model& md) {
+      .def(
+          "layer_times",
+          [](const onnx::Model& md) {
+            py::list l;
+            const auto runs = static_cast<double>(std::max<int64_t>(md.timed_runs(), 1));
+            for (const auto& t : md.layer_times())
+              l.append(py::make_tuple(t.node, t.op_type, profile_name(t.profile),
+                                      t.seconds / runs * 1e3));
+            return l;
+          },
+          "[(node, op_type, profile, ms per run)] in execution order, averaged over the runs "
+          "since load, reset_layer_times() or a change of input shapes (as `npukit run "
+          "--layers`)")
+      .def("reset_layer_times", &onnx::Model::reset_layer_times)
+      .def_property_readonly("timed_runs", &onnx::Model::timed_runs,
+                             "Runs averaged in layer_times()")
+      .def(
+          "nodes",
+          [](const onnx::Model& md) {
+            py::list l;
+            for (const onnx::NodeInfo& n : md.nodes()) {
+              py::list outs;
+              for (size_t k = 0; k < n.outputs.size(); ++k)
+                outs.append(py::make_tuple(n.outputs[k], n.output_types[k], n.output_shapes[k]));
+              l.append(py::dict(py::arg("name") = n.name, py::arg("op_type") = n.op_type,
+                                py::arg("domain") = n.domain,
+                                py::arg("profile") = profile_name(n.profile),
+                                py::arg("outputs") = outs));
+            }
+            return l;
+          },
+          "Planned nodes in execution order: name, op_type, domain, profile and outputs "
+          "[(value, element type, shape)] of the latest plan");
+  m.def(
+      "supported_operators",
+      [] {
         py::list l;
-        for (const auto& t : md.layer_times())
-          l.append(py::make_tuple(t.node, t.op_type, t.seconds));
+        for (const onnx::OperatorInfo& o : onnx::operator_list())
+          l.append(py::make_tuple(o.domain.empty() ? "ai.onnx" : o.domain, o.op_type, o.min_opset,
+                                  o.max_opset));
         return l;
-      });
+      },
+      "[(domain, op_type, min_opset, max_opset)]: every ONNX operator the runner executes");
   m.def(
       "run_model",
       [](const std::string& path, const py::dict& inputs, const std::string& profile,

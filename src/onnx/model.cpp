@@ -12,6 +12,7 @@
 #include <queue>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "onnx/attributes.hpp"
 #include "onnx/graph.hpp"
@@ -79,6 +80,7 @@ struct Model::Impl {
   std::vector<Shape> planned_shapes;
   std::vector<TensorView> output_views;
   std::vector<double> seconds;
+  int64_t timed_runs = 0;  // runs summed in `seconds`
   int64_t plan_count = 0;
   // The plan and buffers above are per model: one run at a time holds them.
   mutable std::recursive_mutex run_mutex;
@@ -402,6 +404,7 @@ void Model::Impl::allocate() {
   output_views.clear();
   for (size_t v : output_ids) output_views.push_back(views[v]);
   seconds.assign(g.nodes.size(), 0.0);
+  timed_runs = 0;
   ++plan_count;
 }
 
@@ -460,7 +463,7 @@ const std::vector<TensorView>& Model::execute(const std::vector<TensorView>& in)
   std::vector<Shape> shapes;
   for (size_t i = 0; i < in.size(); ++i) {
     const ValueInfo& v = m.inputs[i];
-    const std::string param = "input '" + v.name + "'";
+    const std::string param = "input " + v.name;  // no nested quotes in the message
     check(in[i].dtype() == v.dtype, fn, param.c_str(), dtype_name(in[i].dtype()),
           dtype_name(v.dtype));
     bool ok = in[i].rank() == static_cast<int>(v.shape.size());
@@ -483,6 +486,7 @@ const std::vector<TensorView>& Model::execute(const std::vector<TensorView>& in)
     m.seconds[s.node] +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
+  ++m.timed_runs;
   return m.output_views;
 }
 
@@ -509,9 +513,84 @@ std::vector<LayerTime> Model::layer_times() const {
   return out;
 }
 
+std::vector<NodeInfo> Model::nodes() const {
+  std::lock_guard<std::recursive_mutex> lock(impl_->run_mutex);
+  const Impl& m = *impl_;
+  std::vector<NodeInfo> out;
+  for (const Impl::Step& s : m.steps) {
+    const Node& n = m.g.nodes[s.node];
+    NodeInfo info{n.name, n.op_type, n.domain, m.node_profile[s.node], n.inputs, n.outputs, {}, {}};
+    for (const std::string& o : n.outputs) {
+      const auto it = o.empty() ? m.ids.end() : m.ids.find(o);
+      const bool known = it != m.ids.end() && m.types[it->second].present;
+      info.output_types.push_back(known ? elem_name(m.types[it->second].elem) : "");
+      info.output_shapes.push_back(known ? m.types[it->second].shape : Shape{});
+    }
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+std::vector<NodeInfo> Model::infer(const std::vector<Shape>& input_shapes) {
+  constexpr const char* fn = "npukit::onnx::Model::infer";
+  Impl& m = *impl_;
+  std::lock_guard<std::recursive_mutex> lock(m.run_mutex);
+  check(input_shapes.size() == m.inputs.size(), fn, "input_shapes",
+        std::to_string(input_shapes.size()) + " shapes",
+        std::to_string(m.inputs.size()) + " (one per graph input)");
+  for (size_t i = 0; i < input_shapes.size(); ++i) {
+    const ValueInfo& v = m.inputs[i];
+    bool ok = input_shapes[i].size() == v.shape.size();
+    for (size_t k = 0; ok && k < v.shape.size(); ++k)
+      ok = (v.shape[k] < 0 && input_shapes[i][k] >= 1) || v.shape[k] == input_shapes[i][k];
+    check(ok, fn, ("input " + v.name).c_str(), "shape " + shape_text(input_shapes[i]),
+          "shape " + shape_with_names(v));
+  }
+  m.planned_shapes.clear();  // the buffers no longer match the plan: the next run plans again
+  m.plan(input_shapes, nullptr);
+  return nodes();
+}
+
+std::vector<NamedValue> Model::values() const {
+  std::lock_guard<std::recursive_mutex> lock(impl_->run_mutex);
+  const Impl& m = *impl_;
+  std::vector<NamedValue> out;
+  if (m.planned_shapes.empty()) return out;  // nothing has run on the current plan
+  for (size_t i = 0; i < m.input_ids.size(); ++i)
+    out.push_back({m.names[m.input_ids[i]], "", m.views[m.input_ids[i]]});
+  for (const Impl::Step& s : m.steps)
+    for (size_t v : s.out)
+      if (m.views[v].raw()) out.push_back({m.names[v], m.g.nodes[s.node].name, m.views[v]});
+  return out;
+}
+
+int64_t Model::timed_runs() const {
+  std::lock_guard<std::recursive_mutex> lock(impl_->run_mutex);
+  return impl_->timed_runs;
+}
+
 void Model::reset_layer_times() {
   std::lock_guard<std::recursive_mutex> lock(impl_->run_mutex);
   std::fill(impl_->seconds.begin(), impl_->seconds.end(), 0.0);
+  impl_->timed_runs = 0;
+}
+
+std::vector<OperatorInfo> operator_list() {
+  std::vector<OperatorInfo> out;
+  for (const std::string& full : supported_operators()) {
+    // Names are "Op" or "<domain>.Op"; domains hold dots, operator names do not.
+    const size_t dot = full.rfind('.');
+    OperatorInfo info;
+    info.domain = dot == std::string::npos ? "" : full.substr(0, dot);
+    info.op_type = dot == std::string::npos ? full : full.substr(dot + 1);
+    info.min_opset = info.domain.empty() ? kMinOpset : 1;
+    info.max_opset = info.domain.empty() ? kMaxOpset : 1;
+    out.push_back(std::move(info));
+  }
+  std::sort(out.begin(), out.end(), [](const OperatorInfo& a, const OperatorInfo& b) {
+    return std::tie(a.domain, a.op_type) < std::tie(b.domain, b.op_type);
+  });
+  return out;
 }
 
 ModelSummary summarize(const std::string& path) {

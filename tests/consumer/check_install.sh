@@ -12,8 +12,9 @@ cmake --build "$work/cmake" >/dev/null
 "$work/cmake/consumer_static"
 export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig"
 flags=$(pkg-config --cflags --libs npukit)
-c++ -std=c++20 "$src/main.cpp" -o "$work/pc_consumer" $flags -Wl,-rpath,"$work/prefix/lib"
-"$work/pc_consumer"
+# No -Wl,-rpath here: the .pc file's Libs must carry it (no LD_LIBRARY_PATH either).
+c++ -std=c++20 "$src/main.cpp" -o "$work/pc_consumer" $flags
+env -u LD_LIBRARY_PATH "$work/pc_consumer"
 # The README's C++ example, as written, inside a main().
 readme="$src/../../README.md"
 {
@@ -24,6 +25,7 @@ readme="$src/../../README.md"
   echo "}"
 } >"$work/readme_example.cpp"
 grep -q "npukit::" "$work/readme_example.cpp" || { echo "install check: no C++ example in README.md" >&2; exit 1; }
-c++ -std=c++20 "$work/readme_example.cpp" -o "$work/readme_example" $flags -Wl,-rpath,"$work/prefix/lib"
-"$work/readme_example"
+c++ -std=c++20 "$work/readme_example.cpp" -o "$work/readme_example" $flags
+# From the repository root: the examples read models/ as a user in a clone would.
+(cd "$src/../.." && env -u LD_LIBRARY_PATH "$work/readme_example")
 echo "install check: find_package and pkg-config consumers and the README's C++ example passed"

@@ -161,7 +161,7 @@ def input_shape_and_type_mismatch_at_run():
         try:
             m.run({"image": bad})
         except npukit.Error as e:
-            assert "input 'image'" in str(e) and frag in str(e), str(e)
+            assert "parameter 'input image'" in str(e) and frag in str(e), str(e)
             continue
         raise AssertionError(f"no error for {bad.shape} {bad.dtype}")
     try:
@@ -183,6 +183,16 @@ def repeated_runs_and_batch_change():
     assert np.array_equal(a[2:3], c)  # per-image results do not depend on the batch
     times = m.layer_times()
     assert [t[1] for t in times] == ["Conv", "Relu", "MaxPool", "Conv", "Relu", "AveragePool", "Flatten", "Gemm"], times
+    # Milliseconds per run over the runs since the last change of shapes (one here).
+    assert m.timed_runs == 1 and all(t[2] == "onnxruntime" and t[3] >= 0 for t in times), times
+    m.run({"image": x[2:3]})
+    assert m.timed_runs == 2
+    m.reset_layer_times()
+    assert m.timed_runs == 0 and all(t[3] == 0 for t in m.layer_times())
+    nodes = m.nodes()
+    assert nodes[-1]["op_type"] == "Gemm" and nodes[-1]["outputs"][0] == ("logits", "float", [1, 10]), nodes[-1]
+    ops = npukit.supported_operators()
+    assert ("ai.onnx", "Conv", 6, 25) in ops and any(o[0] == "com.microsoft" for o in ops), ops
 
 
 @case
@@ -239,7 +249,7 @@ def cli_errors():
     np.save(xin, np.zeros((1, 1, 28, 27), np.float32))
     r = subprocess.run([BIN, "run", FP32, "--input", f"image={xin}", "--output-dir", TMP],
                        capture_output=True, text=True)
-    assert r.returncode != 0 and "input 'image'" in r.stderr, r.stderr
+    assert r.returncode != 0 and "parameter 'input image'" in r.stderr, r.stderr
     np.save(xin, np.asfortranarray(np.zeros((1, 1, 28, 2), np.float32).transpose(3, 2, 1, 0)))
     r = subprocess.run([BIN, "run", FP32, "--input", f"image={xin}"], capture_output=True, text=True)
     assert r.returncode != 0 and "fortran_order" in r.stderr, r.stderr

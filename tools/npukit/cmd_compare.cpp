@@ -5,8 +5,10 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "compare_model.hpp"
 #include "npukit/error.hpp"
 #include "npukit/ops/compare.hpp"
+#include "npukit/ops/profile_support.hpp"
 
 namespace npukit::cli {
 
@@ -35,7 +37,11 @@ std::vector<int64_t> ints(const std::string& s, const char* option, size_t count
 }
 
 struct Options {
-  std::string op, profiles = "onnxruntime,ghp_rtl,ghp_golden,tflite,mico", dtype = "u8";
+  std::string op, profiles, dtype = "u8";
+  // A model comparison (op is an .onnx file).
+  std::vector<std::string> inputs;
+  std::string preprocess, svg;
+  bool fallback = false;
   std::string shape = "1,8,16,16", kernel = "3,3", strides = "1,1", pads = "0,0,0,0";
   int ceil_mode = 0, count_include_pad = 1;
   float x_scale = 0.05f, y_scale = 0.05f, b_scale = 0.05f, w_scale = 0.01f;
@@ -45,7 +51,34 @@ struct Options {
   uint64_t seed = 1;
 };
 
+OpFamily family_of(const std::string& op) {
+  if (op == "qlinear_average_pool" || op == "qlinear_global_average_pool")
+    return OpFamily::qlinear_average_pool;
+  if (op == "qlinear_add") return OpFamily::qlinear_add;
+  if (op == "qlinear_conv") return OpFamily::qlinear_conv;
+  if (op == "qlinear_matmul") return OpFamily::qlinear_matmul;
+  throw Error("npukit compare", "op", "'" + op + "'",
+              "qlinear_average_pool, qlinear_global_average_pool, qlinear_add, qlinear_conv, "
+              "qlinear_matmul or an .onnx model file");
+}
+
+bool is_model_file(const std::string& op) {
+  return op.size() > 5 && op.compare(op.size() - 5, 5, ".onnx") == 0;
+}
+
 int run(const Options& o) {
+  if (is_model_file(o.op)) {
+    ModelCompareOptions m;
+    m.model = o.op;
+    m.inputs = o.inputs;
+    m.preprocess = o.preprocess;
+    m.profiles = split(o.profiles);
+    m.fallback = o.fallback;
+    m.svg = o.svg;
+    return run_model_compare(m);
+  }
+  check(o.inputs.empty() && o.svg.empty() && !o.fallback, "npukit compare", "op", "'" + o.op + "'",
+        "an .onnx model with --input, --svg or --fallback");
   CompareConfig c;
   c.op = o.op;
   c.dtype = dtype_from_name(o.dtype);
@@ -74,6 +107,9 @@ int run(const Options& o) {
   c.w_scale = o.w_scale;
   std::vector<Profile> profiles;
   for (const std::string& name : split(o.profiles)) profiles.push_back(profile_from_name(name));
+  if (o.profiles.empty())  // every profile that covers the operator, onnxruntime first
+    for (Profile p : all_profiles())
+      if (p == semantics_base(p) && supports(family_of(o.op), p)) profiles.push_back(p);
   const CompareReport r = compare_profiles(c, profiles);
   fmt::print("{}", format_compare_report(r));
   // Nothing compared (every profile rejected the case) is a failure for scripts.
@@ -88,14 +124,21 @@ void add_compare_command(CLI::App& app) {
   static Options o;
   auto* cmd = app.add_subcommand(
       "compare",
-      "Run one quantized operator configuration under several profiles and report "
-      "which outputs differ, by how much and where");
+      "Run one quantized operator configuration, or a whole ONNX model, under several "
+      "profiles and report which outputs differ, by how much and where (per layer for a model)");
   cmd->add_option("op", o.op,
                   "qlinear_average_pool | qlinear_global_average_pool | qlinear_add | "
-                  "qlinear_conv | qlinear_matmul")
+                  "qlinear_conv | qlinear_matmul | MODEL.onnx")
       ->required();
-  cmd->add_option("--profiles", o.profiles, "Comma-separated profiles; the first is the reference")
-      ->capture_default_str();
+  cmd->add_option("--profiles", o.profiles,
+                  "Comma-separated profiles; the first is the reference (default: every profile "
+                  "that covers the operator, or every profile for a model)");
+  cmd->add_option("-i,--input", o.inputs,
+                  "Model: NAME=FILE (.npy or picture) per model input, as for npukit run");
+  cmd->add_option("--preprocess", o.preprocess, "Model: picture rule, as for npukit run");
+  cmd->add_option("--svg", o.svg, "Model: write a heat map of layers x profiles to this SVG file");
+  cmd->add_flag("--fallback", o.fallback,
+                "Model: nodes a profile does not cover follow onnxruntime (as npukit run)");
   cmd->add_option("--dtype", o.dtype, "u8 or s8")->capture_default_str();
   cmd->add_option("--shape", o.shape, "N,C,H,W of x")->capture_default_str();
   cmd->add_option("--kernel", o.kernel, "kernel_shape KH,KW")->capture_default_str();

@@ -2,6 +2,7 @@
 // supports each, then the result of the full model check.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <map>
 
 #include "commands.hpp"
@@ -21,23 +22,112 @@ std::string shape_of(const onnx::ValueInfo& v) {
   return s + "]";
 }
 
-std::string values_json(const std::vector<onnx::ValueInfo>& vs) {
+// Shapes as JSON arrays: numbers, symbolic dimensions as their names.
+std::string shape_json(const Shape& shape, const std::vector<std::string>& names) {
   std::string s = "[";
-  for (size_t i = 0; i < vs.size(); ++i)
-    s +=
-        fmt::format("{}{{\"name\": {}, \"dtype\": \"{}\", \"shape\": {}}}", i ? ", " : "",
-                    json_string(vs[i].name), dtype_name(vs[i].dtype), json_string(shape_of(vs[i])));
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") +
+         (shape[i] < 0 ? json_string(i < names.size() ? names[i] : "?") : std::to_string(shape[i]));
   return s + "]";
 }
 
-int run_info(const std::string& path, bool json) {
+std::string values_json(const std::vector<onnx::ValueInfo>& vs) {
+  std::string s = "[";
+  for (size_t i = 0; i < vs.size(); ++i)
+    s += fmt::format("{}{{\"name\": {}, \"dtype\": \"{}\", \"shape\": {}}}", i ? ", " : "",
+                     json_string(vs[i].name), dtype_name(vs[i].dtype),
+                     shape_json(vs[i].shape, vs[i].dim_names));
+  return s + "]";
+}
+
+// Inferred output shapes with symbolic input dimensions kept symbolic: the
+// graph is planned twice, with every symbol bound to 1 and to 7, and a
+// dimension that scales with the binding is shown as "N" or "N*k".
+struct InferredNode {
+  onnx::NodeInfo node;
+  std::vector<std::vector<std::string>> dims;  // per output, per axis
+};
+
+std::vector<InferredNode> infer_nodes(onnx::Model& model) {
+  std::string symbol;
+  auto bound = [&](int64_t b) {
+    std::vector<Shape> shapes;
+    for (const onnx::ValueInfo& v : model.inputs()) {
+      Shape s = v.shape;
+      for (size_t i = 0; i < s.size(); ++i)
+        if (s[i] < 0) {
+          if (symbol.empty()) symbol = v.dim_names[i].empty() ? "N" : v.dim_names[i];
+          s[i] = b;
+        }
+      shapes.push_back(s);
+    }
+    return model.infer(shapes);
+  };
+  const std::vector<onnx::NodeInfo> one = bound(1);
+  std::vector<onnx::NodeInfo> seven;
+  try {
+    seven = bound(7);
+  } catch (const Error&) {
+    seven = one;  // a graph that only plans with the symbols at 1: show those sizes
+  }
+  std::vector<InferredNode> out;
+  for (size_t n = 0; n < one.size(); ++n) {
+    InferredNode r{one[n], {}};
+    for (size_t k = 0; k < one[n].output_shapes.size(); ++k) {
+      std::vector<std::string> dims;
+      const Shape& a = one[n].output_shapes[k];
+      const Shape* b = n < seven.size() && k < seven[n].output_shapes.size()
+                           ? &seven[n].output_shapes[k]
+                           : nullptr;
+      for (size_t i = 0; i < a.size(); ++i) {
+        const int64_t d7 = b && i < b->size() ? (*b)[i] : a[i];
+        if (d7 == a[i])
+          dims.push_back(std::to_string(a[i]));
+        else if (d7 == 7 * a[i])
+          dims.push_back(a[i] == 1 ? symbol : symbol + "*" + std::to_string(a[i]));
+        else
+          dims.push_back("?");
+      }
+      r.dims.push_back(std::move(dims));
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::string dims_text(const std::vector<std::string>& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + dims[i];
+  return s + "]";
+}
+
+std::string dims_json(const std::vector<std::string>& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const bool number =
+        !dims[i].empty() && dims[i].find_first_not_of("0123456789") == std::string::npos;
+    s += (i ? ", " : "") + (number ? dims[i] : json_string(dims[i]));
+  }
+  return s + "]";
+}
+
+int run_info(const std::string& path, const std::string& profile, bool fallback, bool json) {
   const onnx::ModelSummary s = onnx::summarize(path);
   std::vector<std::string> problems;
+  std::vector<InferredNode> nodes;
   try {
-    onnx::Model::load(path);
+    onnx::Model model = onnx::Model::load(path, profile_from_name(profile), fallback);
+    nodes = infer_nodes(model);
   } catch (const onnx::ModelError& e) {
     for (const onnx::Issue& i : e.issues()) problems.push_back(i.text());
   }
+  // Why each unsupported operator is not: the first problem naming one of its nodes.
+  auto why_not = [&](const std::string& op) -> std::string {
+    for (const onnx::NodeSummary& n : s.nodes)
+      if ((n.domain.empty() ? n.op_type : n.domain + "." + n.op_type) == op && !n.supported)
+        return "no such operator in npukit (npukit info --operators lists them)";
+    return "";
+  };
   struct OpCount {
     int count = 0;
     bool supported = false;
@@ -56,9 +146,23 @@ int run_info(const std::string& path, bool json) {
     o += ", \"ops\": [";
     bool first = true;
     for (const auto& [name, c] : ops) {
-      o += fmt::format("{}{{\"op\": {}, \"count\": {}, \"supported\": {}}}", first ? "" : ", ",
-                       json_string(name), c.count, c.supported ? "true" : "false");
+      o += fmt::format("{}{{\"op\": {}, \"count\": {}, \"supported\": {}{}}}", first ? "" : ", ",
+                       json_string(name), c.count, c.supported ? "true" : "false",
+                       c.supported ? "" : ", \"why\": " + json_string(why_not(name)));
       first = false;
+    }
+    o += fmt::format("], \"profile\": {}, \"nodes\": [", json_string(profile));
+    for (size_t n = 0; n < nodes.size(); ++n) {
+      const onnx::NodeInfo& i = nodes[n].node;
+      o += fmt::format(
+          "{}{{\"name\": {}, \"op\": {}, \"domain\": {}, \"profile\": \"{}\", \"outputs\": [",
+          n ? ", " : "", json_string(i.name), json_string(i.op_type), json_string(i.domain),
+          profile_name(i.profile));
+      for (size_t k = 0; k < nodes[n].dims.size(); ++k)
+        o += fmt::format("{}{{\"name\": {}, \"dtype\": {}, \"shape\": {}}}", k ? ", " : "",
+                         json_string(i.outputs[k]), json_string(i.output_types[k]),
+                         dims_json(nodes[n].dims[k]));
+      o += "]}";
     }
     o += fmt::format("], \"runnable\": {}, \"problems\": [", problems.empty() ? "true" : "false");
     for (size_t i = 0; i < problems.size(); ++i) o += (i ? ", " : "") + json_string(problems[i]);
@@ -75,7 +179,24 @@ int run_info(const std::string& path, bool json) {
     fmt::print("  {:<24} {:<4} {}\n", v.name, dtype_name(v.dtype), shape_of(v));
   fmt::print("\n{:<36} {:>5}  {}\n", "operator", "nodes", "supported");
   for (const auto& [name, c] : ops)
-    fmt::print("{:<36} {:>5}  {}\n", name, c.count, c.supported ? "yes" : "NO");
+    fmt::print("{:<36} {:>5}  {}\n", name, c.count, c.supported ? "yes" : "NO: " + why_not(name));
+  if (!nodes.empty()) {
+    size_t name_w = 4, op_w = 8;
+    for (const InferredNode& n : nodes) {
+      name_w = std::max(name_w, n.node.name.size());
+      op_w = std::max(op_w, n.node.op_type.size());
+    }
+    fmt::print("\n{:<{}}  {:<{}}  {:<12}  {}\n", "node", name_w, "operator", op_w, "profile",
+               "outputs (inferred)");
+    for (const InferredNode& n : nodes) {
+      std::string outs;
+      for (size_t k = 0; k < n.dims.size(); ++k)
+        outs += (k ? ", " : "") + n.node.outputs[k] + " " + n.node.output_types[k] + " " +
+                dims_text(n.dims[k]);
+      fmt::print("{:<{}}  {:<{}}  {:<12}  {}\n", n.node.name, name_w, n.node.op_type, op_w,
+                 profile_name(n.node.profile), outs);
+    }
+  }
   if (problems.empty()) {
     fmt::print("\nmodel check: ok, the model runs on npukit\n");
   } else {
@@ -83,6 +204,28 @@ int run_info(const std::string& path, bool json) {
     for (const std::string& p : problems) fmt::print("  {}\n", p);
   }
   return problems.empty() ? 0 : 1;
+}
+
+// `npukit info --operators`: every ONNX operator the runner executes.
+int run_operators_info(bool json) {
+  const auto ops = onnx::operator_list();
+  if (json) {
+    std::string o = "[";
+    for (size_t i = 0; i < ops.size(); ++i)
+      o +=
+          fmt::format("{}{{\"domain\": {}, \"op\": {}, \"min_opset\": {}, \"max_opset\": {}}}",
+                      i ? ", " : "", json_string(ops[i].domain.empty() ? "ai.onnx" : ops[i].domain),
+                      json_string(ops[i].op_type), ops[i].min_opset, ops[i].max_opset);
+    fmt::print("{}]\n", o);
+    return 0;
+  }
+  fmt::print("{:<32} {:<16} {}\n", "operator", "domain", "opsets");
+  for (const onnx::OperatorInfo& op : ops)
+    fmt::print("{:<32} {:<16} {}-{}\n", op.op_type, op.domain.empty() ? "ai.onnx" : op.domain,
+               op.min_opset, op.max_opset);
+  fmt::print("\n{} operators; per-profile semantics of each family: npukit info --profiles\n",
+             ops.size());
+  return 0;
 }
 
 // `npukit info --kernels`: every kernel family in dispatch order, and which
@@ -166,7 +309,19 @@ void add_info_command(CLI::App& app) {
   static bool kernels = false;
   static bool profiles = false;
   static bool markdown = false;
+  static bool operators = false;
+  static bool fallback = false;
+  static std::string profile = "onnxruntime";
   cmd->add_option("model", path, "ONNX model file");
+  cmd->add_option(
+         "-p,--profile", profile,
+         "With a model: check it and infer its shapes under this profile: " + profile_names())
+      ->capture_default_str();
+  cmd->add_flag("--fallback", fallback,
+                "With a model: nodes whose operator has no semantics for --profile follow "
+                "onnxruntime (as npukit run --fallback)");
+  cmd->add_flag("--operators", operators,
+                "List every ONNX operator the runner supports, with its domain and opsets");
   cmd->add_flag("--kernels", kernels,
                 "List every kernel family, its kernels in dispatch order and which run here");
   cmd->add_flag("--profiles", profiles,
@@ -175,9 +330,17 @@ void add_info_command(CLI::App& app) {
   cmd->add_flag("--markdown", markdown, "With --profiles: only the README's Markdown table");
   cmd->add_flag("--json", json, "Print machine-readable JSON");
   cmd->callback([] {
+    if (static_cast<int>(profiles) + static_cast<int>(kernels) + static_cast<int>(operators) +
+            static_cast<int>(!path.empty()) >
+        1)
+      throw CLI::ValidationError("info",
+                                 "give one of a model, --kernels, --profiles or --operators");
+    if (operators) {
+      const int rc = run_operators_info(json);
+      if (rc) throw CLI::RuntimeError(rc);
+      return;
+    }
     if (profiles) {
-      if (!path.empty() || kernels)
-        throw CLI::ValidationError("info", "give one of a model, --kernels or --profiles");
       const int rc = run_profiles_info(json, markdown);
       if (rc) throw CLI::RuntimeError(rc);
       return;
@@ -188,8 +351,8 @@ void add_info_command(CLI::App& app) {
       if (rc) throw CLI::RuntimeError(rc);
       return;
     }
-    if (path.empty()) throw CLI::RequiredError("model (or --kernels)");
-    const int rc = run_info(path, json);
+    if (path.empty()) throw CLI::RequiredError("model (or --kernels, --profiles, --operators)");
+    const int rc = run_info(path, profile, fallback, json);
     if (rc) throw CLI::RuntimeError(rc);
   });
 }

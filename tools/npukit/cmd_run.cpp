@@ -4,11 +4,17 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
 
 #include "commands.hpp"
 #include "main_job.hpp"
+#include "model_inputs.hpp"
 #include "npukit/npy.hpp"
 #include "npukit/onnx/model.hpp"
 #include "progress.hpp"
@@ -23,6 +29,9 @@ struct RunOptions {
   std::string profile = "onnxruntime";
   std::string output_dir = ".";
   int64_t repeat = 1;
+  std::optional<int64_t> warmup;  // unset: one warm-up run when --repeat > 1
+  std::string preprocess;
+  std::string dump_dir;
   bool json = false;
   bool layers = false;
   bool fallback = false;
@@ -30,56 +39,87 @@ struct RunOptions {
 };
 
 std::string file_name_for(const std::string& value_name) {
-  std::string s = value_name;
+  std::string s = value_name.empty() ? "_" : value_name;
   for (char& c : s)
-    if (c == '/' || c == '\\' || c == ':') c = '_';
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
+  if (s[0] == '.') s[0] = '_';  // no hidden files, no ".."
   return s + ".npy";
+}
+
+// --dump-all DIR: every value of the last run as DIR/<sanitized name>.npy, and
+// DIR/values.tsv mapping each file to its value, producing node and shape.
+void dump_values(const onnx::Model& model, const std::string& dir, bool say) {
+  std::filesystem::create_directories(dir);
+  std::set<std::string> used;
+  std::string index = "file\tvalue\tnode\tdtype\tshape\n";
+  const auto values = model.values();
+  for (const onnx::NamedValue& v : values) {
+    std::string file = file_name_for(v.name);
+    for (int k = 2; used.count(file); ++k)  // names that sanitize alike get a suffix
+      file = file_name_for(v.name + "_" + std::to_string(k));
+    used.insert(file);
+    write_npy((std::filesystem::path(dir) / file).string(), v.view);
+    index += fmt::format("{}\t{}\t{}\t{}\t{}\n", file, v.name, v.node, dtype_name(v.view.dtype()),
+                         shape_text(v.view.shape()));
+  }
+  std::ofstream((std::filesystem::path(dir) / "values.tsv").string()) << index;
+  if (say) fmt::print(stderr, "wrote {} values to {} (index: values.tsv)\n", values.size(), dir);
+}
+
+// --layers: totals per operator (largest first), then every node in execution order.
+void print_layers(const std::vector<onnx::LayerTime>& layers, double runs) {
+  std::map<std::string, std::pair<double, int>> per_op;
+  double total = 0;
+  size_t node_w = 4, op_w = 8;
+  for (const auto& l : layers) {
+    auto& [sec, count] = per_op[l.op_type];
+    sec += l.seconds;
+    ++count;
+    total += l.seconds;
+    node_w = std::max(node_w, l.node.size());
+    op_w = std::max(op_w, l.op_type.size());
+  }
+  std::vector<std::pair<std::string, std::pair<double, int>>> ops(per_op.begin(), per_op.end());
+  std::stable_sort(ops.begin(), ops.end(),
+                   [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+  const double share = total > 0 ? 100.0 / total : 0.0;
+  fmt::print("\n{:<{}}  {:>5}  {:>12}  {:>6}\n", "operator", op_w, "nodes", "ms per run", "share");
+  for (const auto& [op, t] : ops)
+    fmt::print("{:<{}}  {:>5}  {:>12.4f}  {:>5.1f}%\n", op, op_w, t.second, t.first / runs * 1e3,
+               t.first * share);
+  fmt::print("{:<{}}  {:>5}  {:>12.4f}\n", "total", op_w, layers.size(), total / runs * 1e3);
+  fmt::print("\n{:<{}}  {:<{}}  {:<12}  {:>12}  {:>6}\n", "node", node_w, "operator", op_w,
+             "profile", "ms per run", "share");
+  for (const auto& l : layers)
+    fmt::print("{:<{}}  {:<{}}  {:<12}  {:>12.4f}  {:>5.1f}%\n", l.node, node_w, l.op_type, op_w,
+               profile_name(l.profile), l.seconds / runs * 1e3, l.seconds * share);
 }
 
 int run_model(const RunOptions& o) {
   constexpr const char* fn = "npukit run";
   onnx::Model model = onnx::Model::load(o.model, profile_from_name(o.profile), o.fallback);
-  std::vector<Tensor> tensors(model.inputs().size());
-  std::vector<bool> given(model.inputs().size(), false);
-  for (const std::string& arg : o.inputs) {
-    const size_t eq = arg.find('=');
-    std::string name = eq == std::string::npos ? "" : arg.substr(0, eq);
-    const std::string file = eq == std::string::npos ? arg : arg.substr(eq + 1);
-    if (name.empty()) {
-      check(model.inputs().size() == 1, fn, "--input", "'" + arg + "'",
-            "NAME=FILE.npy (the model has several inputs)");
-      name = model.inputs()[0].name;
-    }
-    size_t k = 0;
-    while (k < model.inputs().size() && model.inputs()[k].name != name) ++k;
-    std::string names;
-    for (const auto& v : model.inputs()) names += (names.empty() ? "" : ", ") + v.name;
-    check(k < model.inputs().size(), fn, "--input", "'" + name + "'",
-          "an input of the model: " + names);
-    check(!given[k], fn, "--input", "'" + arg + "'",
-          "one --input per model input ('" + name + "' was given before)");
-    tensors[k] = read_npy(file);
-    given[k] = true;
-  }
+  const std::vector<Tensor> tensors = read_model_inputs(model, o.inputs, o.preprocess, fn);
   std::vector<TensorView> views;
-  for (size_t k = 0; k < tensors.size(); ++k) {
-    check(given[k], fn, "--input", "none for '" + model.inputs()[k].name + "'",
-          "one --input NAME=FILE.npy per model input");
-    views.push_back(tensors[k].view());
-  }
+  for (const Tensor& t : tensors) views.push_back(t.view());
   check_range(fn, "--repeat", o.repeat, 1, 1000000);
+  const int64_t warmup = o.warmup.value_or(o.repeat > 1 ? 1 : 0);
+  check_range(fn, "--warmup", warmup, 0, 1000000);
   std::vector<double> times;
   std::vector<TensorView> outs;
   {
-    Progress bar("running " + std::filesystem::path(o.model).filename().string(), o.repeat,
+    Progress bar("running " + std::filesystem::path(o.model).filename().string(), warmup + o.repeat,
                  !o.json);
-    for (int64_t r = 0; r < o.repeat; ++r) {
+    for (int64_t r = 0; r < warmup + o.repeat; ++r) {
+      if (r == warmup) model.reset_layer_times();  // warm-up runs are not timed
       const auto t0 = std::chrono::steady_clock::now();
       outs = model.execute(views);
-      times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      if (r >= warmup)
+        times.push_back(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       bar.update(r + 1);
     }
   }
+  if (!o.dump_dir.empty()) dump_values(model, o.dump_dir, !o.json);
   std::filesystem::create_directories(o.output_dir);
   std::vector<std::string> files;
   for (size_t k = 0; k < outs.size(); ++k) {
@@ -100,9 +140,10 @@ int run_model(const RunOptions& o) {
     std::string s = fmt::format("{{\"model\": {}, \"profile\": {}, \"runs\": {}, ",
                                 json_string(o.model), json_string(o.profile), o.repeat);
     s += fmt::format(
-        "\"seconds_per_run\": {{\"mean\": {:.9f}, \"median\": {:.9f}, \"min\": {:.9f}}}, "
+        "\"warmup_runs\": {}, \"seconds_per_run\": {{\"mean\": {:.9f}, \"median\": {:.9f}, "
+        "\"min\": {:.9f}}}, "
         "\"inputs\": [",
-        mean, median, best);
+        warmup, mean, median, best);
     for (size_t k = 0; k < views.size(); ++k)
       s += fmt::format("{}{{\"name\": {}, \"dtype\": \"{}\", \"shape\": {}}}", k ? ", " : "",
                        json_string(model.inputs()[k].name), dtype_name(views[k].dtype()),
@@ -129,14 +170,13 @@ int run_model(const RunOptions& o) {
   for (size_t k = 0; k < outs.size(); ++k)
     fmt::print("output   {:<24} {:<4} {:<18} -> {}\n", model.outputs()[k].name,
                dtype_name(outs[k].dtype()), shape_text(outs[k].shape()), files[k]);
-  fmt::print("time     {:.3f} ms per run (mean of {}, median {:.3f} ms, best {:.3f} ms)\n",
-             mean * 1e3, o.repeat, median * 1e3, best * 1e3);
-  if (o.layers) {
-    fmt::print("\n{:<32} {:<24} {:<12} {:>12}\n", "node", "op", "profile", "ms per run");
-    for (const auto& l : layers)
-      fmt::print("{:<32} {:<24} {:<12} {:>12.4f}\n", l.node, l.op_type, profile_name(l.profile),
-                 l.seconds / runs * 1e3);
-  }
+  fmt::print("time     {:.3f} ms per run (median of {} runs, best {:.3f} ms, mean {:.3f} ms",
+             median * 1e3, o.repeat, best * 1e3, mean * 1e3);
+  if (warmup)
+    fmt::print(", after {} warm-up run{})\n", warmup, warmup > 1 ? "s" : "");
+  else
+    fmt::print(")\n");
+  if (o.layers) print_layers(layers, runs);
   return 0;
 }
 
@@ -150,16 +190,29 @@ void add_run_command(CLI::App& app) {
   static RunOptions o;
   cmd->add_option("model", o.model, "ONNX model file (omit for the main job)");
   cmd->add_option("-i,--input", o.inputs,
-                  "NAME=FILE.npy for each model input (FILE.npy alone for a single input)");
+                  "NAME=FILE for each model input (FILE alone for a single input); FILE is a "
+                  ".npy array or a .png/.jpg picture (see --preprocess)");
   cmd->add_option("-p,--profile", o.profile, "Semantics profile: " + profile_names())
       ->capture_default_str();
   cmd->add_option("-o,--output-dir", o.output_dir, "Where to write <output name>.npy")
       ->capture_default_str();
-  cmd->add_option("-r,--repeat", o.repeat, "Number of runs (timing)")->capture_default_str();
+  cmd->add_option("-r,--repeat", o.repeat,
+                  "Number of timed runs (the median, best and mean time are reported)")
+      ->capture_default_str();
+  cmd->add_option("--warmup", o.warmup,
+                  "Untimed runs before the timed ones (default: 1 when --repeat > 1, else 0)");
+  cmd->add_option("--preprocess", o.preprocess,
+                  "How a picture input (.png, .jpg) becomes values: raw (uint8 codes), unit "
+                  "(float pixel/255, the default for float inputs) or imagenet (float, ImageNet "
+                  "mean and std); it is resized to the input's H and W, gray or RGB as its C");
+  cmd->add_option("--dump-all", o.dump_dir,
+                  "Write every value of the last run (inputs, intermediates, outputs) to "
+                  "DIR/<name>.npy, names sanitized, with an index DIR/values.tsv");
   cmd->add_flag("--fallback", o.fallback,
                 "Nodes whose operator has no semantics for --profile follow onnxruntime");
   cmd->add_flag("--json", o.json, "Print machine-readable JSON");
-  cmd->add_flag("--layers", o.layers, "Print the time of every layer");
+  cmd->add_flag("--layers", o.layers,
+                "Print the time per operator (largest first) and of every node");
   cmd->add_option(
       "--dataset", o.job.dataset,
       "Main job: evaluate on a full dataset instead of the bundled images (fashion-mnist)");

@@ -61,10 +61,37 @@ ModelSummary summarize(const std::string& path);
 // The supported operators as "Conv", "com.microsoft.QLinearAdd", ...
 std::vector<std::string> supported_operators();
 
+// The same with their domain ("" is ai.onnx) and the opset versions of that
+// domain a model may import to use them (`npukit info --operators`).
+struct OperatorInfo {
+  std::string domain, op_type;
+  int64_t min_opset = 0, max_opset = 0;
+};
+std::vector<OperatorInfo> operator_list();
+
 struct LayerTime {
   std::string node, op_type;
   Profile profile = Profile::onnxruntime;  // the semantics the node ran with
-  double seconds = 0;                      // summed over the runs since load (or reset_layer_times)
+  double seconds = 0;                      // summed over timed_runs() runs
+};
+
+// One planned node: what `npukit info` lists per node and `npukit run
+// --dump-all` / `npukit compare MODEL` walk. Shapes are those of the latest
+// plan (load time binds every symbolic dimension to 1; infer() rebinds them).
+struct NodeInfo {
+  std::string name, op_type, domain;
+  Profile profile = Profile::onnxruntime;    // the semantics the node follows
+  std::vector<std::string> inputs, outputs;  // value names, "" for an absent optional input
+  std::vector<std::string> output_types;     // element types ("float", "uint8", "int64", ...)
+  std::vector<Shape> output_shapes;
+};
+
+// A value computed by the latest run (graph inputs and node outputs, in
+// execution order): the view stays valid until the next run.
+struct NamedValue {
+  std::string name;
+  std::string node;  // the producing node, "" for a graph input
+  TensorView view;
 };
 
 class Model {
@@ -99,9 +126,22 @@ class Model {
   // For runs in parallel, load one Model per thread.
   std::vector<Tensor> run(const std::vector<TensorView>& inputs);
 
+  // Every planned node in execution order (nodes folded into constants at
+  // load time are left out).
+  std::vector<NodeInfo> nodes() const;
+  // Plans shapes for the given input shapes without running (no buffers) and
+  // returns the nodes; the next run plans again.
+  std::vector<NodeInfo> infer(const std::vector<Shape>& input_shapes);
+  // After a run: every value it computed, for dumps and per-layer comparisons.
+  // Values held only as load-time constants (int64 shape data) are left out.
+  std::vector<NamedValue> values() const;
+
   // Per-node time, in execution order.
   std::vector<LayerTime> layer_times() const;
   void reset_layer_times();
+  // Runs summed in layer_times() (since load, the last reset or a change of
+  // input shapes): divide by it for the time per run.
+  int64_t timed_runs() const;
   int64_t plans() const;  // how many times shapes and buffers were planned
 
  private:
