@@ -83,36 +83,6 @@ py::array new_array(DType t, const Shape& shape) {
   return a;
 }
 
-Window2d onnx_window(const char* fn, const Ints& kernel_shape, const Ints& strides,
-                     const Ints& pads, const Ints& dilations, int64_t ceil_mode) {
-  auto pair = [&](const Ints& v, const char* name, int64_t dflt, int64_t& a, int64_t& b) {
-    if (!v) {
-      check(dflt > 0, fn, name, "None", "a list of 2 positive integers");
-      a = b = dflt;
-      return;
-    }
-    check(v->size() == 2, fn, name, std::to_string(v->size()) + " values",
-          "2 values for a 2-D window");
-    a = (*v)[0];
-    b = (*v)[1];
-  };
-  Window2d w;
-  pair(kernel_shape, "kernel_shape", 0, w.kernel_h, w.kernel_w);
-  pair(strides, "strides", 1, w.stride_h, w.stride_w);
-  pair(dilations, "dilations", 1, w.dilation_h, w.dilation_w);
-  if (pads) {
-    check(pads->size() == 4, fn, "pads", std::to_string(pads->size()) + " values",
-          "4 values [top, left, bottom, right]");
-    w.pad_top = (*pads)[0];
-    w.pad_left = (*pads)[1];
-    w.pad_bottom = (*pads)[2];
-    w.pad_right = (*pads)[3];
-  }
-  check_range(fn, "ceil_mode", ceil_mode, 0, 1);
-  w.ceil_mode = ceil_mode != 0;
-  return w;
-}
-
 Profile profile_arg(const std::string& name, const char* function) {
   for (Profile p : all_profiles())
     if (name == profile_name(p)) return p;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "npukit/ops/onnx_window.hpp"
 #include "npukit/ops/window.hpp"
 #include "npukit/profile.hpp"
 #include "npukit/tensor.hpp"
@@ -30,10 +31,7 @@ py::array as_tensor(const py::object& obj, const char* function, const char* par
 TensorView view_of(const py::array& a);
 py::array new_array(DType t, const Shape& shape);
 
-// ONNX spatial attributes for a 2-D window: kernel_shape [kh, kw], strides
-// [sh, sw], dilations [dh, dw], pads [top, left, bottom, right].
-Window2d onnx_window(const char* function, const Ints& kernel_shape, const Ints& strides,
-                     const Ints& pads, const Ints& dilations, int64_t ceil_mode);
+// ONNX window attributes go through npukit::onnx_window_2d (onnx_window.hpp).
 
 // A profile by name; an unknown name is an npukit.Error naming `function` and 'profile'.
 Profile profile_arg(const std::string& name, const char* function = "npukit");

@@ -25,15 +25,13 @@ Pool2dParams onnx_pool(const char* fn, PoolMode mode, const py::array& x,
   view_of(x).expect_rank(4, fn, "x");
   Pool2dParams p;
   p.mode = mode;
-  p.window = onnx_window(fn, kernel_shape, strides, pads, dilations, ceil_mode);
-  check_pool_pads(fn, p.window);
   const Profile prof = profile_arg(profile, fn);
-  resolve_pool_auto_pad(p.window, auto_pad_from_name(auto_pad, fn), x.shape(2), x.shape(3),
-                        pool_geometry_for(prof));
-  check_range(fn, "count_include_pad", count_include_pad, 0, 1);
+  p.window = onnx_window_2d(fn, {kernel_shape, strides, pads, dilations, auto_pad, ceil_mode},
+                            x.shape(2), x.shape(3), WindowUse::pool, prof);
+  const bool cip = onnx_count_include_pad(fn, count_include_pad);
   // Integer max pooling has no fp32 semantics (ONNX Runtime runs it in its own
   // loop, which takes negative SAME pads): as in the ONNX runner.
-  if (view_of(x).dtype() == DType::f32) apply_profile(p, prof, count_include_pad != 0, opset);
+  if (view_of(x).dtype() == DType::f32) apply_profile(p, prof, cip, opset);
   return p;
 }
 
@@ -208,10 +206,10 @@ void bind_conv(py::module_& m) {
         TensorView xv = view_of(x), wv = view_of(w);
         xv.expect_rank(4, fn, "x");
         wv.expect_rank(4, fn, "w");
-        Ints ks = kernel_shape ? kernel_shape : Ints(std::vector<int64_t>{wv.dim(2), wv.dim(3)});
         Conv2dParams p;
-        p.window = onnx_window(fn, ks, strides, pads, dilations, 0);
-        resolve_auto_pad(p.window, auto_pad_from_name(auto_pad, fn), xv.dim(2), xv.dim(3));
+        p.window = onnx_window_2d(fn, {kernel_shape, strides, pads, dilations, auto_pad, 0},
+                                  xv.dim(2), xv.dim(3), WindowUse::conv, Profile::onnxruntime,
+                                  {wv.dim(2), wv.dim(3)});
         p.groups = group;
         p.result_add = result_add;
         py::array b;

@@ -20,10 +20,9 @@ py::array u8_nchw(const py::object& x, const char* fn) {
 Window2d window_arg(const char* fn, const py::array& x, const Ints& kernel_shape,
                     const Ints& strides, const Ints& pads, int64_t ceil_mode,
                     const std::string& auto_pad) {
-  Window2d w = onnx_window(fn, kernel_shape, strides, pads, std::nullopt, ceil_mode);
-  check_pool_pads(fn, w);
-  resolve_auto_pad(w, auto_pad_from_name(auto_pad, fn), x.shape(2), x.shape(3));
-  return w;
+  // The GHP profiles pool with ONNX's geometry (pool_geometry_for).
+  return onnx_window_2d(fn, {kernel_shape, strides, pads, std::nullopt, auto_pad, ceil_mode},
+                        x.shape(2), x.shape(3), WindowUse::pool, Profile::ghp_rtl);
 }
 
 py::array avg_pool(const py::object& xo, const Ints& kernel_shape, double x_scale, int x_zp,

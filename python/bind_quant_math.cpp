@@ -331,8 +331,8 @@ IntConv2dParams conv_params(const char* fn, const py::array& w, const Ints& stri
                             int32_t x_zero_point, int32_t w_zero_point) {
   view_of(w).expect_rank(4, fn, "w");
   IntConv2dParams p;
-  p.window =
-      onnx_window(fn, std::vector<int64_t>{w.shape(2), w.shape(3)}, strides, pads, dilations, 0);
+  p.window = onnx_window_2d(fn, {std::nullopt, strides, pads, dilations, "NOTSET", 0}, 1, 1,
+                            WindowUse::conv, Profile::onnxruntime, {w.shape(2), w.shape(3)});
   p.groups = group;
   p.x_zero_point = x_zero_point;
   p.w_zero_point = w_zero_point;

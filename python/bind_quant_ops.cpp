@@ -93,13 +93,12 @@ py::array new_image(DType t, const Shape& nchw, bool channels_last, TensorView& 
   return y;
 }
 
-Window2d window_for(const char* fn, const TensorView& x, const std::string& auto_pad,
-                    const Ints& kernel_shape, const Ints& strides, const Ints& pads,
-                    const Ints& dilations, int64_t ceil_mode,
-                    PoolGeometry geometry = PoolGeometry::onnx) {
-  Window2d w = onnx_window(fn, kernel_shape, strides, pads, dilations, ceil_mode);
-  resolve_pool_auto_pad(w, auto_pad_from_name(auto_pad, fn), x.dim(2), x.dim(3), geometry);
-  return w;
+// Convolutions: the kernel comes from the weight w (kernel_shape must match it).
+Window2d conv_window(const char* fn, const TensorView& x, const TensorView& w,
+                     const std::string& auto_pad, const Ints& kernel_shape, const Ints& strides,
+                     const Ints& pads, const Ints& dilations) {
+  return onnx_window_2d(fn, {kernel_shape, strides, pads, dilations, auto_pad, 0}, x.dim(2),
+                        x.dim(3), WindowUse::conv, Profile::onnxruntime, {w.dim(2), w.dim(3)});
 }
 
 void bind_quantize(py::module_& m) {
@@ -157,10 +156,9 @@ void bind_avg_pool(py::module_& m) {
         TensorView xv = image_view(x, channels_last != 0, fn, "x");
         QLinearAvgPoolParams p;
         const Profile prof = profile_arg(profile);
-        p.window = window_for(fn, xv, auto_pad, kernel_shape, strides, pads, Ints(), ceil_mode,
-                              pool_geometry_for(prof));
-        check_pool_pads(fn, p.window);
-        p.count_include_pad = count_include_pad != 0;
+        p.window = onnx_window_2d(fn, {kernel_shape, strides, pads, Ints(), auto_pad, ceil_mode},
+                                  xv.dim(2), xv.dim(3), WindowUse::pool, prof);
+        p.count_include_pad = onnx_count_include_pad(fn, count_include_pad);
         p.x_scale = one_float(x_scale, fn, "x_scale");
         p.y_scale = one_float(y_scale, fn, "y_scale");
         p.x_zero_point = one_int(x_zero_point, fn, "x_zero_point");
@@ -220,9 +218,7 @@ void bind_conv_matmul(py::module_& m) {
         xv.expect_rank(4, fn, "x");
         wv.expect_rank(4, fn, "w");
         QLinearConvParams p;
-        const Ints ks =
-            kernel_shape ? kernel_shape : Ints(std::vector<int64_t>{wv.dim(2), wv.dim(3)});
-        p.window = window_for(fn, xv, auto_pad, ks, strides, pads, dilations, 0);
+        p.window = conv_window(fn, xv, wv, auto_pad, kernel_shape, strides, pads, dilations);
         p.groups = group;
         p.x_scale = one_float(x_scale, fn, "x_scale");
         p.y_scale = one_float(y_scale, fn, "y_scale");
@@ -262,9 +258,7 @@ void bind_conv_matmul(py::module_& m) {
         xv.expect_rank(4, fn, "x");
         wv.expect_rank(4, fn, "w");
         ConvIntegerParams p;
-        const Ints ks =
-            kernel_shape ? kernel_shape : Ints(std::vector<int64_t>{wv.dim(2), wv.dim(3)});
-        p.window = window_for(fn, xv, auto_pad, ks, strides, pads, dilations, 0);
+        p.window = conv_window(fn, xv, wv, auto_pad, kernel_shape, strides, pads, dilations);
         p.groups = group;
         p.x_zero_point = one_int(x_zero_point, fn, "x_zero_point");
         p.w_zero_point = ints(w_zero_point, fn, "w_zero_point");

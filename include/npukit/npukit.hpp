@@ -33,6 +33,7 @@
 #include "npukit/ops/int32_bitwise.hpp"
 #include "npukit/ops/layout.hpp"
 #include "npukit/ops/matmul.hpp"
+#include "npukit/ops/onnx_window.hpp"
 #include "npukit/ops/pool2d.hpp"
 #include "npukit/ops/profile_support.hpp"
 #include "npukit/ops/quantized.hpp"

@@ -1,6 +1,7 @@
 #include "onnx/attributes.hpp"
 
 #include "npukit/error.hpp"
+#include "npukit/ops/onnx_window.hpp"
 #include "npukit/ops/pool2d.hpp"
 
 namespace npukit::onnx {
@@ -85,43 +86,21 @@ void expect_rank(const PlanContext& c, size_t i, int lo, int hi) {
 
 Window2d onnx_window(const PlanContext& c, const Shape& x, const Shape* kernel, bool ceil_mode) {
   const Node& n = c.node;
-  const char* fn = n.op_type.c_str();
-  auto pair = [&](const char* name, std::vector<int64_t> v, int64_t& a, int64_t& b) {
-    check(v.size() == 2, fn, name, shape_text(v), "2 values for a 2-D window");
-    a = v[0];
-    b = v[1];
+  auto optional_ints = [&](const char* name) -> std::optional<std::vector<int64_t>> {
+    if (!has_attr(n, name)) return std::nullopt;
+    return attr_ints(n, name);
   };
-  Window2d w;
-  if (kernel) {
-    w.kernel_h = (*kernel)[2];
-    w.kernel_w = (*kernel)[3];
-    if (has_attr(n, "kernel_shape"))
-      check(attr_ints(n, "kernel_shape") == Shape{w.kernel_h, w.kernel_w}, fn, "kernel_shape",
-            shape_text(attr_ints(n, "kernel_shape")),
-            "the weight's kernel size " + shape_text({w.kernel_h, w.kernel_w}));
-  } else {
-    check(has_attr(n, "kernel_shape"), fn, "kernel_shape", "absent", "2 values (required)");
-    pair("kernel_shape", attr_ints(n, "kernel_shape"), w.kernel_h, w.kernel_w);
-  }
-  pair("strides", attr_ints(n, "strides", {1, 1}), w.stride_h, w.stride_w);
-  pair("dilations", attr_ints(n, "dilations", {1, 1}), w.dilation_h, w.dilation_w);
-  const std::vector<int64_t> pads = attr_ints(n, "pads", {0, 0, 0, 0});
-  check(pads.size() == 4, fn, "pads", shape_text(pads), "4 values [top, left, bottom, right]");
-  w.pad_top = pads[0];
-  w.pad_left = pads[1];
-  w.pad_bottom = pads[2];
-  w.pad_right = pads[3];
-  w.ceil_mode = ceil_mode;
-  const AutoPad ap = auto_pad_from_name(attr_string(n, "auto_pad", "NOTSET"), fn);
-  check(ap == AutoPad::notset || !has_attr(n, "pads"), fn, "pads", shape_text(pads),
-        "no pads when auto_pad is set");
-  // ONNX Runtime refuses pool pads >= kernel ("Pad should be smaller than
-  // kernel"): such windows can lie entirely in the padding.
-  if (!kernel) check_pool_pads(fn, w);
-  // Pools (no weight) follow the profile's pooling geometry; convolutions ONNX's.
-  resolve_pool_auto_pad(w, ap, x[2], x[3],
-                        kernel == nullptr ? pool_geometry_for(c.profile) : PoolGeometry::onnx);
-  return w;
+  OnnxWindowAttributes a;
+  a.kernel_shape = optional_ints("kernel_shape");
+  a.strides = optional_ints("strides");
+  a.pads = optional_ints("pads");
+  a.dilations = optional_ints("dilations");
+  a.auto_pad = attr_string(n, "auto_pad", "NOTSET");
+  a.ceil_mode = ceil_mode ? 1 : 0;
+  if (kernel)
+    return onnx_window_2d(n.op_type.c_str(), a, x[2], x[3], WindowUse::conv, c.profile,
+                          {(*kernel)[2], (*kernel)[3]});
+  return onnx_window_2d(n.op_type.c_str(), a, x[2], x[3], WindowUse::pool, c.profile);
 }
 
 const Constant& constant_input(const PlanContext& c, size_t i, const char* what) {

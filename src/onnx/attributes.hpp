@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "npukit/ops/onnx_window.hpp"
 #include "npukit/ops/window.hpp"
 #include "onnx/graph.hpp"
 

@@ -99,10 +99,10 @@ NodePlan plan_pool(const PlanContext& c) {
   const int64_t ceil_mode = attr_int(c.node, "ceil_mode", 0);
   check_range(c.node.op_type.c_str(), "ceil_mode", ceil_mode, 0, 1);
   p.window = onnx_window(c, x.shape, nullptr, ceil_mode != 0);
-  const int64_t cip = attr_int(c.node, "count_include_pad", 0);
-  check_range(c.node.op_type.c_str(), "count_include_pad", cip, 0, 1);
+  const bool cip =
+      onnx_count_include_pad(c.node.op_type.c_str(), attr_int(c.node, "count_include_pad", 0));
   // count_include_pad means nothing to MaxPool: pass the value every profile accepts.
-  if (x.elem == F) apply_profile(p, c.profile, is_max || cip != 0, c.node.opset);
+  if (x.elem == F) apply_profile(p, c.profile, is_max || cip, c.node.opset);
   Shape y = pool2d_output_shape(x.shape, p);
   return {{make_operand(x.elem, y)},
           [p](const auto& in, const auto& out) { pool2d(in[0], out[0], p); }};

@@ -317,7 +317,8 @@ NodePlan plan_qlinear_avg_pool(const PlanContext& c) {
     const int64_t ceil_mode = attr_int(c.node, "ceil_mode", 0);
     check_range(c.node.op_type.c_str(), "ceil_mode", ceil_mode, 0, 1);
     p.window = onnx_window(c, nchw, nullptr, ceil_mode != 0);
-    p.count_include_pad = attr_int(c.node, "count_include_pad", 0) != 0;
+    p.count_include_pad =
+        onnx_count_include_pad(c.node.op_type.c_str(), attr_int(c.node, "count_include_pad", 0));
   }
   for (size_t i = 1; i < c.in.size();
        ++i)  // only the convolutions and matmuls read them at run time

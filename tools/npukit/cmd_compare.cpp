@@ -8,6 +8,7 @@
 #include "compare_model.hpp"
 #include "npukit/error.hpp"
 #include "npukit/ops/compare.hpp"
+#include "npukit/ops/onnx_window.hpp"
 #include "npukit/ops/profile_support.hpp"
 
 namespace npukit::cli {
@@ -83,18 +84,17 @@ int run(const Options& o) {
   c.op = o.op;
   c.dtype = dtype_from_name(o.dtype);
   c.shape = ints(o.shape, "--shape", 4);
-  const auto k = ints(o.kernel, "--kernel", 2), s = ints(o.strides, "--strides", 2);
-  const auto p = ints(o.pads, "--pads", 4);
-  c.window.kernel_h = k[0];
-  c.window.kernel_w = k[1];
-  c.window.stride_h = s[0];
-  c.window.stride_w = s[1];
-  c.window.pad_top = p[0];  // ONNX order: top, left, bottom, right
-  c.window.pad_left = p[1];
-  c.window.pad_bottom = p[2];
-  c.window.pad_right = p[3];
-  c.window.ceil_mode = o.ceil_mode != 0;
-  c.count_include_pad = o.count_include_pad != 0;
+  // The same translation of ONNX attributes as the runner's and Python's.
+  OnnxWindowAttributes a;
+  a.kernel_shape = ints(o.kernel, "--kernel", 2);
+  a.strides = ints(o.strides, "--strides", 2);
+  a.pads = ints(o.pads, "--pads", 4);  // ONNX order: top, left, bottom, right
+  a.ceil_mode = o.ceil_mode;
+  const bool conv = o.op == "qlinear_conv";
+  c.window = onnx_window_2d("npukit compare", a, c.shape[2], c.shape[3],
+                            conv ? WindowUse::conv : WindowUse::pool, Profile::onnxruntime,
+                            conv ? *a.kernel_shape : std::vector<int64_t>{});
+  c.count_include_pad = onnx_count_include_pad("npukit compare", o.count_include_pad);
   c.x_scale = o.x_scale;
   c.y_scale = o.y_scale;
   c.b_scale = o.b_scale;

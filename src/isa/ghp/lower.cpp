@@ -5,6 +5,7 @@
 
 #include "npukit/error.hpp"
 #include "npukit/isa/ghp.hpp"
+#include "npukit/ops/onnx_window.hpp"
 
 namespace npukit::ghp {
 
@@ -139,29 +140,15 @@ Instruction lower_avg(const Shape& x, const Window2d& w, const QuantParams& q,
 
 Window2d pool_window(const Shape& x, const PoolAttrs& a, const char* fn) {
   check(x.size() == 4, fn, "x_shape", shape_text(x), "(1, C, H, W)");
-  check(a.kernel_shape.size() == 2, fn, "kernel_shape",
-        std::to_string(a.kernel_shape.size()) + " values", "2 (kh, kw)");
-  check(a.strides.empty() || a.strides.size() == 2, fn, "strides",
-        std::to_string(a.strides.size()) + " values", "0 or 2");
-  check(a.pads.empty() || a.pads.size() == 4, fn, "pads", std::to_string(a.pads.size()) + " values",
-        "0 or 4 (top, left, bottom, right)");
   for (int64_t d : a.dilations)
     check(d == 1, fn, "dilations", std::to_string(d), "1 (the pool engine has no dilation)");
-  Window2d w;
-  w.kernel_h = a.kernel_shape[0];
-  w.kernel_w = a.kernel_shape[1];
-  if (!a.strides.empty()) {
-    w.stride_h = a.strides[0];
-    w.stride_w = a.strides[1];
-  }
-  if (!a.pads.empty()) {
-    w.pad_top = a.pads[0];
-    w.pad_left = a.pads[1];
-    w.pad_bottom = a.pads[2];
-    w.pad_right = a.pads[3];
-  }
-  w.ceil_mode = a.ceil_mode;
-  resolve_auto_pad(w, auto_pad_from_name(a.auto_pad, fn), x[2], x[3]);
+  // Empty lists are absent attributes; the GHP profiles pool with ONNX's geometry.
+  auto given = [](const std::vector<int64_t>& v) {
+    return v.empty() ? std::nullopt : std::optional<std::vector<int64_t>>(v);
+  };
+  OnnxWindowAttributes attrs{given(a.kernel_shape), given(a.strides), given(a.pads),
+                             std::nullopt,          a.auto_pad,       a.ceil_mode ? 1 : 0};
+  Window2d w = onnx_window_2d(fn, attrs, x[2], x[3], WindowUse::pool, Profile::ghp_rtl);
   const int64_t OH = axis_output_size(axis_h(w, x[2]), fn, 'h');
   const int64_t OW = axis_output_size(axis_w(w, x[3]), fn, 'w');
   // ceil_mode becomes extra end padding: exactly enough for OH x OW windows.
