@@ -183,11 +183,12 @@ class GuardedFloats {
   float* data_ = nullptr;
 };
 
-// Unpadded stride-1 convolutions, whose input the fast kernels read in place:
-// every tail length of the last block of positions (1 to 64 and beyond), an
-// input that ends just before an unreadable page, groups, dilation, batch > 1,
+// Unpadded stride-1 convolutions (the case a kernel would be tempted to read
+// in place, without the padded copy): every tail length of the last block of
+// positions (1 to 64 and beyond), an input that ends just before an
+// unreadable page (a read past it faults), groups, dilation, batch > 1,
 // special values, 1 to 3 threads; bit for bit the reference.
-TEST(ConvFast, InPlaceInputEveryTailEqualsReference) {
+TEST(ConvFast, UnpaddedInputEveryTailEqualsReference) {
   Restore restore;
   const unsigned seed = 20261126;
   std::mt19937 rng(seed);

@@ -38,9 +38,6 @@ struct ConvTile {
   int64_t ow;     // output width
   int64_t y_row;  // floats between output rows
   bool has_bias, result_add;
-  // The input is the caller's tensor, read in place: the kernel reads no
-  // input for positions at or past q1 (it may end there).
-  bool input_ends_at_q1;
 };
 using ConvTileKernel = void (*)(const ConvTile& t);
 

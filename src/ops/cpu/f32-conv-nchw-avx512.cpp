@@ -45,44 +45,11 @@ NPUKIT_AVX512 void finish(const ConvTile& t, const __m512 (&acc)[R], int64_t q, 
   }
 }
 
-// The last, partial block of a tile whose input is the caller's tensor:
-// lanes at or past q1 are loaded as zeros without touching memory (the
-// input may end there) and their results are dropped.
-template <int R>
-NPUKIT_AVX512 void masked_block(const ConvTile& t, int64_t qb) {
-  __mmask16 m[kVectors];
-  for (int v = 0; v < kVectors; ++v) {
-    const int64_t n = std::clamp<int64_t>(t.q1 - qb - v * kLanes, 0, kLanes);
-    m[v] = static_cast<__mmask16>((1u << n) - 1u);
-  }
-  __m512 acc[kVectors][R];
-  for (int v = 0; v < kVectors; ++v)
-    for (int r = 0; r < R; ++r) acc[v][r] = _mm512_setzero_ps();
-  const float* x = t.x + qb;
-  for (int64_t e = 0; e < t.steps; ++e) {
-    const float* xe = x + t.offset[e];
-    __m512 xv[kVectors];
-    for (int v = 0; v < kVectors; ++v) xv[v] = _mm512_maskz_loadu_ps(m[v], xe + v * kLanes);
-    for (int r = 0; r < R; ++r) {
-      const __m512 wr = _mm512_set1_ps(t.w[r][e]);
-      for (int v = 0; v < kVectors; ++v)
-        acc[v][r] = _mm512_add_ps(acc[v][r], _mm512_mul_ps(xv[v], wr));
-    }
-  }
-  for (int v = 0; v < kVectors; ++v) {
-    const int64_t q = qb + v * kLanes;
-    if (q < t.q1) finish<R>(t, acc[v], q, t.q1);
-  }
-}
-
 template <int R>
 NPUKIT_AVX512 void tile(const ConvTile& t) {
   const float* w[R];
   for (int r = 0; r < R; ++r) w[r] = t.w[r];
-  // Reading in place, only whole blocks go unmasked.
-  const int64_t q_plain = t.input_ends_at_q1 ? t.q1 - (t.q1 - t.q0) % (kLanes * kVectors) : t.q1;
-  int64_t qb = t.q0;
-  for (; qb < q_plain; qb += kLanes * kVectors) {
+  for (int64_t qb = t.q0; qb < t.q1; qb += kLanes * kVectors) {
     __m512 acc[kVectors][R];
     for (int v = 0; v < kVectors; ++v)
       for (int r = 0; r < R; ++r) acc[v][r] = _mm512_setzero_ps();
@@ -102,7 +69,6 @@ NPUKIT_AVX512 void tile(const ConvTile& t) {
       if (q < t.q1) finish<R>(t, acc[v], q, t.q1);
     }
   }
-  if (qb < t.q1) masked_block<R>(t, qb);
 }
 
 }  // namespace

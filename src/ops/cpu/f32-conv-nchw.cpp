@@ -3,8 +3,6 @@
 // the family's list (these kernels, then DotChains, then the reference).
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
-#include <utility>
 #include <vector>
 
 #include "conv_nchw.hpp"
@@ -89,30 +87,6 @@ void fill_plane(const ConvProblem& p, const Layout& l, const std::vector<int64_t
   }
 }
 
-// Addresses [first, end) that a 4-D f32 view with non-negative strides spans.
-std::pair<uintptr_t, uintptr_t> view_span(const TensorView& v) {
-  int64_t last = 0;
-  for (int d = 0; d < 4; ++d) last += (v.dim(d) - 1) * v.stride(d);
-  const auto first = reinterpret_cast<uintptr_t>(v.raw());
-  return {first, first + static_cast<uintptr_t>(last + 1) * sizeof(float)};
-}
-
-// True when the input planes can be read as they are: no padded or inserted
-// zeros, stride 1 (one phase), planes of contiguous rows one after the other,
-// and no overlap with the output (which the copy made harmless). The kernels
-// read no further than the last real position (masked).
-bool reads_input_in_place(const ConvProblem& p) {
-  const Window2d& win = p.params.window;
-  const int64_t H = p.x.dim(2), W = p.x.dim(3);
-  if (has_zero_taps(win) || win.stride_h != 1 || win.stride_w != 1) return false;
-  if (p.x.stride(3) != 1 || p.x.stride(2) != W || p.x.stride(1) != H * W || p.x.stride(0) < 0)
-    return false;
-  for (int d = 0; d < 4; ++d)
-    if (p.y.stride(d) < 0) return false;
-  const auto xs = view_span(p.x), ys = view_span(p.y);
-  return xs.second <= ys.first || ys.second <= xs.first;
-}
-
 std::vector<float>& input_scratch() {
   thread_local std::vector<float> v;
   return v;
@@ -126,22 +100,13 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
   const int64_t N = p.x.dim(0), IC = p.x.dim(1), OC = p.y.dim(1), OH = p.y.dim(2), OW = p.y.dim(3);
   const int64_t G = c.groups, ICG = IC / G, OCG = OC / G, KH = p.w.dim(2), KW = p.w.dim(3);
   const Layout l = layout(p);
-  // Without padding, zero insertion or stride, the input's planes already
-  // have the q layout: the kernels read them in place.
-  const float* xbase = static_cast<const float*>(p.x.raw());
-  int64_t image = p.x.stride(0);
-  const bool in_place = reads_input_in_place(p);
-  if (!in_place) {
-    // Reads of the last tile may run `positions` (+ a row) past the last plane.
-    const std::vector<int64_t> columns = column_map(p, l);
-    std::vector<float>& xp = input_scratch();
-    xp.assign(static_cast<size_t>(N * IC * l.plane + shape.positions + l.wq + 64), 0.0f);
-    parallel_for(N * IC, std::max<int64_t>(1, 4096 / l.plane), [&](int64_t nc) {
-      fill_plane(p, l, columns, nc / IC, nc % IC, xp.data() + nc * l.plane);
-    });
-    xbase = xp.data();
-    image = IC * l.plane;
-  }
+  // Reads of the last tile may run `positions` (+ a row) past the last plane.
+  const std::vector<int64_t> columns = column_map(p, l);
+  std::vector<float>& xp = input_scratch();
+  xp.assign(static_cast<size_t>(N * IC * l.plane + shape.positions + l.wq + 64), 0.0f);
+  parallel_for(N * IC, std::max<int64_t>(1, 4096 / l.plane), [&](int64_t nc) {
+    fill_plane(p, l, columns, nc / IC, nc % IC, xp.data() + nc * l.plane);
+  });
   std::vector<int64_t> offset;
   offset.reserve(static_cast<size_t>(ICG * KH * KW));
   for (int64_t ic = 0; ic < ICG; ++ic)
@@ -168,7 +133,7 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
     const int64_t rb = tile % row_blocks, qt = tile / row_blocks % q_tiles;
     const int64_t g = tile / row_blocks / q_tiles % G, n = tile / row_blocks / q_tiles / G;
     ConvTile t;
-    t.x = xbase + n * image + g * ICG * l.plane;
+    t.x = xp.data() + (n * IC + g * ICG) * l.plane;
     t.offset = offset.data();
     t.steps = steps;
     t.rows = std::min(shape.rows, OCG - rb * shape.rows);
@@ -185,7 +150,6 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
     t.y_row = p.y.stride(2);
     t.has_bias = bias != nullptr;
     t.result_add = c.result_add;
-    t.input_ends_at_q1 = in_place;
     kernel(t);
   });
 }
