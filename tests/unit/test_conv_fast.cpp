@@ -249,6 +249,69 @@ TEST(ConvFast, UnpaddedInputEveryTailEqualsReference) {
     }
 }
 
+// Small outputs with larger, padded weights: the fast kernels settle the
+// weights' finiteness after the run (a NaN output with a non-finite weight
+// is recomputed by the reference). Infinite and NaN weights on taps that
+// meet the padding (the fast sum turns NaN, the reference's does not) and on
+// the centre tap only (never padded: the fast result stands), finite and
+// special inputs, 1 to 3 threads; bit for bit the reference.
+TEST(ConvFast, NonFiniteWeightsWithPaddingEqualReference) {
+  Restore restore;
+  const unsigned seed = 20261128;
+  std::mt19937 rng(seed);
+  const auto& list = cpu::conv_nchw_kernels();
+  const float specials[] = {std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::quiet_NaN()};
+  std::map<std::string, int64_t> runs;
+  for (int iter = 0; iter < 60; ++iter) {
+    Conv2dParams p;
+    apply_profile(p, Profile::onnxruntime);
+    p.window.kernel_h = p.window.kernel_w = 3;
+    p.window.pad_top = p.window.pad_bottom = p.window.pad_left = p.window.pad_right = 1;
+    p.has_bias = iter % 2 == 0;
+    const int64_t IC = 16 + iter % 5, OC = 1 + iter % 9, H = 1 + iter % 4, W = 1 + (iter / 4) % 4;
+    const Shape xs{1 + iter % 2, IC, H, W}, ws{OC, IC, 3, 3};
+    const Shape ys = conv2d_output_shape(xs, ws, p);
+    Tensor x(DType::f32, xs), wt(DType::f32, ws), b(DType::f32, {OC}), y0(DType::f32, ys);
+    for (Tensor* t : {&x, &wt, &b, &y0})
+      for (int64_t i = 0; i < t->numel(); ++i) t->data<float>()[i] = value(rng, 0);
+    if (iter % 4 == 3) x.data<float>()[rng() % x.numel()] = specials[rng() % 3];
+    // One or two special weights: on a corner tap (it meets the padding of
+    // every output on that side) or on the centre tap (never padded).
+    const bool centre = iter % 3 == 0;
+    for (int k = 0; k < 1 + iter % 2; ++k) {
+      const int64_t oc = rng() % OC, ic = rng() % IC, tap = centre ? 4 : (rng() % 2 ? 0 : 8);
+      wt.data<float>()[(oc * IC + ic) * 9 + tap] = specials[rng() % 3];
+    }
+    Tensor want = y0;
+    cpu::ConvProblem prob{x, wt, b, want, p};
+    reference(prob);
+    for (const auto& v : list.variants) {
+      if (v.reference || !list.runnable(v) || v.declines(prob) != nullptr) continue;
+      for (int threads = 1; threads <= 3; ++threads) {
+        set_num_threads(threads);
+        Tensor got = y0;
+        prob.y = got;
+        v.run(prob);
+        for (int64_t i = 0; i < got.numel(); ++i)
+          ASSERT_TRUE(same_bits(got.data<float>()[i], want.data<float>()[i]))
+              << "seed " << seed << " iter " << iter << " " << text(prob, v.name, threads, false)
+              << " centre tap " << centre << "; element " << i << ": " << got.data<float>()[i]
+              << " vs " << want.data<float>()[i];
+        ++runs[v.name];
+      }
+    }
+  }
+  // The AVX-512 and AVX2 kernels take every case (they check afterwards).
+  for (const char* name : {"f32-conv-nchw-avx512", "f32-conv-nchw-avx2"})
+    for (const auto& v : list.variants)
+      if (std::string(v.name) == name && list.runnable(v)) {
+        std::printf("  %s: %lld runs\n", name, static_cast<long long>(runs[name]));
+        EXPECT_EQ(runs[name], 180) << name;
+      }
+}
+
 // conv2d() picks the family's kernels: the same bits at every ISA cap, any
 // thread count and with Impl::reference.
 TEST(ConvFast, PublicEntryAgreesAcrossIsaLevelsAndImpl) {
