@@ -3,6 +3,7 @@
 // the family's list (these kernels, then DotChains, then the reference).
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <vector>
 
 #include "conv_nchw.hpp"
@@ -122,7 +123,16 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
   // Reads of the last tile may run `positions` (+ a row) past the last plane.
   const std::vector<int64_t> columns = column_map(p, l);
   std::vector<float>& xp = input_scratch();
-  xp.assign(static_cast<size_t>(N * IC * l.plane + shape.positions + l.wq + 64), 0.0f);
+  const auto planes = static_cast<size_t>(N * IC * l.plane);
+  const auto size = planes + static_cast<size_t>(shape.positions + l.wq + 64);
+  if (!has_zero_taps(win) && l.sh == 1 && l.sw == 1) {
+    // Nothing padded and one phase: the planes are written whole, only the
+    // slack after them needs its zeros.
+    xp.resize(size);
+    std::fill(xp.begin() + static_cast<std::ptrdiff_t>(planes), xp.end(), 0.0f);
+  } else {
+    xp.assign(size, 0.0f);
+  }
   parallel_for(N * IC, std::max<int64_t>(1, 4096 / l.plane), [&](int64_t nc) {
     fill_plane(p, l, columns, nc / IC, nc % IC, xp.data() + nc * l.plane);
   });
