@@ -5,6 +5,8 @@
 // odd channel counts, batch > 1, NHWC-strided input), special values, both
 // accumulations, 1, 2 and 3 threads. A mismatch prints the seed and the case.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <bit>
 #include <cfloat>
@@ -154,6 +156,160 @@ TEST(ConvFast, EveryVariantEqualsReferenceBitForBit) {
       EXPECT_GT(runs[v.name], 150) << v.name;
     }
   }
+}
+
+// Memory whose last float is followed by an unreadable page, so that a kernel
+// reading past the end of the caller's input faults instead of passing.
+class GuardedFloats {
+ public:
+  explicit GuardedFloats(int64_t n) {
+    const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t bytes = static_cast<size_t>(n) * sizeof(float);
+    data_pages_ = (bytes + page - 1) / page * page;
+    size_ = data_pages_ + page;
+    base_ = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    EXPECT_NE(base_, MAP_FAILED);
+    EXPECT_EQ(mprotect(static_cast<char*>(base_) + data_pages_, page, PROT_NONE), 0);
+    data_ = reinterpret_cast<float*>(static_cast<char*>(base_) + data_pages_ - bytes);
+  }
+  ~GuardedFloats() { munmap(base_, size_); }
+  GuardedFloats(const GuardedFloats&) = delete;
+  GuardedFloats& operator=(const GuardedFloats&) = delete;
+  float* data() const { return data_; }
+
+ private:
+  void* base_ = nullptr;
+  size_t size_ = 0, data_pages_ = 0;
+  float* data_ = nullptr;
+};
+
+// Unpadded stride-1 convolutions (the case a kernel would be tempted to read
+// in place, without the padded copy): every tail length of the last block of
+// positions (1 to 64 and beyond), an input that ends just before an
+// unreadable page (a read past it faults), groups, dilation, batch > 1,
+// special values, 1 to 3 threads; bit for bit the reference.
+TEST(ConvFast, UnpaddedInputEveryTailEqualsReference) {
+  Restore restore;
+  const unsigned seed = 20261126;
+  std::mt19937 rng(seed);
+  const auto& list = cpu::conv_nchw_kernels();
+  std::map<std::string, int64_t> runs;
+  for (int iter = 0; iter < 160; ++iter) {
+    Conv2dParams p;
+    apply_profile(p, Profile::onnxruntime);
+    Window2d& w = p.window;
+    const bool pointwise = iter % 2 == 0;
+    w.kernel_h = pointwise ? 1 : 1 + rng() % 3;
+    w.kernel_w = pointwise ? 1 : 1 + rng() % 3;
+    w.dilation_h = 1 + rng() % 2;
+    w.dilation_w = 1 + rng() % 2;
+    p.groups = 1 + rng() % 2;
+    p.has_bias = rng() % 2;
+    p.result_add = rng() % 3 == 0;
+    const int64_t IC = p.groups * (1 + rng() % 5), OC = p.groups * (1 + rng() % 13);
+    // Output positions 1 .. 160: every tail of a 64-position block.
+    const int64_t OW = 1 + iter % 13, OH = 1 + (iter / 13) % 12;
+    const int64_t H = OH + (w.kernel_h - 1) * w.dilation_h;
+    const int64_t W = OW + (w.kernel_w - 1) * w.dilation_w;
+    const Shape xs{int64_t(1 + rng() % 2), IC, H, W};
+    const Shape ws{OC, IC / p.groups, w.kernel_h, w.kernel_w};
+    const Shape ys = conv2d_output_shape(xs, ws, p);
+    const int rare = iter % 3 == 0 ? 0 : 20;
+    GuardedFloats xmem(xs[0] * xs[1] * xs[2] * xs[3]);
+    const TensorView x = TensorView::contiguous(xmem.data(), DType::f32, xs);
+    for (int64_t i = 0; i < x.numel(); ++i) xmem.data()[i] = value(rng, rare);
+    Tensor wt(DType::f32, ws), b(DType::f32, {OC}), y0(DType::f32, ys);
+    for (Tensor* t : {&wt, &b, &y0})
+      for (int64_t i = 0; i < t->numel(); ++i) t->data<float>()[i] = value(rng, rare);
+    Tensor want = y0;
+    cpu::ConvProblem prob{x, wt, b, want, p};
+    reference(prob);
+    for (const auto& v : list.variants) {
+      if (v.reference || !list.runnable(v) || v.declines(prob) != nullptr) continue;
+      for (int threads = 1; threads <= 3; ++threads) {
+        set_num_threads(threads);
+        Tensor got = y0;
+        prob.y = got;
+        v.run(prob);
+        int64_t bad = 0, first = 0;
+        for (int64_t i = 0; i < got.numel(); ++i)
+          if (!same_bits(got.data<float>()[i], want.data<float>()[i]) && bad++ == 0) first = i;
+        ASSERT_EQ(bad, 0) << "seed " << seed << " iter " << iter << " "
+                          << text(prob, v.name, threads, false) << "; first mismatch at element "
+                          << first << ": " << got.data<float>()[first] << " vs "
+                          << want.data<float>()[first];
+        ++runs[v.name];
+      }
+    }
+  }
+  for (const auto& v : list.variants)
+    if (!v.reference && list.runnable(v)) {
+      std::printf("  %s: %lld runs\n", v.name, static_cast<long long>(runs[v.name]));
+      EXPECT_GT(runs[v.name], 300) << v.name;
+    }
+}
+
+// Small outputs with larger, padded weights: the fast kernels settle the
+// weights' finiteness after the run (a NaN output with a non-finite weight
+// is recomputed by the reference). Infinite and NaN weights on taps that
+// meet the padding (the fast sum turns NaN, the reference's does not) and on
+// the centre tap only (never padded: the fast result stands), finite and
+// special inputs, 1 to 3 threads; bit for bit the reference.
+TEST(ConvFast, NonFiniteWeightsWithPaddingEqualReference) {
+  Restore restore;
+  const unsigned seed = 20261128;
+  std::mt19937 rng(seed);
+  const auto& list = cpu::conv_nchw_kernels();
+  const float specials[] = {std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::quiet_NaN()};
+  std::map<std::string, int64_t> runs;
+  for (int iter = 0; iter < 60; ++iter) {
+    Conv2dParams p;
+    apply_profile(p, Profile::onnxruntime);
+    p.window.kernel_h = p.window.kernel_w = 3;
+    p.window.pad_top = p.window.pad_bottom = p.window.pad_left = p.window.pad_right = 1;
+    p.has_bias = iter % 2 == 0;
+    const int64_t IC = 16 + iter % 5, OC = 1 + iter % 9, H = 1 + iter % 4, W = 1 + (iter / 4) % 4;
+    const Shape xs{1 + iter % 2, IC, H, W}, ws{OC, IC, 3, 3};
+    const Shape ys = conv2d_output_shape(xs, ws, p);
+    Tensor x(DType::f32, xs), wt(DType::f32, ws), b(DType::f32, {OC}), y0(DType::f32, ys);
+    for (Tensor* t : {&x, &wt, &b, &y0})
+      for (int64_t i = 0; i < t->numel(); ++i) t->data<float>()[i] = value(rng, 0);
+    if (iter % 4 == 3) x.data<float>()[rng() % x.numel()] = specials[rng() % 3];
+    // One or two special weights: on a corner tap (it meets the padding of
+    // every output on that side) or on the centre tap (never padded).
+    const bool centre = iter % 3 == 0;
+    for (int k = 0; k < 1 + iter % 2; ++k) {
+      const int64_t oc = rng() % OC, ic = rng() % IC, tap = centre ? 4 : (rng() % 2 ? 0 : 8);
+      wt.data<float>()[(oc * IC + ic) * 9 + tap] = specials[rng() % 3];
+    }
+    Tensor want = y0;
+    cpu::ConvProblem prob{x, wt, b, want, p};
+    reference(prob);
+    for (const auto& v : list.variants) {
+      if (v.reference || !list.runnable(v) || v.declines(prob) != nullptr) continue;
+      for (int threads = 1; threads <= 3; ++threads) {
+        set_num_threads(threads);
+        Tensor got = y0;
+        prob.y = got;
+        v.run(prob);
+        for (int64_t i = 0; i < got.numel(); ++i)
+          ASSERT_TRUE(same_bits(got.data<float>()[i], want.data<float>()[i]))
+              << "seed " << seed << " iter " << iter << " " << text(prob, v.name, threads, false)
+              << " centre tap " << centre << "; element " << i << ": " << got.data<float>()[i]
+              << " vs " << want.data<float>()[i];
+        ++runs[v.name];
+      }
+    }
+  }
+  // The AVX-512 and AVX2 kernels take every case (they check afterwards).
+  for (const char* name : {"f32-conv-nchw-avx512", "f32-conv-nchw-avx2"})
+    for (const auto& v : list.variants)
+      if (std::string(v.name) == name && list.runnable(v)) {
+        std::printf("  %s: %lld runs\n", name, static_cast<long long>(runs[name]));
+        EXPECT_EQ(runs[name], 180) << name;
+      }
 }
 
 // conv2d() picks the family's kernels: the same bits at every ISA cap, any

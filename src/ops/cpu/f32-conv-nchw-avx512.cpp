@@ -1,7 +1,8 @@
 // Tile kernel of the fp32 NCHW convolution family for AVX-512: blocks of
-// 4 x 16 consecutive positions (q layout) times up to 6 output channels, 24
-// accumulators; per step one rounded product and one rounded addition per
-// lane (mul and add intrinsics; -ffp-contract=off keeps them apart).
+// 4 x 16 consecutive positions (q layout; the last one of a tile 1 to 4
+// vectors) times up to 6 output channels, 24 accumulators; per step one
+// rounded product and one rounded addition per lane (mul and add
+// intrinsics; -ffp-contract=off keeps them apart).
 #include <immintrin.h>
 
 #include <algorithm>
@@ -17,11 +18,19 @@ namespace {
 constexpr int64_t kLanes = 16;
 constexpr int kVectors = 4;
 
+// Accumulators handed to finish by value (by reference, the array could end
+// up living in memory).
+template <int R>
+struct Rows {
+  __m512 v[R];
+};
+
 // Stores lanes of `acc` (row r, positions q .. q + 15, valid below q_end) to
 // the output rows they belong to, finishing each output as the reference:
 // acc + bias, then old + that.
 template <int R>
-NPUKIT_AVX512 void finish(const ConvTile& t, const __m512 (&acc)[R], int64_t q, int64_t q_end) {
+NPUKIT_AVX512 void finish(const ConvTile& t, const Rows<R> rows, int64_t q, int64_t q_end) {
+  const __m512* acc = rows.v;
   int64_t oh = q / t.wq, ow = q % t.wq, lane = 0;
   q_end = std::min(q_end, q + kLanes);
   while (q < q_end) {
@@ -45,11 +54,40 @@ NPUKIT_AVX512 void finish(const ConvTile& t, const __m512 (&acc)[R], int64_t q, 
   }
 }
 
+// The tail of a tile: V vectors from qb, only as many as the positions left
+// need, so small images compute fewer discarded positions. (Not inlined and
+// never masked: either made GCC keep the accumulators in memory, a store each
+// per step.)
+template <int R, int V>
+__attribute__((noinline)) NPUKIT_AVX512 void block(const ConvTile& t, int64_t qb) {
+  const float* w[R];
+  for (int r = 0; r < R; ++r) w[r] = t.w[r];
+  __m512 acc[V][R];
+  for (int v = 0; v < V; ++v)
+    for (int r = 0; r < R; ++r) acc[v][r] = _mm512_setzero_ps();
+  const float* x = t.x + qb;
+  for (int64_t e = 0; e < t.steps; ++e) {
+    const float* xe = x + t.offset[e];
+    __m512 xv[V];
+    for (int v = 0; v < V; ++v) xv[v] = _mm512_loadu_ps(xe + v * kLanes);
+    for (int r = 0; r < R; ++r) {
+      const __m512 wr = _mm512_set1_ps(w[r][e]);
+      for (int v = 0; v < V; ++v) acc[v][r] = _mm512_add_ps(acc[v][r], _mm512_mul_ps(xv[v], wr));
+    }
+  }
+  for (int v = 0; v < V; ++v) {
+    Rows<R> rows;
+    for (int r = 0; r < R; ++r) rows.v[r] = acc[v][r];
+    finish<R>(t, rows, qb + v * kLanes, t.q1);
+  }
+}
+
 template <int R>
 NPUKIT_AVX512 void tile(const ConvTile& t) {
   const float* w[R];
   for (int r = 0; r < R; ++r) w[r] = t.w[r];
-  for (int64_t qb = t.q0; qb < t.q1; qb += kLanes * kVectors) {
+  int64_t qb = t.q0;
+  for (; qb + kLanes * kVectors <= t.q1; qb += kLanes * kVectors) {
     __m512 acc[kVectors][R];
     for (int v = 0; v < kVectors; ++v)
       for (int r = 0; r < R; ++r) acc[v][r] = _mm512_setzero_ps();
@@ -66,8 +104,24 @@ NPUKIT_AVX512 void tile(const ConvTile& t) {
     }
     for (int v = 0; v < kVectors; ++v) {
       const int64_t q = qb + v * kLanes;
-      if (q < t.q1) finish<R>(t, acc[v], q, t.q1);
+      if (q < t.q1) {
+        Rows<R> rows;
+        for (int r = 0; r < R; ++r) rows.v[r] = acc[v][r];
+        finish<R>(t, rows, q, t.q1);
+      }
     }
+  }
+  switch ((t.q1 - qb + kLanes - 1) / kLanes) {
+    case 1:
+      return block<R, 1>(t, qb);
+    case 2:
+      return block<R, 2>(t, qb);
+    case 3:
+      return block<R, 3>(t, qb);
+    case 4:
+      return block<R, 4>(t, qb);
+    default:  // nothing left
+      return;
   }
 }
 

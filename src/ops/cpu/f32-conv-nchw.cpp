@@ -3,6 +3,7 @@
 // the family's list (these kernels, then DotChains, then the reference).
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <vector>
 
 #include "conv_nchw.hpp"
@@ -18,6 +19,13 @@ bool has_zero_taps(const Window2d& win) {
   return win.pad_top || win.pad_bottom || win.pad_left || win.pad_right || win.ins_h || win.ins_w;
 }
 
+// Whether the weights' finiteness is settled after the run, from the output:
+// when the output does not add to y (the reference can then overwrite it)
+// and is smaller than the weights (deep layers: a scan of fewer floats).
+bool checks_output(const ConvProblem& p) {
+  return !p.params.result_add && p.y.numel() < p.w.numel();
+}
+
 const char* declines_nchw(const ConvProblem& p) {
   const Conv2dParams& c = p.params;
   const Window2d& win = c.window;
@@ -31,8 +39,10 @@ const char* declines_nchw(const ConvProblem& p) {
   if (p.y.stride(3) != 1) return "output rows not contiguous";
   // The reference skips padded and inserted taps, where these kernels add
   // 0 * w: the same sum (the accumulator is never -0) unless a weight is
-  // infinite or NaN.
-  if (has_zero_taps(win) && !all_finite_f32(w)) return "a non-finite weight with padded taps";
+  // infinite or NaN. Checked here only when it is cheaper than checking the
+  // output afterwards (see run_checked).
+  if (has_zero_taps(win) && !checks_output(p) && !all_finite_f32(w))
+    return "a non-finite weight with padded taps";
   return nullptr;
 }
 
@@ -83,6 +93,16 @@ void fill_plane(const ConvProblem& p, const Layout& l, const std::vector<int64_t
       std::copy(s, s + W, row + win.pad_left);
       continue;
     }
+    if (win.ins_w == 0) {
+      // Without inserted zeros, every sw-th column goes to consecutive
+      // columns of one phase: strided copies instead of indexed stores.
+      for (int64_t ph = 0; ph < l.sw; ++ph) {
+        const int64_t w0 = ((ph - win.pad_left) % l.sw + l.sw) % l.sw;
+        float* d = row + ph * l.phase_size + (win.pad_left + w0) / l.sw;
+        for (int64_t w = w0; w < W; w += l.sw) *d++ = s[w * xs_w];
+      }
+      continue;
+    }
     for (int64_t w = 0; w < W; ++w) row[columns[static_cast<size_t>(w)]] = s[w * xs_w];
   }
 }
@@ -103,7 +123,16 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
   // Reads of the last tile may run `positions` (+ a row) past the last plane.
   const std::vector<int64_t> columns = column_map(p, l);
   std::vector<float>& xp = input_scratch();
-  xp.assign(static_cast<size_t>(N * IC * l.plane + shape.positions + l.wq + 64), 0.0f);
+  const auto planes = static_cast<size_t>(N * IC * l.plane);
+  const auto size = planes + static_cast<size_t>(shape.positions + l.wq + 64);
+  if (!has_zero_taps(win) && l.sh == 1 && l.sw == 1) {
+    // Nothing padded and one phase: the planes are written whole, only the
+    // slack after them needs its zeros.
+    xp.resize(size);
+    std::fill(xp.begin() + static_cast<std::ptrdiff_t>(planes), xp.end(), 0.0f);
+  } else {
+    xp.assign(size, 0.0f);
+  }
   parallel_for(N * IC, std::max<int64_t>(1, 4096 / l.plane), [&](int64_t nc) {
     fill_plane(p, l, columns, nc / IC, nc % IC, xp.data() + nc * l.plane);
   });
@@ -156,11 +185,34 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
 
 namespace {
 
+// Whether some output is NaN (rows contiguous, as declines_nchw requires).
+bool any_nan(const TensorView& y) {
+  uint32_t any = 0;
+  for (int64_t n = 0; n < y.dim(0); ++n)
+    for (int64_t c = 0; c < y.dim(1); ++c)
+      for (int64_t h = 0; h < y.dim(2); ++h) {
+        const auto* row = reinterpret_cast<const uint32_t*>(&y.at<float>(n, c, h, 0));
+        for (int64_t w = 0; w < y.dim(3); ++w) any |= (row[w] & 0x7fffffffu) > 0x7f800000u;
+      }
+  return any != 0;
+}
+
+// Runs the kernel; when the weights' finiteness was left to the output
+// (checks_output), a NaN-free output proves that no infinite or NaN weight
+// met a padded tap (0 * such a weight is NaN, and a NaN term keeps the sum
+// NaN), so it equals the reference. Otherwise, if a weight is non-finite,
+// the reference recomputes the whole output (y is not an input then).
+void run_checked(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape shape) {
+  run_conv_nchw(p, kernel, shape);
+  if (has_zero_taps(p.params.window) && checks_output(p) && any_nan(p.y) && !all_finite_f32(p.w))
+    ref::conv2d_f32(p.x, p.w, p.bias, p.y, p.params);
+}
+
 void run_avx512(const ConvProblem& p) {
-  run_conv_nchw(p, f32_conv_tile_avx512, {6, 64});
+  run_checked(p, f32_conv_tile_avx512, {6, 64});
 }
 void run_avx2(const ConvProblem& p) {
-  run_conv_nchw(p, f32_conv_tile_avx2, {6, 16});
+  run_checked(p, f32_conv_tile_avx2, {6, 16});
 }
 
 const char* declines_dot_chains(const ConvProblem& p) {
@@ -184,7 +236,9 @@ void run_reference(const ConvProblem& p) {
 
 constexpr const char* kNchw =
     "sequential accumulation, weights contiguous per output channel, output rows contiguous, no "
-    "negative pads; with padding, finite weights";
+    "negative pads; with padding, finite weights (when the output is smaller than the weights and "
+    "not added to, checked after the run: a NaN output with a non-finite weight is recomputed by "
+    "the reference)";
 
 }  // namespace
 

@@ -83,6 +83,16 @@ void fill_plane(const DwconvProblem& p, const Layout& l, const std::vector<int64
       std::copy(s, s + W, row + win.pad_left);
       continue;
     }
+    if (win.ins_w == 0) {
+      // Without inserted zeros, every stride_w-th column goes to consecutive
+      // columns of one phase: strided copies instead of indexed stores.
+      for (int64_t ph = 0; ph < l.phases; ++ph) {
+        const int64_t w0 = ((ph - win.pad_left) % l.phases + l.phases) % l.phases;
+        float* d = row + ph * l.phase_size + (win.pad_left + w0) / l.phases;
+        for (int64_t w = w0; w < W; w += l.phases) *d++ = s[w * xs_w];
+      }
+      continue;
+    }
     for (int64_t w = 0; w < W; ++w) row[columns[static_cast<size_t>(w)]] = s[w * xs_w];
   }
 }

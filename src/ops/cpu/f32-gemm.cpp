@@ -16,13 +16,21 @@ void run_blocks(const GemmProblem& p, Block block, int64_t lanes) {
   const int64_t M = p.a.dim(0), K = p.a.dim(1), N = p.b.dim(1);
   const int64_t blocks = (N + lanes - 1) / lanes;
   const int64_t grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, M * K * lanes));
+  const bool k_contiguous = p.b.stride(0) == 1 && p.b.stride(1) != 1;
   parallel_ranges(blocks, grain, [&](int64_t begin, int64_t end) {
     std::vector<float> packed(static_cast<size_t>(K * lanes), 0.0f);
     for (int64_t blk = begin; blk < end; ++blk) {
       const int64_t n0 = blk * lanes, cols = std::min(lanes, N - n0);
-      for (int64_t k = 0; k < K; ++k)
+      // Read b along its contiguous axis: a transposed b (ONNX Gemm's FC
+      // weights, transB = 1) is contiguous along k, one column per row.
+      if (k_contiguous)
         for (int64_t l = 0; l < cols; ++l)
-          packed[static_cast<size_t>(k * lanes + l)] = p.b.at2<float>(k, n0 + l);
+          for (int64_t k = 0; k < K; ++k)
+            packed[static_cast<size_t>(k * lanes + l)] = p.b.at2<float>(k, n0 + l);
+      else
+        for (int64_t k = 0; k < K; ++k)
+          for (int64_t l = 0; l < cols; ++l)
+            packed[static_cast<size_t>(k * lanes + l)] = p.b.at2<float>(k, n0 + l);
       block(p, packed.data(), n0, cols);
     }
   });
