@@ -30,11 +30,12 @@ std::string values_json(const std::vector<onnx::ValueInfo>& vs) {
   return s + "]";
 }
 
-int run_info(const std::string& path, bool json) {
-  const onnx::ModelSummary s = onnx::summarize(path);
+int run_info(const std::string& path, const std::string& profile_arg, bool json) {
+  const Profile profile = profile_from_name(profile_arg);
+  const onnx::ModelSummary s = onnx::summarize(path, profile);
   std::vector<std::string> problems;
   try {
-    onnx::Model::load(path);
+    onnx::Model::load(path, profile);
   } catch (const onnx::ModelError& e) {
     for (const onnx::Issue& i : e.issues()) problems.push_back(i.text());
   }
@@ -60,6 +61,9 @@ int run_info(const std::string& path, bool json) {
                        json_string(name), c.count, c.supported ? "true" : "false");
       first = false;
     }
+    o += fmt::format("], \"profile\": \"{}\", \"rewrites\": [", profile_name(profile));
+    for (size_t i = 0; i < s.rewrites.size(); ++i)
+      o += (i ? ", " : "") + json_string(s.rewrites[i]);
     o += fmt::format("], \"runnable\": {}, \"problems\": [", problems.empty() ? "true" : "false");
     for (size_t i = 0; i < problems.size(); ++i) o += (i ? ", " : "") + json_string(problems[i]);
     fmt::print("{}]}}\n", o);
@@ -73,6 +77,11 @@ int run_info(const std::string& path, bool json) {
   fmt::print("outputs\n");
   for (const auto& v : s.outputs)
     fmt::print("  {:<24} {:<4} {}\n", v.name, dtype_name(v.dtype), shape_of(v));
+  if (!s.rewrites.empty()) {
+    fmt::print("\nQDQ fusion under profile {} (ONNX Runtime's graph rewrites): {} rewrite(s)\n",
+               profile_name(profile), s.rewrites.size());
+    for (const std::string& r : s.rewrites) fmt::print("  {}\n", r);
+  }
   fmt::print("\n{:<36} {:>5}  {}\n", "operator", "nodes", "supported");
   for (const auto& [name, c] : ops)
     fmt::print("{:<36} {:>5}  {}\n", name, c.count, c.supported ? "yes" : "NO");
@@ -166,7 +175,12 @@ void add_info_command(CLI::App& app) {
   static bool kernels = false;
   static bool profiles = false;
   static bool markdown = false;
+  static std::string profile = "onnxruntime";
   cmd->add_option("model", path, "ONNX model file");
+  cmd->add_option("--profile", profile,
+                  "Profile the model is checked for; the onnxruntime profiles show the graph "
+                  "after ONNX Runtime's QDQ fusion")
+      ->capture_default_str();
   cmd->add_flag("--kernels", kernels,
                 "List every kernel family, its kernels in dispatch order and which run here");
   cmd->add_flag("--profiles", profiles,
@@ -189,7 +203,7 @@ void add_info_command(CLI::App& app) {
       return;
     }
     if (path.empty()) throw CLI::RequiredError("model (or --kernels)");
-    const int rc = run_info(path, json);
+    const int rc = run_info(path, profile, json);
     if (rc) throw CLI::RuntimeError(rc);
   });
 }
