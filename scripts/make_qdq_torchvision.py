@@ -48,7 +48,13 @@ WEIGHTED = {"Conv": 0, "Gemm": 1}  # op -> index of its weight input
 def network(name):
     tv = torchvision.models
     if name == "googlenet":
-        return tv.googlenet(weights=None, aux_logits=False, init_weights=True, transform_input=False)
+        m = tv.googlenet(weights=None, aux_logits=False, init_weights=True, transform_input=False)
+        # Its own initialization (std 0.01) lets a random network's activations
+        # vanish; He initialization keeps every layer's range meaningful.
+        for mod in m.modules():
+            if isinstance(mod, torch.nn.Conv2d):
+                torch.nn.init.kaiming_normal_(mod.weight, mode="fan_out", nonlinearity="relu")
+        return m
     return getattr(tv, name)(weights=None)
 
 
@@ -168,7 +174,8 @@ def quantize(model, ranges):
     def bias_dq(bname, x_scale, ws):
         b = numpy_helper.to_array(inits[bname]).astype(np.float64)
         bs = (np.float32(x_scale) * ws).astype(np.float32)
-        bq = np.round(b / bs.astype(np.float64)).astype(np.int32)
+        bs = np.where(bs > 0, bs, np.float32(1.0)).astype(np.float32)
+        bq = np.clip(np.round(b / bs.astype(np.float64)), -2**31, 2**31 - 1).astype(np.int32)
         extra.append(helper.make_node(
             "DequantizeLinear", [const(bname + "_quantized", bq), const(bname + "_scale", bs),
                                  const(bname + "_zero_point", np.zeros(len(bs), np.int32))],
