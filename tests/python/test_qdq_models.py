@@ -54,6 +54,7 @@ def expose_codes(path, out_path):
 
 
 def run_ort(model, x, out_dir, opt_level="all"):
+    os.makedirs(out_dir, exist_ok=True)
     xin = os.path.join(out_dir, "x.npy")
     np.save(xin, x)
     r = subprocess.run(["node", RUNNER, model, "--input", f"image={xin}", "--output-dir", out_dir,
