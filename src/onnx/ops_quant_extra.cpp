@@ -1,11 +1,13 @@
 // Planners of the integer operators ONNX Runtime's QDQ fusion creates beyond
 // those of ops_quant.cpp: com.microsoft QGemm (on the QLinearConv core, a 1x1
-// convolution of (M, K) rows), QLinearConcat, QLinearLeakyRelu and
+// convolution of (M, K) rows), QLinearMul, QLinearConcat, QLinearLeakyRelu and
 // QLinearSigmoid (lookup tables, npukit/ops/qlinear_lookup.hpp). Scales and
 // zero points must be constants: they are part of the plan.
 #include "npukit/error.hpp"
+#include "npukit/ops/binary.hpp"
 #include "npukit/ops/layout.hpp"
 #include "npukit/ops/qlinear_lookup.hpp"
+#include "npukit/ops/qlinear_mul.hpp"
 #include "npukit/ops/quantized.hpp"
 #include "onnx/attributes.hpp"
 
@@ -179,12 +181,32 @@ NodePlan plan_qlinear_unary_lookup(const PlanContext& c) {
           [table](const auto& in, const auto& out) { qlinear_lookup(in[0], out[0], table); }};
 }
 
+// ---- QLinearMul ----
+
+NodePlan plan_qlinear_mul(const PlanContext& c) {
+  expect_attrs(c.node, {});
+  const Operand& a = operand(c, 0, {U8, S8});
+  const Operand& b = operand(c, 3, {a.elem});
+  QLinearMulParams p;
+  p.a_scale = const_scale(c, 1, "A_scale");
+  p.a_zero_point = const_zero_point(c, 2, "A_zero_point", a.elem);
+  p.b_scale = const_scale(c, 4, "B_scale");
+  p.b_zero_point = const_zero_point(c, 5, "B_zero_point", a.elem);
+  p.c_scale = const_scale(c, 6, "C_scale");
+  p.c_zero_point = const_zero_point(c, 7, "C_zero_point", a.elem);
+  apply_profile(p, c.profile);
+  const Shape y = broadcast_shape(a.shape, b.shape, "QLinearMul");
+  return {{make_operand(a.elem, y)},
+          [p](const auto& in, const auto& out) { qlinear_mul(in[0], in[3], out[0], p); }};
+}
+
 }  // namespace
 
 const std::vector<OpEntry>& quant_extra_ops() {
   static const std::vector<OpEntry> ops = {
       {"com.microsoft", "QGemm", 8, 9, 1, plan_qgemm},
       {"com.microsoft", "QLinearConcat", 5, -1, 1, plan_qlinear_concat},
+      {"com.microsoft", "QLinearMul", 7, 8, 1, plan_qlinear_mul},
       {"com.microsoft", "QLinearLeakyRelu", 4, 5, 1,
        plan_qlinear_unary_lookup<QLookupFunction::leaky_relu>},
       {"com.microsoft", "QLinearSigmoid", 4, 5, 1,

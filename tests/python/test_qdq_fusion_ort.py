@@ -9,7 +9,9 @@ bit-identical, in three npukit settings (fast kernels; NPUKIT_MAX_ISA=avx2
 with 3 threads; NPUKIT_IMPL=reference with 2 threads).
 
 Patterns: Sigmoid, LeakyRelu (-> QLinearSigmoid / QLinearLeakyRelu lookup
-tables), AveragePool and GlobalAveragePool, Add, Concat (inputs with and
+tables; also with inputs covering every code), AveragePool and
+GlobalAveragePool, Add, Mul (broadcast, scalar), SiLU = x * Sigmoid(x)
+(efficientnet), a 4-D channel shuffle (shufflenet), Concat (inputs with and
 without the output's quantization), Conv -> Relu -> Q and Conv -> Clip -> Q
 (ReluQuantFusion / ClipQuantFusion, with a Clip that the Q does not make
 redundant too), MaxPool / Reshape / Transpose on codes (and a MaxPool whose
@@ -175,15 +177,38 @@ def cases(rng):
         g.output(g.op("Gemm", [x, w, g.bias(10, xs, ws)], transB=int(trans_b)), lo=-3, hi=3)
     out.append(("Gemm transB=1", lambda g: gemm(g, True)))
     out.append(("Gemm transB=0", lambda g: gemm(g, False)))
+    out.append(("Mul broadcast", lambda g: g.output(g.op("Mul", [g.input((2, 4, 3, 5))[0], g.input((4, 1, 5))[0]]))))
+    out.append(("Mul by a scalar", lambda g: g.output(g.op("Mul", [g.input((2, 3, 4, 5))[0], g.input(())[0]]))))
+
+    def silu(g):  # efficientnet's SiLU in QDQ form: x * Sigmoid(x)
+        x, _ = g.input((2, 4, 5, 6))
+        sq = g.qparams(0.0, 1.0)
+        s = g.dq(g.q(g.op("Sigmoid", [x]), sq), sq)
+        g.output(g.op("Mul", [x, s]))
+    out.append(("SiLU = x * Sigmoid(x) -> QLinearSigmoid + Mul", silu))
+
+    def all_codes(g, op):  # 1024 inputs over a range wider than the Q's: every code appears
+        x, _ = g.input((1, 1, 16, 64))
+        g.output(g.op(op, [x], **({"alpha": 0.2} if op == "LeakyRelu" else {})), lo=-0.5, hi=1.0)
+    out.append(("every code through LeakyRelu", lambda g: all_codes(g, "LeakyRelu")))
+    out.append(("every code through Sigmoid", lambda g: all_codes(g, "Sigmoid")))
+
+    def shuffle(g):  # shufflenet's channel shuffle, in 4-D
+        x, sz = g.input((2, 8, 3, 3))
+        y = g.op("Reshape", [x, g.const(np.array([2, 2, 4, 9], np.int64), "shape")])
+        y = g.op("Transpose", [y], perm=[0, 2, 1, 3])
+        y = g.op("Reshape", [y, g.const(np.array([2, 8, 3, 3], np.int64), "shape")])
+        g.output(y, sz=sz)
+    out.append(("channel shuffle Reshape/Transpose/Reshape", shuffle))
     return out
 
 
 # The operator each case must contain after fusion (first matching label part).
-EXPECT = [("LeakyRelu", "QLinearLeakyRelu"), ("Sigmoid", "QLinearSigmoid"),
+EXPECT = [("MatMul", "QLinearMatMul"), ("SiLU", "QLinearMul"), ("Mul ", "QLinearMul"), ("LeakyRelu", "QLinearLeakyRelu"), ("Sigmoid", "QLinearSigmoid"),
           ("GlobalAveragePool", "QLinearGlobalAveragePool"), ("AveragePool", "QLinearAveragePool"),
           ("Add", "QLinearAdd"), ("Concat", "QLinearConcat"), ("(redundant)", "QLinearConv"),
           ("(kept)", "Conv"), ("not fused", "DequantizeLinear"), ("MaxPool", "MaxPool"),
-          ("Reshape", "Reshape"), ("Transpose", "Transpose"), ("MatMul", "QLinearMatMul"),
+          ("Reshape", "Reshape"), ("shuffle", "Transpose"), ("Transpose", "Transpose"), ("MatMul", "QLinearMatMul"),
           ("Gemm", "QGemm")]
 
 
@@ -225,7 +250,7 @@ def main():
             g.save(model)
             inputs = {}
             for n, shape in g.inputs:
-                x = np.random.default_rng(SEED + 100 + i).uniform(-1.3, 1.3, shape).astype(np.float32)
+                x = np.asarray(np.random.default_rng(SEED + 100 + i).uniform(-1.3, 1.3, shape), np.float32)
                 inputs[n] = os.path.join(tmp, f"case{i}_{n}.npy")
                 np.save(inputs[n], x)
             expect = next(v for k, v in EXPECT if k in label)
