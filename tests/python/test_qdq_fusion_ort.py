@@ -45,6 +45,7 @@ class G:
     def __init__(self, rng):
         self.rng, self.nodes, self.inits, self.inputs, self.outputs, self.n = rng, [], [], [], [], 0
         self.codes = []
+        self.data = {}  # input name -> values (else random)
 
     def name(self, p):
         self.n += 1
@@ -71,10 +72,15 @@ class G:
         self.nodes.append(helper.make_node("DequantizeLinear", [x, *sz], [y], name=y))
         return y
 
-    def input(self, shape):
+    def fixed(self, scale, zp):
+        return self.const(np.float32(scale), "s"), self.const(np.uint8(zp), "z")
+
+    def input(self, shape, data=None, sz=None):
         x = self.name("x")
         self.inputs.append((x, shape))
-        sz = self.qparams()
+        if data is not None:
+            self.data[x] = np.asarray(data, np.float32).reshape(shape)
+        sz = sz or self.qparams()
         return self.dq(self.q(x, sz), sz), sz
 
     def op(self, op, ins, **attrs):
@@ -112,6 +118,27 @@ class G:
         m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
         m.ir_version = 8
         onnx.save(m, path)
+
+
+def mul_rounding_witnesses(n):
+    """n parameter sets (a_s, a_zp, b_s, b_zp, c_s, c_zp) for which some pair of
+    u8 codes gives a different product code under ONNX's definition
+    (fp32 dequantize, multiply, divide, round) and under ORT's x86 kernel
+    (float(int product) * ((a_s*b_s)/c_s) + c_zp, round)."""
+    f = np.float32
+    rng = np.random.default_rng(7)
+    a = np.arange(256, dtype=np.int32)[:, None]
+    b = np.arange(256, dtype=np.int32)[None, :]
+    out = []
+    while len(out) < n:
+        sa, sb, sc = (f(rng.uniform(0.002, 0.02)) for _ in range(3))
+        za, zb, zc = (int(rng.integers(0, 256)) for _ in range(3))
+        ort = np.clip(np.rint((((a - za) * (b - zb)).astype(f) * f(f(sa * sb) / sc)).astype(f) + f(zc)), 0, 255)
+        w = ((sa * (a - za).astype(f)) * (sb * (b - zb).astype(f))).astype(f) / sc
+        onnx_def = np.rint(np.clip(w, f(-zc), f(255 - zc))) + zc
+        if np.any(ort != onnx_def):
+            out.append((float(sa), za, float(sb), zb, float(sc), zc))
+    return out
 
 
 def cases(rng):
@@ -187,8 +214,22 @@ def cases(rng):
         g.output(g.op("Mul", [x, s]))
     out.append(("SiLU = x * Sigmoid(x) -> QLinearSigmoid + Mul", silu))
 
+    for k in range(6):  # 65536 products: every pair of input codes
+        out.append((f"Mul every pair of codes #{k}", lambda g: g.output(g.op("Mul", [
+            g.input((1, 1, 256, 1), np.linspace(-2, 2, 256))[0], g.input((1, 1, 1, 256), np.linspace(-2, 2, 256))[0]]),
+            lo=-1.5, hi=1.5)))
+
+    # Scales and zero points where ONNX's dequantize-multiply-quantize and ORT's
+    # integer product times (a_scale*b_scale)/c_scale round differently (found
+    # by a seeded search): these pin the kernel's arithmetic, not just the fusion.
+    for k, (sa, za, sb, zb, sc, zc) in enumerate(mul_rounding_witnesses(3)):
+        codes = np.arange(256, dtype=np.float32)
+        out.append((f"Mul where the two roundings differ #{k}", lambda g, q=(sa, za, sb, zb, sc, zc): g.output(g.op("Mul", [
+            g.input((1, 1, 256, 1), (codes - q[1]) * q[0], g.fixed(q[0], q[1]))[0],
+            g.input((1, 1, 1, 256), (codes - q[3]) * q[2], g.fixed(q[2], q[3]))[0]]), sz=g.fixed(q[4], q[5]))))
+
     def all_codes(g, op):  # 1024 inputs over a range wider than the Q's: every code appears
-        x, _ = g.input((1, 1, 16, 64))
+        x, _ = g.input((1, 1, 16, 64), np.linspace(-2, 2, 1024))
         g.output(g.op(op, [x], **({"alpha": 0.2} if op == "LeakyRelu" else {})), lo=-0.5, hi=1.0)
     out.append(("every code through LeakyRelu", lambda g: all_codes(g, "LeakyRelu")))
     out.append(("every code through Sigmoid", lambda g: all_codes(g, "Sigmoid")))
@@ -204,7 +245,7 @@ def cases(rng):
 
 
 # The operator each case must contain after fusion (first matching label part).
-EXPECT = [("MatMul", "QLinearMatMul"), ("SiLU", "QLinearMul"), ("Mul ", "QLinearMul"), ("LeakyRelu", "QLinearLeakyRelu"), ("Sigmoid", "QLinearSigmoid"),
+EXPECT = [("MatMul", "QLinearMatMul"), ("roundings differ", "QLinearMul"), ("SiLU", "QLinearMul"), ("Mul ", "QLinearMul"), ("LeakyRelu", "QLinearLeakyRelu"), ("Sigmoid", "QLinearSigmoid"),
           ("GlobalAveragePool", "QLinearGlobalAveragePool"), ("AveragePool", "QLinearAveragePool"),
           ("Add", "QLinearAdd"), ("Concat", "QLinearConcat"), ("(redundant)", "QLinearConv"),
           ("(kept)", "Conv"), ("not fused", "DequantizeLinear"), ("MaxPool", "MaxPool"),
@@ -250,7 +291,9 @@ def main():
             g.save(model)
             inputs = {}
             for n, shape in g.inputs:
-                x = np.asarray(np.random.default_rng(SEED + 100 + i).uniform(-1.3, 1.3, shape), np.float32)
+                x = g.data.get(n)
+                if x is None:
+                    x = np.asarray(np.random.default_rng(SEED + 100 + i).uniform(-1.3, 1.3, shape), np.float32)
                 inputs[n] = os.path.join(tmp, f"case{i}_{n}.npy")
                 np.save(inputs[n], x)
             expect = next(v for k, v in EXPECT if k in label)
