@@ -5,6 +5,8 @@
 #include "onnx/qdq_fusion.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <optional>
@@ -18,6 +20,30 @@ constexpr size_t kNone = SIZE_MAX;
 
 bool is(const Node& n, const char* op) {
   return n.op_type == op && (n.domain.empty() || n.domain == "ai.onnx");
+}
+
+// The version of an operator's schema that a model's opset selects (the
+// largest version that is not newer): ORT's rules name schema versions.
+int64_t since_version(const Node& n, std::initializer_list<int64_t> versions) {
+  int64_t v = 0;
+  for (int64_t x : versions)
+    if (x <= n.opset) v = x;
+  return v;
+}
+int64_t relu_version(const Node& n) {
+  return since_version(n, {1, 6, 13, 14});
+}
+int64_t q_version(const Node& n) {
+  return since_version(n, {10, 13, 19, 21, 23, 24});
+}
+int64_t maxpool_version(const Node& n) {
+  return since_version(n, {1, 8, 10, 11, 12, 22});
+}
+
+// x86 conversion of an out-of-range double to int32 (cvtsd2si): INT32_MIN.
+int32_t to_int32_x86(double v) {
+  if (!(v >= -2147483648.0 && v < 2147483648.0)) return INT32_MIN;
+  return static_cast<int32_t>(v);
 }
 
 class Fuser {
@@ -65,6 +91,7 @@ class Fuser {
   std::map<std::string, std::multiset<size_t>> users_;
   std::set<std::string> graph_outputs_;
   std::set<size_t> touched_dq_;
+  size_t clip_ = kNone;  // the redundant Relu/Clip of the group being fused
 
   // ---- graph bookkeeping ----
   void add_uses(size_t i) {
@@ -154,14 +181,54 @@ class Fuser {
   static std::string zp_input(const Node& n) { return n.inputs.size() > 2 ? n.inputs[2] : ""; }
 
   // ---- level 2 rewrite rules: Relu / Clip made redundant by the next Q ----
+  // Clip's bounds when they are constants (absent: the float range).
+  bool clip_bounds(const Node& a, float& mn, float& mx) const {
+    mn = std::numeric_limits<float>::lowest();
+    mx = std::numeric_limits<float>::max();
+    if (a.opset < 11) {
+      if (auto it = a.attrs.find("min"); it != a.attrs.end()) mn = it->second.f;
+      if (auto it = a.attrs.find("max"); it != a.attrs.end()) mx = it->second.f;
+      return true;
+    }
+    for (size_t k = 1; k < 3 && k < a.inputs.size(); ++k) {
+      if (a.inputs[k].empty()) continue;
+      const Constant* b = constant(a.inputs[k]);
+      if (!b || b->elem != Elem::f32 || b->tensor.numel() != 1) return false;
+      (k == 1 ? mn : mx) = b->tensor.to_vector<float>()[0];
+    }
+    return true;
+  }
+
+  // A Q's rank-0 constant float scale and zero point (absent zero point: 0 of
+  // the output type) and its code range; false when not of that form.
+  bool q_scalar(const Node& q, float& scale, int32_t& zp, int32_t& lo, int32_t& hi) const {
+    const Constant* s = q.inputs.size() > 1 ? constant(q.inputs[1]) : nullptr;
+    if (!s || s->elem != Elem::f32 || !s->shape.empty()) return false;
+    scale = s->tensor.to_vector<float>()[0];
+    zp = 0;
+    if (q.inputs.size() > 2 && !q.inputs[2].empty()) {
+      const Constant* z = constant(q.inputs[2]);
+      if (!z || !z->shape.empty() || (z->elem != Elem::u8 && z->elem != Elem::s8)) return false;
+      zp = zero_point_of(q);
+    }
+    const bool s8 = q_output_elem(q) == Elem::s8;
+    lo = s8 ? -128 : 0;
+    hi = s8 ? 127 : 255;
+    return true;
+  }
+
+  // ---- level 2 rewrite rules: Relu / Clip made redundant by the next Q ----
   void remove_redundant_activation(size_t i) {
     const Node& a = g_.nodes[i];
     const bool relu = is(a, "Relu"), clip = is(a, "Clip");
     if ((!relu && !clip) || a.outputs.size() != 1 || a.inputs.empty()) return;
-    if (clip && !(a.opset == 1 || a.opset == 6 || (a.opset >= 11 && a.opset <= 13))) return;
+    // ReluQuantFusion matches Relu 6 and 13, ClipQuantFusion every Clip; both QuantizeLinear 10
+    // and 13.
+    if (relu && relu_version(a) != 6 && relu_version(a) != 13) return;
     const size_t qi = only_consumer(a.outputs[0]);
     if (qi == kNone || !is(g_.nodes[qi], "QuantizeLinear")) return;
     Node& q = g_.nodes[qi];
+    if (q_version(q) != 10 && q_version(q) != 13) return;
     if (q.inputs.size() != 3 || q.inputs[2].empty()) return;
     const Constant* z = constant(q.inputs[2]);
     const Constant* s = constant(q.inputs[1]);
@@ -169,25 +236,15 @@ class Fuser {
     const int32_t zp = zero_point_of(q);
     const int32_t lo = z->elem == Elem::u8 ? 0 : -128, hi = z->elem == Elem::u8 ? 255 : 127;
     if (relu) {
-      if (zp != lo) return;  // ReluQuantFusion: Q clamps at real 0 only when zp is the minimum
+      if (zp != lo) return;  // Q clamps at real 0 only when its zero point is the minimum
     } else {
       // ClipQuantFusion: scalar (rank 0) scale and zero point, constant bounds.
       if (!s || s->elem != Elem::f32 || !s->shape.empty() || !z->shape.empty()) return;
-      float mn = std::numeric_limits<float>::lowest(), mx = std::numeric_limits<float>::max();
-      if (a.opset < 11) {
-        if (auto it = a.attrs.find("min"); it != a.attrs.end()) mn = it->second.f;
-        if (auto it = a.attrs.find("max"); it != a.attrs.end()) mx = it->second.f;
-      } else {
-        for (size_t k = 1; k < 3 && k < a.inputs.size(); ++k) {
-          if (a.inputs[k].empty()) continue;
-          const Constant* b = constant(a.inputs[k]);
-          if (!b || b->elem != Elem::f32 || b->tensor.numel() != 1) return;
-          (k == 1 ? mn : mx) = b->tensor.to_vector<float>()[0];
-        }
-      }
+      float mn, mx;
+      if (!clip_bounds(a, mn, mx)) return;
       const float scale = s->tensor.to_vector<float>()[0];
-      const float lower = scale * static_cast<float>(lo - zp),
-                  upper = scale * static_cast<float>(hi - zp);
+      const float lower = scale * static_cast<float>(lo - zp);
+      const float upper = scale * static_cast<float>(hi - zp);
       constexpr float eps = std::numeric_limits<float>::epsilon();
       if (eps < mn - lower || eps < upper - mx) return;
     }
@@ -197,6 +254,21 @@ class Fuser {
     note(a.op_type + " '" + a.name + "' removed: QuantizeLinear '" + q.name +
          "' clamps to its range");
     kill(i);
+  }
+
+  // The selectors' own test (IsClipMadeRedundantByQ) for a Relu or Clip
+  // between a target and its Q: Relu when the zero point is the minimum;
+  // Clip when its bounds, in codes (rint(bound / scale) + zp), cover the range.
+  bool clip_redundant(const Node& a, const Node& q) const {
+    float scale;
+    int32_t zp, lo, hi;
+    if (!q_scalar(q, scale, zp, lo, hi)) return false;
+    if (is(a, "Relu")) return zp == lo;
+    float mn, mx;
+    if (!clip_bounds(a, mn, mx)) return false;
+    const int64_t qmin = int64_t{to_int32_x86(std::rint(static_cast<double>(mn / scale)))} + zp;
+    const int64_t qmax = int64_t{to_int32_x86(std::rint(static_cast<double>(mx / scale)))} + zp;
+    return qmin <= lo && qmax >= hi;
   }
 
   // ---- the selector-action rules ----
@@ -212,9 +284,8 @@ class Fuser {
     if (t == "AveragePool" || t == "GlobalAveragePool" || t == "Sigmoid" || t == "LeakyRelu")
       return Rule::unary;
     if (t == "Concat") return Rule::variadic;
-    if ((t == "MaxPool" && n.opset >= 12) || t == "Reshape" || t == "Flatten" || t == "Transpose" ||
-        t == "Squeeze" || t == "Unsqueeze" || t == "Slice" || t == "Gather" || t == "Expand" ||
-        t == "Tile")
+    if (t == "MaxPool" || t == "Reshape" || t == "Flatten" || t == "Transpose" || t == "Squeeze" ||
+        t == "Unsqueeze" || t == "Slice" || t == "Gather" || t == "Expand" || t == "Tile")
       return find_op("", t) ? Rule::drop : Rule::none;
     return Rule::none;
   }
@@ -231,9 +302,20 @@ class Fuser {
       n_inputs += !in.empty();
       n_dq += dq.back() != kNone;
     }
-    // One Q consumes the target's only output.
-    const size_t qi = only_consumer(t.outputs[0]);
+    // One Q consumes the target's only output, possibly through a Relu or
+    // Clip that the Q makes redundant (dropped with the group).
+    size_t qi = only_consumer(t.outputs[0]);
+    size_t clip = kNone;
+    if (qi != kNone && (is(g_.nodes[qi], "Relu") || is(g_.nodes[qi], "Clip")) &&
+        g_.nodes[qi].outputs.size() == 1) {
+      clip = qi;
+      qi = only_consumer(g_.nodes[clip].outputs[0]);
+      if (qi == kNone || !is(g_.nodes[qi], "QuantizeLinear") ||
+          !clip_redundant(g_.nodes[clip], g_.nodes[qi]) || rule == Rule::drop)
+        return;
+    }
     if (qi == kNone || !is(g_.nodes[qi], "QuantizeLinear")) return;
+    clip_ = clip;
     const Node& q = g_.nodes[qi];
     if (!per_tensor_constants(q)) return;
     const Elem y = q_output_elem(q);
@@ -281,7 +363,7 @@ class Fuser {
         if (y != Elem::u8 && y != Elem::s8) return;
         const Node& d = g_.nodes[dq[0]];
         if (!same_quantization(d, q)) return;
-        if (is(t, "MaxPool") && !(scale_of(q) > 0)) return;
+        if (is(t, "MaxPool") && (maxpool_version(t) != 12 || !(scale_of(q) > 0))) return;
         return drop_qdq(ti, dq[0], qi);
       }
       case Rule::none:
@@ -291,10 +373,14 @@ class Fuser {
 
   // Replaces target + Q by `fused` (whose output is Q's output).
   void replace(size_t ti, const std::vector<size_t>& dq, size_t qi, Node fused) {
-    const std::string what = g_.nodes[ti].op_type + " '" + g_.nodes[ti].name + "' -> " +
-                             (fused.domain.empty() ? "" : fused.domain + ".") + fused.op_type;
+    std::string what = g_.nodes[ti].op_type + " '" + g_.nodes[ti].name + "' -> " +
+                       (fused.domain.empty() ? "" : fused.domain + ".") + fused.op_type;
     fused.outputs = {g_.nodes[qi].outputs[0]};
     kill(qi);
+    if (clip_ != kNone) {
+      what += " (" + g_.nodes[clip_].op_type + " '" + g_.nodes[clip_].name + "' made redundant)";
+      kill(clip_);
+    }
     drop_uses(ti);
     g_.nodes[ti] = std::move(fused);
     producer_[g_.nodes[ti].outputs[0]] = ti;

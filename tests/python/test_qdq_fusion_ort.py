@@ -13,8 +13,9 @@ tables; also with inputs covering every code), AveragePool and
 GlobalAveragePool, Add, Mul (broadcast, scalar), SiLU = x * Sigmoid(x)
 (efficientnet), a 4-D channel shuffle (shufflenet), Concat (inputs with and
 without the output's quantization), Conv -> Relu -> Q and Conv -> Clip -> Q
-(ReluQuantFusion / ClipQuantFusion, with a Clip that the Q does not make
-redundant too), MaxPool / Reshape / Transpose on codes (and a MaxPool whose
+(ReluQuantFusion / ClipQuantFusion at opset 13; at opsets 14 and 19, where
+those rules do not match, the selectors' redundant-activation test; each also
+with an activation that the Q does not make redundant), MaxPool / Reshape / Transpose on codes (and a MaxPool whose
 Q differs from its DQ: no fusion), MatMul, Gemm with and without transB.
 Each case prints its seed and configuration when it fails.
 """
@@ -46,6 +47,7 @@ class G:
         self.rng, self.nodes, self.inits, self.inputs, self.outputs, self.n = rng, [], [], [], [], 0
         self.codes = []
         self.data = {}  # input name -> values (else random)
+        self.opset = 13
 
     def name(self, p):
         self.n += 1
@@ -110,7 +112,8 @@ class G:
                                                                  self.const(np.zeros(n, np.int32), "bz")], [y], name=y, axis=0))
         return y
 
-    def save(self, path, opset=13):
+    def save(self, path):
+        opset = self.opset
         ins = [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(s)) for n, s in self.inputs]
         outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in self.outputs]
         outs += [helper.make_tensor_value_info(n, TensorProto.UINT8, None) for n in self.codes]
@@ -164,7 +167,8 @@ def cases(rng):
     out.append(("Concat axis 1 (one input copied)", concat))
     out.append(("Concat axis -1", lambda g: g.output(g.op("Concat", [g.input((2, 3, 4))[0], g.input((2, 3, 6))[0]], axis=-1))))
 
-    def conv_act(g, act, covered):
+    def conv_act(g, act, covered, opset=13):
+        g.opset = opset
         x, (xs, _) = g.input((2, 4, 7, 6))
         w, ws = g.weights((6, 4, 3, 3))
         y = g.op("Conv", [x, w, g.bias(6, xs, ws)], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
@@ -178,6 +182,11 @@ def cases(rng):
     for act in ("Relu", "Clip"):
         for covered in (True, False):
             out.append((f"Conv -> {act} -> Q ({'redundant' if covered else 'kept'})", lambda g, a=act, c=covered: conv_act(g, a, c)))
+            # Relu 14 and QuantizeLinear 19 are outside the rewrite rules: the
+            # selectors' own redundant-activation test decides.
+            for opset in (14, 19):
+                out.append((f"Conv -> {act} -> Q at opset {opset} ({'redundant' if covered else 'kept'})",
+                            lambda g, a=act, c=covered, o=opset: conv_act(g, a, c, o)))
 
     def drop(g, op, same):
         x, sz = g.input((2, 3, 6, 5))
