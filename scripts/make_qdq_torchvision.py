@@ -215,6 +215,10 @@ def quantize(model, ranges):
     g.node.extend(extra)
     g.initializer.extend(new_inits)
     used = {i for n in g.node for i in n.input}
+    # Constants only the removed activations read (Clip's bounds) go too.
+    keep_nodes = [n for n in g.node if n.op_type != "Constant" or n.output[0] in used]
+    del g.node[:]
+    g.node.extend(keep_nodes)
     keep = [t for t in g.initializer if t.name in used]
     del g.initializer[:]
     g.initializer.extend(keep)
