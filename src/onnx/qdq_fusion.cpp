@@ -154,7 +154,9 @@ class Fuser {
     if (!s || s->elem != Elem::f32 || s->tensor.numel() != 1) return false;
     if (n.inputs.size() > 2 && !n.inputs[2].empty()) {
       const Constant* z = constant(n.inputs[2]);
-      if (!z || z->tensor.numel() != 1 || z->elem == Elem::s64) return false;
+      if (!z || z->tensor.numel() != 1 ||
+          (z->elem != Elem::u8 && z->elem != Elem::s8 && z->elem != Elem::s32))
+        return false;
     }
     return true;
   }
@@ -315,6 +317,7 @@ class Fuser {
         return;
     }
     if (qi == kNone || !is(g_.nodes[qi], "QuantizeLinear")) return;
+    if (g_.nodes[qi].outputs.empty() || g_.nodes[qi].outputs[0].empty()) return;
     clip_ = clip;
     const Node& q = g_.nodes[qi];
     if (!per_tensor_constants(q)) return;
