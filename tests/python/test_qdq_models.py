@@ -131,6 +131,19 @@ def main():
             else:
                 failed += 1
                 print("FAIL ORT's literal and fused runs agree: this model cannot test the fusion")
+            cli = os.environ.get("NPUKIT_BIN")
+            if cli:  # `npukit info` shows the fused graph under onnxruntime, the file's under pytorch
+                info = {p: json.loads(subprocess.run([cli, "info", qdq, "--json", "--profile", p], capture_output=True,
+                                                     text=True).stdout or "{}") for p in ("onnxruntime", "pytorch")}
+                fused = {o["op"] for o in info["onnxruntime"].get("ops", [])}
+                if (info["onnxruntime"].get("runnable") and len(info["onnxruntime"].get("rewrites", [])) > 10
+                        and "QLinearConv" in fused and "Conv" not in fused and not info["pytorch"].get("rewrites")):
+                    passed += 1
+                    print(f"PASS npukit info: {len(info['onnxruntime']['rewrites'])} rewrites under onnxruntime, "
+                          f"none under pytorch")
+                else:
+                    failed += 1
+                    print(f"FAIL npukit info --json: {str(info)[:600]}")
             for label, env, threads in SETTINGS:
                 got, info = run_npukit(path, x, os.path.join(tmp, f"{net}_npk_{len(env)}_{threads}"),
                                        env, threads)
