@@ -411,6 +411,8 @@ class Fuser {
              : rule == Rule::gemm ? make(t, "QGemm", "com.microsoft")
                                   : make(t, "QLinearMatMul", "");
     f.inputs = {x.inputs[0], x.inputs[1], zp_input(x), w.inputs[0], w.inputs[1], zp_input(w)};
+    std::string converted;
+    if (weights_to_u8(f.inputs[3], f.inputs[5])) converted = " (weights s8 -> u8)";
     const std::string bias = dq.size() > 2 && dq[2] != kNone ? g_.nodes[dq[2]].inputs[0] : "";
     if (rule == Rule::gemm) f.inputs.push_back(bias);
     f.inputs.push_back(q.inputs[1]);
@@ -419,6 +421,45 @@ class Fuser {
     f.attrs = t.attrs;
     if (rule == Rule::gemm) f.attrs.erase("beta");
     replace(ti, dq, qi, std::move(f));
+    if (!converted.empty() && log_) log_->lines.back() += converted;
+  }
+
+  // ORT on x86 (QDQS8ToU8Transformer, which runs because int8 QDQ is not
+  // "allowed" there) stores constant s8 weights with a value outside
+  // [-64, 64] as u8 codes w ^ 0x80 with zero points zp ^ 0x80 (+128), so
+  // their products run in the u8 x u8 kernels, which sum exactly; 7-bit
+  // weights stay s8 (a u8 x s8 pair sum cannot saturate then). Renames the
+  // weight and zero-point inputs to converted constants; true if converted.
+  bool weights_to_u8(std::string& w_name, std::string& zp_name) {
+    const Constant* w = constant(w_name);
+    if (!w || w->elem != Elem::s8) return false;
+    const Constant* z = zp_name.empty() ? nullptr : constant(zp_name);
+    if (z && z->elem != Elem::s8) return false;
+    const std::vector<int8_t> wv = w->tensor.to_vector<int8_t>();
+    if (std::none_of(wv.begin(), wv.end(), [](int8_t v) { return v < -64 || v > 64; }))
+      return false;
+    auto flip = [&](const Constant* src, const std::string& base) {
+      auto k = std::make_shared<Constant>();
+      k->elem = Elem::u8;
+      k->shape = src ? src->shape : Shape{};
+      k->tensor = Tensor(DType::u8, k->shape);
+      auto* out = static_cast<uint8_t*>(k->tensor.view().raw());
+      if (src) {
+        const std::vector<int8_t> v = src->tensor.to_vector<int8_t>();
+        for (size_t i = 0; i < v.size(); ++i) out[i] = static_cast<uint8_t>(v[i]) ^ 0x80u;
+      } else {
+        out[0] = 0x80;  // an absent zero point is 0: 128 in u8
+      }
+      std::string name = base + "_s8_2_u8";
+      while (konst_.count(name) || producer_.count(name)) name += "_";
+      g_.constants[name] = k;
+      konst_[name] = k.get();
+      elem_[name] = Elem::u8;
+      return name;
+    };
+    zp_name = flip(z, zp_name.empty() ? w_name + "_zero_point" : zp_name);
+    w_name = flip(w, w_name);
+    return true;
   }
 
   void fuse_generic(size_t ti, const std::vector<size_t>& dq, size_t qi) {

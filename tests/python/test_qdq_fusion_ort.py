@@ -5,8 +5,10 @@ DequantizeLinear -> float output) with random scales, zero points, shapes and
 attributes (fixed seed), run by npukit under profile onnxruntime (which fuses
 them as ORT does) and by ONNX Runtime 1.30 (tools/ort/run.mjs, default
 optimization level). Every output and every QuantizeLinear's codes must be
-bit-identical, in three npukit settings (fast kernels; NPUKIT_MAX_ISA=avx2
-with 3 threads; NPUKIT_IMPL=reference with 2 threads).
+bit-identical, in four npukit settings (fast kernels; NPUKIT_MAX_ISA=avx2
+with 3 threads; NPUKIT_IMPL=reference with 2 threads; profile
+onnxruntime_avx2, whose u8 x s8 int16-pair kernel ORT's QDQ path avoids by
+storing weights beyond 7 bits as u8).
 
 Patterns: Sigmoid, LeakyRelu (-> QLinearSigmoid / QLinearLeakyRelu lookup
 tables; also with inputs covering every code), AveragePool and
@@ -37,6 +39,10 @@ SETTINGS = [
     ("fast kernels", {}, 1),
     ("NPUKIT_MAX_ISA=avx2, 3 threads", {"NPUKIT_MAX_ISA": "avx2"}, 3),
     ("NPUKIT_IMPL=reference, 2 threads", {"NPUKIT_IMPL": "reference"}, 2),
+    # ORT stores s8 weights beyond 7 bits as u8 on x86, so even the u8 x s8
+    # int16-pair kernel of AVX2 hosts never runs on them: the forced AVX2
+    # profile must give the same bytes.
+    ("profile onnxruntime_avx2", {"NPUKIT_TEST_PROFILE": "onnxruntime_avx2"}, 1),
 ]
 
 
@@ -94,8 +100,9 @@ class G:
         sz = sz or self.qparams(lo, hi)
         self.outputs.append(self.dq(self.q(y, sz), sz))
 
-    def weights(self, shape, axis=0):
-        w = self.rng.integers(-127, 128, size=shape).astype(np.int8)
+    def weights(self, shape, axis=0, bits=8):
+        lim = 127 if bits == 8 else 64  # 7-bit weights stay s8 in ORT (no u8 conversion)
+        w = self.rng.integers(-lim, lim + 1, size=shape).astype(np.int8)
         n = shape[axis]
         s = self.const((self.rng.uniform(0.5, 2.0, n) / 127 / np.sqrt(np.prod(shape) / n)).astype(np.float32), "ws")
         y = self.name("wdq")
@@ -207,6 +214,12 @@ def cases(rng):
         g.output(g.op("MatMul", [x, w]), lo=-3, hi=3)
     out.append(("MatMul", matmul))
 
+    def conv7(g):
+        x, (xs, _) = g.input((2, 8, 6, 6), np.linspace(-2, 2, 576))
+        w, ws = g.weights((5, 8, 3, 3), bits=7)
+        g.output(g.op("Conv", [x, w, g.bias(5, xs, ws)], kernel_shape=[3, 3], strides=[2, 2]), lo=-3, hi=3)
+    out.append(("Conv with 7-bit weights (kept s8)", conv7))
+
     def gemm(g, trans_b):
         x, (xs, _) = g.input((3, 16))
         w, ws = g.weights((10, 16) if trans_b else (16, 10), axis=0 if trans_b else 1)
@@ -254,7 +267,7 @@ def cases(rng):
 
 
 # The operator each case must contain after fusion (first matching label part).
-EXPECT = [("MatMul", "QLinearMatMul"), ("roundings differ", "QLinearMul"), ("SiLU", "QLinearMul"), ("Mul ", "QLinearMul"), ("LeakyRelu", "QLinearLeakyRelu"), ("Sigmoid", "QLinearSigmoid"),
+EXPECT = [("7-bit", "QLinearConv"), ("MatMul", "QLinearMatMul"), ("roundings differ", "QLinearMul"), ("SiLU", "QLinearMul"), ("Mul ", "QLinearMul"), ("LeakyRelu", "QLinearLeakyRelu"), ("Sigmoid", "QLinearSigmoid"),
           ("GlobalAveragePool", "QLinearGlobalAveragePool"), ("AveragePool", "QLinearAveragePool"),
           ("Add", "QLinearAdd"), ("Concat", "QLinearConcat"), ("(redundant)", "QLinearConv"),
           ("(kept)", "Conv"), ("not fused", "DequantizeLinear"), ("MaxPool", "MaxPool"),
@@ -269,7 +282,7 @@ def worker(jobs_file, out_root, threads):
         d = os.path.join(out_root, j["name"])
         os.makedirs(d, exist_ok=True)
         try:
-            m = npukit.OnnxModel(j["model"], "onnxruntime", False)
+            m = npukit.OnnxModel(j["model"], os.environ.get("NPUKIT_TEST_PROFILE", "onnxruntime"), False)
             res = m.run({k: np.load(v) for k, v in j["inputs"].items()})
             for k, v in res.items():
                 np.save(os.path.join(d, k + ".npy"), np.asarray(v))
@@ -313,7 +326,7 @@ def main():
         r = subprocess.run(["node", RUNNER, "--batch", jf], capture_output=True, text=True)
         ort_ok = {json.loads(line)["job"]: json.loads(line) for line in r.stdout.splitlines() if line.strip()}
         for label, env, threads in SETTINGS:
-            root = os.path.join(tmp, f"npk{len(env)}{threads}")
+            root = os.path.join(tmp, f"npk{len(env)}{threads}{'p' if 'NPUKIT_TEST_PROFILE' in env else ''}")
             w = subprocess.run([sys.executable, __file__, "--worker", jf, root, str(threads)],
                                env={**os.environ, **env}, capture_output=True, text=True)
             if w.returncode != 0:
