@@ -1,7 +1,8 @@
 // ONNX Runtime 1.30's QDQ rewrites, restated from its documented behaviour
 // and its optimizer sources (read for facts): level 2's ReluQuantFusion and
-// ClipQuantFusion rules, then the QDQ selector-action transformer. Level 1's
-// QDQ propagation and double-QDQ removal are not modelled (see docs/onnx.md).
+// ClipQuantFusion rules, the s8 -> u8 weight conversion, then the QDQ
+// selector-action transformer. Level 1's QDQ propagation and double-QDQ
+// removal are not modelled (see docs/qdq.md).
 #include "onnx/qdq_fusion.hpp"
 
 #include <algorithm>
