@@ -73,6 +73,8 @@ class Fuser {
     for (size_t i = 0; i < g_.nodes.size(); ++i)
       if (!dead_[i]) remove_redundant_activation(i);
     for (size_t i = 0; i < g_.nodes.size(); ++i)
+      if (!dead_[i]) activation_pair_to_u8(i);
+    for (size_t i = 0; i < g_.nodes.size(); ++i)
       if (!dead_[i]) select_and_fuse(i);
     for (size_t i : touched_dq_)
       if (!dead_[i] && unused(g_.nodes[i].outputs[0])) kill(i);
@@ -259,6 +261,43 @@ class Fuser {
     kill(i);
   }
 
+  // QDQS8ToU8Transformer on a Q -> DQ pair of s8 activations (the Q's only
+  // consumer is the DQ; both have one constant s8 zero point, equal): both
+  // take the u8 zero point zp + 128, so the codes between them become u8
+  // (code + 128) and the groups around them fuse as u8.
+  void activation_pair_to_u8(size_t qi) {
+    Node& q = g_.nodes[qi];
+    if (!is(q, "QuantizeLinear") || q.outputs.size() != 1 || q.inputs.size() != 3) return;
+    const size_t di = only_consumer(q.outputs[0]);
+    if (di == kNone || !is(g_.nodes[di], "DequantizeLinear")) return;
+    Node& d = g_.nodes[di];
+    if (d.inputs.size() != 3 || d.inputs[0] != q.outputs[0]) return;
+    const Constant* qz = constant(q.inputs[2]);
+    const Constant* dz = constant(d.inputs[2]);
+    if (!qz || !dz || qz->elem != Elem::s8 || dz->elem != Elem::s8 || qz->tensor.numel() != 1 ||
+        dz->tensor.numel() != 1 || zero_point_of(q) != zero_point_of(d))
+      return;
+    auto k = std::make_shared<Constant>();
+    k->elem = Elem::u8;
+    k->shape = qz->shape;
+    k->tensor = Tensor(DType::u8, k->shape);
+    static_cast<uint8_t*>(k->tensor.view().raw())[0] = static_cast<uint8_t>(zero_point_of(q) + 128);
+    std::string name = q.inputs[2] + "_s8_2_u8";
+    while (konst_.count(name) || producer_.count(name)) name += "_";
+    g_.constants[name] = k;
+    konst_[name] = k.get();
+    elem_[name] = Elem::u8;
+    for (Node* n : {&q, &d}) {
+      const size_t ni = n == &q ? qi : di;
+      drop_uses(ni);
+      n->inputs[2] = name;
+      add_uses(ni);
+    }
+    elem_[q.outputs[0]] = Elem::u8;
+    note("QuantizeLinear '" + q.name + "' -> DequantizeLinear '" + d.name +
+         "': s8 codes stored as u8 (zero point + 128)");
+  }
+
   // The selectors' own test (IsClipMadeRedundantByQ) for a Relu or Clip
   // between a target and its Q: Relu when the zero point is the minimum;
   // Clip when its bounds, in codes (rint(bound / scale) + zp), cover the range.
@@ -327,9 +366,10 @@ class Fuser {
     auto activation_ok = [&](size_t k) {
       return dq[k] != kNone && dq_elem(k) == y && per_tensor_constants(g_.nodes[dq[k]]);
     };
-    // Activations must be u8 here: ORT on x86 converts s8 activations to u8
-    // first (QDQS8ToU8Transformer), which is not modelled.
-    if (y != Elem::u8 && rule != Rule::drop) return;
+    // Integer convolutions and matrix products take s8 activations only where
+    // ORT allows int8 QDQ (not x86; its Q -> DQ pairs became u8 above); the
+    // other rules have no such condition.
+    if (y != Elem::u8 && (rule == Rule::conv || rule == Rule::gemm || rule == Rule::matmul)) return;
 
     switch (rule) {
       case Rule::conv:

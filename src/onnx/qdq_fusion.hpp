@@ -19,8 +19,9 @@ struct QdqFusionLog {
 // Rewrites `g` in place, in ORT's order:
 //  1. ReluQuantFusion / ClipQuantFusion: a Relu or Clip whose only consumer is
 //     a QuantizeLinear that already clamps to its range is removed;
-//  2. QDQS8ToU8Transformer's weight rule: constant s8 weights beyond 7 bits of
-//     a fused Conv/Gemm/MatMul become u8 codes (+128) with zero points + 128;
+//  2. QDQS8ToU8Transformer: a Q -> DQ pair of s8 activations becomes u8
+//     (zero point + 128), and constant s8 weights beyond 7 bits of a fused
+//     Conv/Gemm/MatMul become u8 codes (+128) with zero points + 128;
 //  3. the QDQ selector-action rules (a Relu/Clip between the op and its Q
 //     that the Q makes redundant is dropped with the group): DQ -> op -> Q groups become ORT's
 //     integer operators (QLinearConv, com.microsoft QGemm, QLinearMatMul,

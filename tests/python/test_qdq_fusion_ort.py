@@ -13,7 +13,8 @@ storing weights beyond 7 bits as u8).
 Patterns: Sigmoid, LeakyRelu (-> QLinearSigmoid / QLinearLeakyRelu lookup
 tables; also with inputs covering every code), AveragePool and
 GlobalAveragePool, Add, Mul (broadcast, scalar), SiLU = x * Sigmoid(x)
-(efficientnet), a 4-D channel shuffle (shufflenet), Concat (inputs with and
+(efficientnet), a 4-D channel shuffle (shufflenet), int8 activations
+(Conv, Add, Concat, LeakyRelu, MaxPool), Concat (inputs with and
 without the output's quantization), Conv -> Relu -> Q and Conv -> Clip -> Q
 (ReluQuantFusion / ClipQuantFusion at opset 13; at opsets 14 and 19, where
 those rules do not match, the selectors' redundant-activation test; each also
@@ -54,6 +55,7 @@ class G:
         self.codes = []
         self.data = {}  # input name -> values (else random)
         self.opset = 13
+        self.s8 = False  # int8 activations (ORT on x86 turns their Q -> DQ pairs into u8)
 
     def name(self, p):
         self.n += 1
@@ -66,7 +68,8 @@ class G:
 
     def qparams(self, lo=-1.0, hi=1.0):
         s = np.float32(self.rng.uniform(0.3, 1.5) * (hi - lo) / 255.0)
-        z = np.uint8(np.clip(round(-lo / float(s)) + self.rng.integers(-3, 4), 0, 255))
+        z = int(np.clip(round(-lo / float(s)) + self.rng.integers(-3, 4), 0, 255))
+        z = np.int8(z - 128) if self.s8 else np.uint8(z)
         return self.const(s, "s"), self.const(z, "z")
 
     def q(self, x, sz):
@@ -123,7 +126,10 @@ class G:
         opset = self.opset
         ins = [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(s)) for n, s in self.inputs]
         outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in self.outputs]
-        outs += [helper.make_tensor_value_info(n, TensorProto.UINT8, None) for n in self.codes]
+        # Exposing int8 codes would stop ORT's s8 -> u8 rewrite (a Q feeding a
+        # graph output is not converted): s8 graphs compare their float outputs.
+        if not self.s8:
+            outs += [helper.make_tensor_value_info(n, TensorProto.UINT8, None) for n in self.codes]
         g = helper.make_graph(self.nodes, "qdq", ins, outs, self.inits)
         m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
         m.ir_version = 8
@@ -181,11 +187,13 @@ def cases(rng):
         y = g.op("Conv", [x, w, g.bias(6, xs, ws)], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
         if act == "Relu":
             y = g.op("Relu", [y])
-            g.output(y, sz=(g.const(np.float32(0.02), "s"), g.const(np.uint8(0 if covered else 10), "z")))
+            z = (0 if covered else 10) - (128 if g.s8 else 0)
+            g.output(y, sz=(g.const(np.float32(0.02), "s"), g.const(np.int8(z) if g.s8 else np.uint8(z), "z")))
         else:
             lo, hi = g.const(np.float32(0.0), "lo"), g.const(np.float32(6.0), "hi")
             y = g.op("Clip", [y, lo, hi])
-            g.output(y, sz=(g.const(np.float32(6.0 / 255 if covered else 8.0 / 255), "s"), g.const(np.uint8(0), "z")))
+            g.output(y, sz=(g.const(np.float32(6.0 / 255 if covered else 8.0 / 255), "s"),
+                            g.const(np.int8(-128) if g.s8 else np.uint8(0), "z")))
     for act in ("Relu", "Clip"):
         for covered in (True, False):
             out.append((f"Conv -> {act} -> Q ({'redundant' if covered else 'kept'})", lambda g, a=act, c=covered: conv_act(g, a, c)))
@@ -263,11 +271,25 @@ def cases(rng):
         y = g.op("Reshape", [y, g.const(np.array([2, 8, 3, 3], np.int64), "shape")])
         g.output(y, sz=sz)
     out.append(("channel shuffle Reshape/Transpose/Reshape", shuffle))
+
+    def s8(build):
+        def run(g):
+            g.s8 = True
+            build(g)
+        return run
+    out.append(("s8 activations: Conv -> Relu", s8(lambda g: conv_act(g, "Relu", True))))
+    out.append(("s8 activations: Conv -> Clip", s8(lambda g: conv_act(g, "Clip", True))))
+    out.append(("s8 activations: Add", s8(lambda g: g.output(g.op("Add", [g.input((2, 4, 3, 5))[0], g.input((4, 1, 5))[0]]), lo=-2, hi=2))))
+    out.append(("s8 activations: Concat", s8(concat)))
+    out.append(("s8 activations: LeakyRelu", s8(lambda g: g.output(g.op("LeakyRelu", [g.input((2, 3, 5, 7))[0]], alpha=0.1)))))
+    out.append(("s8 activations: MaxPool", s8(lambda g: drop(g, "MaxPool", True))))
     return out
 
 
 # The operator each case must contain after fusion (first matching label part).
-EXPECT = [("7-bit", "QLinearConv"), ("MatMul", "QLinearMatMul"), ("roundings differ", "QLinearMul"), ("SiLU", "QLinearMul"), ("Mul ", "QLinearMul"), ("LeakyRelu", "QLinearLeakyRelu"), ("Sigmoid", "QLinearSigmoid"),
+EXPECT = [("s8 activations: Conv", "QLinearConv"), ("s8 activations: Add", "QLinearAdd"),
+          ("s8 activations: Concat", "QLinearConcat"), ("s8 activations: LeakyRelu", "QLinearLeakyRelu"),
+          ("s8 activations: MaxPool", "MaxPool"), ("7-bit", "QLinearConv"), ("MatMul", "QLinearMatMul"), ("roundings differ", "QLinearMul"), ("SiLU", "QLinearMul"), ("Mul ", "QLinearMul"), ("LeakyRelu", "QLinearLeakyRelu"), ("Sigmoid", "QLinearSigmoid"),
           ("GlobalAveragePool", "QLinearGlobalAveragePool"), ("AveragePool", "QLinearAveragePool"),
           ("Add", "QLinearAdd"), ("Concat", "QLinearConcat"), ("(redundant)", "QLinearConv"),
           ("(kept)", "Conv"), ("not fused", "DequantizeLinear"), ("MaxPool", "MaxPool"),
