@@ -36,6 +36,8 @@
 #include "npukit/ops/onnx_window.hpp"
 #include "npukit/ops/pool2d.hpp"
 #include "npukit/ops/profile_support.hpp"
+#include "npukit/ops/qlinear_lookup.hpp"
+#include "npukit/ops/qlinear_mul.hpp"
 #include "npukit/ops/quantized.hpp"
 #include "npukit/ops/window.hpp"
 #include "npukit/parallel.hpp"

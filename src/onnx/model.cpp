@@ -17,6 +17,7 @@
 #include "onnx/attributes.hpp"
 #include "onnx/graph.hpp"
 #include "onnx/loaded.hpp"
+#include "onnx/qdq_fusion.hpp"
 
 namespace npukit::onnx {
 
@@ -425,6 +426,9 @@ Model Model::from_bytes(const void* data, size_t size, Profile profile, const st
   impl->fallback = fallback;
   impl->source = source;
   impl->g = read_model(data, size, source);
+  // ONNX Runtime rewrites QDQ groups into integer operators before running
+  // them; every other profile runs the QDQ graph literally (in float).
+  if (semantics_base(profile) == Profile::onnxruntime) fuse_qdq(impl->g);
   std::vector<Issue> issues = impl->g.issues;
   impl->check_graph(issues);
   // Shape-check with every symbolic dimension bound to 1.
@@ -593,10 +597,16 @@ std::vector<OperatorInfo> operator_list() {
   return out;
 }
 
-ModelSummary summarize(const std::string& path) {
+ModelSummary summarize(const std::string& path, Profile profile) {
   const std::vector<char> bytes = read_file(path);
   LoadedGraph g = read_model(bytes.data(), bytes.size(), path);
   ModelSummary s;
+  s.profile = profile;
+  if (semantics_base(profile) == Profile::onnxruntime) {
+    QdqFusionLog log;
+    fuse_qdq(g, &log);
+    s.rewrites = std::move(log.lines);
+  }
   s.producer = g.producer;
   s.ir_version = g.ir_version;
   s.opset = g.opset;

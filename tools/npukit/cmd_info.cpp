@@ -111,12 +111,13 @@ std::string dims_json(const std::vector<std::string>& dims) {
   return s + "]";
 }
 
-int run_info(const std::string& path, const std::string& profile, bool fallback, bool json) {
-  const onnx::ModelSummary s = onnx::summarize(path);
+int run_info(const std::string& path, const std::string& profile_arg, bool fallback, bool json) {
+  const Profile profile = profile_from_name(profile_arg);
+  const onnx::ModelSummary s = onnx::summarize(path, profile);
   std::vector<std::string> problems;
   std::vector<InferredNode> nodes;
   try {
-    onnx::Model model = onnx::Model::load(path, profile_from_name(profile), fallback);
+    onnx::Model model = onnx::Model::load(path, profile, fallback);
     nodes = infer_nodes(model);
   } catch (const onnx::ModelError& e) {
     for (const onnx::Issue& i : e.issues()) problems.push_back(i.text());
@@ -151,7 +152,10 @@ int run_info(const std::string& path, const std::string& profile, bool fallback,
                        c.supported ? "" : ", \"why\": " + json_string(why_not(name)));
       first = false;
     }
-    o += fmt::format("], \"profile\": {}, \"nodes\": [", json_string(profile));
+    o += fmt::format("], \"profile\": \"{}\", \"rewrites\": [", profile_name(profile));
+    for (size_t i = 0; i < s.rewrites.size(); ++i)
+      o += (i ? ", " : "") + json_string(s.rewrites[i]);
+    o += "], \"nodes\": [";
     for (size_t n = 0; n < nodes.size(); ++n) {
       const onnx::NodeInfo& i = nodes[n].node;
       o += fmt::format(
@@ -177,6 +181,11 @@ int run_info(const std::string& path, const std::string& profile, bool fallback,
   fmt::print("outputs\n");
   for (const auto& v : s.outputs)
     fmt::print("  {:<24} {:<4} {}\n", v.name, dtype_name(v.dtype), shape_of(v));
+  if (!s.rewrites.empty()) {
+    fmt::print("\nQDQ fusion under profile {} (ONNX Runtime's graph rewrites): {} rewrite(s)\n",
+               profile_name(profile), s.rewrites.size());
+    for (const std::string& r : s.rewrites) fmt::print("  {}\n", r);
+  }
   fmt::print("\n{:<36} {:>5}  {}\n", "operator", "nodes", "supported");
   for (const auto& [name, c] : ops)
     fmt::print("{:<36} {:>5}  {}\n", name, c.count, c.supported ? "yes" : "NO: " + why_not(name));
@@ -313,9 +322,10 @@ void add_info_command(CLI::App& app) {
   static bool fallback = false;
   static std::string profile = "onnxruntime";
   cmd->add_option("model", path, "ONNX model file");
-  cmd->add_option(
-         "-p,--profile", profile,
-         "With a model: check it and infer its shapes under this profile: " + profile_names())
+  cmd->add_option("-p,--profile", profile,
+                  "With a model: check it and infer its shapes under this profile (the onnxruntime "
+                  "profiles show the graph after ONNX Runtime's QDQ fusion): " +
+                      profile_names())
       ->capture_default_str();
   cmd->add_flag("--fallback", fallback,
                 "With a model: nodes whose operator has no semantics for --profile follow "

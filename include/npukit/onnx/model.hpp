@@ -54,9 +54,13 @@ struct ModelSummary {
   std::vector<ValueInfo> inputs, outputs;
   std::vector<NodeSummary> nodes;
   std::vector<std::string> supported_ops;  // every op type the runner executes
+  Profile profile = Profile::onnxruntime;  // the nodes are the graph this profile runs:
+  std::vector<std::string> rewrites;       // ONNX Runtime's QDQ fusions, one line each
 };
-// Reads a model without checking that it can run (only an unreadable file throws).
-ModelSummary summarize(const std::string& path);
+// Reads a model without checking that it can run (only an unreadable file
+// throws). Under the onnxruntime profiles the nodes are those left after
+// ONNX Runtime's QDQ fusion (what Model::load runs); other profiles keep the file's.
+ModelSummary summarize(const std::string& path, Profile profile = Profile::onnxruntime);
 
 // The supported operators as "Conv", "com.microsoft.QLinearAdd", ...
 std::vector<std::string> supported_operators();

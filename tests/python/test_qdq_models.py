@@ -1,0 +1,182 @@
+#!/usr/bin/python3
+"""QDQ models (QuantizeLinear/DequantizeLinear around float operators, as ONNX
+Runtime's quantizer writes them) of torchvision networks: npukit's runner
+under profile onnxruntime, which applies ONNX Runtime's QDQ fusion before
+running, against ONNX Runtime 1.30 itself (npm onnxruntime-node, default
+optimization level, one thread).
+
+Each network (random weights, fixed seed, 64x64 images: no download) is
+exported, calibrated and quantized by scripts/make_qdq_torchvision.py. Every
+graph output is compared byte for byte, and so are the uint8 codes of every
+QuantizeLinear (exposed as extra outputs: the intermediate activations after
+each fused integer operator). npukit runs in four settings: its fast kernels,
+NPUKIT_MAX_ISA=avx2 with 3 threads, NPUKIT_IMPL=reference, and profile
+onnxruntime_avx2 (ORT's QDQ path stores weights beyond 7 bits as u8 on x86,
+so its result does not depend on the host's u8 x s8 kernel). The fused graph
+must hold no float Conv or Gemm (the fusion happened) and the literal float
+simulation of the same model (ORT with optimizations disabled) must differ
+from the fused result somewhere (the test can tell the two apart).
+
+  PYTHONPATH=build/python /usr/bin/python3 tests/python/test_qdq_models.py [--size 64] [--nets resnet18,...]
+
+A longer run: --size 224 --nets resnet18,mobilenet_v2,googlenet --batch 8.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+RUNNER = os.path.join(ROOT, "tools", "ort", "run.mjs")
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+
+SETTINGS = [
+    ("fast kernels", {}, 1),
+    ("NPUKIT_MAX_ISA=avx2, 3 threads", {"NPUKIT_MAX_ISA": "avx2"}, 3),
+    ("NPUKIT_IMPL=reference, 2 threads", {"NPUKIT_IMPL": "reference"}, 2),
+    # ORT stores s8 weights beyond 7 bits as u8 on x86, so even the u8 x s8
+    # int16-pair kernel of AVX2 hosts never runs on them: the forced AVX2
+    # profile must give the same bytes.
+    ("profile onnxruntime_avx2", {"NPUKIT_TEST_PROFILE": "onnxruntime_avx2"}, 1),
+]
+
+
+def expose_codes(path, out_path):
+    m = onnx.load(path)
+    have = {o.name for o in m.graph.output}
+    names = []
+    for n in m.graph.node:
+        if n.op_type == "QuantizeLinear" and n.output[0] not in have:
+            m.graph.output.append(onnx.helper.make_tensor_value_info(n.output[0], onnx.TensorProto.UINT8, None))
+            names.append(n.output[0])
+    onnx.save(m, out_path)
+    return names
+
+
+def run_ort(model, x, out_dir, opt_level="all"):
+    os.makedirs(out_dir, exist_ok=True)
+    xin = os.path.join(out_dir, "x.npy")
+    np.save(xin, x)
+    r = subprocess.run(["node", RUNNER, model, "--input", f"image={xin}", "--output-dir", out_dir,
+                        "--opt-level", opt_level], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"tools/ort/run.mjs failed: {r.stderr[-2000:]}")
+    return {f[:-4]: np.load(os.path.join(out_dir, f)) for f in os.listdir(out_dir)
+            if f.endswith(".npy") and f != "x.npy"}
+
+
+def run_npukit(model, x, out_dir, env, threads):
+    """Runs npukit in a child process (the ISA cap and kernel choice are read at start-up)."""
+    os.makedirs(out_dir, exist_ok=True)
+    xin = os.path.join(out_dir, "x.npy")
+    np.save(xin, x)
+    r = subprocess.run([sys.executable, __file__, "--worker", model, xin, out_dir, str(threads)],
+                       env={**os.environ, **env}, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"npukit worker failed: {r.stderr[-3000:]}")
+    info = json.loads(r.stdout.strip().splitlines()[-1])
+    outs = {f[:-4]: np.load(os.path.join(out_dir, f)) for f in os.listdir(out_dir)
+            if f.endswith(".npy") and f != "x.npy"}
+    return outs, info
+
+
+def worker(model, xin, out_dir, threads):
+    import npukit
+    npukit.set_num_threads(int(threads))
+    m = npukit.OnnxModel(model, os.environ.get("NPUKIT_TEST_PROFILE", "onnxruntime"), False)
+    out = m.run({"image": np.load(xin)})
+    for k, v in out.items():
+        np.save(os.path.join(out_dir, k + ".npy"), np.asarray(v))
+    ops = {}
+    for t in m.layer_times():
+        op = t[1] if isinstance(t, (tuple, list)) else t["op_type"]
+        ops[op] = ops.get(op, 0) + 1
+    print(json.dumps({"ops": ops}))
+
+
+def same_bytes(a, b):
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--size", type=int, default=64)
+    ap.add_argument("--batch", type=int, default=2)
+    ap.add_argument("--nets", default="resnet18,mobilenet_v2,googlenet")
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args()
+    ort_dir = os.environ.get("NPUKIT_ORT_DIR", os.path.join(ROOT, ".cache", "onnxruntime"))
+    if not os.path.exists(os.path.join(ort_dir, "node_modules", "onnxruntime-node")):
+        print(f"ONNX Runtime not found in {ort_dir}: run scripts/install-onnxruntime.sh")
+        print("0 passed, 1 failed")
+        return 1
+    import make_qdq_torchvision as mk
+    passed = failed = 0
+    tmp = tempfile.mkdtemp(prefix="npukit_qdq_")
+    try:
+        for net in a.nets.split(","):
+            print(f"--- {net} (seed {a.seed}, {a.batch}x3x{a.size}x{a.size})")
+            qdq = mk.build(net, os.path.join(tmp, net + ".onnx"), a.size, a.seed)
+            path = os.path.join(tmp, net + "_codes.onnx")
+            codes = expose_codes(qdq, path)
+            rng = np.random.default_rng(a.seed + 1)
+            x = (rng.random((a.batch, 3, a.size, a.size), dtype=np.float32) * 2 - 1).astype(np.float32)
+            want = run_ort(path, x, os.path.join(tmp, net + "_ort"))
+            literal = run_ort(path, x, os.path.join(tmp, net + "_ort_literal"), "disabled")
+            n_lit = sum(int(np.count_nonzero(literal[k] != want[k])) for k in codes)
+            if n_lit:
+                passed += 1
+                print(f"PASS the literal float simulation (ORT, optimizations disabled) differs in "
+                      f"{n_lit} codes: the model tells fused from unfused")
+            else:
+                failed += 1
+                print("FAIL ORT's literal and fused runs agree: this model cannot test the fusion")
+            cli = os.environ.get("NPUKIT_BIN")
+            if cli:  # `npukit info` shows the fused graph under onnxruntime, the file's under pytorch
+                info = {p: json.loads(subprocess.run([cli, "info", qdq, "--json", "--profile", p], capture_output=True,
+                                                     text=True).stdout or "{}") for p in ("onnxruntime", "pytorch")}
+                fused = {o["op"] for o in info["onnxruntime"].get("ops", [])}
+                if (info["onnxruntime"].get("runnable") and len(info["onnxruntime"].get("rewrites", [])) > 10
+                        and "QLinearConv" in fused and "Conv" not in fused and not info["pytorch"].get("rewrites")):
+                    passed += 1
+                    print(f"PASS npukit info: {len(info['onnxruntime']['rewrites'])} rewrites under onnxruntime, "
+                          f"none under pytorch")
+                else:
+                    failed += 1
+                    print(f"FAIL npukit info --json: {str(info)[:600]}")
+            for label, env, threads in SETTINGS:
+                got, info = run_npukit(path, x, os.path.join(tmp, f"{net}_npk_{label.replace(' ', '_').replace(',', '')}"),
+                                       env, threads)
+                float_ops = {k: v for k, v in info["ops"].items() if k in ("Conv", "Gemm", "MatMul")}
+                bad = []
+                for k in sorted(want):
+                    if k not in got or not same_bytes(np.asarray(got[k]), want[k]):
+                        g = np.asarray(got.get(k, np.zeros(0)))
+                        n = int(np.count_nonzero(g != want[k])) if g.shape == want[k].shape else -1
+                        bad.append(f"{k} ({n} of {want[k].size} differ)")
+                if bad or float_ops:
+                    failed += 1
+                    print(f"FAIL {net} [{label}]: {len(bad)} of {len(want)} outputs differ: "
+                          f"{', '.join(bad[:5])}; float ops left: {float_ops}; ops {info['ops']}")
+                else:
+                    passed += 1
+                    total = sum(v.size for v in want.values())
+                    print(f"PASS {net} [{label}]: {len(want)} outputs ({total} values, "
+                          f"{len(codes)} code tensors) bit-identical; ops {info['ops']}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--worker":
+        worker(*sys.argv[2:6])
+        sys.exit(0)
+    sys.exit(main())
