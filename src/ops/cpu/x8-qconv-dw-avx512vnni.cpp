@@ -9,7 +9,8 @@
 //  - stride 1: lane i at column t+kw holds the pair of output t+2i, lane i at
 //    t+kw+1 that of output t+2i+1: even and odd outputs are summed apart,
 //    then interleaved.
-// Dilated columns (no adjacent taps) and other strides take the AVX-512 rows.
+// Dilated columns (no adjacent taps), other strides and stride-1 rows of at
+// most 16 columns take the AVX-512 rows.
 #include "ops/cpu/qconv_gemm.hpp"
 
 #if defined(__x86_64__)
@@ -98,7 +99,9 @@ NPUKIT_AVX512VNNI void rows_s2(const DwRow& r, int32_t* acc) {
 }  // namespace
 
 void dw_row_avx512vnni(const DwRow& r, int32_t* acc) {
-  if (r.dw == 1 && r.sw == 1)
+  // Rows of at most 16 columns fill one AVX-512 vector; the 32-column
+  // even/odd blocks would leave half their lanes idle.
+  if (r.dw == 1 && r.sw == 1 && r.n > 16)
     rows_s1(r, acc);
   else if (r.dw == 1 && r.sw == 2)
     rows_s2(r, acc);
