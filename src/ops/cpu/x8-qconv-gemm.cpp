@@ -215,10 +215,14 @@ void fill_planes(const QConvProblem& p, const Geometry& G, uint8_t* planes) {
           for (int64_t w = 0; w < G.W; ++w) row[w] ^= 0x80;
         continue;
       }
-      for (int64_t w = 0; w < G.W; ++w) {
-        const int64_t col = w + win.pad_left;
-        rows[(col % G.s) * plane + col / G.s] =
-            static_cast<uint8_t>(row_in[w * p.x.stride(3)] ^ flip);
+      // Phase b holds padded columns qc * s + b (no division per element).
+      const int64_t sW = p.x.stride(3);
+      for (int64_t b = 0; b < G.s; ++b) {
+        uint8_t* dst = rows + b * plane;
+        int64_t qc = (win.pad_left - b + G.s - 1) / G.s;  // first with input column >= 0
+        if (win.pad_left - b < 0) qc = 0;
+        for (int64_t w = qc * G.s + b - win.pad_left; w < G.W; w += G.s, ++qc)
+          dst[qc] = static_cast<uint8_t>(row_in[w * sW] ^ flip);
       }
     }
   });
