@@ -35,24 +35,10 @@ struct RowStore {
 // into u8 / s8, or acc itself into int32.
 using StoreFn = void (*)(const int32_t* c, int64_t n, const RowStore& s, void* y);
 
-// The micro-kernel with the row store fused (requantization only, no weight
-// zero point): out[r * kTile + t] = the code of row r, pixel t (one byte),
-// computed as StoreFn computes it, from the accumulators still in registers.
-struct BlockQuant {
-  int32_t offset[kQConvRows];  // RowStore::offset per row
-  float multiplier[kQConvRows];
-  float lo, hi;  // clamp bounds: code range minus y_zp
-  int32_t y_zp;
-};
-using GemmQFn = void (*)(const uint8_t* x, const int8_t* w, int64_t K4, int nvec,
-                         const BlockQuant& q, uint8_t* out);
-
 struct GemmIsa {
   GemmFn exact;  // exact_int32 (null: not provided)
   GemmFn pairs;  // mlas_u8s8_int16_pairs (null: not provided)
   StoreFn store;
-  GemmQFn exact_q = nullptr;  // fused forms (null: not provided)
-  GemmQFn pairs_q = nullptr;
 };
 
 void run_gemm(const QConvProblem& p, const GemmIsa& isa);
@@ -66,10 +52,6 @@ void store_portable(const int32_t* c, int64_t n, const RowStore& s, void* y);
 void gemm_exact_avx512vnni(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t* c);
 void gemm_pairs_avx512(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t* c);
 void store_avx512(const int32_t* c, int64_t n, const RowStore& s, void* y);
-void gemm_exact_q_avx512vnni(const uint8_t* x, const int8_t* w, int64_t K4, int nvec,
-                             const BlockQuant& q, uint8_t* out);
-void gemm_pairs_q_avx512(const uint8_t* x, const int8_t* w, int64_t K4, int nvec,
-                         const BlockQuant& q, uint8_t* out);
 void gemm_exact_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t* c);
 void gemm_pairs_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t* c);
 void store_avx2(const int32_t* c, int64_t n, const RowStore& s, void* y);

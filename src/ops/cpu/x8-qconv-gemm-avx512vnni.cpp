@@ -12,7 +12,6 @@
 // intrinsics as maybe-uninitialized (a false positive of the header).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #include <immintrin.h>
 
@@ -47,7 +46,7 @@ inline int32_t word_at(const int8_t* p) {
     if (NV > 1) _mm512_storeu_si512(c + (r)*kTile + 16, a##r##1); \
     if (NV > 2) _mm512_storeu_si512(c + (r)*kTile + 32, a##r##2); \
   }
-#define NPUKIT_QCONV_LOOP(OP)                                     \
+#define NPUKIT_QCONV_KERNEL(OP)                                   \
   const __m512i z = _mm512_setzero_si512();                       \
   NPUKIT_QCONV_ACC(0);                                            \
   NPUKIT_QCONV_ACC(1);                                            \
@@ -71,13 +70,11 @@ inline int32_t word_at(const int8_t* p) {
     NPUKIT_QCONV_STEP(5, OP)                                      \
     NPUKIT_QCONV_STEP(6, OP)                                      \
     NPUKIT_QCONV_STEP(7, OP)                                      \
-  }
-#define NPUKIT_QCONV_KERNEL(OP) \
-  NPUKIT_QCONV_LOOP(OP)         \
-  NPUKIT_QCONV_STORE(0)         \
-  NPUKIT_QCONV_STORE(1)         \
-  NPUKIT_QCONV_STORE(2)         \
-  NPUKIT_QCONV_STORE(3)         \
+  }                                                               \
+  NPUKIT_QCONV_STORE(0)                                           \
+  NPUKIT_QCONV_STORE(1)                                           \
+  NPUKIT_QCONV_STORE(2)                                           \
+  NPUKIT_QCONV_STORE(3)                                           \
   NPUKIT_QCONV_STORE(4) NPUKIT_QCONV_STORE(5) NPUKIT_QCONV_STORE(6) NPUKIT_QCONV_STORE(7)
 
 NPUKIT_AVX512VNNI inline __m512i dot_exact(__m512i acc, __m512i x, __m512i w) {
@@ -88,47 +85,6 @@ NPUKIT_AVX512 inline __m512i dot_pairs(__m512i acc, __m512i x, __m512i w) {
 }
 
 static_assert(kQConvRows == 8, "the kernels below name 8 rows");
-
-// Requantizes row r's accumulators in registers, with store_avx512's
-// operations, into out[r * kTile + t] (one byte per code).
-#define NPUKIT_QCONV_REQUANT(r)                                                  \
-  {                                                                              \
-    const __m512i off = _mm512_set1_epi32(q.offset[r]);                          \
-    const __m512 m = _mm512_set1_ps(q.multiplier[r]);                            \
-    requant16(a##r##0, off, m, flo, fhi, yzp, out + (r)*kTile);                  \
-    if (NV > 1) requant16(a##r##1, off, m, flo, fhi, yzp, out + (r)*kTile + 16); \
-    if (NV > 2) requant16(a##r##2, off, m, flo, fhi, yzp, out + (r)*kTile + 32); \
-  }
-#define NPUKIT_QCONV_KERNEL_REQUANT(OP)                                \
-  NPUKIT_QCONV_LOOP(OP)                                                \
-  const __m512 flo = _mm512_set1_ps(q.lo), fhi = _mm512_set1_ps(q.hi); \
-  const __m512i yzp = _mm512_set1_epi32(q.y_zp);                       \
-  NPUKIT_QCONV_REQUANT(0)                                              \
-  NPUKIT_QCONV_REQUANT(1)                                              \
-  NPUKIT_QCONV_REQUANT(2)                                              \
-  NPUKIT_QCONV_REQUANT(3)                                              \
-  NPUKIT_QCONV_REQUANT(4) NPUKIT_QCONV_REQUANT(5) NPUKIT_QCONV_REQUANT(6) NPUKIT_QCONV_REQUANT(7)
-
-NPUKIT_AVX512 inline void requant16(__m512i acc, __m512i off, __m512 m, __m512 flo, __m512 fhi,
-                                    __m512i yzp, uint8_t* out) {
-  __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(acc, off)), m);
-  v = _mm512_min_ps(_mm512_max_ps(v, flo), fhi);
-  const __m512i r = _mm512_add_epi32(
-      _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), yzp);
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm512_cvtepi32_epi8(r));
-}
-
-template <int NV>
-NPUKIT_AVX512VNNI void exact_q_nv(const uint8_t* x, const int8_t* w, int64_t K4,
-                                  const BlockQuant& q, uint8_t* out) {
-  NPUKIT_QCONV_KERNEL_REQUANT(dot_exact);
-}
-
-template <int NV>
-NPUKIT_AVX512 void pairs_q_nv(const uint8_t* x, const int8_t* w, int64_t K4, const BlockQuant& q,
-                              uint8_t* out) {
-  NPUKIT_QCONV_KERNEL_REQUANT(dot_pairs);
-}
 
 template <int NV>
 NPUKIT_AVX512VNNI void exact_nv(const uint8_t* x, const int8_t* w, int64_t K4, int32_t* c) {
@@ -149,26 +105,6 @@ void gemm_exact_avx512vnni(const uint8_t* x, const int8_t* w, int64_t K4, int nv
     exact_nv<2>(x, w, K4, c);
   else
     exact_nv<1>(x, w, K4, c);
-}
-
-void gemm_exact_q_avx512vnni(const uint8_t* x, const int8_t* w, int64_t K4, int nvec,
-                             const BlockQuant& q, uint8_t* out) {
-  if (nvec == 3)
-    exact_q_nv<3>(x, w, K4, q, out);
-  else if (nvec == 2)
-    exact_q_nv<2>(x, w, K4, q, out);
-  else
-    exact_q_nv<1>(x, w, K4, q, out);
-}
-
-void gemm_pairs_q_avx512(const uint8_t* x, const int8_t* w, int64_t K4, int nvec,
-                         const BlockQuant& q, uint8_t* out) {
-  if (nvec == 3)
-    pairs_q_nv<3>(x, w, K4, q, out);
-  else if (nvec == 2)
-    pairs_q_nv<2>(x, w, K4, q, out);
-  else
-    pairs_q_nv<1>(x, w, K4, q, out);
 }
 
 void gemm_pairs_avx512(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t* c) {
@@ -228,35 +164,11 @@ namespace npukit::qconv {
 void gemm_exact_avx512vnni(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t* c) {
   gemm_exact_portable(x, w, K4, nvec, c);
 }
-void gemm_exact_q_avx512vnni(const uint8_t* x, const int8_t* w, int64_t K4, int nvec,
-                             const BlockQuant& q, uint8_t* out) {
-  if (nvec == 3)
-    exact_q_nv<3>(x, w, K4, q, out);
-  else if (nvec == 2)
-    exact_q_nv<2>(x, w, K4, q, out);
-  else
-    exact_q_nv<1>(x, w, K4, q, out);
-}
-
-void gemm_pairs_q_avx512(const uint8_t* x, const int8_t* w, int64_t K4, int nvec,
-                         const BlockQuant& q, uint8_t* out) {
-  if (nvec == 3)
-    pairs_q_nv<3>(x, w, K4, q, out);
-  else if (nvec == 2)
-    pairs_q_nv<2>(x, w, K4, q, out);
-  else
-    pairs_q_nv<1>(x, w, K4, q, out);
-}
-
 void gemm_pairs_avx512(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t* c) {
   gemm_pairs_portable(x, w, K4, nvec, c);
 }
 void store_avx512(const int32_t* c, int64_t n, const RowStore& s, void* y) {
   store_portable(c, n, s, y);
-}
-void gemm_exact_q_avx512vnni(const uint8_t*, const int8_t*, int64_t, int, const BlockQuant&,
-                             uint8_t*) {}
-void gemm_pairs_q_avx512(const uint8_t*, const int8_t*, int64_t, int, const BlockQuant&, uint8_t*) {
 }
 }  // namespace npukit::qconv
 

@@ -301,19 +301,11 @@ const uint8_t* tile_row(const QConvProblem& p, const Geometry& G, const QConvPac
   return buf;
 }
 
-// Output pixels [t, t + len) of a tile go to y at element offset y (plus
-// the channel's): one run per output row or image.
-struct Run {
-  int64_t t, y, len;
-};
-
 struct Scratch {
-  std::vector<Run> runs;
   std::vector<uint8_t> rows, tile;
   std::vector<const uint8_t*> row_ptr;
   std::vector<int32_t> x_sum;
   alignas(64) int32_t c[kQConvRows * kTile];
-  alignas(64) uint8_t out[kQConvRows * kTile];
 };
 
 }  // namespace
@@ -408,12 +400,6 @@ void run_gemm(const QConvProblem& p, const GemmIsa& isa) {
   const int64_t per_chunk = (pk->blocks + chunks - 1) / chunks;
   const int64_t K4 = pk->K4;
   const bool y_s8 = p.y.dtype() == DType::s8;
-  // The fused micro-kernel when the ISA has one and no weight zero point needs
-  // the per-pixel input sums.
-  const GemmQFn gemm_q = p.pairs ? isa.pairs_q : isa.exact_q;
-  const bool fused = gemm_q != nullptr && p.requantize && !any_wzp;
-  const float qlo = static_cast<float>((y_s8 ? -128 : 0) - p.y_zp);
-  const float qhi = static_cast<float>((y_s8 ? 127 : 255) - p.y_zp);
   const int64_t esize = dtype_size(p.y.dtype());
   parallel_for(base_tasks * chunks, [&](int64_t task) {
     const int64_t chunk = task % chunks, rest = task / chunks;
@@ -475,47 +461,12 @@ void run_gemm(const QConvProblem& p, const GemmIsa& isa) {
       }
     }
     const int nvec = static_cast<int>((np + 15) / 16);
-    // The tile's pixels as output runs, split where one image ends and the
-    // next begins (or, on the padded grid, into output rows without the
-    // extra columns): (first pixel t, output offset of n and pix, length).
-    s.runs.clear();
-    for (int64_t t = 0; t < np;) {
-      int64_t n, pix, len;
-      if (G.padded) {
-        const int64_t oh = (gp0 + t) / G.Wp, ow = (gp0 + t) % G.Wp;
-        if (ow >= G.OW) {
-          t += G.Wp - ow;
-          continue;
-        }
-        n = img, pix = oh * G.OW + ow, len = std::min(np - t, G.OW - ow);
-      } else {
-        n = (gp0 + t) / G.P, pix = (gp0 + t) % G.P, len = std::min(np - t, G.P - pix);
-      }
-      s.runs.push_back({t, n * p.y.stride(0) + pix, len});
-      t += len;
-    }
     for (int64_t b = b0; b < b1; ++b) {
-      const int64_t rows = std::min(kQConvRows, G.OCg - b * kQConvRows);
-      const int64_t o0 = g * G.OCg + b * kQConvRows;
-      if (fused) {
-        BlockQuant bq;
-        for (int64_t r = 0; r < kQConvRows; ++r) {
-          const size_t i = static_cast<size_t>(o0 + std::min(r, rows - 1));
-          bq.offset[r] = offset[i];
-          bq.multiplier[r] = mult[i];
-        }
-        bq.lo = qlo, bq.hi = qhi, bq.y_zp = p.y_zp;
-        gemm_q(s.tile.data(), pk->block(g, b), K4, nvec, bq, s.out);
-        for (int64_t r = 0; r < rows; ++r) {
-          uint8_t* y0 = static_cast<uint8_t*>(p.y.raw()) + (o0 + r) * p.y.stride(1);
-          for (const Run& run : s.runs)
-            std::memcpy(y0 + run.y, s.out + r * kTile + run.t, static_cast<size_t>(run.len));
-        }
-        continue;
-      }
       gemm(s.tile.data(), pk->block(g, b), K4, nvec, s.c);
-      for (int64_t r = 0; r < rows; ++r) {
-        const int64_t o = o0 + r;
+      for (int64_t r = 0; r < kQConvRows; ++r) {
+        const int64_t og = b * kQConvRows + r;
+        if (og >= G.OCg) break;
+        const int64_t o = g * G.OCg + og;
         const size_t i = static_cast<size_t>(o);
         RowStore st;
         st.offset = offset[i];
@@ -524,10 +475,25 @@ void run_gemm(const QConvProblem& p, const GemmIsa& isa) {
         st.multiplier = mult[i];
         st.y_zp = p.y_zp;
         st.y_s8 = y_s8;
-        for (const Run& run : s.runs) {
-          st.x_sum = any_wzp ? s.x_sum.data() + run.t : nullptr;
-          char* yp = static_cast<char*>(p.y.raw()) + esize * (o * p.y.stride(1) + run.y);
-          isa.store(s.c + r * kTile + run.t, run.len, st, yp);
+        // The tile's pixels, split where one image ends and the next begins
+        // (or, on the padded grid, into output rows without the extra columns).
+        for (int64_t t = 0; t < np;) {
+          int64_t n, pix, len;
+          if (G.padded) {
+            const int64_t oh = (gp0 + t) / G.Wp, ow = (gp0 + t) % G.Wp;
+            if (ow >= G.OW) {
+              t += G.Wp - ow;
+              continue;
+            }
+            n = img, pix = oh * G.OW + ow, len = std::min(np - t, G.OW - ow);
+          } else {
+            n = (gp0 + t) / G.P, pix = (gp0 + t) % G.P, len = std::min(np - t, G.P - pix);
+          }
+          st.x_sum = any_wzp ? s.x_sum.data() + t : nullptr;
+          char* yp =
+              static_cast<char*>(p.y.raw()) + esize * (n * p.y.stride(0) + o * p.y.stride(1) + pix);
+          isa.store(s.c + r * kTile + t, len, st, yp);
+          t += len;
         }
       }
     }
