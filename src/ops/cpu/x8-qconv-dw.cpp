@@ -94,7 +94,7 @@ void run_depthwise(const QConvProblem& p, DwRowFn row_fn, StoreFn store) {
     thread_local std::vector<int16_t> plane;
     thread_local std::vector<int32_t> acc;
     plane.resize(static_cast<size_t>(Hrows * Wp));
-    acc.resize(static_cast<size_t>(OW));
+    acc.resize(static_cast<size_t>(OH * OW));
     zero_borders(plane.data(), Hrows, Wp, win.pad_top, win.pad_left, H, W);
     int16_t* interior = plane.data() + win.pad_top * Wp + win.pad_left;
     const int64_t xo = n * p.x.stride(0) + c * p.x.stride(1);
@@ -115,13 +115,21 @@ void run_depthwise(const QConvProblem& p, DwRowFn row_fn, StoreFn store) {
     st.y_zp = p.y_zp;
     st.y_s8 = y_s8;
     DwRow r{nullptr, Wp, KH, KW, dh, dw, sw, wv, OW};
+    // All rows first, then one store for the channel when its output rows are
+    // contiguous (small MobileNet planes: one call instead of OH short ones).
+    const bool one_store = p.y.stride(2) == OW;
     for (int64_t oh = 0; oh < OH; ++oh) {
       r.row = plane.data() + oh * sh * Wp;
-      row_fn(r, acc.data());
+      int32_t* a = acc.data() + oh * OW;
+      row_fn(r, a);
+      if (one_store) continue;
       char* yp = static_cast<char*>(p.y.raw()) +
                  esize * (n * p.y.stride(0) + c * p.y.stride(1) + oh * p.y.stride(2));
-      store(acc.data(), OW, st, yp);
+      store(a, OW, st, yp);
     }
+    if (one_store)
+      store(acc.data(), OH * OW, st,
+            static_cast<char*>(p.y.raw()) + esize * (n * p.y.stride(0) + c * p.y.stride(1)));
   });
 }
 
