@@ -6,6 +6,7 @@
 // checked by the caller). ONNX Runtime's depthwise kernel sums exactly too,
 // under either accumulation.
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <vector>
 
@@ -93,9 +94,19 @@ void run_depthwise(const QConvProblem& p, DwRowFn row_fn, StoreFn store) {
     const int64_t n = task / C, c = task % C;
     thread_local std::vector<int16_t> plane;
     thread_local std::vector<int32_t> acc;
+    // fill_plane writes only the interior, so the zero borders of this
+    // thread's previous plane still hold when the geometry and buffer are the
+    // same (every channel of a layer): zero them only when either changed.
+    thread_local std::array<int64_t, 6> bordered{};
+    thread_local const int16_t* bordered_at = nullptr;
     plane.resize(static_cast<size_t>(Hrows * Wp));
     acc.resize(static_cast<size_t>(OH * OW));
-    zero_borders(plane.data(), Hrows, Wp, win.pad_top, win.pad_left, H, W);
+    const std::array<int64_t, 6> geometry{Hrows, Wp, win.pad_top, win.pad_left, H, W};
+    if (bordered_at != plane.data() || bordered != geometry) {
+      zero_borders(plane.data(), Hrows, Wp, win.pad_top, win.pad_left, H, W);
+      bordered = geometry;
+      bordered_at = plane.data();
+    }
     int16_t* interior = plane.data() + win.pad_top * Wp + win.pad_left;
     const int64_t xo = n * p.x.stride(0) + c * p.x.stride(1);
     fill_plane(static_cast<const uint8_t*>(p.x.raw()) + xo, p.x.stride(2), p.x.stride(3), H, W,
