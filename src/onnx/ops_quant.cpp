@@ -257,7 +257,12 @@ NodePlan plan_qlinear_matmul(const PlanContext& c) {
   p.y_zero_point = scalar_zp(c, 7, "y_zero_point", ye);
   apply_profile(p, c.profile);
   const Shape y = matmul_broadcast_shape(a.shape, b.shape);
-  return {{make_operand(ye, y)}, [p, m = run_time_mask(c)](const auto& in, const auto& out) {
+  // A constant 2-D b is packed once here for every run of the plan.
+  std::shared_ptr<const QConvPackedWeights> packed;
+  if (b.value && b.shape.size() == 2)
+    packed = pack_qlinear_matmul_weights(b.value->tensor.view(), p, *dtype_of(a.elem));
+  return {{make_operand(ye, y)},
+          [p, packed, m = run_time_mask(c)](const auto& in, const auto& out) {
             QLinearMatMulParams q = p;
             if (m & 2u) q.a_scale = read_floats(in[1])[0];
             if (m & 4u) q.a_zero_point = read_ints(in[2])[0];
@@ -265,7 +270,7 @@ NodePlan plan_qlinear_matmul(const PlanContext& c) {
             if (m & 32u) q.b.zero_point = read_ints(in[5]);
             if (m & 64u) q.y_scale = read_floats(in[6])[0];
             if (m & 128u) q.y_zero_point = read_ints(in[7])[0];
-            qlinear_matmul(in[0], in[3], out[0], q);
+            qlinear_matmul(in[0], in[3], out[0], q, packed.get());
           }};
 }
 

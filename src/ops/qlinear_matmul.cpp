@@ -5,6 +5,7 @@
 #include "npukit/error.hpp"
 #include "npukit/ops/matmul.hpp"
 #include "npukit/ops/quantized.hpp"
+#include "ops/cpu/qconv_problem.hpp"
 #include "ops/cpu/x8-qmatmul.hpp"
 #include "ops/quantized_common.hpp"
 
@@ -97,6 +98,19 @@ void apply_profile(MatMulIntegerParams& p, Profile profile) {
 
 void qlinear_matmul(const TensorView& a, const TensorView& b, const TensorView& y,
                     const QLinearMatMulParams& p) {
+  qlinear_matmul(a, b, y, p, nullptr);
+}
+
+std::shared_ptr<const QConvPackedWeights> pack_qlinear_matmul_weights(const TensorView& b,
+                                                                      const QLinearMatMulParams& p,
+                                                                      DType a_dtype) {
+  if (b.rank() != 2) return nullptr;
+  return pack_qconv(qmatmul_b_as_weights(b), p.b, 1, qmatmul_uses_pairs(p.accumulation, a_dtype, b),
+                    a_dtype);
+}
+
+void qlinear_matmul(const TensorView& a, const TensorView& b, const TensorView& y,
+                    const QLinearMatMulParams& p, const QConvPackedWeights* packed) {
   constexpr const char* fn = "npukit::qlinear_matmul";
   check_operands(a, b, fn);
   const Shape out = matmul_broadcast_shape(a.shape(), b.shape());
@@ -122,6 +136,7 @@ void qlinear_matmul(const TensorView& a, const TensorView& b, const TensorView& 
   s.a_scale = p.a_scale, s.y_scale = p.y_scale, s.y_zp = p.y_zero_point;
   s.rounding = p.rounding;
   s.accumulation = p.accumulation;
+  s.packed = b.rank() == 2 ? packed : nullptr;  // every slice multiplies by the same b
   for_each_slice(a, b, [&](const TensorView& av, const TensorView& bv, int64_t yo, int64_t n) {
     s.a = av, s.b = bv;
     s.y = TensorView(static_cast<char*>(y.raw()) + yo * dtype_size(y.dtype()), y.dtype(),

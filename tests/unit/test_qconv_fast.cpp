@@ -7,6 +7,7 @@
 // 2 and 3 threads. A failure prints the seed and the case.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <set>
@@ -210,6 +211,50 @@ TEST(QConvFast, EveryKernelMatchesTheReference) {
   // Every listed kernel this host can run was exercised.
   for (const auto& v : qconv_kernels().variants) {
     if (!v.reference && KernelList<QConvProblem>::runnable(v) && v.isa <= host_isa()) {
+      EXPECT_TRUE(ran.count(v.name)) << v.name << " never ran";
+    }
+  }
+}
+
+TEST(QConvFast, DepthwiseRowsOfEveryWidth) {
+  // MobileNet-like depthwise layers (3x3 and 5x5, strides 1 and 2, pads 0-2,
+  // dilation 1 and 2) on rows of 1 to 80 columns, so every vector kernel's
+  // blocks (16 or 32 columns) and every tail length run; extreme codes
+  // every third case (|x - x_zp| = |w - w_zp| = 255).
+  const uint32_t seed = 611;
+  std::mt19937 rng(seed);
+  ThreadsGuard guard;
+  std::set<std::string> ran;
+  for (int it = 0; it < 120; ++it) {
+    auto r = [&](int64_t lo, int64_t hi) {
+      return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+    };
+    Case c{};
+    c.n = r(1, 2), c.groups = r(1, 5), c.ic = c.groups, c.oc = c.groups;
+    c.kh = c.kw = r(0, 3) ? 3 : 5;
+    c.sh = c.sw = r(1, 2);
+    c.dh = c.dw = r(0, 4) ? 1 : 2;
+    c.pt = c.pb = c.pl = c.pr = r(0, 2);
+    const int64_t span = (c.kw - 1) * c.dw + 1;
+    c.w = std::max<int64_t>(span - 2 * c.pl, 1 + it % 80 * c.sw);
+    c.h = std::max<int64_t>(span - 2 * c.pt, r(1, 6));
+    c.xd = r(0, 1) ? DType::u8 : DType::s8;
+    c.wd = r(0, 1) ? DType::u8 : DType::s8;
+    c.per_channel = r(0, 1);
+    c.nhwc = r(0, 3) == 0;
+    c.bias = r(0, 1);
+    c.extreme_codes = it % 3 == 0;
+    Built b = build(c, rng);
+    Tensor y(c.xd, qlinear_conv_output_shape(b.x.shape(), b.w.shape(), b.p));
+    set_num_threads(1 + it % 3);
+    for (const auto& n : check_all(qlinear_conv_problem(b.x, b.w, b.bias, y, b.p), y,
+                                   text(c, seed, it) + " (depthwise rows)"))
+      ran.insert(n);
+    if (HasFailure()) break;
+  }
+  for (const auto& v : qconv_kernels().variants) {
+    if (std::string(v.name).find("-dw-") != std::string::npos &&
+        KernelList<QConvProblem>::runnable(v) && v.isa <= host_isa()) {
       EXPECT_TRUE(ran.count(v.name)) << v.name << " never ran";
     }
   }

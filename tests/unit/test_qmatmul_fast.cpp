@@ -107,6 +107,24 @@ TEST(QMatMulFast, PublicEntryPointsFastEqualReference) {
     set_impl(Impl::fast);
     qlinear_matmul(a, b, got, p);
     EXPECT_EQ(bytes(got), bytes(want)) << "seed " << seed << " case " << it;
+    // A 2-D b packed in advance (the ONNX runner's path), and a pack made for
+    // the other accumulation, which the call must ignore.
+    Tensor b2(DType::s8, {K, N});
+    fill(b2, rng, false);
+    Tensor want2(DType::u8, {B, 1, M, N}), got2(DType::u8, {B, 1, M, N});
+    set_impl(Impl::reference);
+    qlinear_matmul(a, b2, want2, p);
+    set_impl(Impl::fast);
+    QLinearMatMulParams other = p;
+    other.accumulation =
+        it % 2 ? IntAccumulation::exact_int32 : IntAccumulation::mlas_u8s8_int16_pairs;
+    for (const auto& pk : {pack_qlinear_matmul_weights(b2, p, DType::u8),
+                           pack_qlinear_matmul_weights(b2, other, DType::u8)}) {
+      ASSERT_TRUE(pk != nullptr);
+      std::memset(got2.view().raw(), 0x5a, static_cast<size_t>(got2.numel()));
+      qlinear_matmul(a, b2, got2, p, pk.get());
+      EXPECT_EQ(bytes(got2), bytes(want2)) << "packed 2-D b, seed " << seed << " case " << it;
+    }
     MatMulIntegerParams ip;
     ip.a_zero_point = 128;
     ip.b_zero_point = p.b.zero_point;

@@ -212,6 +212,14 @@ struct QLinearMatMulParams {
 void apply_profile(QLinearMatMulParams& p, Profile profile);
 void qlinear_matmul(const TensorView& a, const TensorView& b, const TensorView& y,
                     const QLinearMatMulParams& p);
+// A constant 2-D b packed once for every later call with a's dtype (the ONNX
+// runner packs at plan time); as for qlinear_conv, a pack that does not match
+// the call is ignored. Batched (rank > 2) b are packed per call.
+std::shared_ptr<const QConvPackedWeights> pack_qlinear_matmul_weights(const TensorView& b,
+                                                                      const QLinearMatMulParams& p,
+                                                                      DType a_dtype);
+void qlinear_matmul(const TensorView& a, const TensorView& b, const TensorView& y,
+                    const QLinearMatMulParams& p, const QConvPackedWeights* packed);
 
 struct MatMulIntegerParams {
   int32_t a_zero_point = 0;

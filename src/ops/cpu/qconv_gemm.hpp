@@ -70,6 +70,7 @@ using DwRowFn = void (*)(const DwRow& r, int32_t* acc);
 void dw_row_portable(const DwRow& r, int32_t* acc);
 void dw_row_avx512(const DwRow& r, int32_t* acc);
 void dw_row_avx2(const DwRow& r, int32_t* acc);
+void dw_row_avx512vnni(const DwRow& r, int32_t* acc);  // vpdpwssd, tap pairs
 void run_depthwise(const QConvProblem& p, DwRowFn row, StoreFn store);
 
 }  // namespace npukit::qconv

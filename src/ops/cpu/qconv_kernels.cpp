@@ -43,6 +43,9 @@ const char* declines_gemm_pairs(const QConvProblem& p) {
   return p.pairs ? declines_gemm(p) : "exact accumulation";
 }
 
+void run_dw_avx512vnni(const QConvProblem& p) {
+  qconv::run_depthwise(p, qconv::dw_row_avx512vnni, qconv::store_avx512);
+}
 void run_dw_avx512(const QConvProblem& p) {
   qconv::run_depthwise(p, qconv::dw_row_avx512, qconv::store_avx512);
 }
@@ -102,6 +105,9 @@ const KernelList<QConvProblem>& qconv_kernels() {
   static const KernelList<QConvProblem> list{
       "qconv",
       {
+          {"x8-qconv-dw-nchw-avx512vnni", Isa::avx512_vnni,
+           "depthwise (group = C = OC), exact; two taps per vpdpwssd", declines_depthwise,
+           run_dw_avx512vnni},
           {"x8-qconv-dw-nchw-avx512", Isa::avx512, "depthwise (group = C = OC), exact",
            declines_depthwise, run_dw_avx512},
           {"x8-qconv-dw-nchw-avx2", Isa::avx2, "depthwise (group = C = OC), exact",

@@ -6,11 +6,17 @@
 // checked by the caller). ONNX Runtime's depthwise kernel sums exactly too,
 // under either accumulation.
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <vector>
 
 #include "npukit/parallel.hpp"
 #include "ops/cpu/qconv_gemm.hpp"
 #include "ops/quantized_common.hpp"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace npukit::qconv {
 
@@ -26,16 +32,46 @@ void dw_row_portable(const DwRow& r, int32_t* acc) {
 
 namespace {
 
-template <class T>
-void fill_plane(const T* src, int64_t sh, int64_t sw, int64_t H, int64_t W, int32_t zp,
-                int16_t* dst, int64_t Wp) {
+// dst[h * Wp + w] = x - zp for the H x W interior. s8 codes are read as u8
+// codes x ^ 0x80 with zero point zp + 128 (the same difference), so one
+// 16-wide SSE2 loop serves both.
+void fill_plane(const uint8_t* src, int64_t sh, int64_t sw, int64_t H, int64_t W, int32_t zp,
+                uint8_t flip, int16_t* dst, int64_t Wp) {
+  const int32_t z = zp + (flip ? 128 : 0);
   for (int64_t h = 0; h < H; ++h) {
-    const T* s = src + h * sh;
+    const uint8_t* s = src + h * sh;
     int16_t* d = dst + h * Wp;
-    if (sw == 1)
-      for (int64_t w = 0; w < W; ++w) d[w] = static_cast<int16_t>(s[w] - zp);
-    else
-      for (int64_t w = 0; w < W; ++w) d[w] = static_cast<int16_t>(s[w * sw] - zp);
+    int64_t w = 0;
+#if defined(__SSE2__)
+    if (sw == 1) {
+      const __m128i f = _mm_set1_epi8(static_cast<char>(flip)), zero = _mm_setzero_si128();
+      const __m128i zv = _mm_set1_epi16(static_cast<int16_t>(z));
+      for (; w + 16 <= W; w += 16) {
+        const __m128i v =
+            _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + w)), f);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + w),
+                         _mm_sub_epi16(_mm_unpacklo_epi8(v, zero), zv));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + w + 8),
+                         _mm_sub_epi16(_mm_unpackhi_epi8(v, zero), zv));
+      }
+    }
+#endif
+    for (; w < W; ++w) d[w] = static_cast<int16_t>((s[w * sw] ^ flip) - z);
+  }
+}
+
+// Zeroes what fill_plane does not write: the pad rows, and the left pad and
+// right pad plus slack of the interior rows (a padding tap contributes 0).
+void zero_borders(int16_t* plane, int64_t Hrows, int64_t Wp, int64_t top, int64_t left, int64_t H,
+                  int64_t W) {
+  for (int64_t h = 0; h < Hrows; ++h) {
+    int16_t* row = plane + h * Wp;
+    if (h < top || h >= top + H) {
+      std::memset(row, 0, static_cast<size_t>(Wp) * sizeof(int16_t));
+    } else {
+      std::memset(row, 0, static_cast<size_t>(left) * sizeof(int16_t));
+      std::memset(row + left + W, 0, static_cast<size_t>(Wp - left - W) * sizeof(int16_t));
+    }
   }
 }
 
@@ -58,16 +94,23 @@ void run_depthwise(const QConvProblem& p, DwRowFn row_fn, StoreFn store) {
     const int64_t n = task / C, c = task % C;
     thread_local std::vector<int16_t> plane;
     thread_local std::vector<int32_t> acc;
-    plane.assign(static_cast<size_t>(Hrows * Wp), 0);
-    acc.resize(static_cast<size_t>(OW));
+    // fill_plane writes only the interior, so the zero borders of this
+    // thread's previous plane still hold when the geometry and buffer are the
+    // same (every channel of a layer): zero them only when either changed.
+    thread_local std::array<int64_t, 6> bordered{};
+    thread_local const int16_t* bordered_at = nullptr;
+    plane.resize(static_cast<size_t>(Hrows * Wp));
+    acc.resize(static_cast<size_t>(OH * OW));
+    const std::array<int64_t, 6> geometry{Hrows, Wp, win.pad_top, win.pad_left, H, W};
+    if (bordered_at != plane.data() || bordered != geometry) {
+      zero_borders(plane.data(), Hrows, Wp, win.pad_top, win.pad_left, H, W);
+      bordered = geometry;
+      bordered_at = plane.data();
+    }
     int16_t* interior = plane.data() + win.pad_top * Wp + win.pad_left;
     const int64_t xo = n * p.x.stride(0) + c * p.x.stride(1);
-    if (p.x.dtype() == DType::u8)
-      fill_plane(static_cast<const uint8_t*>(p.x.raw()) + xo, p.x.stride(2), p.x.stride(3), H, W,
-                 p.x_zp, interior, Wp);
-    else
-      fill_plane(static_cast<const int8_t*>(p.x.raw()) + xo, p.x.stride(2), p.x.stride(3), H, W,
-                 p.x_zp, interior, Wp);
+    fill_plane(static_cast<const uint8_t*>(p.x.raw()) + xo, p.x.stride(2), p.x.stride(3), H, W,
+               p.x_zp, p.x.dtype() == DType::s8 ? 0x80 : 0, interior, Wp);
     const int32_t wz = p.wq.zero_point_at(c);
     int32_t wv[64];  // KH * KW <= 64 (the kernel list declines larger windows)
     for (int64_t kh = 0; kh < KH; ++kh)
@@ -83,13 +126,21 @@ void run_depthwise(const QConvProblem& p, DwRowFn row_fn, StoreFn store) {
     st.y_zp = p.y_zp;
     st.y_s8 = y_s8;
     DwRow r{nullptr, Wp, KH, KW, dh, dw, sw, wv, OW};
+    // All rows first, then one store for the channel when its output rows are
+    // contiguous (small MobileNet planes: one call instead of OH short ones).
+    const bool one_store = p.y.stride(2) == OW;
     for (int64_t oh = 0; oh < OH; ++oh) {
       r.row = plane.data() + oh * sh * Wp;
-      row_fn(r, acc.data());
+      int32_t* a = acc.data() + oh * OW;
+      row_fn(r, a);
+      if (one_store) continue;
       char* yp = static_cast<char*>(p.y.raw()) +
                  esize * (n * p.y.stride(0) + c * p.y.stride(1) + oh * p.y.stride(2));
-      store(acc.data(), OW, st, yp);
+      store(a, OW, st, yp);
     }
+    if (one_store)
+      store(acc.data(), OH * OW, st,
+            static_cast<char*>(p.y.raw()) + esize * (n * p.y.stride(0) + c * p.y.stride(1)));
   });
 }
 

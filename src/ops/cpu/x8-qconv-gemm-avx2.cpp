@@ -101,8 +101,7 @@ NPUKIT_AVX2 void store_avx2(const int32_t* c, int64_t n, const RowStore& s, void
       continue;
     }
     __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(a), m);
-    v = _mm256_blendv_ps(v, flo, _mm256_cmp_ps(v, flo, _CMP_LT_OQ));
-    v = _mm256_blendv_ps(v, fhi, _mm256_cmp_ps(v, fhi, _CMP_GT_OQ));
+    v = _mm256_min_ps(_mm256_max_ps(v, flo), fhi);  // v is never NaN (see store_avx512)
     const __m256i r = _mm256_add_epi32(
         _mm256_cvttps_epi32(_mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)),
         yzp);

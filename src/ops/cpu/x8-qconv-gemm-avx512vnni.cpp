@@ -141,8 +141,9 @@ NPUKIT_AVX512 void store_avx512(const int32_t* c, int64_t n, const RowStore& s, 
       continue;
     }
     __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(a), m);  // float(acc) * M: two fp32 roundings
-    v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, flo, _CMP_LT_OQ), v, flo);
-    v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, fhi, _CMP_GT_OQ), v, fhi);
+    // The reference's clamp as max/min: equal results, since v is never NaN
+    // (acc and the multiplier are finite; the kernel list declines the rest).
+    v = _mm512_min_ps(_mm512_max_ps(v, flo), fhi);
     const __m512i r = _mm512_add_epi32(
         _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), yzp);
     // vpmovdb to a register, then a plain (or byte-masked) store: the memory

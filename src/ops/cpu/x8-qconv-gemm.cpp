@@ -181,33 +181,49 @@ struct Geometry {
   // One output pixel per image whose im2col row is the image itself (x[n] in
   // k order, as a fully connected layer written as a convolution).
   bool image_rows;
-  // Stride 1: x' is copied once into planes with the padding filled in
-  // (Hp x Wp, x_zp' in the borders); the tiles then run over a grid of OH rows
-  // of Wp pixels, so every tap's tile row is a plain pointer into the planes.
-  // The grid's Wp - OW extra columns are computed and dropped.
+  // Equal strides s (1 to 4): x' is copied once into planes with the padding
+  // filled in (x_zp'), each split into s x s phase planes of Hp x Wp (phase
+  // (a, b) holds the padded rows = a and columns = b modulo s), so that tap
+  // (kh, kw) of output (oh, ow) is pixel (oh + kh*dh / s, ow + kw*dw / s) of
+  // phase (kh*dh % s, kw*dw % s). The tiles then run over a grid of OH rows
+  // of Wp pixels, and every tap's tile row is a plain pointer into a phase
+  // plane. The grid's Wp - OW extra columns are computed and dropped.
   bool padded;
-  int64_t Hp = 0, Wp = 0, grid_p = 0, tiles_img = 0;
+  int64_t s = 1, Hp = 0, Wp = 0, grid_p = 0, tiles_img = 0;
   const uint8_t* planes = nullptr;
 };
 
-// Fills the padded planes (N * C of Hp x Wp, then slack) of G.padded.
+// Fills the phase planes (N * C * s * s of Hp x Wp, then slack) of G.padded.
 void fill_planes(const QConvProblem& p, const Geometry& G, uint8_t* planes) {
   const Window2d& win = p.window;
   parallel_for(G.N * G.C, [&](int64_t nc) {
     const int64_t n = nc / G.C, c = nc % G.C;
-    uint8_t* d = planes + nc * G.Hp * G.Wp;
-    std::memset(d, G.pad_code, static_cast<size_t>(G.Hp * G.Wp));
+    const int64_t plane = G.Hp * G.Wp;
+    uint8_t* d = planes + nc * G.s * G.s * plane;
+    std::memset(d, G.pad_code, static_cast<size_t>(G.s * G.s * plane));
     const uint8_t* src =
         static_cast<const uint8_t*>(p.x.raw()) + n * p.x.stride(0) + c * p.x.stride(1);
+    const uint8_t flip = G.primed ? 0x80 : 0;
     for (int64_t h = 0; h < G.H; ++h) {
-      uint8_t* row = d + (h + win.pad_top) * G.Wp + win.pad_left;
-      const uint8_t* s = src + h * p.x.stride(2);
-      if (p.x.stride(3) == 1)
-        std::memcpy(row, s, static_cast<size_t>(G.W));
-      else
-        for (int64_t w = 0; w < G.W; ++w) row[w] = s[w * p.x.stride(3)];
-      if (G.primed)
-        for (int64_t w = 0; w < G.W; ++w) row[w] ^= 0x80;
+      const uint8_t* row_in = src + h * p.x.stride(2);
+      const int64_t r = h + win.pad_top;
+      uint8_t* rows = d + (r % G.s) * G.s * plane + (r / G.s) * G.Wp;  // phase (r % s, 0)
+      if (G.s == 1 && p.x.stride(3) == 1) {
+        uint8_t* row = rows + win.pad_left;
+        std::memcpy(row, row_in, static_cast<size_t>(G.W));
+        if (flip)
+          for (int64_t w = 0; w < G.W; ++w) row[w] ^= 0x80;
+        continue;
+      }
+      // Phase b holds padded columns qc * s + b (no division per element).
+      const int64_t sW = p.x.stride(3);
+      for (int64_t b = 0; b < G.s; ++b) {
+        uint8_t* dst = rows + b * plane;
+        int64_t qc = (win.pad_left - b + G.s - 1) / G.s;  // first with input column >= 0
+        if (win.pad_left - b < 0) qc = 0;
+        for (int64_t w = qc * G.s + b - win.pad_left; w < G.W; w += G.s, ++qc)
+          dst[qc] = static_cast<uint8_t>(row_in[w * sW] ^ flip);
+      }
     }
   });
 }
@@ -352,19 +368,29 @@ void run_gemm(const QConvProblem& p, const GemmIsa& isa) {
     mult[i] = (p.x_scale * p.wq.scale_at(o)) / p.y_scale;  // as the reference
   }
 
-  G.padded = !G.direct && !G.image_rows && win.stride_h == 1 && win.stride_w == 1;
+  G.padded = !G.direct && !G.image_rows && win.stride_h == win.stride_w && win.stride_h <= 4;
   std::vector<uint8_t> planes;
+  std::vector<int64_t> tap_offset(static_cast<size_t>(K));
   if (G.padded) {
-    G.Hp = G.H + win.pad_top + win.pad_bottom;
-    G.Wp = G.W + win.pad_left + win.pad_right;
+    G.s = win.stride_h;
+    G.Hp = (G.H + win.pad_top + win.pad_bottom + G.s - 1) / G.s;
+    G.Wp = (G.W + win.pad_left + win.pad_right + G.s - 1) / G.s;
     G.grid_p = G.OH * G.Wp;
     G.tiles_img = (G.grid_p + kTile - 1) / kTile;
     G.tiles = G.N * G.tiles_img;
-    // Slack: a tile row starts at most (KH-1)*dh*Wp + (KW-1)*dw + OH*Wp - 1 into
-    // its plane and reads kTile bytes, i.e. up to Wp + kTile bytes past Hp * Wp.
-    planes.resize(static_cast<size_t>(G.N * G.C * G.Hp * G.Wp + G.Wp + 2 * kTile));
+    // Slack: a tile row starts at most ((KH-1)*dh/s + OH - 1) * Wp + (KW-1)*dw/s
+    // + Wp - 1 into its phase plane, where (OH-1) + (KH-1)*dh/s <= Hp - 1, and
+    // reads kTile bytes: up to Wp + kTile bytes past the plane.
+    planes.resize(static_cast<size_t>(G.N * G.C * G.s * G.s * G.Hp * G.Wp + G.Wp + 2 * kTile));
     fill_planes(p, G, planes.data());
     G.planes = planes.data();
+    // Each tap's phase plane and start within it, from its group's first plane.
+    for (int64_t k = 0; k < K; ++k) {
+      const size_t i = static_cast<size_t>(k);
+      const int64_t dy = pk->k_kh[i] * win.dilation_h, dx = pk->k_kw[i] * win.dilation_w;
+      tap_offset[i] = ((pk->k_ic[i] * G.s + dy % G.s) * G.s + dx % G.s) * G.Hp * G.Wp +
+                      dy / G.s * G.Wp + dx / G.s;
+    }
   }
 
   // Tasks: (group, pixel tile, channel chunk); chunks only when tiles are few.
@@ -389,16 +415,13 @@ void run_gemm(const QConvProblem& p, const GemmIsa& isa) {
     s.tile.resize(static_cast<size_t>(K4 * kTile * 4));
     s.row_ptr.resize(static_cast<size_t>(K4 * 4));
     if (G.padded) {
+      const uint8_t* group_planes =
+          G.planes + (img * G.C + g * G.ICg) * G.s * G.s * G.Hp * G.Wp + gp0;
       uint8_t* zero_row = s.rows.data();
       std::memset(zero_row, 0, kTile);
       for (int64_t k = 0; k < K4 * 4; ++k) {
         const size_t i = static_cast<size_t>(k);
-        s.row_ptr[i] = k < K ? G.planes +
-                                   ((img * G.C + g * G.ICg + pk->k_ic[i]) * G.Hp +
-                                    pk->k_kh[i] * win.dilation_h) *
-                                       G.Wp +
-                                   pk->k_kw[i] * win.dilation_w + gp0
-                             : zero_row;
+        s.row_ptr[i] = k < K ? group_planes + tap_offset[i] : zero_row;
       }
       interleave4(s.row_ptr.data(), K4, s.tile.data());
       if (any_wzp) {
@@ -414,9 +437,20 @@ void run_gemm(const QConvProblem& p, const GemmIsa& isa) {
     } else {
       uint8_t* zero_row = s.rows.data() + K4 * 4 * kTile;
       std::memset(zero_row, 0, kTile);
-      for (int64_t k = 0; k < K4 * 4; ++k)
-        s.row_ptr[static_cast<size_t>(k)] =
-            k < K ? tile_row(p, G, *pk, g, k, gp0, np, s.rows.data() + k * kTile) : zero_row;
+      const int64_t n0 = gp0 / G.P, p0 = gp0 % G.P;
+      if (G.direct && np == kTile && p0 + kTile <= G.P) {
+        // A 1x1 convolution's whole tile lies in one image: its rows are the
+        // input channels' rows (tile_row's first case, without a call per tap).
+        const uint8_t* x0 = static_cast<const uint8_t*>(p.x.raw()) + n0 * p.x.stride(0) + p0 +
+                            g * G.ICg * p.x.stride(1);
+        for (int64_t k = 0; k < K4 * 4; ++k)
+          s.row_ptr[static_cast<size_t>(k)] =
+              k < K ? x0 + pk->k_ic[static_cast<size_t>(k)] * p.x.stride(1) : zero_row;
+      } else {
+        for (int64_t k = 0; k < K4 * 4; ++k)
+          s.row_ptr[static_cast<size_t>(k)] =
+              k < K ? tile_row(p, G, *pk, g, k, gp0, np, s.rows.data() + k * kTile) : zero_row;
+      }
       interleave4(s.row_ptr.data(), K4, s.tile.data());
       if (any_wzp) {
         s.x_sum.assign(static_cast<size_t>(kTile), 0);

@@ -45,7 +45,8 @@ void via_qconv(const QMatMulSlice& s) {
   const int64_t M = s.a.dim(0), K = s.a.dim(1), N = s.b.dim(1);
   QConvProblem q;
   q.x = TensorView(s.a.raw(), s.a.dtype(), {1, K, 1, M}, {0, s.a.stride(1), 0, s.a.stride(0)});
-  q.w = TensorView(s.b.raw(), s.b.dtype(), {N, K, 1, 1}, {s.b.stride(1), s.b.stride(0), 0, 0});
+  q.w = qmatmul_b_as_weights(s.b);
+  q.packed = s.packed;  // run_gemm packs again if it does not match
   Tensor yt(s.y.dtype(), {1, N, 1, M});
   q.y = yt.view();
   q.x_zp = s.a_zp;
@@ -55,7 +56,7 @@ void via_qconv(const QMatMulSlice& s) {
   q.x_scale = s.a_scale, q.y_scale = s.y_scale, q.y_zp = s.y_zp;
   q.rounding = s.rounding;
   q.depthwise = K == 1 && N == 1;  // sums of one product: exact under either accumulation
-  q.pairs = detail::uses_int16_pairs(s.accumulation, s.a.dtype(), s.b.dtype()) && !q.depthwise;
+  q.pairs = qmatmul_uses_pairs(s.accumulation, s.a.dtype(), s.b);
   qconv_kernels().run(q);
   const int64_t es = dtype_size(s.y.dtype());
   const char* src = static_cast<const char*>(yt.view().raw());
@@ -67,6 +68,16 @@ void via_qconv(const QMatMulSlice& s) {
 }
 
 }  // namespace
+
+TensorView qmatmul_b_as_weights(const TensorView& b) {
+  return TensorView(b.raw(), b.dtype(), {b.dim(1), b.dim(0), 1, 1},
+                    {b.stride(1), b.stride(0), 0, 0});
+}
+
+bool qmatmul_uses_pairs(IntAccumulation a, DType a_dtype, const TensorView& b) {
+  const bool single = b.dim(0) == 1 && b.dim(1) == 1;  // via_qconv's depthwise case
+  return detail::uses_int16_pairs(a, a_dtype, b.dtype()) && !single;
+}
 
 const KernelList<QMatMulSlice>& qmatmul_kernels() {
   static const KernelList<QMatMulSlice> list{

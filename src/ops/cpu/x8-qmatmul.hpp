@@ -18,7 +18,13 @@ struct QMatMulSlice {
   int32_t y_zp = 0;
   Rounding rounding = Rounding::half_to_even;
   IntAccumulation accumulation = IntAccumulation::exact_int32;
+  const QConvPackedWeights* packed = nullptr;  // b packed as qconv weights, or null
 };
+
+// b (K, N) as the weights (N, K, 1, 1) of the 1x1 convolution that
+// computes the slice, and whether that convolution sums MLAS's int16 pairs.
+TensorView qmatmul_b_as_weights(const TensorView& b);
+bool qmatmul_uses_pairs(IntAccumulation a, DType a_dtype, const TensorView& b);
 
 const KernelList<QMatMulSlice>& qmatmul_kernels();
 
