@@ -300,9 +300,9 @@ void check_nchwc_window(const Window2d& w, const char* fn) {
 }  // namespace
 
 Shape pool2d_output_shape(const Shape& x, const Pool2dParams& p) {
-  if (p.loop == PoolLoop::mlas) check_mlas_window(p.window, "npukit::pool2d");
-  if (x.size() == 4 && effective_pool_loop(p, x[1]) == PoolLoop::mlas_nchwc)
-    check_nchwc_window(p.window, "npukit::pool2d");
+  const PoolLoop loop = x.size() == 4 ? effective_pool_loop(p, x[1]) : p.loop;
+  if (loop == PoolLoop::mlas) check_mlas_window(p.window, "npukit::pool2d");
+  if (loop == PoolLoop::mlas_nchwc) check_nchwc_window(p.window, "npukit::pool2d");
   return window_output_shape(x, p.window, "npukit::pool2d");
 }
 
