@@ -3,7 +3,8 @@
 // shapes of issue #9, NCHW and NHWC, f32 / u8 / s8, 1 and 2 threads. Bytes/s counts input + output
 // bytes, so it compares directly with the machine's copy bandwidth (the copy_* cases: memcpy of the
 // same input + output volume). Names:
-//   pool2d/<case>/<dtype>/<layout>/<avx512|avx2|portable|reference>/threads:<n>
+//   pool2d/<case>/<dtype>[ort]/<layout>/<avx512|avx2|portable|reference>/threads:<n>
+// (f32ort: profile onnxruntime's semantics)
 // e.g. --benchmark_filter='pool2d/.*k3s2p1.*/f32/nchw/' --benchmark_min_time=0.05
 #include <benchmark/benchmark.h>
 
@@ -85,9 +86,14 @@ void fill(const Tensor& t) {
 }
 
 // level: an Isa, or -1 for Impl::reference.
+// ort: the semantics of profile onnxruntime (MLAS's orders, its NCHWc order
+// when the channels fill this host's NCHWc block).
 void run_kernel(benchmark::State& state, const BenchCase& c, DType dt, Layout layout, int level,
-                int threads) {
-  const Pool2dParams p = params_of(c);
+                int threads, bool ort) {
+  Pool2dParams p = params_of(c);
+  if (ort && c.k == 0) apply_global_profile(p, Profile::onnxruntime);
+  if (ort && c.k != 0)
+    apply_profile(p, Profile::onnxruntime, c.divisor != AvgDivisor::valid_count, 13);
   Tensor x(dt, c.shape, layout), y(dt, pool2d_output_shape(c.shape, p), layout);
   fill(x);
   set_num_threads(threads);
@@ -118,18 +124,21 @@ const int kRegistered = [] {
   for (const BenchCase& c : kCases) {
     for (DType dt : {DType::f32, DType::u8, DType::s8}) {
       if (dt != DType::f32 && c.mode != PoolMode::max) continue;
-      for (Layout layout : {Layout::nchw, Layout::nhwc}) {
-        for (int level = static_cast<int>(host_isa()); level >= -1; --level) {
-          if (level == static_cast<int>(Isa::avx512_vnni)) continue;  // no VNNI pool kernels
-          const char* label = level < 0 ? "reference" : isa_name(static_cast<Isa>(level));
-          for (int threads : {1, 2}) {
-            const std::string name = std::string("pool2d/") + c.name + "/" + dtype_name(dt) + "/" +
-                                     layout_name(layout) + "/" + label +
-                                     "/threads:" + std::to_string(threads);
-            benchmark::RegisterBenchmark(name.c_str(), [&c, dt, layout, level,
-                                                        threads](benchmark::State& s) {
-              run_kernel(s, c, dt, layout, level, threads);
-            })->UseRealTime();
+      for (bool ort : {false, true}) {
+        if (ort && dt != DType::f32) continue;
+        for (Layout layout : {Layout::nchw, Layout::nhwc}) {
+          for (int level = static_cast<int>(host_isa()); level >= -1; --level) {
+            if (level == static_cast<int>(Isa::avx512_vnni)) continue;  // no VNNI pool kernels
+            const char* label = level < 0 ? "reference" : isa_name(static_cast<Isa>(level));
+            for (int threads : {1, 2}) {
+              const std::string name = std::string("pool2d/") + c.name + "/" + dtype_name(dt) +
+                                       (ort ? "ort" : "") + "/" + layout_name(layout) + "/" +
+                                       label + "/threads:" + std::to_string(threads);
+              benchmark::RegisterBenchmark(name.c_str(), [&c, dt, layout, level, threads,
+                                                          ort](benchmark::State& s) {
+                run_kernel(s, c, dt, layout, level, threads, ort);
+              })->UseRealTime();
+            }
           }
         }
       }

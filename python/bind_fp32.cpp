@@ -109,7 +109,7 @@ void bind_pools(py::module_& m) {
           TensorView xv = view_of(x);
           xv.expect_rank(4, fn.c_str(), "x");
           Pool2dParams p = global_pool2d_params(xv.shape(), mode);
-          apply_profile(p, profile_arg(profile, fn.c_str()));
+          apply_global_profile(p, profile_arg(profile, fn.c_str()));
           py::array y = new_array(xv.dtype(), {xv.dim(0), xv.dim(1), 1, 1});
           pool2d(xv, view_of(y), p);
           return y;
@@ -146,7 +146,9 @@ void bind_pools(py::module_& m) {
                                   {"ignore", MaxNaN::ignore},
                                   {"first_tap", MaxNaN::first_tap}});
         p.loop = enum_arg<PoolLoop>(loop, fn, "loop",
-                                    {{"taps", PoolLoop::taps}, {"mlas", PoolLoop::mlas}});
+                                    {{"taps", PoolLoop::taps},
+                                     {"mlas", PoolLoop::mlas},
+                                     {"mlas_nchwc", PoolLoop::mlas_nchwc}});
         p.end_pad_crops = end_pad_crops;
         p.coeff = coeff;
         view_of(x).expect_rank(4, fn, "x");
@@ -160,7 +162,7 @@ void bind_pools(py::module_& m) {
       arg("coeff") = 1.0f, arg("loop") = "taps", arg("end_pad_crops") = false,
       "Every pooling parameter of the core: mode avg|max|sum, zero insertion ins_h/ins_w, "
       "divisor kernel_area|valid_count|clipped_window, pad_value neg_inf|neg_flt_max|zero, "
-      "nan propagate|ignore|first_tap, loop taps|mlas (ONNX Runtime's MLAS orders).");
+      "nan propagate|ignore|first_tap, loop taps|mlas|mlas_nchwc (ONNX Runtime's MLAS orders).");
   m.def(
       "sum_pool",
       [](const py::object& xo, int64_t kernel_h, int64_t kernel_w, int64_t stride_h,

@@ -10,6 +10,7 @@ namespace npukit {
 struct CpuFeatures {
   bool avx2 = false;         // AVX2 + FMA3, OS saves ymm state
   bool avx_vnni = false;     // CPUID.(7,1):EAX[4]
+  bool avx512f = false;      // AVX512F, OS saves zmm state (MLAS's NCHWc block 16)
   bool avx512_core = false;  // AVX512F/BW/DQ/VL, OS saves zmm state
   bool avx512_vnni = false;  // CPUID.(7,0):ECX[11]
 };

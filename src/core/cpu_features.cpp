@@ -37,8 +37,8 @@ CpuFeatures host_cpu_features() {
   __cpuid_count(7, 1, a, b, c, d);
   f.avx_vnni = (a & 0x10u) != 0;
   // AVX512F with OS zmm state, then F/DQ/BW/VL ("core") and VNNI.
-  const bool avx512f = (ebx7 & 0x10000u) != 0 && (xcr0 & 0xE0) == 0xE0;
-  f.avx512_core = avx512f && (ebx7 & 0xC0020000u) == 0xC0020000u;
+  f.avx512f = (ebx7 & 0x10000u) != 0 && (xcr0 & 0xE0) == 0xE0;
+  f.avx512_core = f.avx512f && (ebx7 & 0xC0020000u) == 0xC0020000u;
   f.avx512_vnni = f.avx512_core && (ecx7 & 0x800u) != 0;
   return f;
 }

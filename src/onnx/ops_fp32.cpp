@@ -114,7 +114,7 @@ NodePlan plan_global_pool(const PlanContext& c) {
   const Operand& x = operand(c, 0, {F});
   expect_rank(c, 0, 4, 4);
   Pool2dParams p = global_pool2d_params(x.shape, mode);
-  apply_profile(p, c.profile, true);
+  apply_global_profile(p, c.profile);
   Shape y = pool2d_output_shape(x.shape, p);
   return {{make_operand(F, y)}, [p](const auto& in, const auto& out) { pool2d(in[0], out[0], p); }};
 }

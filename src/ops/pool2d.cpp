@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "cpu/pool2d_plan.hpp"
+#include "npukit/cpu_features.hpp"
 #include "npukit/error.hpp"
 
 namespace npukit {
@@ -17,14 +18,43 @@ using cpu::Pool2dProblem;
 // onnxruntime") have orders, NaN rules and window crops no fast kernel
 // reproduces yet: those problems run on the reference.
 const char* declines_onnxruntime_loops(const Pool2dProblem& pr) {
-  if (pr.p.loop != PoolLoop::taps) return "ONNX Runtime's MLAS loop (PoolLoop::mlas)";
+  const PoolLoop loop = effective_pool_loop(pr.p, pr.x.dim(1));
+  if (loop == PoolLoop::mlas) return "ONNX Runtime's MLAS loop (PoolLoop::mlas)";
+  if (loop == PoolLoop::mlas_nchwc) return "ONNX Runtime's NCHWc loop (PoolLoop::mlas_nchwc)";
   if (pr.p.nan == MaxNaN::first_tap) return "MaxNaN::first_tap";
   if (pr.p.end_pad_crops) return "end_pad_crops";
   return nullptr;
 }
+// The MLAS orders run fast on rows with contiguous columns (NCHW); the whole
+// image needs a contiguous plane.
+const char* declines_mlas(const Pool2dProblem& pr) {
+  if (pr.p.mode == PoolMode::sum) return "sum pooling under PoolLoop::mlas";
+  const MlasPoolOrder order = mlas_pool_order(pr.p.window, pr.x.dim(2), pr.x.dim(3));
+  if (order == MlasPoolOrder::row_major) return nullptr;
+  if (pr.x.stride(3) != 1 || pr.y.stride(3) != 1)
+    return "PoolLoop::mlas on rows with strided columns (NHWC)";
+  if (order == MlasPoolOrder::whole_image && pr.x.stride(2) != pr.x.dim(3))
+    return "PoolLoop::mlas whole image on a plane with gaps";
+  return nullptr;
+}
+
 const char* declines_f32(const Pool2dProblem& pr) {
   if (pr.x.dtype() != DType::f32) return "not f32";
+  // MLAS's NCHWc order is the taps order with its own max step and divisor
+  // (pool2d_core.inc, Acc::max_nchwc / zero_div_nan).
+  const PoolLoop loop = effective_pool_loop(pr.p, pr.x.dim(1));
+  if (loop == PoolLoop::mlas_nchwc) return nullptr;
+  if (loop == PoolLoop::mlas) return declines_mlas(pr);
   return declines_onnxruntime_loops(pr);
+}
+// The portable kernel's plain-C++ lanes did not keep MLAS's orders exact
+// under GCC -O3 (max steps came out with swapped operands, some averages 1 ulp
+// off): MLAS's loops run on the x86 SIMD kernels or on the reference.
+const char* declines_f32_portable(const Pool2dProblem& pr) {
+  if (const char* why = declines_f32(pr)) return why;
+  if (effective_pool_loop(pr.p, pr.x.dim(1)) != PoolLoop::taps)
+    return "MLAS's loops (exact on the x86 SIMD kernels only)";
+  return nullptr;
 }
 const char* declines_f32_simd(const Pool2dProblem& pr, int64_t lanes) {
   if (const char* why = declines_f32(pr)) return why;
@@ -63,7 +93,7 @@ const KernelList<Pool2dProblem>& pool2d_kernels() {
            [](const Pool2dProblem& pr) { return declines_x8_simd(pr, 32); },
            cpu::max_pool2d_x8_avx2},
           {"f32-pool2d-portable", Isa::portable, "f32 avg/max/sum, any layout and semantics",
-           declines_f32, cpu::pool2d_f32_portable},
+           declines_f32_portable, cpu::pool2d_f32_portable},
           {"x8-maxpool2d-portable", Isa::portable, "s8/u8 max, any layout and semantics",
            declines_x8, cpu::max_pool2d_x8_portable},
           {"pool2d-reference", Isa::portable, "always (the specification)", nullptr, run_reference,
@@ -136,8 +166,23 @@ const char* pool_loop_name(PoolLoop l) {
       return "taps";
     case PoolLoop::mlas:
       return "mlas";
+    case PoolLoop::mlas_nchwc:
+      return "mlas_nchwc";
   }
   return "invalid";
+}
+
+PoolLoop effective_pool_loop(const Pool2dParams& p, int64_t channels) {
+  return p.nchwc_block > 0 && channels % p.nchwc_block == 0 ? PoolLoop::mlas_nchwc : p.loop;
+}
+
+int64_t onnxruntime_nchwc_block() {
+#if defined(__x86_64__)
+  static const int64_t block = host_cpu_features().avx512f ? 16 : 8;
+  return block;
+#else
+  return 0;
+#endif
 }
 
 PoolGeometry pool_geometry_for(Profile profile) {
@@ -149,7 +194,10 @@ namespace {
 
 // ONNX Runtime 1.30's CPU pooling (docs/semantics.md): MLAS for MaxPool
 // without dilation, for AveragePool before opset 19 except ceil_mode with
-// count_include_pad, and for the global pools; its own loops otherwise.
+// count_include_pad, and for the global pools; its own loops otherwise. Its
+// graph optimizer (level "all", the default) first rewrites MaxPool before
+// opset 22 and AveragePool before opset 19 to MLAS's NCHWc kernel when the
+// channels fill its blocks (nchwc_transformer.cc).
 void apply_onnxruntime(Pool2dParams& p, bool count_include_pad, int64_t opset) {
   constexpr const char* fn = "npukit::apply_profile";
   const Window2d& w = p.window;
@@ -180,13 +228,23 @@ void apply_onnxruntime(Pool2dParams& p, bool count_include_pad, int64_t opset) {
   p.nan = MaxNaN::first_tap;
   p.accumulation = Fp32Accumulation::sequential;
   p.flush_denormals = false;
+  // Measured against ONNX Runtime 1.30 (tests/python/test_ort_fp32_pool.py):
+  // every opset is rewritten, except averages with ceil_mode and
+  // count_include_pad, which keep ONNX Runtime's own loop.
+  const bool nchwc_op = !(p.mode == PoolMode::avg && w.ceil_mode && count_include_pad);
+  p.nchwc_block = nchwc_op ? onnxruntime_nchwc_block() : 0;
 }
 
 }  // namespace
 
+void apply_global_profile(Pool2dParams& p, Profile profile) {
+  apply_profile(p, profile, true);
+}
+
 void apply_profile(Pool2dParams& p, Profile profile, bool count_include_pad, int64_t opset) {
   p.loop = PoolLoop::taps;
   p.end_pad_crops = false;
+  p.nchwc_block = 0;
   switch (semantics_base(profile)) {
     case Profile::pytorch:
       p.divisor = count_include_pad ? AvgDivisor::clipped_window : AvgDivisor::valid_count;
@@ -232,10 +290,19 @@ void check_mlas_window(const Window2d& w, const char* fn) {
   for (const auto& [name, v] : pads) check(v >= 0, fn, name, std::to_string(v), why);
 }
 
+// MLAS's NCHWc kernel takes dilation but no zero insertion. (Negative SAME
+// pads only shorten the output there: its taps read the input wherever they land.)
+void check_nchwc_window(const Window2d& w, const char* fn) {
+  check_range(fn, "ins_h", w.ins_h, 0, 0);
+  check_range(fn, "ins_w", w.ins_w, 0, 0);
+}
+
 }  // namespace
 
 Shape pool2d_output_shape(const Shape& x, const Pool2dParams& p) {
-  if (p.loop == PoolLoop::mlas) check_mlas_window(p.window, "npukit::pool2d");
+  const PoolLoop loop = x.size() == 4 ? effective_pool_loop(p, x[1]) : p.loop;
+  if (loop == PoolLoop::mlas) check_mlas_window(p.window, "npukit::pool2d");
+  if (loop == PoolLoop::mlas_nchwc) check_nchwc_window(p.window, "npukit::pool2d");
   return window_output_shape(x, p.window, "npukit::pool2d");
 }
 

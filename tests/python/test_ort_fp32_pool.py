@@ -27,13 +27,39 @@ def values(rng, shape):
     return x
 
 
+def channels(rng, low=1, high=5):
+    """A few channels, or (a quarter of the time) 8, 16 or 32: counts that fill
+    ONNX Runtime's NCHWc blocks, where its graph optimizer swaps in MLAS's NCHWc
+    pooling kernel (block 16 on AVX512F hosts, else 8)."""
+    if rng.random() < 0.25:
+        return int(rng.choice([8, 16, 32]))
+    return int(rng.integers(low, high))
+
+
+def fits(a, H, W):
+    """Whether the (dilated) window fits the padded input."""
+    k, d = a["kernel_shape"], a.get("dilations", [1, 1])
+    if a.get("auto_pad", "NOTSET") in ("SAME_UPPER", "SAME_LOWER"):
+        return True
+    p = a.get("pads", [0, 0, 0, 0])
+    return ((k[0] - 1) * d[0] + 1 <= H + p[0] + p[2]) and ((k[1] - 1) * d[1] + 1 <= W + p[1] + p[3])
+
+
+def nchwc_safe(rng, C, a, H, W):
+    """ONNX Runtime 1.30's process dies (no error) on an NCHWc pool whose window
+    is larger than the padded input (e.g. MaxPool 2x32x2x6, kernel 2x4,
+    dilations 2): such windows get a channel count outside the NCHWc blocks."""
+    return C if C % 8 or fits(a, H, W) else int(rng.integers(1, 5))
+
+
 def gen_avg_pool(rng, i):
-    N, C = int(rng.integers(1, 3)), int(rng.integers(1, 5))
+    N, C = int(rng.integers(1, 3)), channels(rng)
     H, W = int(rng.integers(1, 11)), int(rng.integers(1, 11))
     dil = rng.random() < 0.3
     a = window_attrs(rng, H, W, allow_dilation=dil)
     a["ceil_mode"] = int(rng.integers(0, 2))
     a["count_include_pad"] = int(rng.integers(0, 2))
+    C = nchwc_safe(rng, C, a, H, W)
     x = values(rng, [N, C, H, W])
     # ONNX Runtime runs AveragePool-19 in another loop than MLAS, dilated or not.
     opset = 19 if "dilations" in a or rng.random() < 0.25 else 13
@@ -43,10 +69,11 @@ def gen_avg_pool(rng, i):
 
 
 def gen_max_pool(rng, i):
-    N, C = int(rng.integers(1, 3)), int(rng.integers(1, 5))
+    N, C = int(rng.integers(1, 3)), channels(rng)
     H, W = int(rng.integers(1, 11)), int(rng.integers(1, 11))
     a = window_attrs(rng, H, W, allow_dilation=True)
     a["ceil_mode"] = int(rng.integers(0, 2))
+    C = nchwc_safe(rng, C, a, H, W)
     x = values(rng, [N, C, H, W])
     y = npukit_or_error(npukit.max_pool, x, profile="onnxruntime", **a)
     return Case("MaxPool", dict(a, shape=[N, C, H, W]), "MaxPool", {"x": x}, dict(a), y, opset=12)
@@ -54,12 +81,93 @@ def gen_max_pool(rng, i):
 
 def gen_global(op, fn):
     def gen(rng, i):
-        N, C = int(rng.integers(1, 3)), int(rng.integers(1, 9))
+        N, C = int(rng.integers(1, 3)), channels(rng, 1, 9)
         H, W = int(rng.integers(1, 17)), int(rng.integers(1, 17))
         x = values(rng, [N, C, H, W])
         y = fn(x, profile="onnxruntime")
         return Case(op, {"shape": [N, C, H, W]}, op, {"x": x}, {}, y)
     return gen
+
+
+def large_values(rng, shape):
+    """values(), with a third of the tensors spread over 2^-20..2^20 so that any
+    change of summation order shows in the low bits."""
+    x = values(rng, shape)
+    if rng.random() < 0.33:
+        with np.errstate(over="ignore", invalid="ignore"):
+            x *= np.float32(2.0) ** rng.integers(-20, 21, size=shape).astype(np.float32)
+    return x
+
+
+def gen_large(op):
+    """Wide, tall and large images (H, W up to 230) with few channels, or with
+    16 (ONNX Runtime's NCHWc path), any kernel up to 9 (sometimes up to 40,
+    past MLAS's limit of 32), strides 1..3, pads, ceil_mode, dilation and both
+    divisors: the geometries where MLAS's summation order shows."""
+    def gen(rng, i):
+        N = 1 if rng.random() < 0.8 else 2
+        C = int(rng.integers(1, 4)) if rng.random() < 0.7 else 16
+        big = 230 if C < 16 else 96
+        H, W = int(rng.integers(1, big + 1)), int(rng.integers(1, big + 1))
+        if rng.random() < 0.3:  # a row or a column
+            if rng.random() < 0.5:
+                H = int(rng.integers(1, 4))
+            else:
+                W = int(rng.integers(1, 4))
+        kmax = 40 if rng.random() < 0.1 else 9
+        kh, kw = int(rng.integers(1, min(H, kmax) + 1)), int(rng.integers(1, min(W, kmax) + 1))
+        a = {"kernel_shape": [kh, kw],
+             "strides": [int(rng.integers(1, 4)), int(rng.integers(1, 4))],
+             "pads": [int(rng.integers(0, kh)), int(rng.integers(0, kw)),
+                      int(rng.integers(0, kh)), int(rng.integers(0, kw))],
+             "ceil_mode": int(rng.random() < 0.3)}
+        if op == "MaxPool" and rng.random() < 0.2:
+            a["dilations"] = [int(rng.integers(1, 3)), int(rng.integers(1, 3))]
+            a["pads"] = [0, 0, 0, 0]
+            if not fits(a, H, W):
+                del a["dilations"]
+        x = large_values(rng, [N, C, H, W])
+        shape = [N, C, H, W]
+        if op == "AveragePool":
+            a["count_include_pad"] = int(rng.integers(0, 2))
+            y = npukit_or_error(npukit.average_pool, x, profile="onnxruntime", opset=13, **a)
+            return Case("AveragePool (large)", dict(a, shape=shape), op, {"x": x}, dict(a), y,
+                        opset=13)
+        y = npukit_or_error(npukit.max_pool, x, profile="onnxruntime", **a)
+        return Case("MaxPool (large)", dict(a, shape=shape), op, {"x": x}, dict(a), y, opset=12)
+    return gen
+
+
+def race_cases():
+    """The shapes of scripts/bench.sh's pooling race, as ONNX Runtime runs them."""
+    rng = np.random.default_rng(SEED + 4)
+    cases = []
+    for shape, k, s, pad, op, cip in [
+            ([1, 64, 112, 112], 3, 2, 1, "AveragePool", 1),
+            ([1, 64, 112, 112], 3, 2, 1, "AveragePool", 0),
+            ([1, 64, 112, 112], 3, 2, 1, "MaxPool", 0),
+            ([1, 256, 56, 56], 2, 2, 0, "MaxPool", 0),
+            ([1, 256, 56, 56], 2, 2, 0, "AveragePool", 1),
+            ([1, 512, 14, 14], 3, 1, 1, "AveragePool", 0),
+            ([1, 512, 14, 14], 3, 1, 1, "AveragePool", 1),
+            ([1, 3, 224, 224], 3, 2, 1, "AveragePool", 1),
+            ([1, 3, 224, 224], 3, 2, 1, "MaxPool", 0)]:
+        x = large_values(rng, shape)
+        a = {"kernel_shape": [k, k], "strides": [s, s], "pads": [pad] * 4}
+        if op == "AveragePool":
+            a["count_include_pad"] = cip
+            y = npukit_or_error(npukit.average_pool, x, profile="onnxruntime", opset=13, **a)
+        else:
+            y = npukit_or_error(npukit.max_pool, x, profile="onnxruntime", **a)
+        cases.append(Case(op + " (race shapes)", dict(a, shape=shape), op, {"x": x}, dict(a), y,
+                          opset=12 if op == "MaxPool" else 13))
+    for shape in ([1, 2048, 7, 7], [1, 3, 230, 229]):
+        for op, fn in (("GlobalAveragePool", npukit.global_average_pool),
+                       ("GlobalMaxPool", npukit.global_max_pool)):
+            x = large_values(rng, shape)
+            cases.append(Case(op + " (race shapes)", {"shape": shape}, op, {"x": x}, {},
+                              fn(x, profile="onnxruntime")))
+    return cases
 
 
 def sweep_cases():
@@ -173,6 +281,8 @@ GENERATORS = [
     ("MaxPool", gen_max_pool, 700),
     ("GlobalAveragePool", gen_global("GlobalAveragePool", npukit.global_average_pool), 200),
     ("GlobalMaxPool", gen_global("GlobalMaxPool", npukit.global_max_pool), 200),
+    ("AveragePool (large)", gen_large("AveragePool"), 200),
+    ("MaxPool (large)", gen_large("MaxPool"), 150),
 ]
 
 
@@ -187,6 +297,7 @@ def main():
     cases = [gen(rng, i) for _, gen, n in GENERATORS for i in range(count(n))]
     cases += sweep_cases()
     cases += mlas_order_cases()
+    cases += race_cases()
     runner_bad = runner_agrees(cases)
     passed, failed, stats, ort_seconds = run_cases(cases)
     failed += runner_bad

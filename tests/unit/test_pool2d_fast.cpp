@@ -45,6 +45,7 @@ std::string describe(const Case& c) {
     << (p.nan == MaxNaN::propagate ? " nan=propagate" : " nan=ignore") << " "
     << fp32_accumulation_name(p.accumulation) << (p.flush_denormals ? " ftz" : "")
     << " coeff=" << p.coeff << (p.empty_max_is_zero ? " empty_max_is_zero" : "")
+    << " loop=" << pool_loop_name(p.loop) << " nchwc_block=" << p.nchwc_block
     << " x_layout=" << c.x_layout << " y_layout=" << c.y_layout << " values=" << c.values;
   return s.str();
 }
@@ -147,6 +148,11 @@ Case random_case(std::mt19937& g) {
   static const float coeffs[] = {1.0f, 0.37f, -2.5f, 0x1p-120f};
   p.coeff = coeffs[g() % 4];
   p.empty_max_is_zero = g() % 2 == 0;
+  // ONNX Runtime's NCHWc loop, chosen directly or by a channel block.
+  const int nchwc = static_cast<int>(g() % 8);
+  if (nchwc == 0) p.loop = PoolLoop::mlas_nchwc;
+  if (nchwc == 1) p.nchwc_block = g() % 2 ? C : 2;
+  if (nchwc == 2) p.loop = PoolLoop::mlas;
   c.x_layout = static_cast<int>(g() % 3);
   c.y_layout = static_cast<int>(g() % 3);
   c.values = static_cast<int>(g() % 3);
@@ -304,6 +310,50 @@ TEST(Pool2dFast, WideRowsAndManyChannels) {
     w.pad_top = w.pad_left = i % 2;
     w.pad_bottom = w.pad_right = (i / 3) % 2;
     w.ceil_mode = i % 4 == 0;
+    if (!check_case(c, seed, i, st)) break;
+  }
+  EXPECT_GT(st.runs, 300);
+}
+
+// ONNX Runtime's MLAS orders (PoolLoop::mlas) on wide and tall planes: column
+// sums with stride_w 1 and 2 across vector widths and the scalar column tail,
+// kernels past MLAS's 32 (row major), stride_w 3, and whole images.
+TEST(Pool2dFast, MlasOrdersOnWideAndTallPlanes) {
+  SettingsGuard guard;
+  const uint32_t seed = 4242;
+  std::mt19937 g(seed);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(g() % (hi - lo + 1));
+  };
+  Stats st;
+  for (int i = 0; i < 400; ++i) {
+    Case c = random_case(g);
+    c.dtype = DType::f32;
+    c.p.mode = g() % 2 ? PoolMode::max : PoolMode::avg;
+    c.p.loop = PoolLoop::mlas;
+    c.p.nchwc_block = 0;
+    c.p.divisor = g() % 2 ? AvgDivisor::kernel_area : AvgDivisor::valid_count;
+    const int64_t H = g() % 4 == 0 ? pick(1, 3) : pick(1, 40);
+    const int64_t W = g() % 4 == 0 ? pick(1, 3) : pick(1, 300);
+    c.shape = {pick(1, 2), pick(1, 3), H, W};
+    Window2d& w = c.p.window;
+    w = Window2d{};
+    w.kernel_h = std::min(H, g() % 10 == 0 ? pick(30, 34) : pick(1, 6));
+    w.kernel_w = std::min(W, g() % 10 == 0 ? pick(30, 34) : pick(1, 6));
+    w.stride_h = pick(1, 3);
+    w.stride_w = g() % 5 == 0 ? 3 : pick(1, 2);
+    w.pad_top = pick(0, w.kernel_h - 1);
+    w.pad_bottom = pick(0, w.kernel_h - 1);
+    w.pad_left = pick(0, w.kernel_w - 1);
+    w.pad_right = pick(0, w.kernel_w - 1);
+    w.ceil_mode = g() % 3 == 0;
+    if (g() % 8 == 0) {  // the whole image
+      w = Window2d{};
+      w.kernel_h = H;
+      w.kernel_w = W;
+    }
+    c.x_layout = g() % 4 == 0 ? 1 : 0;
+    c.y_layout = g() % 4 == 0 ? 2 : 0;
     if (!check_case(c, seed, i, st)) break;
   }
   EXPECT_GT(st.runs, 300);

@@ -5,9 +5,11 @@
 
 #include <bit>
 #include <cfloat>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "npukit/npukit.hpp"
@@ -276,7 +278,9 @@ TEST(Pool2dOnnxruntime, ThreadsAndLayoutsAgree) {
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
   test::ThreadGuard guard;
   for (int iter = 0; iter < 150; ++iter) {
-    const Shape shape{pick(1, 2), pick(1, 5), pick(1, 9), pick(1, 9)};
+    // A fifth of the shapes fill ONNX Runtime's NCHWc blocks (its NCHWc loop).
+    const int64_t channels = pick(0, 4) == 0 ? 16 : pick(1, 5);
+    const Shape shape{pick(1, 2), channels, pick(1, 9), pick(1, 9)};
     Window2d w = test::window(pick(1, static_cast<int>(shape[2])),
                               pick(1, static_cast<int>(shape[3])), pick(1, 3), pick(1, 3));
     test::set_pads(
@@ -305,18 +309,125 @@ TEST(Pool2dOnnxruntime, ThreadsAndLayoutsAgree) {
       pool2d(xh, got_h, p);
       char repro[160];
       std::snprintf(repro, sizeof repro, "seed %u iter %d threads %d loop %s", kSeed, iter, threads,
-                    pool_loop_name(p.loop));
+                    pool_loop_name(effective_pool_loop(p, shape[1])));
       EXPECT_TRUE(same_bits(got, want.to_vector<float>())) << repro;
       EXPECT_TRUE(same_bits(got_h.to_vector<float>(), want.to_vector<float>())) << repro;
     }
   }
 }
 
-// ONNX Runtime's own loops are not reproduced by the SIMD kernels: every fast
-// kernel declines them, so the reference (the rules above) computes them.
+// ---- MLAS's NCHWc kernel: ONNX Runtime's graph optimizer runs MaxPool and
+// AveragePool there when the channels fill its blocks (16 with AVX512F, else 8).
+
+// A tensor of `block` channels, each holding `plane` (H x W).
+Tensor nchwc_input(int64_t block, int64_t H, int64_t W, const std::vector<float>& plane) {
+  std::vector<float> v;
+  for (int64_t c = 0; c < block; ++c) v.insert(v.end(), plane.begin(), plane.end());
+  return t4({1, block, H, W}, v);
+}
+
+TEST(Pool2dOnnxruntime, NchwcBlockFollowsTheHostAndTheOpset) {
+  const int64_t block = onnxruntime_nchwc_block();
+#if defined(__x86_64__)
+  EXPECT_EQ(block, host_cpu_features().avx512f ? 16 : 8);
+#endif
+  const Window2d w = test::window(2, 2);
+  EXPECT_EQ(ort(PoolMode::max, w).nchwc_block, block);
+  EXPECT_EQ(ort(PoolMode::max, w, false, 12).nchwc_block, block);
+  EXPECT_EQ(ort(PoolMode::max, w, false, 22).nchwc_block, block);
+  EXPECT_EQ(ort(PoolMode::avg, w, true, 13).nchwc_block, block);
+  EXPECT_EQ(ort(PoolMode::avg, w, true, 19).nchwc_block, block);
+  Window2d c = w;
+  c.ceil_mode = true;  // ceil_mode with count_include_pad keeps ORT's own loop
+  EXPECT_EQ(ort(PoolMode::avg, c, true, 13).nchwc_block, 0);
+  EXPECT_EQ(ort(PoolMode::avg, c, false, 13).nchwc_block, block);
+  Pool2dParams g = global_pool2d_params({1, 16, 4, 4}, PoolMode::avg);
+  apply_global_profile(g, Profile::onnxruntime);
+  EXPECT_EQ(g.nchwc_block, block);  // a lone GlobalAveragePool is rewritten too
+  Pool2dParams p = ort(PoolMode::max, w);
+  apply_profile(p, Profile::pytorch);
+  EXPECT_EQ(p.nchwc_block, 0);
+  p.nchwc_block = 8;
+  EXPECT_EQ(effective_pool_loop(p, 16), PoolLoop::mlas_nchwc);
+  EXPECT_EQ(effective_pool_loop(p, 12), PoolLoop::taps);
+  EXPECT_STREQ(pool_loop_name(PoolLoop::mlas_nchwc), "mlas_nchwc");
+}
+
+TEST(Pool2dOnnxruntime, NchwcSumsTheInputTapsRowMajor) {
+  const int64_t block = onnxruntime_nchwc_block();
+  if (block == 0) GTEST_SKIP() << "no NCHWc rewrite on this host";
+  // [[1e8, 1, 7], [-1e8, 1, 7]], kernel 2x2: row-major from +0:
+  // ((1e8 + 1) - 1e8) + 1 = 1 -> 0.25 (MLAS's column sums would give 0.5).
+  const std::vector<float> plane{1e8f, 1.0f, 7.0f, -1e8f, 1.0f, 7.0f};
+  EXPECT_EQ(
+      out0(nchwc_input(block, 2, 3, plane), ort(PoolMode::avg, test::window(2, 2), false, 13)),
+      0.25f);
+  // With one channel fewer than the block, MLAS's NCHW kernel runs again.
+  std::vector<float> fewer;
+  for (int64_t c = 0; c + 1 < block; ++c) fewer.insert(fewer.end(), plane.begin(), plane.end());
+  EXPECT_EQ(
+      out0(t4({1, block - 1, 2, 3}, fewer), ort(PoolMode::avg, test::window(2, 2), false, 13)),
+      0.5f);
+}
+
+TEST(Pool2dOnnxruntime, NchwcIncludePadDividesByTheKernelArea) {
+  const int64_t block = onnxruntime_nchwc_block();
+  if (block == 0) GTEST_SKIP() << "no NCHWc rewrite on this host";
+  // Issue #12's geometry (1xCx4x5 ones, kernel 3, stride 2, pads 1) with
+  // C = block, loop set directly: the NCHWc kernel divides by 9 always, so the
+  // last row is 2/9, 3/9, 2/9 (ORT's own loop: 1/3, 1/2, 1/3; with ceil_mode
+  // and count_include_pad ONNX Runtime keeps that loop, even with C = block).
+  Window2d w = test::window(3, 3, 2, 2);
+  test::set_pads(w, 1, 1, 1, 1);
+  w.ceil_mode = true;
+  Pool2dParams p = ort(PoolMode::avg, w, true, 13);
+  p.loop = PoolLoop::mlas_nchwc;
+  p.divisor = AvgDivisor::kernel_area;
+  const Tensor y = test::run_pool(nchwc_input(block, 4, 5, std::vector<float>(20, 1.0f)), p);
+  ASSERT_EQ(y.shape(), (Shape{1, block, 3, 3}));
+  const std::vector<float> v = y.to_vector<float>();
+  EXPECT_TRUE(same_bits({v[6], v[7], v[8]}, {2.0f / 9.0f, 3.0f / 9.0f, 2.0f / 9.0f}));
+}
+
+TEST(Pool2dOnnxruntime, NchwcMaxKeepsTheRunningMaxAsFirstOperand) {
+  const int64_t block = onnxruntime_nchwc_block();
+  if (block == 0) GTEST_SKIP() << "no NCHWc rewrite on this host";
+  // vmaxps acc, acc, v = acc > v ? acc : v from -FLT_MAX: [NaN, 2] -> 2 (the
+  // NaN is replaced), [2, NaN] -> NaN, [+0, -0] -> -0, [-inf, -inf] -> -FLT_MAX.
+  const Window2d w = test::window(1, 2, 1, 2);
+  const std::vector<float> plane{kNaN, 2.0f, 2.0f, kNaN, 0.0f, -0.0f, -kInf, -kInf};
+  const Tensor y = test::run_pool(nchwc_input(block, 1, 8, plane), ort(PoolMode::max, w));
+  const std::vector<float> v = y.to_vector<float>();
+  EXPECT_EQ(v[0], 2.0f);
+  EXPECT_TRUE(std::isnan(v[1]));
+  EXPECT_EQ(bits(v[2]), 0x80000000u);
+  EXPECT_EQ(v[3], -FLT_MAX);
+  // Dilated windows too (ORT's own MaxPool loop would keep the first tap, the NaN).
+  Window2d d = test::window(1, 2, 1, 1);
+  d.dilation_w = 2;
+  const std::vector<float> row{kNaN, 0.0f, 3.0f};
+  EXPECT_EQ(out0(nchwc_input(block, 1, 3, row), ort(PoolMode::max, d)), 3.0f);
+}
+
+// ONNX Runtime's own loops (first_tap, end_pad_crops) are not reproduced by
+// the SIMD kernels: every fast kernel declines them, so the reference (the
+// rules above) computes them. MLAS's orders run fast on NCHW rows.
 TEST(Pool2dOnnxruntime, FastKernelsDeclineOnnxRuntimeLoops) {
   Tensor x(DType::f32, {1, 2, 6, 6}), y8(DType::u8, {1, 2, 6, 6});
-  for (int variant = 0; variant < 3; ++variant) {
+  {
+    Pool2dParams p;
+    p.mode = PoolMode::max;
+    p.window.kernel_h = p.window.kernel_w = 2;
+    p.loop = PoolLoop::mlas;
+    Tensor y(DType::f32, pool2d_output_shape(x.shape(), p));
+    for (const auto& k : pool2d_kernels().variants) {
+      const std::string name = k.name;
+      if (name == "f32-pool2d-avx2" || name == "f32-pool2d-avx512") {
+        EXPECT_EQ(k.declines(cpu::Pool2dProblem{x, y, p}), nullptr) << name;
+      }
+    }
+  }
+  for (int variant = 1; variant < 3; ++variant) {
     Pool2dParams p;
     p.mode = PoolMode::max;
     p.window.kernel_h = p.window.kernel_w = 2;

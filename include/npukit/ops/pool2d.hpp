@@ -59,6 +59,16 @@ enum class PoolLoop : uint8_t {
   // `m < v ? v : m` (scalar: NaN never wins); `nan` and `pad_value` are unused.
   // Pads must be >= 0. Averages divide by `divisor` (kernel_area or valid_count).
   mlas,
+  // MLAS's NCHWc pooling kernel, which ONNX Runtime's graph optimizer swaps in
+  // for MaxPool, AveragePool (unless ceil_mode with count_include_pad) and the
+  // global pools when the channel count is a multiple of its block
+  // (Pool2dParams::nchwc_block): per output,
+  // the window's taps that land on the input, row-major (dilation applied),
+  // from +0 (avg) or -FLT_MAX (max); max steps are `m > v ? m : v` (a NaN on
+  // either side gives v, of +0/-0 the second wins). Averages divide once by
+  // the number of those taps for valid_count (none: 0/0, the default NaN),
+  // else by kernel_h * kernel_w. `nan`, `pad_value`, `end_pad_crops` are unused.
+  mlas_nchwc,
 };
 
 struct Pool2dParams {
@@ -68,6 +78,10 @@ struct Pool2dParams {
   PadValue pad_value = PadValue::neg_inf;
   MaxNaN nan = MaxNaN::propagate;
   PoolLoop loop = PoolLoop::taps;
+  // ONNX Runtime's NCHWc rewrite (docs/semantics.md): when > 0 and the input's
+  // channel count is a multiple of it, the pooling runs PoolLoop::mlas_nchwc
+  // whatever `loop` says. ONNX Runtime's block is 16 on AVX512F hosts, else 8.
+  int64_t nchwc_block = 0;
   // A negative pad_end (ONNX Runtime's SAME pads) ends every window at
   // in + pad_end: avg taps past it are neither summed nor counted even where
   // they land on the input (ONNX Runtime's AveragePool loop). Otherwise such
@@ -90,6 +104,22 @@ struct Pool2dParams {
 // fp32 pooling and are rejected.
 void apply_profile(Pool2dParams& p, Profile profile, bool count_include_pad = true,
                    int64_t opset = 0);
+// apply_profile for a GlobalAveragePool / GlobalMaxPool node (params from
+// global_pool2d_params). ONNX Runtime rewrites a lone global pool to NCHWc
+// like the others; in a graph only when no earlier node keeps its input edge
+// (its producer was rewritten too), which a single node cannot tell.
+void apply_global_profile(Pool2dParams& p, Profile profile);
+
+// The loop that runs for an input of `channels` channels (nchwc_block applied).
+PoolLoop effective_pool_loop(const Pool2dParams& p, int64_t channels);
+
+// Which of PoolLoop::mlas's three orders MLAS picks for an H x W plane.
+enum class MlasPoolOrder : uint8_t { whole_image, column_sums, row_major };
+MlasPoolOrder mlas_pool_order(const Window2d& w, int64_t H, int64_t W);
+
+// ONNX Runtime's NCHWc block on this host (MLAS: 16 with AVX512F, 8 on other
+// x86-64 hosts, 0 = no NCHWc rewrite elsewhere).
+int64_t onnxruntime_nchwc_block();
 
 // The window geometry a profile's pooling faces use for ONNX attributes:
 // PoolGeometry::onnxruntime for onnxruntime, PoolGeometry::onnx otherwise.
@@ -118,6 +148,8 @@ namespace ref {
 void pool2d_f32(const TensorView& x, const TensorView& y, const Pool2dParams& p);
 // PoolLoop::mlas (pool2d_f32 calls it).
 void pool2d_f32_mlas(const TensorView& x, const TensorView& y, const Pool2dParams& p);
+// PoolLoop::mlas_nchwc (pool2d_f32 calls it).
+void pool2d_f32_mlas_nchwc(const TensorView& x, const TensorView& y, const Pool2dParams& p);
 template <class T>
 void max_pool2d_int(const TensorView& x, const TensorView& y, const Pool2dParams& p);
 }  // namespace ref

@@ -101,7 +101,9 @@ std::vector<bool> cropped_taps(const AxisWindow& a, const AxisTaps& t, bool crop
 }  // namespace
 
 void pool2d_f32(const TensorView& x, const TensorView& y, const Pool2dParams& p) {
-  if (p.loop == PoolLoop::mlas) return pool2d_f32_mlas(x, y, p);
+  const PoolLoop loop = effective_pool_loop(p, x.dim(1));
+  if (loop == PoolLoop::mlas) return pool2d_f32_mlas(x, y, p);
+  if (loop == PoolLoop::mlas_nchwc) return pool2d_f32_mlas_nchwc(x, y, p);
   const Taps2d t = make_taps(x, y, p.window);
   if (p.mode != PoolMode::max && p.accumulation == Fp32Accumulation::interleaved)
     return pool2d_f32_interleaved(x, y, p, t);

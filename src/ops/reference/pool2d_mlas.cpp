@@ -13,25 +13,15 @@
 
 namespace npukit::ref {
 
-namespace {
-
 // MLAS's vector kernels read 4 floats past the last window, its stack buffer
 // holds 2048 floats of which 3 are kept for that over-read.
 constexpr int64_t kColumnBuffer = 2048 - 3;
 constexpr int64_t kLanes = 4;
 constexpr int64_t kMaxSmallKernel = 32;
 
-enum class MlasOrder : uint8_t { whole_image, column_sums, row_major };
+namespace {
 
-MlasOrder mlas_order_for(const Window2d& w, int64_t H, int64_t W) {
-  const bool no_pads = w.pad_top == 0 && w.pad_bottom == 0 && w.pad_left == 0 && w.pad_right == 0;
-  if (w.kernel_h == H && w.kernel_w == W && w.stride_h == 1 && w.stride_w == 1 && no_pads)
-    return MlasOrder::whole_image;
-  if (w.stride_w <= 2 && w.kernel_h <= kMaxSmallKernel && w.kernel_w <= kMaxSmallKernel &&
-      w.pad_left + w.pad_right + W <= kColumnBuffer)
-    return MlasOrder::column_sums;
-  return MlasOrder::row_major;
-}
+using MlasOrder = MlasPoolOrder;
 
 struct Plane {
   const TensorView& x;
@@ -138,7 +128,7 @@ void row_major(const Plane& x, const TensorView& y, const Pool2dParams& p) {
 
 void pool2d_f32_mlas(const TensorView& x, const TensorView& y, const Pool2dParams& p) {
   const int64_t C = x.dim(1), H = x.dim(2), W = x.dim(3);
-  const MlasOrder order = mlas_order_for(p.window, H, W);
+  const MlasOrder order = mlas_pool_order(p.window, H, W);
   parallel_for(x.dim(0) * C, [&](int64_t nc) {
     const Plane plane{x, nc / C, nc % C};
     switch (order) {
@@ -154,3 +144,19 @@ void pool2d_f32_mlas(const TensorView& x, const TensorView& y, const Pool2dParam
 }
 
 }  // namespace npukit::ref
+
+namespace npukit {
+
+MlasPoolOrder mlas_pool_order(const Window2d& w, int64_t H, int64_t W) {
+  using ref::kColumnBuffer;
+  using ref::kMaxSmallKernel;
+  const bool no_pads = w.pad_top == 0 && w.pad_bottom == 0 && w.pad_left == 0 && w.pad_right == 0;
+  if (w.kernel_h == H && w.kernel_w == W && w.stride_h == 1 && w.stride_w == 1 && no_pads)
+    return MlasPoolOrder::whole_image;
+  if (w.stride_w <= 2 && w.kernel_h <= kMaxSmallKernel && w.kernel_w <= kMaxSmallKernel &&
+      w.pad_left + w.pad_right + W <= kColumnBuffer)
+    return MlasPoolOrder::column_sums;
+  return MlasPoolOrder::row_major;
+}
+
+}  // namespace npukit
