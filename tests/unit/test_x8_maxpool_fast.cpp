@@ -38,13 +38,13 @@ std::string describe(const Case& c) {
   const Pool2dParams& p = c.p;
   const Window2d& w = p.window;
   std::ostringstream s;
-  s << dtype_name(c.dtype) << " x" << shape_text(c.shape) << " k" << w.kernel_h << "x"
-    << w.kernel_w << " s" << w.stride_h << "x" << w.stride_w << " d" << w.dilation_h << "x"
-    << w.dilation_w << " ins" << w.ins_h << "x" << w.ins_w << " pads(" << w.pad_top << ","
-    << w.pad_bottom << "," << w.pad_left << "," << w.pad_right << ")"
-    << (w.ceil_mode ? " ceil" : "") << (w.truncated_count ? " truncated_count" : "")
-    << " pad=" << pad_value_name(p.pad_value) << " loop=" << pool_loop_name(p.loop)
-    << " nan=" << max_nan_name(p.nan) << (p.end_pad_crops ? " end_pad_crops" : "")
+  s << dtype_name(c.dtype) << " x" << shape_text(c.shape) << " k" << w.kernel_h << "x" << w.kernel_w
+    << " s" << w.stride_h << "x" << w.stride_w << " d" << w.dilation_h << "x" << w.dilation_w
+    << " ins" << w.ins_h << "x" << w.ins_w << " pads(" << w.pad_top << "," << w.pad_bottom << ","
+    << w.pad_left << "," << w.pad_right << ")" << (w.ceil_mode ? " ceil" : "")
+    << (w.truncated_count ? " truncated_count" : "") << " pad=" << pad_value_name(p.pad_value)
+    << " loop=" << pool_loop_name(p.loop) << " nan=" << max_nan_name(p.nan)
+    << (p.end_pad_crops ? " end_pad_crops" : "")
     << (p.empty_max_is_zero ? " empty_max_is_zero" : "") << " x_layout=" << c.x_layout
     << " y_layout=" << c.y_layout << " values=" << c.values;
   return s.str();
@@ -74,8 +74,7 @@ void fill(const Case& c, const TensorView& x, std::mt19937& g) {
           if (c.values == 1) v = static_cast<int>(g() % 3);  // 0..2 above the lowest
           if (c.values == 2) v = static_cast<int>(g() % 4) * 85;
           if (c.dtype == DType::u8) x.at<uint8_t>(n, ch, h, w) = static_cast<uint8_t>(v);
-          if (c.dtype == DType::s8)
-            x.at<int8_t>(n, ch, h, w) = static_cast<int8_t>(v - 128);
+          if (c.dtype == DType::s8) x.at<int8_t>(n, ch, h, w) = static_cast<int8_t>(v - 128);
         }
 }
 
@@ -223,7 +222,8 @@ TEST(X8MaxPoolFast, EveryKernelMatchesReferenceOnRandomProblems) {
     if (!check_case(random_case(g), seed, i, st)) break;
   std::printf("x8 max pool fast: seed %u, %lld cases, %lld elements compared\n", seed,
               static_cast<long long>(st.cases), static_cast<long long>(st.elements));
-  for (const auto& [name, n] : st.runs) std::printf("  %s: %lld runs\n", name.c_str(), (long long)n);
+  for (const auto& [name, n] : st.runs)
+    std::printf("  %s: %lld runs\n", name.c_str(), (long long)n);
   EXPECT_GT(st.cases, 1500);
   // Every x8 kernel this host runs took a fair share of the cases.
   for (const auto& v : pool2d_kernels().variants) {

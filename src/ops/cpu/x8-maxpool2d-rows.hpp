@@ -20,10 +20,10 @@ namespace npukit::cpu {
 struct X8RowsAxis {
   int64_t out = 0, kernel = 0, stride = 1, span = 0;
   int64_t in_lo = 0, in_hi = 0, first_index = 0;
-  std::vector<Tap> kind;           // [span]
-  std::vector<int32_t> in_first;   // per output: first buffer position on the input
-  std::vector<int32_t> in_count;   // per output: its taps on the input (a contiguous run)
-  std::vector<uint8_t> any_pad;    // per output: some tap is padding
+  std::vector<Tap> kind;          // [span]
+  std::vector<int32_t> in_first;  // per output: first buffer position on the input
+  std::vector<int32_t> in_count;  // per output: its taps on the input (a contiguous run)
+  std::vector<uint8_t> any_pad;   // per output: some tap is padding
 };
 
 struct X8RowsPlan {
