@@ -171,7 +171,7 @@ QAvgPlan make_bm_pool_plan(const TensorView& x, const TensorView& y, const BmPoo
   P.bm_rshift = p.rshift;
   P.bm_relu = p.relu;
   if (p.mode != QuantPoolMode::avg)
-    P.unsupported = "max pooling (only the average has a fast kernel)";
+    P.unsupported = "max pooling (x8-bmpool-max-pool2d takes it)";
   else if (!make_axis(axis_h(p.window, P.H), y.dim(2), P.h) ||
            !make_axis(axis_w(p.window, P.W), y.dim(3), P.w))
     P.unsupported = "zero insertion or dilation (taps are not one contiguous run per axis)";
