@@ -1,8 +1,12 @@
 #include "npukit/ops/bm_pool_quantized.hpp"
 
+#include <algorithm>
+#include <limits>
+
 #include "npukit/error.hpp"
 #include "npukit/kernels.hpp"
 #include "npukit/ops/quantized.hpp"
+#include "ops/cpu/pool2d_plan.hpp"
 #include "ops/cpu/qavgpool.hpp"
 
 namespace npukit {
@@ -19,6 +23,40 @@ const char* bm_declines_nchw(const BmPoolProblem& p) {
 const char* bm_declines_nhwc(const BmPoolProblem& p) {
   if (p.q.plan.unsupported) return p.q.plan.unsupported;
   return p.q.x.stride(1) == 1 ? nullptr : "x is not unit-stride along C (not NHWC-like)";
+}
+
+const char* bm_declines_max(const BmPoolProblem& p) {
+  return p.params->mode == QuantPoolMode::max ? nullptr : "not max";
+}
+
+// The unit's max: the window max of ref::max_pool2d_int with the type's
+// lowest value as padding and inserted zeros as elements (the same taps),
+// then the shift, saturation and ReLU of the reference per output.
+template <class T>
+void bm_max_finish(const TensorView& y, const BmPoolQuantParams& p) {
+  const bool shift = p.max_rshift && p.rshift > 0;
+  if (!shift && !p.relu) return;
+  constexpr int64_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+  for (int64_t n = 0; n < y.dim(0); ++n)
+    for (int64_t c = 0; c < y.dim(1); ++c)
+      for (int64_t h = 0; h < y.dim(2); ++h)
+        for (int64_t w = 0; w < y.dim(3); ++w) {
+          int64_t v = y.at<T>(n, c, h, w);
+          if (shift) v = (v + (int64_t{1} << (p.rshift - 1))) >> p.rshift;
+          v = std::clamp(v, lo, hi);
+          if (p.relu) v = std::max<int64_t>(v, 0);
+          y.at<T>(n, c, h, w) = static_cast<T>(v);
+        }
+}
+
+void bm_max_through_pool2d(const BmPoolProblem& p) {
+  Pool2dParams q;
+  q.mode = PoolMode::max;
+  q.window = p.params->window;
+  q.pad_value = PadValue::neg_inf;  // integers: the type's lowest value
+  pool2d_kernels().run(Pool2dProblem{p.q.x, p.q.y, q});
+  if (p.q.x.dtype() == DType::s8) return bm_max_finish<int8_t>(p.q.y, *p.params);
+  bm_max_finish<uint8_t>(p.q.y, *p.params);
 }
 
 void bm_reference(const BmPoolProblem& p) {
@@ -48,6 +86,9 @@ const KernelList<BmPoolProblem>& bm_pool_quantized_kernels() {
            bm_declines_nchw, [](const BmPoolProblem& p) { x8_qavgpool_nchw_portable(p.q); }},
           {"x8-bmpool-avg-nhwc-portable", Isa::portable, "avg, no zero insertion or dilation, NHWC",
            bm_declines_nhwc, [](const BmPoolProblem& p) { x8_qavgpool_nhwc_portable(p.q); }},
+          {"x8-bmpool-max-pool2d", Isa::portable,
+           "max: the pool2d family's s8/u8 max kernels, then the shift", bm_declines_max,
+           bm_max_through_pool2d},
           {"x8-bmpool-reference", Isa::portable, "always", nullptr, bm_reference, true},
       }};
   return list;

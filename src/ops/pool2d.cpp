@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "cpu/pool2d_plan.hpp"
+#include "cpu/x8-maxpool2d-rows.hpp"
 #include "npukit/cpu_features.hpp"
 #include "npukit/error.hpp"
 
@@ -60,9 +61,12 @@ const char* declines_f32_simd(const Pool2dProblem& pr, int64_t lanes) {
   if (const char* why = declines_f32(pr)) return why;
   return cpu::pool2d_declines_gather(pr, lanes);
 }
+// Integer max takes every loop: it selects one of the taps, so the loop order,
+// the NaN rule and the average-only window crop do not change the result
+// (ref::max_pool2d_int reads neither loop, nan nor end_pad_crops).
 const char* declines_x8(const Pool2dProblem& pr) {
   if (pr.x.dtype() == DType::f32) return "not s8/u8";
-  return declines_onnxruntime_loops(pr);
+  return nullptr;
 }
 const char* declines_x8_simd(const Pool2dProblem& pr, int64_t lanes) {
   if (const char* why = declines_x8(pr)) return why;
@@ -84,16 +88,22 @@ const KernelList<Pool2dProblem>& pool2d_kernels() {
           {"f32-pool2d-avx512", Isa::avx512, "f32 avg/max/sum, any layout and semantics",
            [](const Pool2dProblem& pr) { return declines_f32_simd(pr, 16); },
            cpu::pool2d_f32_avx512},
+          {"x8-maxpool2d-rows-avx512", Isa::avx512, "s8/u8 max, NCHW rows, stride_w <= 2",
+           cpu::x8_rows_declines, cpu::max_pool2d_x8_rows_avx512},
           {"x8-maxpool2d-avx512", Isa::avx512, "s8/u8 max, any layout and semantics",
            [](const Pool2dProblem& pr) { return declines_x8_simd(pr, 64); },
            cpu::max_pool2d_x8_avx512},
           {"f32-pool2d-avx2", Isa::avx2, "f32 avg/max/sum, any layout and semantics",
            [](const Pool2dProblem& pr) { return declines_f32_simd(pr, 8); }, cpu::pool2d_f32_avx2},
+          {"x8-maxpool2d-rows-avx2", Isa::avx2, "s8/u8 max, NCHW rows, stride_w <= 2",
+           cpu::x8_rows_declines, cpu::max_pool2d_x8_rows_avx2},
           {"x8-maxpool2d-avx2", Isa::avx2, "s8/u8 max, any layout and semantics",
            [](const Pool2dProblem& pr) { return declines_x8_simd(pr, 32); },
            cpu::max_pool2d_x8_avx2},
           {"f32-pool2d-portable", Isa::portable, "f32 avg/max/sum, any layout and semantics",
            declines_f32_portable, cpu::pool2d_f32_portable},
+          {"x8-maxpool2d-rows-portable", Isa::portable, "s8/u8 max, NCHW rows, stride_w <= 2",
+           cpu::x8_rows_declines, cpu::max_pool2d_x8_rows_portable},
           {"x8-maxpool2d-portable", Isa::portable, "s8/u8 max, any layout and semantics",
            declines_x8, cpu::max_pool2d_x8_portable},
           {"pool2d-reference", Isa::portable, "always (the specification)", nullptr, run_reference,

@@ -548,3 +548,68 @@ TEST(QPoolFast, IntMeanLargeWindowsEveryRounding) {
 
 }  // namespace
 }  // namespace npukit
+
+namespace npukit {
+namespace {
+
+// ONNX Runtime's float path with short-mantissa scales (exact_float_sum: the
+// kernels form integer sums) next to ones that do not qualify, y_scale 1 and
+// power-of-two windows (the tail's exact division shortcuts): every variant
+// against the reference, u8 and s8, NCHW and NHWC, both divisors, 1-3 threads.
+TEST(QPoolFast, ExactFloatSumsAndDivisorShortcutsEqualReference) {
+  Restore restore;
+  const uint32_t seed = 9127;
+  std::mt19937 g(seed);
+  const auto& list = cpu::qlinear_average_pool_kernels();
+  const float x_scales[] = {1.0f, 0.5f, 3.0f / 64.0f, 255.0f, 0.1f, 6.0f / 255.0f, 0x1p-140f};
+  const float y_scales[] = {1.0f, 0.37f, 2.0f, 0.5f};
+  int runs = 0, exact = 0, inexact = 0;
+  for (int i = 0; i < 400; ++i) {
+    Case c;
+    c.profile = Profile::onnxruntime;
+    c.dtype = i % 2 ? DType::u8 : DType::s8;
+    c.x_layout = c.y_layout = (i / 2) % 3 == 0 ? Layout::nhwc : Layout::nchw;
+    const int64_t k = 2 + (i / 6) % 3, s = 1 + (i / 18) % 2;
+    c.x_shape = {1 + i % 2, 1 + static_cast<int64_t>(g() % 9), 5 + static_cast<int64_t>(g() % 9),
+                 5 + static_cast<int64_t>(g() % 60)};
+    Window2d& w = c.p.window;
+    w = Window2d{};
+    w.kernel_h = w.kernel_w = k;
+    w.stride_h = w.stride_w = s;
+    w.pad_top = w.pad_bottom = w.pad_left = w.pad_right = (i / 36) % 2;
+    w.ceil_mode = (i / 72) % 2;
+    c.p.count_include_pad = (i / 3) % 2;
+    c.p.x_scale = x_scales[g() % 7];
+    c.p.y_scale = y_scales[g() % 4];
+    const detail::CodeRange r = detail::code_range(c.dtype);
+    c.p.x_zero_point = r.lo + static_cast<int>(g() % 256);
+    c.p.y_zero_point = r.lo + static_cast<int>(g() % 256);
+    apply_profile(c.p, c.profile);
+    const Tensor x = random_codes(g, c);
+    const Shape ys = qlinear_average_pool_output_shape(c.x_shape, c.p);
+    Tensor want(c.dtype, ys, c.y_layout);
+    ref::qlinear_average_pool(x, want, c.p);
+    const std::vector<uint8_t> wb = bytes_nchw(want);
+    cpu::QAvgPoolProblem prob{x, Tensor(c.dtype, ys, c.y_layout), &c.p,
+                              cpu::make_qavg_plan(x, want, c.p)};
+    (prob.plan.exact_float_sum ? exact : inexact) += 1;
+    set_num_threads(1 + i % 3);
+    for (const auto& v : list.variants) {
+      if (v.reference || !list.runnable(v) || v.declines(prob)) continue;
+      Tensor y(c.dtype, ys, c.y_layout);
+      prob.y = y;
+      v.run(prob);
+      const std::string diff = first_difference(bytes_nchw(y), wb);
+      EXPECT_TRUE(diff.empty()) << v.name << ", seed " << seed << ", case " << i << ": " << diff
+                                << "\n  " << c.text();
+      if (!diff.empty()) return;
+      ++runs;
+    }
+  }
+  EXPECT_GT(exact, 100);
+  EXPECT_GT(inexact, 50);
+  EXPECT_GT(runs, 600);
+}
+
+}  // namespace
+}  // namespace npukit

@@ -56,6 +56,27 @@ bool make_axis(const AxisWindow& w, int64_t out, QAvgAxis& a) {
   return true;
 }
 
+// float_mean adds t(d) = fl(x_scale * d), d = x - x_zp in [-255, 255], from
+// +0 in fp32. Write x_scale = m * 2^k with m odd (m < 2^24). When
+// m * 255 * taps <= 2^24, every t(d) = m*d * 2^k is exact (|m*d| < 2^24) and
+// every partial sum is an integer multiple of 2^k of magnitude at most
+// 2^24 * 2^k, hence exactly representable (k >= -149 keeps denormals on that
+// grid): the fp32 sum is the exact sum m * (sum(x) - valid * x_zp) * 2^k in
+// any order, and integer sums give the reference's bits. Scales with short
+// mantissas (1, 0.5, 0.125, 3/64, ...) qualify; typical calibrated ones do not.
+void exact_float_sum(float x_scale, QAvgPlan& P) {
+  int e = 0;
+  const double f = std::frexp(static_cast<double>(x_scale), &e);  // x_scale = f * 2^e
+  auto m = static_cast<int64_t>(std::ldexp(f, 24));               // exact: 24 bits
+  int k = e - 24;
+  if (m <= 0) return;
+  while (m % 2 == 0) m /= 2, ++k;
+  if (m * 255 * P.taps > (int64_t{1} << 24) || k < -149 || k > 127) return;
+  P.exact_float_sum = true;
+  P.sum_m = static_cast<int32_t>(m);
+  P.sum_pow2 = std::ldexp(1.0f, k);
+}
+
 }  // namespace
 
 QAvgPlan make_qavg_plan(const TensorView& x, const TensorView& y, const QLinearAvgPoolParams& p) {
@@ -94,6 +115,7 @@ QAvgPlan make_qavg_plan(const TensorView& x, const TensorView& y, const QLinearA
         P.unsupported = "x_scale / y_scale so large that fp32 sums may overflow";
       if (P.divisor != AvgDivisor::kernel_area && (P.h.any_empty || P.w.any_empty))
         P.unsupported = "a window with no input tap would divide by 0";
+      exact_float_sum(p.x_scale, P);
       break;
     case QAvgArith::int_sum_float:
       P.int_sum_multiplier = p.x_scale / (p.y_scale * taps);
@@ -149,7 +171,7 @@ QAvgPlan make_bm_pool_plan(const TensorView& x, const TensorView& y, const BmPoo
   P.bm_rshift = p.rshift;
   P.bm_relu = p.relu;
   if (p.mode != QuantPoolMode::avg)
-    P.unsupported = "max pooling (only the average has a fast kernel)";
+    P.unsupported = "max pooling (x8-bmpool-max-pool2d takes it)";
   else if (!make_axis(axis_h(p.window, P.H), y.dim(2), P.h) ||
            !make_axis(axis_w(p.window, P.W), y.dim(3), P.w))
     P.unsupported = "zero insertion or dilation (taps are not one contiguous run per axis)";

@@ -41,7 +41,13 @@ struct QAvgPlan {
   int32_t lo = 0, hi = 0, x_zp = 0, y_zp = 0;
   float x_scale = 1, y_scale = 1;
   float int_sum_multiplier = 0;  // int_sum_float: x_scale / (y_scale * taps)
-  float scale_ratio = 0;         // int_sum_requant: x_scale / y_scale
+  // float_mean whose fp32 sums are exact (exact_float_sum, see make_qavg_plan):
+  // the reference's fsum is float(sum_m * (sum - valid * x_zp)) * sum_pow2, so
+  // the kernels form integer sums only.
+  bool exact_float_sum = false;
+  int32_t sum_m = 0;
+  float sum_pow2 = 0;
+  float scale_ratio = 0;  // int_sum_requant: x_scale / y_scale
   // int_sum_requant: [d] = scale_ratio / d for every divisor d <= taps, [0] = 0
   // (empty windows give y_zp); empty when the window is too large to tabulate.
   std::vector<float> multiplier_by_divisor;

@@ -1,0 +1,322 @@
+// s8/u8 max pooling: every kernel of the "pool2d" family that takes 8-bit
+// input and runs on this host against ref::max_pool2d_int, byte for byte, on
+// seeded random problems: every loop / NaN / crop setting (integer max does
+// not depend on them), windows entirely in padding with and without
+// empty_max_is_zero, ceil-mode overhang, ONNX Runtime's truncated count with
+// negative end pads, dilation and zero insertion (the generic kernels), rows
+// wider than two vectors, 1-wide images, odd channel counts, batches, NCHW /
+// NHWC / gapped strides, 1-3 threads, every ISA cap and Impl::reference.
+// A failure prints the seed, the case index and the configuration.
+#include <map>
+#include <sstream>
+
+#include "ops/cpu/pool2d_plan.hpp"
+#include "unit/test_util.hpp"
+
+namespace npukit {
+namespace {
+
+using cpu::Pool2dProblem;
+
+struct SettingsGuard {
+  ~SettingsGuard() {
+    set_num_threads(0);
+    set_max_isa(host_isa());
+    set_impl(Impl::fast);
+  }
+};
+
+struct Case {
+  Shape shape;
+  DType dtype = DType::u8;
+  Pool2dParams p;
+  int x_layout = 0, y_layout = 0;  // 0 NCHW, 1 NHWC, 2 NCHW with gaps between rows and planes
+  int values = 0;                  // 0 full range, 1 near the lowest value, 2 few distinct values
+};
+
+std::string describe(const Case& c) {
+  const Pool2dParams& p = c.p;
+  const Window2d& w = p.window;
+  std::ostringstream s;
+  s << dtype_name(c.dtype) << " x" << shape_text(c.shape) << " k" << w.kernel_h << "x" << w.kernel_w
+    << " s" << w.stride_h << "x" << w.stride_w << " d" << w.dilation_h << "x" << w.dilation_w
+    << " ins" << w.ins_h << "x" << w.ins_w << " pads(" << w.pad_top << "," << w.pad_bottom << ","
+    << w.pad_left << "," << w.pad_right << ")" << (w.ceil_mode ? " ceil" : "")
+    << (w.truncated_count ? " truncated_count" : "") << " pad=" << pad_value_name(p.pad_value)
+    << " loop=" << pool_loop_name(p.loop) << " nan=" << max_nan_name(p.nan)
+    << (p.end_pad_crops ? " end_pad_crops" : "")
+    << (p.empty_max_is_zero ? " empty_max_is_zero" : "") << " x_layout=" << c.x_layout
+    << " y_layout=" << c.y_layout << " values=" << c.values;
+  return s.str();
+}
+
+TensorView make_view(std::vector<uint8_t>& buf, DType dt, const Shape& s, int layout) {
+  const int64_t C = s[1], H = s[2], W = s[3];
+  Shape st;
+  if (layout == 0) st = contiguous_strides(s, Layout::nchw);
+  if (layout == 1) st = contiguous_strides(s, Layout::nhwc);
+  if (layout == 2) {
+    const int64_t row = W + 3, plane = row * H + 5;
+    st = {plane * C + 7, plane, row, 1};
+  }
+  int64_t span = 1;
+  for (int i = 0; i < 4; ++i) span += (s[static_cast<size_t>(i)] - 1) * st[static_cast<size_t>(i)];
+  buf.assign(static_cast<size_t>(span) + 64, 0xa5);  // poison outside the view
+  return TensorView(buf.data(), dt, s, st);
+}
+
+void fill(const Case& c, const TensorView& x, std::mt19937& g) {
+  for (int64_t n = 0; n < x.dim(0); ++n)
+    for (int64_t ch = 0; ch < x.dim(1); ++ch)
+      for (int64_t h = 0; h < x.dim(2); ++h)
+        for (int64_t w = 0; w < x.dim(3); ++w) {
+          int v = static_cast<int>(g() % 256);
+          if (c.values == 1) v = static_cast<int>(g() % 3);  // 0..2 above the lowest
+          if (c.values == 2) v = static_cast<int>(g() % 4) * 85;
+          if (c.dtype == DType::u8) x.at<uint8_t>(n, ch, h, w) = static_cast<uint8_t>(v);
+          if (c.dtype == DType::s8) x.at<int8_t>(n, ch, h, w) = static_cast<int8_t>(v - 128);
+        }
+}
+
+Case random_case(std::mt19937& g) {
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(g() % static_cast<uint32_t>(hi - lo + 1));
+  };
+  Case c;
+  const int shape_kind = static_cast<int>(g() % 10);
+  const int64_t H = shape_kind == 0 ? 1 : pick(1, 14);
+  const int64_t W = shape_kind == 1 ? 1 : shape_kind == 2 ? pick(120, 300) : pick(1, 70);
+  const int64_t C = g() % 8 == 0 ? pick(60, 70) : pick(1, 9);
+  c.shape = {pick(1, 3), C, H, W};
+  c.dtype = g() % 2 ? DType::u8 : DType::s8;
+  Pool2dParams& p = c.p;
+  p.mode = PoolMode::max;
+  Window2d& w = p.window;
+  w.kernel_h = pick(1, 5);
+  w.kernel_w = pick(1, 5);
+  w.stride_h = pick(1, 3);
+  w.stride_w = g() % 8 == 0 ? pick(3, 4) : pick(1, 2);
+  w.dilation_h = g() % 8 == 0 ? 2 : 1;
+  w.dilation_w = g() % 8 == 0 ? pick(2, 3) : 1;
+  w.ins_h = g() % 10 == 0 ? pick(1, 2) : 0;
+  w.ins_w = g() % 10 == 0 ? pick(1, 2) : 0;
+  if (g() % 4 != 0) {
+    // Up to 5: a pad >= the kernel makes windows entirely in padding.
+    w.pad_top = pick(0, 5);
+    w.pad_bottom = pick(0, 5);
+    w.pad_left = pick(0, 5);
+    w.pad_right = pick(0, 5);
+  }
+  w.ceil_mode = g() % 3 == 0;
+  w.truncated_count = !w.ceil_mode && g() % 6 == 0;
+  if (w.truncated_count && g() % 3 == 0) w.pad_bottom = w.pad_right = -1;
+  if (g() % 10 == 0) {  // global
+    w = Window2d{};
+    w.kernel_h = H;
+    w.kernel_w = W;
+  }
+  p.pad_value = static_cast<PadValue>(g() % 3);
+  p.nan = static_cast<MaxNaN>(g() % 3);
+  p.end_pad_crops = g() % 4 == 0;
+  p.empty_max_is_zero = g() % 2 == 0;
+  // ONNX Runtime's MLAS loop where its window rules allow it.
+  const bool mlas_ok = w.dilation_h == 1 && w.dilation_w == 1 && w.ins_h == 0 && w.ins_w == 0 &&
+                       w.pad_bottom >= 0 && w.pad_right >= 0;
+  p.loop = mlas_ok && g() % 2 ? PoolLoop::mlas : PoolLoop::taps;
+  c.x_layout = static_cast<int>(g() % 4 == 0 ? 1 : g() % 3 == 0 ? 2 : 0);
+  c.y_layout = static_cast<int>(g() % 3);
+  c.values = static_cast<int>(g() % 3);
+  return c;
+}
+
+// Output bytes in logical order.
+std::vector<uint8_t> logical_bytes(const TensorView& y) {
+  std::vector<uint8_t> out;
+  for (int64_t n = 0; n < y.dim(0); ++n)
+    for (int64_t c = 0; c < y.dim(1); ++c)
+      for (int64_t h = 0; h < y.dim(2); ++h)
+        for (int64_t w = 0; w < y.dim(3); ++w)
+          out.push_back(static_cast<const uint8_t*>(
+              y.raw())[n * y.stride(0) + c * y.stride(1) + h * y.stride(2) + w * y.stride(3)]);
+  return out;
+}
+
+bool gaps_untouched(const std::vector<uint8_t>& buf, const TensorView& y) {
+  std::vector<bool> marked(buf.size(), false);
+  for (int64_t n = 0; n < y.dim(0); ++n)
+    for (int64_t c = 0; c < y.dim(1); ++c)
+      for (int64_t h = 0; h < y.dim(2); ++h)
+        for (int64_t w = 0; w < y.dim(3); ++w)
+          marked[static_cast<size_t>(n * y.stride(0) + c * y.stride(1) + h * y.stride(2) +
+                                     w * y.stride(3))] = true;
+  for (size_t i = 0; i < buf.size(); ++i)
+    if (!marked[i] && buf[i] != 0xa5) return false;
+  return true;
+}
+
+std::string first_difference(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want) {
+  for (size_t i = 0; i < got.size(); ++i)
+    if (got[i] != want[i]) {
+      std::ostringstream s;
+      s << "element " << i << ": got " << int(got[i]) << ", reference " << int(want[i]);
+      return s.str();
+    }
+  return "";
+}
+
+struct Stats {
+  int64_t cases = 0, elements = 0, empty_windows = 0;
+  std::map<std::string, int64_t> runs;  // per kernel
+};
+
+void reference(const TensorView& x, const TensorView& y, const Pool2dParams& p) {
+  if (x.dtype() == DType::s8) return ref::max_pool2d_int<int8_t>(x, y, p);
+  ref::max_pool2d_int<uint8_t>(x, y, p);
+}
+
+// Every runnable, accepting x8 kernel against the reference; false after a mismatch.
+bool check_case(const Case& c, uint32_t seed, int index, Stats& st) {
+  Shape ys;
+  try {
+    ys = pool2d_output_shape(c.shape, c.p);
+  } catch (const Error&) {
+    return true;  // an invalid window (bad-input tests cover it)
+  }
+  std::mt19937 g(seed * 7919u + static_cast<uint32_t>(index));
+  std::vector<uint8_t> xbuf, refbuf, ybuf;
+  const TensorView x = make_view(xbuf, c.dtype, c.shape, c.x_layout);
+  fill(c, x, g);
+  const TensorView want_view = make_view(refbuf, c.dtype, ys, 0);
+  set_num_threads(1);
+  reference(x, want_view, c.p);
+  const std::vector<uint8_t> want = logical_bytes(want_view);
+  ++st.cases;
+  int threads = 1 + index % 3;
+  for (const auto& v : pool2d_kernels().variants) {
+    if (v.reference || !KernelList<Pool2dProblem>::runnable(v)) continue;
+    const TensorView y = make_view(ybuf, c.dtype, ys, c.y_layout);
+    const Pool2dProblem pr{x, y, c.p};
+    if (v.declines && v.declines(pr)) continue;
+    set_num_threads(threads);
+    threads = threads % 3 + 1;
+    v.run(pr);
+    const std::string diff = first_difference(logical_bytes(y), want);
+    const bool gaps = gaps_untouched(ybuf, y);
+    EXPECT_TRUE(diff.empty() && gaps)
+        << "kernel " << v.name << ", seed " << seed << ", case " << index << ", threads "
+        << num_threads() << ": " << (diff.empty() ? "wrote outside the output view" : diff)
+        << "\n  " << describe(c);
+    if (!diff.empty() || !gaps) return false;
+    ++st.runs[v.name];
+    st.elements += static_cast<int64_t>(want.size());
+  }
+  return true;
+}
+
+TEST(X8MaxPoolFast, EveryKernelMatchesReferenceOnRandomProblems) {
+  SettingsGuard guard;
+  const uint32_t seed = 20261127;
+  std::mt19937 g(seed);
+  Stats st;
+  for (int i = 0; i < 2500; ++i)
+    if (!check_case(random_case(g), seed, i, st)) break;
+  std::printf("x8 max pool fast: seed %u, %lld cases, %lld elements compared\n", seed,
+              static_cast<long long>(st.cases), static_cast<long long>(st.elements));
+  for (const auto& [name, n] : st.runs)
+    std::printf("  %s: %lld runs\n", name.c_str(), (long long)n);
+  EXPECT_GT(st.cases, 1500);
+  // Every x8 kernel this host runs took a fair share of the cases.
+  for (const auto& v : pool2d_kernels().variants) {
+    if (v.reference || !KernelList<Pool2dProblem>::runnable(v)) continue;
+    if (std::string(v.name).rfind("x8-", 0) != 0) continue;
+    EXPECT_GT(st.runs[v.name], 200) << v.name;
+  }
+}
+
+// Windows entirely in padding next to real ones, with each padding value and
+// empty-window rule, across several vectors of row outputs.
+TEST(X8MaxPoolFast, WindowsEntirelyInPadding) {
+  SettingsGuard guard;
+  const uint32_t seed = 31;
+  std::mt19937 g(seed);
+  Stats st;
+  int index = 0;
+  for (int pad_value = 0; pad_value < 3; ++pad_value)
+    for (int empty_zero = 0; empty_zero < 2; ++empty_zero)
+      for (int stride = 1; stride <= 2; ++stride)
+        for (DType dt : {DType::u8, DType::s8}) {
+          Case c;
+          c.dtype = dt;
+          c.shape = {2, 3, 5, 150};
+          c.p.mode = PoolMode::max;
+          c.p.window = test::window(2, 2, stride, stride);
+          Window2d& w = c.p.window;
+          w.pad_top = w.pad_bottom = w.pad_left = w.pad_right = 4;  // >= the kernel
+          c.p.window.ceil_mode = stride == 2;
+          c.p.pad_value = static_cast<PadValue>(pad_value);
+          c.p.empty_max_is_zero = empty_zero != 0;
+          c.values = 1;
+          c.y_layout = index % 3;
+          EXPECT_TRUE(check_case(c, seed, index++, st));
+        }
+  EXPECT_GT(st.runs.size(), 1u);
+}
+
+// Through npukit::pool2d as the profiles set it up (ONNX Runtime's MLAS loop
+// included): a fast kernel is chosen, at every ISA cap the result is the
+// reference's, and Impl::reference runs the reference.
+TEST(X8MaxPoolFast, DispatchUnderEveryProfileAndIsaCap) {
+  SettingsGuard guard;
+  const uint32_t seed = 4242;
+  std::mt19937 g(seed);
+  int compared = 0;
+  const Profile profiles[] = {Profile::onnxruntime, Profile::pytorch, Profile::bm1684};
+  for (int i = 0; i < 120; ++i) {
+    Case c;
+    c.dtype = i % 2 ? DType::u8 : DType::s8;
+    c.shape = {1 + i % 2, 1 + i % 7, 3 + i % 13, 1 + static_cast<int64_t>(g() % 130)};
+    c.p.mode = PoolMode::max;
+    const int64_t k = 1 + i % 3, s = 1 + (i / 3) % 2;
+    c.p.window = test::window(k, k, s, s);
+    c.p.window.pad_top = c.p.window.pad_bottom = c.p.window.pad_left = c.p.window.pad_right =
+        (i / 6) % 2 && c.p.window.kernel_h > 1 ? 1 : 0;
+    c.p.window.ceil_mode = (i / 12) % 2;
+    c.x_layout = i % 5 == 0 ? 1 : 0;
+    c.values = i % 3;
+    apply_profile(c.p, profiles[i % 3], true);
+    Shape ys;
+    try {
+      ys = pool2d_output_shape(c.shape, c.p);
+    } catch (const Error&) {
+      continue;
+    }
+    std::vector<uint8_t> xbuf, refbuf, ybuf;
+    const TensorView x = make_view(xbuf, c.dtype, c.shape, c.x_layout);
+    fill(c, x, g);
+    const TensorView want_view = make_view(refbuf, c.dtype, ys, 0);
+    set_impl(Impl::reference);
+    EXPECT_TRUE(pool2d_kernels().choose(Pool2dProblem{x, want_view, c.p}).reference);
+    pool2d(x, want_view, c.p);
+    set_impl(Impl::fast);
+    EXPECT_FALSE(pool2d_kernels().choose(Pool2dProblem{x, want_view, c.p}).reference)
+        << describe(c);
+    const std::vector<uint8_t> want = logical_bytes(want_view);
+    for (int isa = 0; isa <= static_cast<int>(host_isa()); ++isa) {
+      set_max_isa(static_cast<Isa>(isa));
+      set_num_threads(1 + (i + isa) % 3);
+      const TensorView y = make_view(ybuf, c.dtype, ys, c.x_layout);
+      pool2d(x, y, c.p);
+      const std::string diff = first_difference(logical_bytes(y), want);
+      EXPECT_TRUE(diff.empty()) << "max_isa " << isa_name(static_cast<Isa>(isa)) << ", seed "
+                                << seed << ", case " << i << " profile "
+                                << profile_name(profiles[i % 3]) << ": " << diff << "\n  "
+                                << describe(c);
+      if (!diff.empty()) return;
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 200);
+}
+
+}  // namespace
+}  // namespace npukit
