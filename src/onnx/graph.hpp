@@ -86,6 +86,7 @@ struct OpEntry {
 const std::vector<OpEntry>& fp32_ops();
 const std::vector<OpEntry>& shape_ops();
 const std::vector<OpEntry>& quant_ops();
+const std::vector<OpEntry>& math_ops();  // ops_math.cpp: activations, math, reductions, norms
 const OpEntry* find_op(const std::string& domain, const std::string& op_type);
 
 }  // namespace npukit::onnx

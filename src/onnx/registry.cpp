@@ -6,7 +6,7 @@ namespace npukit::onnx {
 
 const OpEntry* find_op(const std::string& domain, const std::string& op_type) {
   const std::string d = domain == "ai.onnx" ? "" : domain;
-  for (const auto* table : {&fp32_ops(), &shape_ops(), &quant_ops()})
+  for (const auto* table : {&fp32_ops(), &shape_ops(), &quant_ops(), &math_ops()})
     for (const OpEntry& e : *table)
       if (d == e.domain && op_type == e.op_type) return &e;
   return nullptr;
@@ -14,7 +14,7 @@ const OpEntry* find_op(const std::string& domain, const std::string& op_type) {
 
 std::vector<std::string> supported_operators() {
   std::vector<std::string> out;
-  for (const auto* table : {&fp32_ops(), &shape_ops(), &quant_ops()})
+  for (const auto* table : {&fp32_ops(), &shape_ops(), &quant_ops(), &math_ops()})
     for (const OpEntry& e : *table)
       out.push_back(std::string(e.domain).empty() ? e.op_type
                                                   : std::string(e.domain) + "." + e.op_type);
