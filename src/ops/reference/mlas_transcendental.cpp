@@ -51,32 +51,30 @@ float mlas_logistic(float x) {
   return vmax(0.0f, p / q + 0.5f);
 }
 
-// MlasComputeTanhF32KernelFma3: on |x|, (|x| + |x|*Q(x^2)) / P(x^2) with
-// quadratics P and Q, 1 from |x| >= 5, then x's sign put back by xor.
+// MlasComputeTanhF32KernelFma3 (the kernel ORT 1.30 runs, checked against it):
+// clamp to [-9, 9], x * P(x^2) / Q(x^2) with Eigen's coefficients.
 float mlas_tanh(float x) {
-  const float nc2 = bits_to_float(0x3c520a84u), nc1 = bits_to_float(0x3edef102u);
-  const float nc0 = bits_to_float(0x3f800000u), dc2 = bits_to_float(0x3a2fc8e6u);
-  const float dc1 = bits_to_float(0x3dd1c060u), dc0 = bits_to_float(0xb859e195u);
-  const uint32_t xb = float_to_bits(x);
-  const float a = bits_to_float(xb & 0x7fffffffu);
-  const uint32_t sign = xb & 0x80000000u;
-  const float x2 = a * a;
-  float p = std::fma(nc2, x2, nc1);
-  const float q1 = std::fma(dc2, x2, dc1);
-  p = std::fma(p, x2, nc0);
-  const float q = std::fma(x2, q1, dc0);
-  float r = std::fma(a, q, a) / p;
-  if (a >= 5.0f) r = nc0;  // ordered compare: NaN keeps the quotient
-  return bits_to_float(float_to_bits(r) ^ sign);
+  const float v = vmin(9.0f, vmax(-9.0f, x));
+  const float x2 = v * v;
+  float p = std::fma(x2, -2.76076847742355e-16f, 2.00018790482477e-13f);
+  p = std::fma(x2, p, -8.60467152213735e-11f);
+  p = std::fma(x2, p, 5.12229709037114e-08f);
+  p = std::fma(x2, p, 1.48572235717979e-05f);
+  p = std::fma(x2, p, 6.37261928875436e-04f);
+  p = std::fma(x2, p, 4.89352455891786e-03f);
+  float q = std::fma(x2, 1.19825839466702e-06f, 1.18534705686654e-04f);
+  q = std::fma(x2, q, 2.26843463243900e-03f);
+  q = std::fma(x2, q, 4.89352518554385e-03f);
+  return v * p / q;
 }
 
-// MlasErfKernelFma3: |x| clamped to 3.725 (a NaN becomes 3.725), an odd
+// MlasErfKernelFma3: |x| clamped to 3.925 (NaN stays NaN), an odd
 // polynomial below 0.921875, else 1 - exp(-poly(|x|)) with MLAS's own exp;
 // the sign bit of x is or-ed into the result.
 float mlas_erf(float x) {
   const uint32_t xb = float_to_bits(x);
   const uint32_t sign = xb & 0x80000000u;
-  const float a = vmin(bits_to_float(xb & 0x7fffffffu), 3.725f);
+  const float a = vmin(3.925f, bits_to_float(xb & 0x7fffffffu));
   const float s = a * a;
   float small = std::fma(s, -5.99104969e-4f, 4.99339588e-3f);
   small = std::fma(s, small, -2.67667342e-2f);
