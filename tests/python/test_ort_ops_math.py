@@ -23,10 +23,11 @@ SPECIALS = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-45, -1e-45, 1e-39, 3
 
 # Operators whose ORT CPU kernels npukit does not reproduce bit for bit (their
 # summation order or their libm differ; see docs/semantics.md), with the
-# largest allowed distance in units in the last place. Every other operator
-# must give ORT's bits.
-ULP_TOLERANCE = {"Exp": 1, "Log": 2, "ReduceSum": 64, "ReduceMean": 64,
-                 "LayerNormalization": 64}
+# allowed distance: at most `ulp` units in the last place, or an absolute
+# error of at most `atol` (outputs near 0 after cancellation). Every other
+# operator must give ORT's bits.
+ULP_TOLERANCE = {"Exp": 1, "Log": 2, "ReduceSum": 64, "ReduceMean": 64, "LayerNormalization": 16}
+ABS_TOLERANCE = {"ReduceSum": 1e-5, "ReduceMean": 1e-6, "LayerNormalization": 2e-6}
 
 
 def values(rng, shape, lo=-6.0, hi=6.0, specials=True):
@@ -164,9 +165,6 @@ def gen_layer_norm(rng, i):
     axis = int(rng.integers(-rank, rank))
     inner = shape[axis % rank:]
     x = values(rng, shape, -4, 4, specials=rng.random() < 0.2)
-    # Squares that overflow: npukit's one-pass variance gives NaN where ORT 1.30
-    # does not (docs/semantics.md); the test keeps inf and NaN, not huge finites.
-    x[np.isfinite(x) & (np.abs(x) > 1e18)] = 1.0
     scale = values(rng, inner, -2, 2, specials=False)
     consts = {"scale": scale}
     order = ["x", "scale"]
@@ -256,12 +254,19 @@ def run_tolerant(cases):
             got = np.load(os.path.join(tmp, str(i), "out", "y.npy"))
             if got.shape != c.expect.shape:
                 continue
-            d = ulp_distance(got.astype(np.float32), c.expect)
-            n, bad, worst = report.get(c.op, (0, 0, 0))
+            got = got.astype(np.float32)
+            d = ulp_distance(got, c.expect)
+            with np.errstate(invalid="ignore"):
+                err = np.abs(got.astype(np.float64) - c.expect)
+            err = np.where(d == 0, 0.0, err)
+            ok = (d <= ULP_TOLERANCE[c.op]) | (err <= ABS_TOLERANCE.get(c.op, 0.0))
+            n, bad, worst, worst_abs = report.get(c.op, (0, 0, 0, 0.0))
+            far = d > ULP_TOLERANCE[c.op]
             report[c.op] = (n + d.size, bad + int((d > 0).sum()),
-                            max(worst, int(d.max()) if d.size else 0))
-            if d.size == 0 or d.max() <= ULP_TOLERANCE[c.op]:
-                c.expect = got.astype(np.float32)
+                            max(worst, int(d[~far].max()) if (~far).any() else 0),
+                            max(worst_abs, float(err[far].max()) if far.any() else 0.0))
+            if ok.all():
+                c.expect = got
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return report
@@ -283,9 +288,11 @@ def main():
     tolerant = [c for c in cases if c.op in ULP_TOLERANCE]
     report = run_tolerant(tolerant)
     passed, failed, stats, secs = run_cases(cases)
-    print("\nwithin tolerance (docs/semantics.md): operator, elements, differing, worst ulp (allowed)")
-    for op, (n, bad, worst) in sorted(report.items()):
-        print(f"  {op:<22}{n:>8}{bad:>8}{worst:>8} ({ULP_TOLERANCE[op]})")
+    print("\nwithin tolerance (docs/semantics.md): operator, elements, differing, worst ulp"
+          " (allowed), worst absolute error beyond it (allowed)")
+    for op, (n, bad, worst, worst_abs) in sorted(report.items()):
+        print(f"  {op:<22}{n:>8}{bad:>8}{worst:>6} ({ULP_TOLERANCE[op]}){worst_abs:>11.3g} "
+              f"({ABS_TOLERANCE.get(op, 0.0):g})")
     print(f"\nseed {SEED}: {passed} passed, {failed} failed ({secs:.1f} s in ONNX Runtime)")
     return 1 if failed else 0
 

@@ -13,8 +13,8 @@ struct LayerNormParams {
 };
 
 // For each row r of the (outer, inner) view at `axis`, in fp32 and in this order:
-//   sum += x, sumsq += x*x (sequential); mean = sum / n;
-//   d = sqrt(sumsq / n - mean*mean + epsilon);
+//   sum += x (sequential); mean = sum / n; ss += (x - mean)^2 (sequential);
+//   d = sqrt(ss / n + epsilon);
 //   y = (x - mean) / d * scale + bias  (each step rounded);
 // mean (optional) gets mean, inv_std_dev (optional) gets 1 / d, both with the
 // input's shape with 1 from `axis` on. scale and bias (optional) hold

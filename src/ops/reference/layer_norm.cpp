@@ -10,13 +10,17 @@ void layer_norm_f32(const float* x, const float* scale, const float* bias, float
   for (int64_t r = 0; r < rows; ++r) {
     const float* xr = x + r * n;
     float* yr = y + r * n;
-    float m = 0.0f, sq = 0.0f;
-    for (int64_t h = 0; h < n; ++h) {
-      m += xr[h];
-      sq += xr[h] * xr[h];
-    }
+    // Two passes (mean, then the mean of squared deviations): ONNX Runtime
+    // 1.30 keeps a finite variance where one pass would cancel or overflow.
+    float m = 0.0f;
+    for (int64_t h = 0; h < n; ++h) m += xr[h];
     m = m / nf;
-    const float d = std::sqrt(sq / nf - m * m + epsilon);
+    float sq = 0.0f;
+    for (int64_t h = 0; h < n; ++h) {
+      const float t = xr[h] - m;
+      sq += t * t;
+    }
+    const float d = std::sqrt(sq / nf + epsilon);
     for (int64_t h = 0; h < n; ++h) {
       const float v = (xr[h] - m) / d * (scale ? scale[h] : 1.0f);
       yr[h] = bias ? v + bias[h] : v;
