@@ -182,6 +182,20 @@ def gen_dropout(rng, i):
     return make("Dropout", {"shape": shape}, {"x": x}, {}, opset=13)
 
 
+def gen_bad(rng, i):
+    """Configurations ONNX Runtime rejects: npukit must reject them too."""
+    x = values(rng, [2, 3, 4], specials=False)
+    k = i % 4
+    if k == 0:
+        return make("Gelu", {"approximate": "fast"}, {"x": x}, {"approximate": "fast"}, opset=20)
+    if k == 1:  # scale holds 3 elements, x.shape[axis:] 4
+        return make("LayerNormalization", {"scale": [3]}, {"x": x}, {"axis": -1}, opset=17,
+                    consts={"scale": np.ones(3, np.float32)}, order=["x", "scale"])
+    if k == 2:  # axis out of range
+        return make("ReduceMean", {"axes": [3]}, {"x": x}, {"axes": [3]}, opset=13)
+    return make("Sub", {"b": [5]}, {"x": x, "b": values(rng, [5])}, {})
+
+
 GENERATORS = [
     ("Sigmoid", gen_unary("Sigmoid"), 60),
     ("Tanh", gen_unary("Tanh"), 60),
@@ -209,6 +223,7 @@ GENERATORS = [
     ("ReduceMin", gen_reduce("ReduceMin"), 30),
     ("LayerNormalization", gen_layer_norm, 60),
     ("Dropout", gen_dropout, 5),
+    ("rejected", gen_bad, 8),
 ]
 
 
