@@ -34,6 +34,7 @@
 #include "npukit/ops/layer_norm.hpp"
 #include "npukit/ops/int32_bitwise.hpp"
 #include "npukit/ops/layout.hpp"
+#include "npukit/ops/log_softmax.hpp"
 #include "npukit/ops/matmul.hpp"
 #include "npukit/ops/pool2d.hpp"
 #include "npukit/ops/profile_support.hpp"

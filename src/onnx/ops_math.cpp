@@ -5,6 +5,7 @@
 #include "npukit/error.hpp"
 #include "npukit/ops/binary.hpp"
 #include "npukit/ops/broadcast_binary.hpp"
+#include "npukit/ops/log_softmax.hpp"
 #include "npukit/ops/unary.hpp"
 #include "onnx/attributes.hpp"
 #include "onnx/math_planners.hpp"
@@ -102,6 +103,30 @@ NodePlan plan_dropout(const PlanContext& c) {
   return {{make_operand(F, x.shape)}, [](const auto& in, const auto& out) { copy(in[0], out[0]); }};
 }
 
+// LogSoftmax: one axis since opset 13; before, the input coerced to 2-D at
+// `axis` and normalised over all trailing axes at once.
+NodePlan plan_log_softmax(const PlanContext& c) {
+  expect_attrs(c.node, {"axis"});
+  const Operand& x = operand(c, 0, {F});
+  const auto rank = static_cast<int64_t>(x.shape.size());
+  check(rank >= 1, "LogSoftmax", "input", "a scalar", "rank 1 to 4");
+  if (c.node.opset >= 13) {
+    const int64_t axis = attr_int(c.node, "axis", -1);
+    check_range("LogSoftmax", "axis", axis, -rank, rank - 1);
+    return {{make_operand(F, x.shape)},
+            [axis](const auto& in, const auto& out) { log_softmax(in[0], out[0], axis); }};
+  }
+  int64_t axis = attr_int(c.node, "axis", 1);
+  check_range("LogSoftmax", "axis", axis, -rank, rank - 1);
+  if (axis < 0) axis += rank;
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < rank; ++i) (i < axis ? outer : inner) *= x.shape[static_cast<size_t>(i)];
+  return {{make_operand(F, x.shape)}, [outer, inner](const auto& in, const auto& out) {
+            log_softmax(TensorView::contiguous(in[0].raw(), DType::f32, {outer, inner}),
+                        TensorView::contiguous(out[0].raw(), DType::f32, {outer, inner}), 1);
+          }};
+}
+
 }  // namespace
 
 const std::vector<OpEntry>& math_ops() {
@@ -126,6 +151,7 @@ const std::vector<OpEntry>& math_ops() {
       {"", "Min", 1, -1, 1, plan_variadic<BroadcastOp::min>},
       {"", "Max", 1, -1, 1, plan_variadic<BroadcastOp::max>},
       {"", "Dropout", 1, 3, 2, plan_dropout},
+      {"", "LogSoftmax", 1, 1, 1, plan_log_softmax},
       {"", "ReduceSum", 1, 2, 1, plan_reduce_sum},
       {"", "ReduceMean", 1, 2, 1, plan_reduce_mean},
       {"", "ReduceMax", 1, 2, 1, plan_reduce_max},

@@ -38,7 +38,7 @@ GENERATOR_MODULES = ["averagepool", "maxpool", "conv", "convinteger", "dequantiz
                      # float math (ops_math.cpp, ops_reduce.cpp, ops_norm.cpp)
                      "sigmoid", "hardsigmoid", "hardswish", "tanh", "leakyrelu", "erf", "sqrt",
                      "exp", "log", "neg", "abs", "reciprocal", "sub", "div", "pow", "min", "max",
-                     "reducesum", "reducemean", "reducemax", "reducemin", "layernormalization",
+                     "reducesum", "reducemean", "reducemax", "reducemin", "layernormalization", "logsoftmax",
                      "dropout"]
 # Outside npukit's scope by design (2-D operators only; MaxPool's indices output).
 OUT_OF_SCOPE = ("_1d_", "_3d_", "maxpool_with_argmax")

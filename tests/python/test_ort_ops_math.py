@@ -27,8 +27,9 @@ SPECIALS = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-45, -1e-45, 1e-39, 3
 # error of at most `atol` (outputs near 0 after cancellation). Every other
 # operator must give ORT's bits.
 ULP_TOLERANCE = {"Exp": 1, "Log": 2, "Pow": 1, "ReduceSum": 64, "ReduceMean": 64,
-                 "LayerNormalization": 16}
-ABS_TOLERANCE = {"ReduceSum": 1e-5, "ReduceMean": 1e-6, "LayerNormalization": 4e-6}
+                 "LayerNormalization": 16, "LogSoftmax": 16}
+ABS_TOLERANCE = {"ReduceSum": 1e-5, "ReduceMean": 1e-6, "LayerNormalization": 4e-6,
+                 "LogSoftmax": 2e-6}
 
 
 def values(rng, shape, lo=-6.0, hi=6.0, specials=True):
@@ -177,6 +178,16 @@ def gen_layer_norm(rng, i):
                 {"x": x}, attrs, opset=17, consts=consts, order=order)
 
 
+def gen_log_softmax(rng, i):
+    shape = rand_shape(rng, int(rng.integers(1, 5)))
+    rank = len(shape)
+    x = values(rng, shape, -8, 8, specials=rng.random() < 0.3)
+    opset = 13 if rng.random() < 0.7 else 11
+    axis = int(rng.integers(-rank, rank))
+    return make("LogSoftmax", {"shape": shape, "axis": axis, "opset": opset}, {"x": x},
+                {"axis": axis}, opset=opset)
+
+
 def gen_dropout(rng, i):
     shape = rand_shape(rng)
     x = values(rng, shape)
@@ -223,6 +234,7 @@ GENERATORS = [
     ("ReduceMax", gen_reduce("ReduceMax"), 40),
     ("ReduceMin", gen_reduce("ReduceMin"), 30),
     ("LayerNormalization", gen_layer_norm, 60),
+    ("LogSoftmax", gen_log_softmax, 40),
     ("Dropout", gen_dropout, 5),
     ("rejected", gen_bad, 8),
 ]

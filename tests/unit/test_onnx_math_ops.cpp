@@ -282,5 +282,19 @@ TEST(OnnxMathLayerNorm, HandValuesStatsAndErrors) {
       "npukit::layer_norm", "axis", "2"));
 }
 
+TEST(OnnxMathLogSoftmax, HandValuesAxesAndErrors) {
+  Tensor x = Tensor::from<float>({2, 3}, {1, 2, 3, 0, 0, kNaN});
+  Tensor y(DType::f32, {2, 3});
+  log_softmax(x, y, -1);
+  const float ls = std::log(std::exp(-2.0f) + std::exp(-1.0f) + std::exp(0.0f));
+  const std::vector<float> got = y.to_vector<float>();
+  EXPECT_TRUE(same_bits({got[0], got[1], got[2]}, {-2.0f - ls, -1.0f - ls, 0.0f - ls}));
+  EXPECT_TRUE(std::isnan(got[3]) && std::isnan(got[4]) && std::isnan(got[5]));  // NaN row
+  Tensor z(DType::f32, {2, 3});
+  log_softmax(Tensor::from<float>({2, 3}, {1, 2, 3, 1, 2, 3}), z, 0);  // equal rows: -log 2
+  EXPECT_TRUE(same_bits(z, std::vector<float>(6, 0.0f - std::log(2.0f))));
+  EXPECT_TRUE(raises([&] { log_softmax(x, y, 2); }, "npukit::log_softmax", "axis", "2"));
+}
+
 }  // namespace
 }  // namespace npukit::test
