@@ -6,6 +6,11 @@
 
 namespace npukit::onnx {
 
+// These operators reproduce ONNX Runtime only: any other profile is an error
+// naming the parameter "profile" (so a model loaded with fallback keeps
+// ONNX Runtime's semantics for them, and one without says why it cannot run).
+void expect_onnxruntime_profile(const PlanContext& c);
+
 NodePlan plan_reduce_sum(const PlanContext& c);
 NodePlan plan_reduce_mean(const PlanContext& c);
 NodePlan plan_reduce_max(const PlanContext& c);

@@ -12,6 +12,11 @@
 
 namespace npukit::onnx {
 
+void expect_onnxruntime_profile(const PlanContext& c) {
+  check(semantics_base(c.profile) == Profile::onnxruntime, c.node.op_type.c_str(), "profile",
+        profile_name(c.profile), "onnxruntime (the float math operators model ONNX Runtime only)");
+}
+
 namespace {
 
 constexpr auto F = Elem::f32;
@@ -24,23 +29,27 @@ NodePlan unary_plan(const PlanContext& c, UnaryOp op, const UnaryParams& p) {
 
 template <UnaryOp op>
 NodePlan plan_unary(const PlanContext& c) {
+  expect_onnxruntime_profile(c);
   expect_attrs(c.node, {});
   return unary_plan(c, op, {});
 }
 
 NodePlan plan_hard_sigmoid(const PlanContext& c) {
+  expect_onnxruntime_profile(c);
   expect_attrs(c.node, {"alpha", "beta"});
   return unary_plan(c, UnaryOp::hard_sigmoid,
                     {attr_float(c.node, "alpha", 0.2f), attr_float(c.node, "beta", 0.5f)});
 }
 
 NodePlan plan_leaky_relu(const PlanContext& c) {
+  expect_onnxruntime_profile(c);
   expect_attrs(c.node, {"alpha"});
   return unary_plan(c, UnaryOp::leaky_relu, {attr_float(c.node, "alpha", 0.01f), 0.0f});
 }
 
 // ONNX Gelu (opset 20): approximate "none" (erf) or "tanh".
 NodePlan plan_gelu(const PlanContext& c) {
+  expect_onnxruntime_profile(c);
   expect_attrs(c.node, {"approximate"});
   const std::string a = attr_string(c.node, "approximate", "none");
   check(a == "none" || a == "tanh", "Gelu", "approximate", "'" + a + "'", "'none' or 'tanh'");
@@ -49,6 +58,7 @@ NodePlan plan_gelu(const PlanContext& c) {
 
 template <BroadcastOp op>
 NodePlan plan_broadcast(const PlanContext& c) {
+  expect_onnxruntime_profile(c);
   expect_attrs(c.node, {});
   const Operand& a = operand(c, 0, {F});
   const Operand& b = operand(c, 1, {F});
@@ -60,6 +70,7 @@ NodePlan plan_broadcast(const PlanContext& c) {
 // Min / Max: one or more inputs, folded left to right with broadcasting.
 template <BroadcastOp op>
 NodePlan plan_variadic(const PlanContext& c) {
+  expect_onnxruntime_profile(c);
   expect_attrs(c.node, {});
   const char* fn = c.node.op_type.c_str();
   std::vector<Shape> partial{operand(c, 0, {F}).shape};
@@ -88,6 +99,7 @@ NodePlan plan_variadic(const PlanContext& c) {
 
 // Dropout at inference: the identity. The mask output (bool) is not supported.
 NodePlan plan_dropout(const PlanContext& c) {
+  expect_onnxruntime_profile(c);
   expect_attrs(c.node, {"seed", "ratio", "is_test"});
   const Operand& x = operand(c, 0, {F});
   check(c.node.outputs.size() < 2 || c.node.outputs[1].empty(), "Dropout", "mask", "requested",
@@ -106,6 +118,7 @@ NodePlan plan_dropout(const PlanContext& c) {
 // LogSoftmax: one axis since opset 13; before, the input coerced to 2-D at
 // `axis` and normalised over all trailing axes at once.
 NodePlan plan_log_softmax(const PlanContext& c) {
+  expect_onnxruntime_profile(c);
   expect_attrs(c.node, {"axis"});
   const Operand& x = operand(c, 0, {F});
   const auto rank = static_cast<int64_t>(x.shape.size());

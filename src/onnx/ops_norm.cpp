@@ -9,6 +9,7 @@
 namespace npukit::onnx {
 
 NodePlan plan_layer_norm(const PlanContext& c) {
+  expect_onnxruntime_profile(c);
   expect_attrs(c.node, {"axis", "epsilon", "stash_type"});
   const Operand& x = operand(c, 0, {Elem::f32});
   const auto rank = static_cast<int64_t>(x.shape.size());

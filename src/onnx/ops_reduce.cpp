@@ -11,6 +11,7 @@ namespace npukit::onnx {
 namespace {
 
 NodePlan plan_reduce(const PlanContext& c, ReduceOp op, int64_t axes_input_since) {
+  expect_onnxruntime_profile(c);
   const char* fn = c.node.op_type.c_str();
   const bool axes_as_input = c.node.opset >= axes_input_since;
   ReduceParams p;
