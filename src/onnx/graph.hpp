@@ -87,6 +87,7 @@ const std::vector<OpEntry>& fp32_ops();
 const std::vector<OpEntry>& shape_ops();
 const std::vector<OpEntry>& quant_ops();
 const std::vector<OpEntry>& quant_extra_ops();  // ops_quant_extra.cpp (QDQ fusion's targets)
+const std::vector<OpEntry>& math_ops();  // ops_math.cpp: activations, math, reductions, norms
 const OpEntry* find_op(const std::string& domain, const std::string& op_type);
 
 }  // namespace npukit::onnx

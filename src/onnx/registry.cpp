@@ -1,12 +1,22 @@
 #include <string>
+#include <vector>
 
 #include "onnx/graph.hpp"
 
 namespace npukit::onnx {
 
+namespace {
+// Every operator table, searched in this order.
+const std::vector<const std::vector<OpEntry>*>& op_tables() {
+  static const std::vector<const std::vector<OpEntry>*> tables = {
+      &fp32_ops(), &shape_ops(), &quant_ops(), &quant_extra_ops(), &math_ops()};
+  return tables;
+}
+}  // namespace
+
 const OpEntry* find_op(const std::string& domain, const std::string& op_type) {
   const std::string d = domain == "ai.onnx" ? "" : domain;
-  for (const auto* table : {&fp32_ops(), &shape_ops(), &quant_ops(), &quant_extra_ops()})
+  for (const auto* table : op_tables())
     for (const OpEntry& e : *table)
       if (d == e.domain && op_type == e.op_type) return &e;
   return nullptr;
@@ -14,7 +24,7 @@ const OpEntry* find_op(const std::string& domain, const std::string& op_type) {
 
 std::vector<std::string> supported_operators() {
   std::vector<std::string> out;
-  for (const auto* table : {&fp32_ops(), &shape_ops(), &quant_ops(), &quant_extra_ops()})
+  for (const auto* table : op_tables())
     for (const OpEntry& e : *table)
       out.push_back(std::string(e.domain).empty() ? e.op_type
                                                   : std::string(e.domain) + "." + e.op_type);

@@ -8,6 +8,7 @@
 #include "ops/cpu/pool2d_plan.hpp"
 #include "ops/cpu/qavgpool.hpp"
 #include "ops/cpu/qconv_problem.hpp"
+#include "ops/cpu/unary_kernels.hpp"
 #include "ops/cpu/x8-qelementwise.hpp"
 #include "ops/cpu/x8-qmatmul.hpp"
 
@@ -31,6 +32,7 @@ std::vector<KernelInfo> list_kernels() {
   add(cpu::clip_kernels().info());
   add(cpu::binary_kernels().info());
   add(cpu::gemm_kernels().info());
+  add(cpu::unary_kernels().info());
   return all;
 }
 

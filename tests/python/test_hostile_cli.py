@@ -69,10 +69,10 @@ expect_fail(["isa", "golden", "--config", broken, "--out", os.path.join(TMP, "g"
 import onnx
 from onnx import TensorProto, helper
 
-g = helper.make_graph([helper.make_node("Erf", ["x"], ["y"])], "g",
+g = helper.make_graph([helper.make_node("Sin", ["x"], ["y"])], "g",
                       [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
                       [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])])
-bad_model = os.path.join(TMP, "erf.onnx")
+bad_model = os.path.join(TMP, "sin.onnx")
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), bad_model)
 expect_fail(["info", bad_model], "problem")
 expect_fail(["info", "--json", bad_model], "\"runnable\": false")

@@ -1,0 +1,37 @@
+// fp32 reductions of ONNX (ReduceSum, ReduceMean, ReduceMax, ReduceMin) over a
+// set of axes of a tensor of rank 0 to 4.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "npukit/tensor.hpp"
+
+namespace npukit {
+
+enum class ReduceOp : uint8_t { sum, mean, max, min };
+
+const char* reduce_op_name(ReduceOp op);
+
+struct ReduceParams {
+  std::vector<int64_t> axes;  // may be negative; empty: every axis
+  bool keepdims = true;       // reduced axes stay as size 1
+};
+
+// The output shape (checks the axes: in range, no repeats).
+Shape reduce_output_shape(const Shape& x, const ReduceParams& p, const char* function);
+
+// Each output is its elements folded in row-major order in fp32 (sum: s += v;
+// mean: the sum divided by the count; max/min: NaN wins, else the strict
+// comparison keeps the first of equals). An empty reduction gives 0 (sum), NaN
+// (mean) or -inf/+inf (max/min).
+void reduce(ReduceOp op, const TensorView& x, const TensorView& y, const ReduceParams& p);
+
+namespace ref {
+// x as (outer..) with `reduced` marking the axes folded; y contiguous-indexed
+// by the kept axes (keepdims shape).
+void reduce_f32(ReduceOp op, const TensorView& x, const TensorView& y_keepdims,
+                const std::vector<bool>& reduced);
+}  // namespace ref
+
+}  // namespace npukit
