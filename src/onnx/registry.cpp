@@ -6,15 +6,32 @@ namespace npukit::onnx {
 
 const OpEntry* find_op(const std::string& domain, const std::string& op_type) {
   const std::string d = domain == "ai.onnx" ? "" : domain;
-  for (const auto* table : {&fp32_ops(), &shape_ops(), &quant_ops()})
+  for (const auto* table : {&fp32_ops(), &shape_ops(), &quant_ops(), &tensor_ops(), &index_ops()})
     for (const OpEntry& e : *table)
       if (d == e.domain && op_type == e.op_type) return &e;
   return nullptr;
 }
 
+bool is_data_movement_op(const std::string& domain, const std::string& op_type) {
+  if (!(domain.empty() || domain == "ai.onnx")) return false;
+  for (const auto* table : {&shape_ops(), &tensor_ops(), &index_ops()})
+    for (const OpEntry& e : *table)
+      if (op_type == e.op_type) return true;
+  return false;
+}
+
+std::shared_ptr<Constant> constant_from(Tensor t) {
+  auto k = std::make_shared<Constant>();
+  k->elem = elem_of(t.dtype());
+  k->shape = t.shape();
+  if (t.dtype() == DType::s64) k->ints = t.to_vector<int64_t>();
+  k->tensor = std::move(t);
+  return k;
+}
+
 std::vector<std::string> supported_operators() {
   std::vector<std::string> out;
-  for (const auto* table : {&fp32_ops(), &shape_ops(), &quant_ops()})
+  for (const auto* table : {&fp32_ops(), &shape_ops(), &quant_ops(), &tensor_ops(), &index_ops()})
     for (const OpEntry& e : *table)
       out.push_back(std::string(e.domain).empty() ? e.op_type
                                                   : std::string(e.domain) + "." + e.op_type);
@@ -33,6 +50,8 @@ const char* elem_name(Elem e) {
       return "int32";
     case Elem::s64:
       return "int64";
+    case Elem::b8:
+      return "bool";
   }
   return "invalid";
 }
@@ -49,6 +68,8 @@ std::optional<Elem> elem_from_onnx(int32_t t) {
       return Elem::s32;
     case 7:
       return Elem::s64;
+    case 9:
+      return Elem::b8;
     default:
       return std::nullopt;
   }
@@ -75,7 +96,9 @@ std::optional<DType> dtype_of(Elem e) {
     case Elem::s32:
       return DType::s32;
     case Elem::s64:
-      return std::nullopt;
+      return DType::s64;
+    case Elem::b8:
+      return DType::b8;
   }
   return std::nullopt;
 }
@@ -88,6 +111,10 @@ Elem elem_of(DType t) {
       return Elem::s8;
     case DType::s32:
       return Elem::s32;
+    case DType::s64:
+      return Elem::s64;
+    case DType::b8:
+      return Elem::b8;
     default:
       return Elem::f32;
   }

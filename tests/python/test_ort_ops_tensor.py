@@ -1,0 +1,310 @@
+#!/usr/bin/python3
+"""ONNX Runtime 1.30 differential of npukit's tensor / shape / index operators:
+Gather, Slice, Pad, Cast, Expand, Where, ConstantOfShape, Shape, Size,
+Unsqueeze, Squeeze, Split, Reshape / Transpose / Concat at ranks up to 6,
+Equal/Less/Greater/LessOrEqual/GreaterOrEqual, And/Or/Xor/Not.
+
+Every case is a single-node model (tests/python/ort_diff.py) run by npukit's
+ONNX runner and by ONNX Runtime; outputs must agree bit for bit (dtype, shape
+and every element), and a configuration npukit rejects must be rejected by ONNX
+Runtime too. Shape-valued inputs (starts, pads, axes, shapes) are initializers,
+data inputs are fed at run time, with float specials (NaN, +-inf, -0,
+denormals, values past the int32 range) in float inputs. Each case prints a
+repro line with the seed (NPUKIT_SEED) and its configuration on failure.
+"""
+import os
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+import npukit
+import ort_diff
+from ort_diff import SEED, Case, count, ort_missing, run_cases
+
+ort_diff.ONNX_TYPE[np.dtype(np.int64)] = TensorProto.INT64
+ort_diff.ONNX_TYPE[np.dtype(np.bool_)] = TensorProto.BOOL
+ONNX_OF = {"float32": 1, "uint8": 2, "int8": 3, "int32": 6, "int64": 7, "bool": 9}
+DTYPES = ["float32", "uint8", "int8", "int32", "int64", "bool"]
+
+SPECIALS = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-40, -1e-40, 2.5, -2.5, 0.5, -0.5,
+                     127.9, 128.0, -128.6, 255.5, 256.0, 300.7, -1.0, -300.2, 65536.5,
+                     2147483520.0, 2147483648.0, -2147483648.0, -2147483904.0, 9.3e18, -9.3e18,
+                     9.2233715e18, 3.4e38], dtype=np.float32)
+
+
+def rand(rng, dtype, shape, special=0.15):
+    shape = tuple(int(s) for s in shape)
+    if dtype == "float32":
+        x = rng.uniform(-4, 4, size=shape).astype(np.float32)
+        m = rng.random(shape) < special
+        return np.where(m, rng.choice(SPECIALS, size=shape), x).astype(np.float32)
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    if dtype == "int64":
+        big = rng.integers(-2**62, 2**62, size=shape, dtype=np.int64)
+        small = rng.integers(-300, 300, size=shape, dtype=np.int64)
+        return np.where(rng.random(shape) < 0.2, big, small)
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, int(info.max) + 1, size=shape).astype(dtype)
+
+
+def rshape(rng, lo=1, hi=5, dmax=4, allow_zero=False):
+    r = int(rng.integers(lo, hi + 1))
+    return [int(rng.integers(0 if allow_zero and rng.random() < 0.1 else 1, dmax + 1))
+            for _ in range(r)]
+
+
+class MultiOut(Case):
+    """A node with extra outputs that are not graph outputs (Split): only y is compared."""
+
+    def __init__(self, *a, extra=0, **kw):
+        super().__init__(*a, **kw)
+        self.extra = extra
+
+    def model(self):
+        m = super().model()
+        m.graph.node[0].output.extend([f"z{i}" for i in range(self.extra)])
+        return m
+
+
+def make(op, config, node_op, inputs, attrs, consts=None, opset=13, cls=Case, **kw):
+    """A case with npukit's answer (None when npukit rejects the model)."""
+    c = cls(op, config, node_op, inputs, dict(attrs), None, opset=opset, consts=consts, **kw)
+    attrs_copy = dict(attrs)
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "m.onnx")
+        m = c.model()
+        onnx.save(m, path)
+        try:
+            c.expect = npukit.run_model(path, dict(inputs))["y"]
+        except npukit.Error:
+            c.expect = None
+    c.attrs = attrs_copy  # model() pops "_order"
+    if c.expect is not None:
+        c.out_dtype = c.expect.dtype
+    return c
+
+
+def gen_gather(rng):
+    out = []
+    for i in range(count(120)):
+        xs = rshape(rng, 1, 5)
+        dt = DTYPES[int(rng.integers(0, len(DTYPES)))]
+        axis = int(rng.integers(-len(xs), len(xs)))
+        n = xs[axis]
+        ishape = rshape(rng, 0, 2, 3)
+        idt = np.int64 if rng.random() < 0.7 else np.int32
+        idx = rng.integers(-n, n, size=ishape).astype(idt)
+        if rng.random() < 0.05:  # out of range: both must reject
+            idx.flat[0] = n
+        cfg = {"x": xs, "dtype": dt, "axis": axis, "indices": idx.tolist(), "const": i % 2 == 0}
+        x = rand(rng, dt, xs)
+        if i % 2 == 0:
+            out.append(make("Gather", cfg, "Gather", {"x": x}, {"axis": axis}, {"i": idx}))
+        else:
+            out.append(make("Gather", cfg, "Gather", {"x": x, "i": idx}, {"axis": axis}))
+    return out
+
+
+def gen_slice(rng):
+    out = []
+    edge = [0, 1, -1, 2, -2, 5, -7, 2**63 - 1, -2**63, 2**31, -2**31 - 5]
+    for i in range(count(150)):
+        xs = rshape(rng, 1, 5, 6, allow_zero=True)
+        r = len(xs)
+        k = int(rng.integers(1, r + 1))
+        axes = [int(a) for a in rng.permutation(r)[:k]]
+        axes = [a - r if rng.random() < 0.3 else a for a in axes]
+        pick = lambda: int(rng.choice(edge)) if rng.random() < 0.3 else int(rng.integers(-8, 9))
+        starts = [pick() for _ in axes]
+        ends = [pick() for _ in axes]
+        steps = [int(rng.choice([1, 1, 2, 3, -1, -2, -3, 2**62, -2**63])) for _ in axes]
+        if rng.random() < 0.03:
+            steps[0] = 0
+        dt = "float32" if i % 3 else DTYPES[int(rng.integers(0, len(DTYPES)))]
+        it = np.int64 if rng.random() < 0.8 else np.int32
+        if it == np.int32:
+            clip = lambda v: [int(np.clip(a, -2**31, 2**31 - 1)) for a in v]
+            starts, ends, steps = clip(starts), clip(ends), clip(steps)
+        consts = {"starts": np.array(starts, it), "ends": np.array(ends, it)}
+        order = ["x", "starts", "ends"]
+        if rng.random() < 0.8:
+            consts["axes"] = np.array(axes, it)
+            order.append("axes")
+            if rng.random() < 0.8:
+                consts["steps"] = np.array(steps, it)
+                order.append("steps")
+        else:
+            starts, ends = starts[:r], ends[:r]
+            consts["starts"], consts["ends"] = np.array(starts, it), np.array(ends, it)
+        cfg = {"x": xs, "dtype": dt, "starts": starts, "ends": ends, "axes": axes, "steps": steps,
+               "index_type": np.dtype(it).name, "inputs": order}
+        out.append(make("Slice", cfg, "Slice", {"x": rand(rng, dt, xs)}, {"_order": order},
+                        consts))
+    return out
+
+
+def gen_pad(rng):
+    out = []
+    for i in range(count(150)):
+        xs = rshape(rng, 1, 5, 4)
+        r = len(xs)
+        mode = ["constant", "reflect", "edge", "wrap"][i % 4]
+        pads = [int(rng.integers(-2, 4)) for _ in range(2 * r)]
+        if rng.random() < 0.15:
+            pads = [0] * (2 * r)  # densenet's all-zero pads
+        dt = "float32" if i % 2 else DTYPES[int(rng.integers(0, 5))]
+        opset = 19 if mode == "wrap" else int(rng.choice([11, 13, 18]))
+        consts = {"pads": np.array(pads, np.int64)}
+        order = ["x", "pads"]
+        if mode == "constant" and rng.random() < 0.6:
+            consts["value"] = rand(rng, dt, [])
+            order.append("value")
+        if opset >= 18 and rng.random() < 0.5:
+            k = int(rng.integers(1, r + 1))
+            axes = [int(a) for a in rng.permutation(r)[:k]]
+            consts["pads"] = np.array([pads[a] for a in axes] + [pads[a + r] for a in axes],
+                                      np.int64)
+            if "value" not in consts:
+                order.append("")
+            consts["axes"] = np.array([a - r if rng.random() < 0.3 else a for a in axes],
+                                      np.int64)
+            order.append("axes")
+        cfg = {"x": xs, "dtype": dt, "mode": mode, "pads": consts["pads"].tolist(),
+               "opset": opset, "inputs": order}
+        out.append(make("Pad", cfg, "Pad", {"x": rand(rng, dt, xs)},
+                        {"mode": mode, "_order": order}, consts, opset=opset))
+    return out
+
+
+def gen_cast(rng):
+    out = []
+    for src in DTYPES:
+        for dst in DTYPES:
+            for i in range(count(4)):
+                xs = rshape(rng, 1, 4, 5)
+                x = rand(rng, src, xs, special=0.6)
+                if src == "float32" and i == 0:
+                    x = SPECIALS.copy()
+                cfg = {"from": src, "to": dst, "x": list(x.shape)}
+                out.append(make("Cast", cfg, "Cast", {"x": x}, {"to": ONNX_OF[dst]}))
+    return out
+
+
+def gen_broadcast_ops(rng):
+    out = []
+    for i in range(count(60)):
+        ys = rshape(rng, 1, 5, 4)
+        sub = lambda: [d if rng.random() < 0.6 else 1 for d in ys[int(rng.integers(0, len(ys))):]]
+        dt = DTYPES[int(rng.integers(0, len(DTYPES)))]
+        xs = sub()
+        shape = np.array([d if rng.random() < 0.7 else 1 for d in ys], np.int64)
+        cfg = {"x": xs, "shape": shape.tolist(), "dtype": dt}
+        out.append(make("Expand", cfg, "Expand", {"x": rand(rng, dt, xs)}, {},
+                        {"shape": shape}))
+        cs, as_, bs = sub(), sub(), sub()
+        cfg = {"cond": cs, "a": as_, "b": bs, "dtype": dt}
+        out.append(make("Where", cfg, "Where", {"c": rand(rng, "bool", cs),
+                                                "a": rand(rng, dt, as_),
+                                                "b": rand(rng, dt, bs)}, {}))
+        for op in ["Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"]:
+            cdt = dt if dt != "bool" or op == "Equal" else "int32"
+            as_, bs = sub(), sub()
+            a, b = rand(rng, cdt, as_, 0.4), rand(rng, cdt, bs, 0.4)
+            if cdt != "bool" and rng.random() < 0.5 and a.size and b.size:
+                a.flat[0] = b.flat[0]  # equal values compare
+            opset = 16 if op in ("LessOrEqual", "GreaterOrEqual") else 13
+            out.append(make(op, {"a": as_, "b": bs, "dtype": cdt}, op, {"a": a, "b": b}, {},
+                            opset=opset))
+        for op in ["And", "Or", "Xor"]:
+            as_, bs = sub(), sub()
+            out.append(make(op, {"a": as_, "b": bs}, op, {"a": rand(rng, "bool", as_),
+                                                          "b": rand(rng, "bool", bs)}, {}))
+        out.append(make("Not", {"x": ys}, "Not", {"x": rand(rng, "bool", ys)}, {}))
+    return out
+
+
+def gen_shapes(rng):
+    out = []
+    for i in range(count(40)):
+        xs = rshape(rng, 1, 6, 3)
+        r = len(xs)
+        dt = DTYPES[int(rng.integers(0, len(DTYPES)))]
+        x = rand(rng, dt, xs)
+        start, end = int(rng.integers(-r - 1, r + 2)), int(rng.integers(-r - 1, r + 2))
+        out.append(make("Shape", {"x": xs, "start": start, "end": end}, "Shape", {"x": x},
+                        {"start": start, "end": end}, opset=15))
+        out.append(make("Size", {"x": xs}, "Size", {"x": x}, {}))
+        # ConstantOfShape: value of each type.
+        vdt = DTYPES[int(rng.integers(0, len(DTYPES)))]
+        v = rand(rng, vdt, [1])
+        out.append(make("ConstantOfShape", {"shape": xs, "value": v.tolist(), "dtype": vdt},
+                        "ConstantOfShape", {}, {"value": numpy_helper.from_array(v)},
+                        {"s": np.array(xs, np.int64)}))
+        # Unsqueeze (opset 13 input, 11 attribute) and Squeeze.
+        k = int(rng.integers(1, 3))
+        axes = sorted({int(a) for a in rng.integers(-(r + k), r + k, size=k)})
+        if r + k <= 8:
+            out.append(make("Unsqueeze", {"x": xs, "axes": axes}, "Unsqueeze", {"x": x}, {},
+                            {"axes": np.array(axes, np.int64)}))
+            out.append(make("Unsqueeze", {"x": xs, "axes": axes, "opset": 11}, "Unsqueeze",
+                            {"x": x}, {"axes": axes}, opset=11))
+        ones = [j for j, d in enumerate(xs) if d == 1]
+        sq = [int(a) for a in rng.permutation(r)[:int(rng.integers(0, 3))]]
+        if rng.random() < 0.5:
+            sq = ones[:2]
+        consts = {"axes": np.array(sq, np.int64)} if sq else {}
+        out.append(make("Squeeze", {"x": xs, "axes": sq}, "Squeeze", {"x": x}, {}, consts))
+        # Reshape / Transpose / Concat at ranks up to 6.
+        perm = [int(p) for p in rng.permutation(r)]
+        out.append(make("Transpose", {"x": xs, "perm": perm}, "Transpose", {"x": x},
+                        {"perm": perm}))
+        target = list(rng.permutation(xs)) + [1] * int(rng.integers(0, 2))
+        if target and rng.random() < 0.5:
+            target[int(rng.integers(0, len(target)))] = -1
+        out.append(make("Reshape", {"x": xs, "shape": [int(t) for t in target]}, "Reshape",
+                        {"x": x}, {}, {"shape": np.array(target, np.int64)}))
+        axis = int(rng.integers(-r, r))
+        ys = list(xs)
+        ys[axis] = int(rng.integers(0, 3))
+        out.append(make("Concat", {"x": xs, "y": ys, "axis": axis}, "Concat",
+                        {"a": x, "b": rand(rng, dt, ys)}, {"axis": axis}))
+        # Split: the first output is compared.
+        sa = int(rng.integers(-r, r))
+        d = xs[sa]
+        parts = int(rng.integers(1, 4))
+        cut = sorted(int(c) for c in rng.integers(0, d + 1, size=parts - 1))
+        sizes = np.diff([0] + cut + [d]).astype(np.int64)
+        use_input = rng.random() < 0.6
+        cfg = {"x": xs, "axis": sa, "split": sizes.tolist() if use_input else None}
+        out.append(make("Split", cfg, "Split", {"x": x}, {"axis": sa},
+                        {"split": sizes} if use_input else {}, cls=MultiOut,
+                        extra=(parts if use_input else 2) - 1))
+    return out
+
+
+def main():
+    missing = ort_missing()
+    if missing:
+        print("SKIP:", missing)
+        return 0
+    rng = np.random.default_rng(SEED)
+    cases = []
+    for gen in (gen_gather, gen_slice, gen_pad, gen_cast, gen_broadcast_ops, gen_shapes):
+        cases += gen(rng)
+    rejected = sum(c.expect is None for c in cases)
+    print(f"seed {SEED}: {len(cases)} cases ({rejected} rejected by npukit)")
+    passed, failed, stats, secs = run_cases(cases)
+    print(f"\n{passed} passed, {failed} failed ({secs:.1f} s in ONNX Runtime)")
+    weak = [op for op, st in stats.items() if st["elements"] == 0]
+    if weak:
+        print("FAIL: operators with no compared element:", weak)
+        return 1
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
