@@ -76,6 +76,10 @@ std::vector<SliceAxis> slice_axes(const Shape& x, const std::vector<int64_t>& st
     int64_t start = starts[k], end = ends[k];
     if (start < 0) start += dim;
     if (end < 0) end += dim;
+    // ONNX Runtime reads INT32_MAX and INT64_MAX ends as "to the end" in either direction.
+    if (ends[k] == std::numeric_limits<int32_t>::max() ||
+        ends[k] == std::numeric_limits<int64_t>::max())
+      end = step < 0 ? -1 : dim;
     int64_t size;
     if (step > 0) {
       start = std::clamp<int64_t>(start, 0, dim);
@@ -114,6 +118,7 @@ Shape pad_shape(const Shape& x, const std::vector<int64_t>& pads, PadMode mode) 
   check(pads.size() == 2 * r, fn, "pads", shape_text(pads),
         std::to_string(2 * r) + " values (begin and end per axis of x " + shape_text(x) + ")");
   Shape out(r);
+  const bool empty = shape_numel(x) == 0;
   for (size_t i = 0; i < r; ++i) {
     const int64_t b = pads[i], e = pads[i + r], d = x[i];
     int64_t o = 0;
@@ -122,14 +127,27 @@ Shape pad_shape(const Shape& x, const std::vector<int64_t>& pads, PadMode mode) 
           "pads that leave axis " + std::to_string(i) + " (size " + std::to_string(d) +
               ") a size >= 0");
     out[i] = o;
-    if (mode == PadMode::constant || (b <= 0 && e <= 0)) continue;
-    // Reflect mirrors once without the edge; edge and wrap need elements to repeat.
-    check(d > 0, fn, "x", "shape " + shape_text(x),
-          "non-empty axes where the non-constant mode pads (axis " + std::to_string(i) + ")");
-    if (mode == PadMode::reflect)
-      check(b < d && e < d, fn, "pads", shape_text(pads),
-            "reflect pads below the axis size " + std::to_string(d) + " (axis " +
-                std::to_string(i) + ")");
+    if (mode == PadMode::constant) continue;
+    // Negative pads crop first (ONNX Runtime); the mode then repeats elements
+    // of the cropped extent, which must hold some (on every axis, as ORT).
+    const int64_t extent = o - std::max<int64_t>(b, 0) - std::max<int64_t>(e, 0);
+    const std::string axis = " (axis " + std::to_string(i) + ", size " + std::to_string(d) +
+                             " after cropping " + std::to_string(extent) + ")";
+    if (empty) {
+      check(d > 0 || (b <= 0 && e <= 0), fn, "pads", shape_text(pads),
+            "no padding of an empty axis in a non-constant mode" + axis);
+      continue;
+    }
+    check(extent > 0, fn, "pads", shape_text(pads),
+          "pads that leave every axis an element in a non-constant mode" + axis);
+    if (mode == PadMode::reflect && (b > 0 || e > 0))
+      check(extent >= 2 && b < extent && e < extent, fn, "pads", shape_text(pads),
+            "reflect pads below the cropped axis size, which must be 2 or more" + axis);
+    // ONNX Runtime's wrap with a crop does not repeat the cropped extent (its
+    // rule is not established here): refused rather than guessed.
+    if (mode == PadMode::wrap)
+      check(b >= 0 && e >= 0 && b <= d && e <= d, fn, "pads", shape_text(pads),
+            "wrap pads from 0 to the axis size" + axis);
   }
   return out;
 }

@@ -158,7 +158,13 @@ TEST(TensorOps, PadModesByHand) {
   EXPECT_EQ(run(PadMode::constant, {1, 0}, seven), (std::vector<float>{7, 1, 2, 3}));
   EXPECT_EQ(run(PadMode::constant, {-1, 1}), (std::vector<float>{2, 3, 0}));  // crop + pad
   EXPECT_EQ(run(PadMode::edge, {0, 0}), (std::vector<float>{1, 2, 3}));
-  EXPECT_THROW(pad_shape({3}, {3, 0}, PadMode::reflect), Error);  // pad >= axis size
+  // Negative pads crop first; the mode then repeats the cropped extent (ORT).
+  EXPECT_EQ(run(PadMode::edge, {-1, 2}), (std::vector<float>{2, 3, 3, 3}));
+  EXPECT_EQ(run(PadMode::reflect, {1, -1}), (std::vector<float>{2, 1, 2}));
+  EXPECT_THROW(pad_shape({3}, {2, -1}, PadMode::reflect), Error);        // 2 >= cropped size 2
+  EXPECT_THROW(pad_shape({3}, {1, -1}, PadMode::wrap), Error);           // wrap with a crop
+  EXPECT_THROW(pad_shape({3, 2}, {0, -2, 1, 0}, PadMode::edge), Error);  // an axis cropped away
+  EXPECT_THROW(pad_shape({3}, {3, 0}, PadMode::reflect), Error);         // pad >= axis size
   EXPECT_THROW(pad_shape({3}, {-2, -2}, PadMode::constant), Error);
   EXPECT_THROW(pad_shape({0}, {1, 0}, PadMode::edge), Error);
   EXPECT_THROW(pad_shape({3}, {1}, PadMode::edge), Error);
@@ -178,7 +184,7 @@ TEST(TensorOps, PadMatchesBruteForceRandom) {
     for (int i = 0; i < 2 * r; ++i) {
       const int64_t d = s[static_cast<size_t>(i % r)];
       pads[static_cast<size_t>(i)] =
-          uni(mode == PadMode::constant ? -1 : 0, mode == PadMode::reflect ? d - 1 : 3);
+          uni(mode == PadMode::wrap ? 0 : -1, mode == PadMode::reflect ? d - 1 : 3);
     }
     const std::string cfg = "seed " + std::to_string(kSeed + 1) + " case " + std::to_string(it) +
                             " x " + shape_text(s) + " pads " + shape_text(pads) + " mode " +
@@ -203,8 +209,12 @@ TEST(TensorOps, PadMatchesBruteForceRandom) {
         const auto ui = static_cast<size_t>(i);
         const int64_t p = rem % ys[ui];
         rem /= ys[ui];
-        int64_t k = p - pads[ui];
-        const int64_t d = s[ui];
+        // Definition: crop x by the negative pads, then pad the cropped axis
+        // [first, first + d) by the positive ones.
+        const int64_t b = pads[ui], e = pads[ui + static_cast<size_t>(r)];
+        const int64_t first = std::max<int64_t>(-b, 0);
+        const int64_t d = s[ui] - first - std::max<int64_t>(-e, 0);
+        int64_t k = p - std::max<int64_t>(b, 0);
         if (mode == PadMode::edge) k = std::clamp<int64_t>(k, 0, d - 1);
         if (mode == PadMode::wrap) k = ((k % d) + d) % d;
         if (mode == PadMode::reflect) {
@@ -213,7 +223,7 @@ TEST(TensorOps, PadMatchesBruteForceRandom) {
           if (k >= d) k = (d - 1) - (k - (d - 1));
         }
         if (k < 0 || k >= d) inside = false;
-        src += k * xst[ui];
+        src += (first + k) * xst[ui];
       }
       ASSERT_EQ(got[static_cast<size_t>(o)], inside ? src : -1) << cfg << " output " << o;
     }

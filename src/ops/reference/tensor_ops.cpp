@@ -1,6 +1,7 @@
 // Loops of the tensor operators (tensor_ops.hpp): one odometer over the
 // output's index, elements moved as bytes except where the value matters
 // (comparisons, logic, Cast).
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -146,13 +147,24 @@ void pad(const TensorView& x, const TensorView& value, const TensorView& y,
     check(value.numel() == 1, fn, "value", "shape " + shape_text(value.shape()), "one element");
     std::memcpy(fill_bytes, value.raw(), es);
   }
+  // Negative pads crop: per axis, the kept range [first, first + extent) of x
+  // and the output position where it starts.
   const int r = x.rank();
+  std::vector<int64_t> first(static_cast<size_t>(r)), extent(first), lead(first);
+  for (int i = 0; i < r; ++i) {
+    const auto u = static_cast<size_t>(i);
+    const int64_t b = pads[u], e = pads[u + static_cast<size_t>(r)];
+    first[u] = std::max<int64_t>(-b, 0);
+    extent[u] = x.dim(i) - first[u] - std::max<int64_t>(-e, 0);
+    lead[u] = std::max<int64_t>(b, 0);
+  }
   for_each_index(y.shape(), [&](const int64_t* pos) {
     int64_t xo = 0;
     bool inside = true;
     for (int i = 0; i < r; ++i) {
-      const int64_t d = x.dim(i);
-      int64_t k = pos[i] - pads[static_cast<size_t>(i)];
+      const auto u = static_cast<size_t>(i);
+      const int64_t d = extent[u];
+      int64_t k = pos[i] - lead[u];
       if (k < 0 || k >= d) {
         switch (mode) {
           case PadMode::constant:
@@ -169,7 +181,7 @@ void pad(const TensorView& x, const TensorView& value, const TensorView& y,
             break;
         }
       }
-      xo += k * x.stride(i);
+      xo += (first[u] + k) * x.stride(i);
     }
     char* out = byte_at(y, offset_of(y, pos));
     std::memcpy(out, inside ? byte_at(x, xo) : fill_bytes, es);
