@@ -78,6 +78,10 @@ struct Model::Impl {
   std::vector<Tensor> buffers;
   std::vector<TensorView> views;
   std::vector<Shape> planned_shapes;
+  // int64 graph inputs carry shapes, axes and pads: their values are known
+  // when a run plans (a change of value replans, like a change of shape). At
+  // load they are unknown, and nodes that need them are planned at run time.
+  std::vector<std::shared_ptr<Constant>> input_values, planned_values;
   std::vector<TensorView> output_views;
   std::vector<double> seconds;
   int64_t plan_count = 0;
@@ -330,16 +334,22 @@ void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* iss
       types[v] = make_operand(constant_of[v]->elem, constant_of[v]->shape);
       types[v].value = constant_of[v];
     }
+  std::vector<char> deferred(names.size(), 0);  // depends on an int64 input's unknown value
   for (size_t i = 0; i < input_ids.size(); ++i)
-    if (auto e = elem_from_onnx(g.inputs[i].onnx_type))
+    if (auto e = elem_from_onnx(g.inputs[i].onnx_type)) {
       types[input_ids[i]] = make_operand(*e, shapes[i]);
+      if (i < input_values.size() && input_values[i])
+        types[input_ids[i]].value = input_values[i].get();
+      else if (*e == Elem::s64)
+        deferred[input_ids[i]] = 1;
+    }
   steps.clear();
   for (size_t ni : order) {
     const Node& n = g.nodes[ni];
     Step s;
     s.node = ni;
     std::vector<Operand> in;
-    bool inputs_ok = true;
+    bool inputs_ok = true, defer = false;
     for (const std::string& name : n.inputs) {
       if (name.empty()) {
         in.emplace_back();
@@ -348,10 +358,14 @@ void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* iss
       }
       const size_t v = id(name);
       inputs_ok = inputs_ok && types[v].present;
+      defer = defer || deferred[v];
       in.push_back(types[v]);
       s.in.push_back(v);
     }
-    if (!inputs_ok) continue;  // behind a node that failed: already reported
+    if (defer)
+      for (const std::string& o : n.outputs)
+        if (!o.empty()) deferred[id(o)] = 1;
+    if (!inputs_ok) continue;  // behind a node that failed (reported) or deferred
     try {
       const Planner int_planner = known_int_arith_planner(n, in);
       const Planner planner = int_planner ? int_planner : find_op(n.domain, n.op_type)->plan;
@@ -389,6 +403,8 @@ void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* iss
       s.run = std::move(p.run);
     } catch (const Error& e) {
       if (!issues) throw ModelError(source, {{n.name, n.op_type, e.what()}});
+      // Planned again at run time, when the int64 inputs' values are known.
+      if (defer) continue;
       issues->push_back({n.name, n.op_type, e.what()});
       continue;
     }
@@ -517,10 +533,22 @@ const std::vector<TensorView>& Model::execute(const std::vector<TensorView>& in)
           "shape " + shape_with_names(v));
     shapes.push_back(in[i].shape());
   }
-  if (shapes != m.planned_shapes) {
+  // int64 inputs' values take part in planning (see input_values).
+  bool same_values = m.planned_values.size() == in.size();
+  m.input_values.assign(in.size(), nullptr);
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i].dtype() != DType::s64) continue;
+    Tensor t(DType::s64, in[i].shape());
+    copy(in[i], t.view());
+    const Constant* old = same_values ? m.planned_values[i].get() : nullptr;
+    same_values = old && old->ints == t.to_vector<int64_t>();
+    m.input_values[i] = same_values ? m.planned_values[i] : constant_from(std::move(t));
+  }
+  if (shapes != m.planned_shapes || !same_values) {
     m.plan(shapes, nullptr);
     m.allocate();
     m.planned_shapes = shapes;
+    m.planned_values = m.input_values;
   }
   for (size_t i = 0; i < in.size(); ++i) copy(in[i], m.views[m.input_ids[i]]);
   for (Impl::Step& s : m.steps) {

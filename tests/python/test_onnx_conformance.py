@@ -44,7 +44,9 @@ GENERATOR_MODULES = ["averagepool", "maxpool", "conv", "convinteger", "dequantiz
 OUT_OF_SCOPE = ("_1d_", "_3d_", "maxpool_with_argmax")
 # Element types the runner does not hold (float16, double, strings, ...): Cast cases to or from them.
 OUT_OF_SCOPE_TYPES = ("FLOAT16", "DOUBLE", "STRING", "BFLOAT16", "FLOAT8", "_bfloat16", "_float16",
-                      "_double", "_string", "uint16", "uint32", "uint64", "int16")
+                      "_double", "_string", "uint16", "uint32", "uint64", "int16",
+                      # optional and sequence values (not tensors)
+                      "identity_opt", "identity_sequence")
 
 
 def load_pb(path):
