@@ -63,8 +63,8 @@ py::array as_tensor(const py::object& obj, const char* fn, const char* parameter
   if (a.dtype().kind() == 'f' && a.dtype().itemsize() == 8)
     a = a.attr("astype")(py::dtype::of<float>());
   dtype_of_array(a, fn, parameter);
-  check(a.ndim() <= kMaxRank, fn, parameter, std::to_string(a.ndim()) + "-D array",
-        "at most 8 dimensions");
+  check(a.ndim() <= kMaxKernelRank, fn, parameter, std::to_string(a.ndim()) + "-D array",
+        "at most 4 dimensions");
   return py::array::ensure(a, py::array::c_style);
 }
 

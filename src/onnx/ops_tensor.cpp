@@ -328,6 +328,8 @@ const std::vector<OpEntry>& tensor_ops() {
       {"", "Or", 2, 2, 1, plan_logic<LogicOp::or_>},
       {"", "Xor", 2, 2, 1, plan_logic<LogicOp::xor_>},
       {"", "Not", 1, 1, 1, plan_not},
+      // Integer Mod (fmod 0) at run time too; float Mod (fmod 1) is refused.
+      {"", "Mod", 2, 2, 1, plan_int_arith<IntOp::mod>},
   };
   return ops;
 }
