@@ -22,6 +22,7 @@ Options: --seed S, --keep DIR (keeps the .onnx and .npy files: then
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -41,7 +42,7 @@ TOL = 1e-4
 
 # Runs in well under two minutes (ctest): the torch export dominates.
 FAST = ["squeezenet1_1", "shufflenet_v2_x0_5", "mnasnet0_5", "densenet121", "mobilenet_v2",
-        "resnet18", "googlenet"]
+        "resnet18", "googlenet", "inception_v3"]
 
 # Float operators that helper F's branch adds: a model missing only these is skipped.
 FLOAT_OPS_ELSEWHERE = {"Sigmoid", "HardSigmoid", "HardSwish", "Div", "Sub", "Pow", "Sqrt", "Erf",
@@ -176,6 +177,8 @@ def main():
         print(f"{status} {name:<22} {time.time() - t0:6.1f}s  {detail}", flush=True)
         print(f"     repro: /usr/bin/python3 tests/python/test_torchvision_fp32.py --seed {a.seed} "
               f"--models {name}", flush=True) if status == "FAIL" else None
+    if not a.keep:
+        shutil.rmtree(tmp, ignore_errors=True)
     print(f"\n{counts['PASS']} passed, {counts['FAIL']} failed, {counts['SKIP']} skipped "
           f"(skips are not passes)")
     return 1 if counts["FAIL"] or not counts["PASS"] else 0
