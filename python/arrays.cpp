@@ -52,7 +52,7 @@ py::dtype numpy_dtype(DType t) {
   return py::dtype::of<float>();
 }
 
-py::array as_tensor(const py::object& obj, const char* fn, const char* parameter) {
+py::array as_tensor(const py::object& obj, const char* fn, const char* parameter, int max_rank) {
   check(!obj.is_none(), fn, parameter, "None", "a numpy array");
   py::array a = py::array::ensure(obj);
   check(static_cast<bool>(a), fn, parameter, py::cast<std::string>(py::repr(py::type::of(obj))),
@@ -63,8 +63,8 @@ py::array as_tensor(const py::object& obj, const char* fn, const char* parameter
   if (a.dtype().kind() == 'f' && a.dtype().itemsize() == 8)
     a = a.attr("astype")(py::dtype::of<float>());
   dtype_of_array(a, fn, parameter);
-  check(a.ndim() <= kMaxKernelRank, fn, parameter, std::to_string(a.ndim()) + "-D array",
-        "at most 4 dimensions");
+  check(a.ndim() <= max_rank, fn, parameter, std::to_string(a.ndim()) + "-D array",
+        "at most " + std::to_string(max_rank) + " dimensions");
   return py::array::ensure(a, py::array::c_style);
 }
 

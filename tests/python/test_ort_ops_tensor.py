@@ -303,6 +303,56 @@ def gen_shapes(rng):
     return out
 
 
+def check_folding():
+    """torch.onnx.export's shape chain (Shape -> Gather -> Unsqueeze -> Concat ->
+    Reshape) is computed while planning: only the Reshape runs, for every batch
+    size; an int64 graph input feeding Reshape's shape is read when a run plans."""
+    problems = []
+    one = numpy_helper.from_array(np.array(0, np.int64), "zero")
+    minus = numpy_helper.from_array(np.array([-1], np.int64), "minus")
+    nodes = [helper.make_node("Shape", ["x"], ["s"]),
+             helper.make_node("Gather", ["s", "zero"], ["n"], axis=0),
+             helper.make_node("Unsqueeze", ["n", "axes"], ["n1"]),
+             helper.make_node("Concat", ["n1", "minus"], ["shape"], axis=0),
+             helper.make_node("Reshape", ["x", "shape"], ["y"])]
+    axes = numpy_helper.from_array(np.array([0], np.int64), "axes")
+    g = helper.make_graph(nodes, "fold",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 2, 3, 2, 2])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                          initializer=[one, minus, axes])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    g2 = helper.make_graph([helper.make_node("Reshape", ["x", "s"], ["y"])], "dyn",
+                           [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4]),
+                            helper.make_tensor_value_info("s", TensorProto.INT64, [3])],
+                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    m2 = helper.make_model(g2, opset_imports=[helper.make_opsetid("", 13)])
+    m2.ir_version = 8
+    with tempfile.TemporaryDirectory() as d:
+        path, path2 = os.path.join(d, "fold.onnx"), os.path.join(d, "dyn.onnx")
+        onnx.save(m, path)
+        onnx.save(m2, path2)
+        model = npukit.OnnxModel(path)
+        for n in (1, 3):
+            x = np.arange(n * 24, dtype=np.float32).reshape(n, 2, 3, 2, 2)
+            y = model.run({"x": x})["y"]
+            if not np.array_equal(y, x.reshape(n, -1)):
+                problems.append(f"fold: batch {n}: shape {y.shape}")
+        ops = [op for _, op, _ in model.layer_times()]
+        if ops != ["Reshape"]:
+            problems.append(f"fold: steps {ops} (only Reshape expected)")
+        dyn = npukit.OnnxModel(path2)
+        x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+        for s in ([4, 3, 2], [1, -1, 6], [4, 3, 2]):
+            y = dyn.run({"x": x, "s": np.array(s, np.int64)})["y"]
+            if not np.array_equal(y, x.reshape(s)):
+                problems.append(f"int64 input: shape {s} gave {y.shape}")
+    for p in problems:
+        print("FAIL", p)
+    print(f"folding and int64 inputs: {'ok' if not problems else 'FAILED'}")
+    return not problems
+
+
 def main():
     missing = ort_missing()
     if missing:
@@ -320,7 +370,8 @@ def main():
     if weak:
         print("FAIL: operators with no compared element:", weak)
         return 1
-    return 1 if failed else 0
+    folding_ok = check_folding()
+    return 1 if failed or not folding_ok else 0
 
 
 if __name__ == "__main__":
