@@ -52,12 +52,26 @@ NodePlan plan_slice(const PlanContext& c) {
           [a](const auto& in, const auto& out) { slice(in[0], out[0], a); }};
 }
 
+// Range: the length depends on the values, which must be known when planning.
+NodePlan plan_range(const PlanContext& c) {
+  expect_attrs(c.node, {});
+  const Operand& s = operand(c, 0, {Elem::f32, Elem::s32, Elem::s64});
+  for (size_t i = 1; i < 3; ++i) operand(c, i, {s.elem});
+  const Constant& start = constant_input(c, 0, "start");
+  const Constant& limit = constant_input(c, 1, "limit");
+  const Constant& delta = constant_input(c, 2, "delta");
+  const int64_t n = range_count(start.tensor, limit.tensor, delta.tensor);
+  return {{make_operand(s.elem, {n})},
+          [](const auto& in, const auto& out) { range(in[0], in[2], out[0]); }};
+}
+
 }  // namespace
 
 const std::vector<OpEntry>& index_ops() {
   static const std::vector<OpEntry> ops = {
       {"", "Gather", 2, 2, 1, plan_gather},
       {"", "Slice", 1, 5, 1, plan_slice},
+      {"", "Range", 3, 3, 1, plan_range},
   };
   return ops;
 }

@@ -243,6 +243,28 @@ def gen_broadcast_ops(rng):
     return out
 
 
+def gen_range(rng):
+    """Range with known scalars: float (fractional steps accumulate), int32, int64."""
+    out = []
+    for i in range(count(60)):
+        dt = ["float32", "int32", "int64"][i % 3]
+        if dt == "float32":
+            start = np.float32(rng.uniform(-20, 20))
+            delta = np.float32(rng.choice([0.1, -0.3, 0.7, 1.0, -2.5, 1e-3, 3.3]))
+            limit = np.float32(start + delta * rng.uniform(-3, 300))
+        else:
+            start = np.dtype(dt).type(rng.integers(-50, 50))
+            delta = np.dtype(dt).type(rng.choice([1, 2, -1, -3, 7, 100]))
+            limit = np.dtype(dt).type(rng.integers(-300, 300))
+        if rng.random() < 0.03:
+            delta = np.dtype(dt).type(0)
+        cfg = {"dtype": dt, "start": float(start), "limit": float(limit), "delta": float(delta)}
+        consts = {"start": np.array(start), "limit": np.array(limit), "delta": np.array(delta)}
+        out.append(make("Range", cfg, "Range", {"unused": np.zeros(1, np.float32)},
+                        {"_order": ["start", "limit", "delta"]}, consts, opset=13, out=dt))
+    return out
+
+
 def gen_shapes(rng):
     out = []
     for i in range(count(40)):
@@ -360,7 +382,8 @@ def main():
         return 0
     rng = np.random.default_rng(SEED)
     cases = []
-    for gen in (gen_gather, gen_slice, gen_pad, gen_cast, gen_broadcast_ops, gen_shapes):
+    for gen in (gen_gather, gen_slice, gen_pad, gen_cast, gen_broadcast_ops, gen_range,
+                gen_shapes):
         cases += gen(rng)
     rejected = sum(c.expect is None for c in cases)
     print(f"seed {SEED}: {len(cases)} cases ({rejected} rejected by npukit)")

@@ -66,6 +66,12 @@ void logic_not(const TensorView& x, const TensorView& y);
 enum class IntOp : uint8_t { add, sub, mul, div, mod };
 void int_arith(IntOp op, const TensorView& a, const TensorView& b, const TensorView& y);
 
+// ---- Range (f32, s32 or s64 scalars): ONNX Runtime's count, max(0,
+// ceil(double(limit - start) / delta)) with the difference taken in the type,
+// and its values, start accumulated by delta (not start + i * delta).
+int64_t range_count(const TensorView& start, const TensorView& limit, const TensorView& delta);
+void range(const TensorView& start, const TensorView& delta, const TensorView& y);
+
 // ---- Cast between f32, s8, u8, s16, s32, s64 and b8, as ONNX Runtime on x86-64:
 // float to integer truncates toward zero through the CPU's conversion (NaN and
 // values outside the int32 range give INT32_MIN, for int64 INT64_MIN); 8- and

@@ -2,6 +2,7 @@
 // output's index, elements moved as bytes except where the value matters
 // (comparisons, logic, Cast).
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -327,6 +328,69 @@ void int_arith(IntOp op, const TensorView& a, const TensorView& b, const TensorV
     run(int64_t{});
   else
     run(int32_t{});
+}
+
+namespace {
+template <class F>
+void visit_range_type(DType t, F&& f) {
+  switch (t) {
+    case DType::f32:
+      return f(float{});
+    case DType::s32:
+      return f(int32_t{});
+    case DType::s64:
+      return f(int64_t{});
+    default:
+      fail("npukit::range", "dtype", dtype_name(t), "f32, s32 or s64");
+  }
+}
+}  // namespace
+
+int64_t range_count(const TensorView& start, const TensorView& limit, const TensorView& delta) {
+  constexpr const char* fn = "npukit::range";
+  for (const TensorView* t : {&start, &limit, &delta}) {
+    check(t->numel() == 1, fn, "inputs", "shape " + shape_text(t->shape()), "scalars");
+    expect_same_dtype(start, *t, fn, "dtype");
+  }
+  int64_t n = 0;
+  visit_range_type(start.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T s = *static_cast<const T*>(start.raw()), l = *static_cast<const T*>(limit.raw()),
+            d = *static_cast<const T*>(delta.raw());
+    check(d != 0, fn, "delta", "0", "a non-zero step");
+    // The difference wraps in the integer type, as in ONNX Runtime.
+    T diff;
+    if constexpr (std::is_integral_v<T>)
+      diff = static_cast<T>(static_cast<std::make_unsigned_t<T>>(l) -
+                            static_cast<std::make_unsigned_t<T>>(s));
+    else
+      diff = l - s;
+    const double q = std::ceil(1.0 * static_cast<double>(diff) / static_cast<double>(d));
+    check(!(q > static_cast<double>(int64_t{1} << 40)), fn, "limit",
+          "a range of " + std::to_string(q) + " elements", "at most 2^40 elements");
+    n = q > 0 ? static_cast<int64_t>(q) : 0;  // NaN counts 0
+  });
+  return n;
+}
+
+void range(const TensorView& start, const TensorView& delta, const TensorView& y) {
+  constexpr const char* fn = "npukit::range";
+  expect_same_dtype(start, y, fn, "y.dtype");
+  check(y.rank() == 1, fn, "y", "shape " + shape_text(y.shape()), "a 1-D tensor");
+  visit_range_type(start.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T v = *static_cast<const T*>(start.raw());
+    const T d = *static_cast<const T*>(delta.raw());
+    T* yp = static_cast<T*>(y.raw());
+    for (int64_t i = 0; i < y.dim(0); ++i) {
+      yp[i * y.stride(0)] = v;
+      if constexpr (std::is_integral_v<T>)
+        v = static_cast<T>(static_cast<std::make_unsigned_t<T>>(v) +
+                           static_cast<std::make_unsigned_t<T>>(d));
+      else
+        v = v + d;
+    }
+  });
 }
 
 void cast(const TensorView& x, const TensorView& y) {
