@@ -52,6 +52,26 @@ NodePlan plan_slice(const PlanContext& c) {
           [a](const auto& in, const auto& out) { slice(in[0], out[0], a); }};
 }
 
+NodePlan plan_scatter_nd(const PlanContext& c) {
+  expect_attrs(c.node, {"reduction"});
+  const std::string reduction = attr_string(c.node, "reduction", "none");
+  check(reduction == "none", "ScatterND", "reduction", "'" + reduction + "'", "none");
+  const Operand& data = operand(c, 0, kAnyElem);
+  const Operand& idx = operand(c, 1, {Elem::s64});
+  const Operand& upd = operand(c, 2, {data.elem});
+  const auto q = idx.shape.size();
+  check(q >= 1 && idx.shape[q - 1] >= 1 &&
+            idx.shape[q - 1] <= static_cast<int64_t>(data.shape.size()),
+        "ScatterND", "indices", "shape " + shape_text(idx.shape),
+        "a last axis from 1 to the rank of data " + shape_text(data.shape));
+  Shape want(idx.shape.begin(), idx.shape.end() - 1);
+  want.insert(want.end(), data.shape.begin() + idx.shape[q - 1], data.shape.end());
+  check(upd.shape == want, "ScatterND", "updates", "shape " + shape_text(upd.shape),
+        "shape " + shape_text(want));
+  return {{make_operand(data.elem, data.shape)},
+          [](const auto& in, const auto& out) { scatter_nd(in[0], in[1], in[2], out[0]); }};
+}
+
 // Range: the length depends on the values, which must be known when planning.
 NodePlan plan_range(const PlanContext& c) {
   expect_attrs(c.node, {});
@@ -72,6 +92,7 @@ const std::vector<OpEntry>& index_ops() {
       {"", "Gather", 2, 2, 1, plan_gather},
       {"", "Slice", 1, 5, 1, plan_slice},
       {"", "Range", 3, 3, 1, plan_range},
+      {"", "ScatterND", 3, 3, 1, plan_scatter_nd},
   };
   return ops;
 }

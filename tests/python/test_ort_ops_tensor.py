@@ -265,6 +265,32 @@ def gen_range(rng):
     return out
 
 
+def gen_scatter_nd(rng):
+    """ScatterND (reduction none): distinct index tuples, negative ones too."""
+    out = []
+    for i in range(count(60)):
+        ds = rshape(rng, 1, 4, 4)
+        r = len(ds)
+        k = int(rng.integers(1, r + 1))
+        dt = DTYPES[int(rng.integers(0, len(DTYPES)))]
+        total = int(np.prod(ds[:k]))
+        m = int(rng.integers(1, total + 1))
+        flat = rng.permutation(total)[:m]
+        tup = np.array(np.unravel_index(flat, ds[:k])).T.astype(np.int64)
+        neg = rng.random(tup.shape) < 0.3
+        tup = np.where(neg, tup - np.array(ds[:k], np.int64), tup)
+        lead = [m] if rng.random() < 0.6 else ([1, m] if rng.random() < 0.5 else [m, 1])
+        idx = tup.reshape(lead + [k])
+        if rng.random() < 0.04:
+            idx.flat[0] = ds[0]  # out of range: both must reject
+        upd_shape = lead + ds[k:]
+        cfg = {"data": ds, "indices": idx.tolist(), "dtype": dt}
+        inputs = {"data": rand(rng, dt, ds), "upd": rand(rng, dt, upd_shape)}
+        out.append(make("ScatterND", cfg, "ScatterND", inputs, {"_order": ["data", "idx", "upd"]},
+                        {"idx": idx}, out=dt))
+    return out
+
+
 def gen_shapes(rng):
     out = []
     for i in range(count(40)):
@@ -383,7 +409,7 @@ def main():
     rng = np.random.default_rng(SEED)
     cases = []
     for gen in (gen_gather, gen_slice, gen_pad, gen_cast, gen_broadcast_ops, gen_range,
-                gen_shapes):
+                gen_scatter_nd, gen_shapes):
         cases += gen(rng)
     rejected = sum(c.expect is None for c in cases)
     print(f"seed {SEED}: {len(cases)} cases ({rejected} rejected by npukit)")

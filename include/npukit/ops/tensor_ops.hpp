@@ -72,6 +72,13 @@ void int_arith(IntOp op, const TensorView& a, const TensorView& b, const TensorV
 int64_t range_count(const TensorView& start, const TensorView& limit, const TensorView& delta);
 void range(const TensorView& start, const TensorView& delta, const TensorView& y);
 
+// ---- ScatterND (reduction none): y = data, then for each index tuple of
+// `indices` (s64, last axis k <= rank), in order, the slice y[tuple] gets the
+// matching slice of `updates` (a repeated tuple: the last write wins).
+// Negative indices count from the end; others out of range are an error.
+void scatter_nd(const TensorView& data, const TensorView& indices, const TensorView& updates,
+                const TensorView& y);
+
 // ---- Cast between f32, s8, u8, s16, s32, s64 and b8, as ONNX Runtime on x86-64:
 // float to integer truncates toward zero through the CPU's conversion (NaN and
 // values outside the int32 range give INT32_MIN, for int64 INT64_MIN); 8- and

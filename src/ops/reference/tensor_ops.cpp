@@ -393,6 +393,47 @@ void range(const TensorView& start, const TensorView& delta, const TensorView& y
   });
 }
 
+void scatter_nd(const TensorView& data, const TensorView& indices, const TensorView& updates,
+                const TensorView& y) {
+  constexpr const char* fn = "npukit::scatter_nd";
+  expect_same_dtype(data, y, fn, "y.dtype");
+  expect_same_dtype(data, updates, fn, "updates.dtype");
+  check(indices.dtype() == DType::s64, fn, "indices.dtype", dtype_name(indices.dtype()), "s64");
+  y.expect_shape(data.shape(), fn, "y");
+  const int q = indices.rank();
+  check(q >= 1, fn, "indices", "a scalar", "rank 1 or more");
+  const int64_t k = indices.dim(q - 1);
+  check(k >= 1 && k <= data.rank(), fn, "indices", "shape " + shape_text(indices.shape()),
+        "a last axis from 1 to the rank of data " + shape_text(data.shape()));
+  Shape want(indices.shape().begin(), indices.shape().end() - 1);
+  want.insert(want.end(), data.shape().begin() + k, data.shape().end());
+  updates.expect_shape(want, fn, "updates");
+  copy(data, y);
+  // One slice per index tuple: the trailing axes of data from k on.
+  const Shape tuples(indices.shape().begin(), indices.shape().end() - 1);
+  const Shape tail(data.shape().begin() + k, data.shape().end());
+  Shape tail_y, tail_u;
+  for (int i = static_cast<int>(k); i < data.rank(); ++i) tail_y.push_back(y.stride(i));
+  for (int i = q - 1; i < updates.rank(); ++i) tail_u.push_back(updates.stride(i));
+  const auto* ip = static_cast<const int64_t*>(indices.raw());
+  for_each_index(tuples, [&](const int64_t* pos) {
+    int64_t io = 0, uo = 0, yo = 0;
+    for (int i = 0; i + 1 < q; ++i) {
+      io += pos[i] * indices.stride(i);
+      uo += pos[i] * updates.stride(i);
+    }
+    for (int64_t j = 0; j < k; ++j) {
+      const int64_t n = data.dim(static_cast<int>(j));
+      int64_t v = ip[io + j * indices.stride(q - 1)];
+      if (v < -n || v >= n) check_range(fn, "indices", v, -n, n - 1);
+      if (v < 0) v += n;
+      yo += v * y.stride(static_cast<int>(j));
+    }
+    copy(TensorView(byte_at(updates, uo), updates.dtype(), tail, tail_u, fn),
+         TensorView(byte_at(y, yo), y.dtype(), tail, tail_y, fn));
+  });
+}
+
 void cast(const TensorView& x, const TensorView& y) {
   constexpr const char* fn = "npukit::cast";
   y.expect_shape(x.shape(), fn, "y");
