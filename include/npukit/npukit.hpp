@@ -36,6 +36,7 @@
 #include "npukit/ops/pool2d.hpp"
 #include "npukit/ops/profile_support.hpp"
 #include "npukit/ops/quantized.hpp"
+#include "npukit/ops/tensor_ops.hpp"
 #include "npukit/ops/window.hpp"
 #include "npukit/parallel.hpp"
 #include "npukit/profile.hpp"
