@@ -25,9 +25,11 @@ DType dtype_of_array(const py::array& a, const char* fn, const char* parameter) 
     if (k == 'u' && size == 1) return DType::u8;
     if (k == 'i' && size == 2) return DType::s16;
     if (k == 'i' && size == 4) return DType::s32;
+    if (k == 'i' && size == 8) return DType::s64;
+    if (k == 'b' && size == 1) return DType::b8;
   }
   fail(fn, std::string(parameter) + ".dtype", dtype_text(d),
-       "float32, int8, uint8, int16 or int32");
+       "float32, int8, uint8, int16, int32, int64 or bool");
 }
 
 py::dtype numpy_dtype(DType t) {
@@ -42,11 +44,15 @@ py::dtype numpy_dtype(DType t) {
       return py::dtype::of<int16_t>();
     case DType::s32:
       return py::dtype::of<int32_t>();
+    case DType::s64:
+      return py::dtype::of<int64_t>();
+    case DType::b8:
+      return py::dtype::of<bool>();
   }
   return py::dtype::of<float>();
 }
 
-py::array as_tensor(const py::object& obj, const char* fn, const char* parameter) {
+py::array as_tensor(const py::object& obj, const char* fn, const char* parameter, int max_rank) {
   check(!obj.is_none(), fn, parameter, "None", "a numpy array");
   py::array a = py::array::ensure(obj);
   check(static_cast<bool>(a), fn, parameter, py::cast<std::string>(py::repr(py::type::of(obj))),
@@ -57,8 +63,8 @@ py::array as_tensor(const py::object& obj, const char* fn, const char* parameter
   if (a.dtype().kind() == 'f' && a.dtype().itemsize() == 8)
     a = a.attr("astype")(py::dtype::of<float>());
   dtype_of_array(a, fn, parameter);
-  check(a.ndim() <= kMaxRank, fn, parameter, std::to_string(a.ndim()) + "-D array",
-        "at most 4 dimensions");
+  check(a.ndim() <= max_rank, fn, parameter, std::to_string(a.ndim()) + "-D array",
+        "at most " + std::to_string(max_rank) + " dimensions");
   return py::array::ensure(a, py::array::c_style);
 }
 

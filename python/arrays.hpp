@@ -26,7 +26,9 @@ py::dtype numpy_dtype(DType t);
 // and rounded; any other dtype mismatch is an npukit.Error naming `parameter`).
 py::array as_dtype(const py::object& obj, DType want, const char* function, const char* parameter);
 // A C-contiguous array of whatever supported dtype it has.
-py::array as_tensor(const py::object& obj, const char* function, const char* parameter);
+// max_rank: kMaxKernelRank for operator calls; ONNX model inputs take up to kMaxRank.
+py::array as_tensor(const py::object& obj, const char* function, const char* parameter,
+                    int max_rank = kMaxKernelRank);
 
 TensorView view_of(const py::array& a);
 py::array new_array(DType t, const Shape& shape);

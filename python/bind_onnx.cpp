@@ -16,7 +16,7 @@ py::dict run(onnx::Model& m, const py::dict& feeds) {
   for (const onnx::ValueInfo& v : m.inputs()) {
     check(feeds.contains(v.name), fn, "inputs", "no array for '" + v.name + "'",
           "one array per model input");
-    arrays.push_back(as_tensor(feeds[v.name.c_str()], fn, v.name.c_str()));
+    arrays.push_back(as_tensor(feeds[v.name.c_str()], fn, v.name.c_str(), kMaxRank));
     views.push_back(view_of(arrays.back()));
   }
   for (const auto& item : feeds) {

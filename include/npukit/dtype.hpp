@@ -7,7 +7,10 @@
 
 namespace npukit {
 
-enum class DType : uint8_t { f32, s8, u8, s16, s32 };
+// s64 and b8 (ONNX bool, one byte holding 0 or 1) carry shapes, indices and
+// masks through the ONNX runner's data-movement operators; arithmetic kernels
+// take f32, s8, u8, s16 and s32 only.
+enum class DType : uint8_t { f32, s8, u8, s16, s32, s64, b8 };
 
 size_t dtype_size(DType t);
 const char* dtype_name(DType t);  // "f32", "s8", ...
@@ -35,6 +38,10 @@ struct DTypeOf<int16_t> {
 template <>
 struct DTypeOf<int32_t> {
   static constexpr DType value = DType::s32;
+};
+template <>
+struct DTypeOf<int64_t> {
+  static constexpr DType value = DType::s64;
 };
 template <class T>
 inline constexpr DType dtype_of = DTypeOf<T>::value;

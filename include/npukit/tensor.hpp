@@ -17,7 +17,10 @@
 namespace npukit {
 
 using Shape = std::vector<int64_t>;
-inline constexpr int kMaxRank = 4;
+// Views hold up to 8 axes (ONNX data movement: shufflenet's rank-5 channel
+// shuffle); arithmetic kernels take up to kMaxKernelRank and check it.
+inline constexpr int kMaxRank = 8;
+inline constexpr int kMaxKernelRank = 4;
 
 enum class Layout : uint8_t { nchw, nhwc };
 
@@ -114,6 +117,9 @@ class Tensor {
   TensorView view_;
   Layout layout_ = Layout::nchw;
 };
+
+// Fails unless `t` has at most kMaxKernelRank axes (kernels that pad views to 4-D).
+void expect_kernel_rank(const TensorView& t, const char* function, const char* parameter);
 
 // Copies `src` into `dst` element by element (same dtype and shape, any strides).
 void copy(const TensorView& src, const TensorView& dst);

@@ -78,7 +78,7 @@ struct Descr {
 
 Descr parse_descr(const std::string& d, const std::string& src) {
   const std::string allowed =
-      "'<f4', '<f8', '|u1', '|i1', '<i2', '<i4' (or their big-endian '>' forms)";
+      "'<f4', '<f8', '|u1', '|i1', '<i2', '<i4', '<i8', '|b1' (or their big-endian '>' forms)";
   if (d.size() < 3) bad(src, "dtype '" + d + "'", allowed);
   const char order = d[0];
   const std::string code = d.substr(1);
@@ -91,6 +91,8 @@ Descr parse_descr(const std::string& d, const std::string& src) {
   if (code == "i1") return {DType::s8, 1, false, false};
   if (code == "i2") return {DType::s16, 2, swap, false};
   if (code == "i4") return {DType::s32, 4, swap, false};
+  if (code == "i8") return {DType::s64, 8, swap, false};
+  if (code == "b1") return {DType::b8, 1, false, false};
   bad(src, "dtype '" + d + "'", allowed);
 }
 
@@ -122,7 +124,7 @@ Tensor parse_npy(const void* data, size_t size, const std::string& src) {
         "C order (fortran_order False; save with np.ascontiguousarray)");
   const Shape shape = parse_shape(dict_value(header, "shape", src), src);
   if (shape.size() > static_cast<size_t>(kMaxRank))
-    bad(src, "shape " + shape_text(shape), "rank 0 to 4");
+    bad(src, "shape " + shape_text(shape), "rank 0 to 8");
   int64_t numel = 1;
   for (int64_t s : shape) {
     // Checked: a header may claim any sizes (found by the npy fuzzer).
@@ -178,6 +180,12 @@ std::vector<char> format_npy(const TensorView& t) {
       break;
     case DType::s32:
       descr = "<i4";
+      break;
+    case DType::s64:
+      descr = "<i8";
+      break;
+    case DType::b8:
+      descr = "|b1";
       break;
   }
   std::string shape = "(";

@@ -51,7 +51,7 @@ Shape contiguous_strides(const Shape& shape, Layout layout) {
 TensorView::TensorView(void* data, DType dtype, Shape shape, Shape strides, const char* function)
     : data_(data), dtype_(dtype), shape_(std::move(shape)), strides_(std::move(strides)) {
   // Messages are formatted only on failure: views are made on every call.
-  if (shape_.size() > kMaxRank) fail(function, "shape", shape_text(shape_), "rank 0 to 4");
+  if (shape_.size() > kMaxRank) fail(function, "shape", shape_text(shape_), "rank 0 to 8");
   if (strides_.size() != shape_.size())
     fail(function, "strides", shape_text(strides_),
          "one stride per dimension of shape " + shape_text(shape_));
@@ -133,28 +133,44 @@ template std::vector<int8_t> Tensor::to_vector<int8_t>() const;
 template std::vector<uint8_t> Tensor::to_vector<uint8_t>() const;
 template std::vector<int16_t> Tensor::to_vector<int16_t>() const;
 template std::vector<int32_t> Tensor::to_vector<int32_t>() const;
+template std::vector<int64_t> Tensor::to_vector<int64_t>() const;
+
+void expect_kernel_rank(const TensorView& t, const char* function, const char* parameter) {
+  if (t.rank() > kMaxKernelRank)
+    fail(function, parameter, "shape " + shape_text(t.shape()), "rank 0 to 4");
+}
 
 void copy(const TensorView& src, const TensorView& dst) {
   check(src.dtype() == dst.dtype(), "npukit::copy", "dst.dtype", dtype_name(dst.dtype()),
         dtype_name(src.dtype()));
   dst.expect_shape(src.shape(), "npukit::copy", "dst");
   const size_t es = dtype_size(src.dtype());
-  // Pad to 4-D so that one loop nest serves every rank.
-  Shape sh(4, 1), ss(4, 0), ds(4, 0);
-  const int off = 4 - src.rank();
-  for (int i = 0; i < src.rank(); ++i) {
-    sh[off + i] = src.dim(i);
-    ss[off + i] = src.stride(i);
-    ds[off + i] = dst.stride(i);
-  }
+  if (src.numel() == 0) return;
+  // An odometer over every axis but the last, which the inner loop walks.
+  const int r = src.rank();
+  const int64_t inner = r ? src.dim(r - 1) : 1;
+  const int64_t si = r ? src.stride(r - 1) : 0, di = r ? dst.stride(r - 1) : 0;
+  int64_t pos[kMaxRank] = {};
   auto* s = static_cast<const char*>(src.raw());
   auto* d = static_cast<char*>(dst.raw());
-  for (int64_t a = 0; a < sh[0]; ++a)
-    for (int64_t b = 0; b < sh[1]; ++b)
-      for (int64_t c = 0; c < sh[2]; ++c)
-        for (int64_t e = 0; e < sh[3]; ++e)
-          std::memcpy(d + (a * ds[0] + b * ds[1] + c * ds[2] + e * ds[3]) * es,
-                      s + (a * ss[0] + b * ss[1] + c * ss[2] + e * ss[3]) * es, es);
+  while (true) {
+    int64_t so = 0, dof = 0;
+    for (int i = 0; i + 1 < r; ++i) {
+      so += pos[i] * src.stride(i);
+      dof += pos[i] * dst.stride(i);
+    }
+    if (si == 1 && di == 1)
+      std::memcpy(d + dof * es, s + so * es, static_cast<size_t>(inner) * es);
+    else
+      for (int64_t e = 0; e < inner; ++e)
+        std::memcpy(d + (dof + e * di) * es, s + (so + e * si) * es, es);
+    int i = r - 2;
+    for (; i >= 0; --i) {
+      if (++pos[i] < src.dim(i)) break;
+      pos[i] = 0;
+    }
+    if (i < 0) return;
+  }
 }
 
 }  // namespace npukit

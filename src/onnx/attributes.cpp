@@ -127,7 +127,7 @@ Operand make_operand(Elem e, Shape shape) {
 DType runtime_dtype(const PlanContext& c, Elem e) {
   auto d = dtype_of(e);
   check(d.has_value(), c.node.op_type.c_str(), "type", elem_name(e),
-        "float, uint8, int8 or int32 for a value computed at run time");
+        "float, uint8, int8, int32, int64 or bool");
   return *d;
 }
 

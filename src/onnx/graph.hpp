@@ -15,22 +15,25 @@
 
 namespace npukit::onnx {
 
-// Element types a graph value can have. s64 exists only for constants
-// (shapes, axes): no kernel reads or writes int64 tensors.
-enum class Elem : uint8_t { f32, u8, s8, s32, s64 };
+// Element types a graph value can have. s64 (shapes, indices) and b8 (ONNX
+// bool) are computed by the data-movement, index and comparison operators.
+enum class Elem : uint8_t { f32, u8, s8, s32, s64, b8 };
 const char* elem_name(Elem e);
 std::optional<Elem> elem_from_onnx(int32_t onnx_type);  // TensorProto.DataType
 std::string onnx_type_name(int32_t onnx_type);
-std::optional<DType> dtype_of(Elem e);  // none for s64
+std::optional<DType> dtype_of(Elem e);
 Elem elem_of(DType t);
 
-// A tensor known at load time (initializer or Constant node).
+// A tensor known at load time (initializer, Constant node, or a value folded
+// while planning, such as a Shape chain).
 struct Constant {
   Elem elem = Elem::f32;
   Shape shape;
-  Tensor tensor;              // every type but s64
-  std::vector<int64_t> ints;  // s64 values
+  Tensor tensor;              // every type
+  std::vector<int64_t> ints;  // s64 values again, for planners reading attributes-like inputs
 };
+// A Constant holding `t` (ints filled for s64).
+std::shared_ptr<Constant> constant_from(Tensor t);
 
 struct Attr {
   enum class Kind : uint8_t { i, f, s, ints, floats, tensor, other } kind = Kind::other;
@@ -58,13 +61,15 @@ struct Operand {
 };
 
 // A planned node: the types of its outputs and how to run it. `run` gets views
-// of the inputs (empty for absent ones and for s64 constants, which planners
-// capture instead) and of the outputs.
+// of the inputs (empty for absent ones) and of the outputs. A planner that
+// knows an output's value without running (Shape of a known shape) sets
+// `known`; the executor also folds nodes whose inputs are all known.
 using Kernel =
     std::function<void(const std::vector<TensorView>& in, const std::vector<TensorView>& out)>;
 struct NodePlan {
   std::vector<Operand> outputs;  // elem and shape
   Kernel run;
+  std::vector<std::shared_ptr<Constant>> known = {};  // empty, or per output (null: unknown)
 };
 
 struct PlanContext {
@@ -87,7 +92,16 @@ const std::vector<OpEntry>& fp32_ops();
 const std::vector<OpEntry>& shape_ops();
 const std::vector<OpEntry>& quant_ops();
 const std::vector<OpEntry>& quant_extra_ops();  // ops_quant_extra.cpp (QDQ fusion's targets)
-const std::vector<OpEntry>& math_ops();  // ops_math.cpp: activations, math, reductions, norms
+const std::vector<OpEntry>& math_ops();    // ops_math.cpp: activations, math, reductions, norms
+const std::vector<OpEntry>& tensor_ops();  // src/onnx/ops_tensor.cpp
+const std::vector<OpEntry>& index_ops();   // src/onnx/ops_index.cpp
+// Integer arithmetic (Add, Sub, Mul, Div, Mod) on int64/int32 inputs that are all
+// known when planning (shape computations of torch.onnx.export): its planner,
+// which the executor uses before the operator's own (float) one; else null.
+Planner known_int_arith_planner(const Node& n, const std::vector<Operand>& in);
+
+// Operators of any rank (up to kMaxRank) whose nodes are folded when their inputs are known.
+bool is_data_movement_op(const std::string& domain, const std::string& op_type);
 const OpEntry* find_op(const std::string& domain, const std::string& op_type);
 
 }  // namespace npukit::onnx

@@ -66,6 +66,7 @@ struct Model::Impl {
   std::vector<size_t> input_ids, output_ids;
   std::vector<size_t> order;  // node indices in execution order (folded Constants excluded)
   std::vector<std::shared_ptr<Constant>> folded;
+  std::vector<std::shared_ptr<Constant>> plan_values;  // computed while planning (this plan's)
 
   // The current plan.
   struct Step {
@@ -79,6 +80,10 @@ struct Model::Impl {
   std::vector<Tensor> buffers;
   std::vector<TensorView> views;
   std::vector<Shape> planned_shapes;
+  // int64 graph inputs carry shapes, axes and pads: their values are known
+  // when a run plans (a change of value replans, like a change of shape). At
+  // load they are unknown, and nodes that need them are planned at run time.
+  std::vector<std::shared_ptr<Constant>> input_values, planned_values;
   std::vector<TensorView> output_views;
   std::vector<double> seconds;
   int64_t timed_runs = 0;  // runs summed in `seconds`
@@ -100,7 +105,46 @@ struct Model::Impl {
   // collected per node (load time); without, the first one throws.
   void plan(const std::vector<Shape>& shapes, std::vector<Issue>* issues);
   void allocate();
+  // Computes a node's outputs now when they are known (all inputs known, or
+  // the planner knew them): they become values of this plan, the node no step.
+  bool fold(const Node& n, const std::vector<Operand>& in, NodePlan& p);
 };
+
+bool Model::Impl::fold(const Node& n, const std::vector<Operand>& in, NodePlan& p) {
+  const size_t count = std::min(n.outputs.size(), p.outputs.size());
+  bool all_known = !p.known.empty();
+  for (size_t k = 0; all_known && k < count; ++k)
+    all_known = n.outputs[k].empty() || (k < p.known.size() && p.known[k]);
+  if (!all_known) {
+    // Shape subgraphs (int64, bool) and data movement fold; float arithmetic
+    // on constants stays a step (its nodes keep their profile and timing).
+    bool small_ints = true;
+    for (const Operand& o : p.outputs)
+      small_ints = small_ints && (o.elem == Elem::s64 || o.elem == Elem::b8);
+    if (!small_ints && !is_data_movement_op(n.domain, n.op_type)) return false;
+    for (const Operand& o : in)
+      if (o.present && !o.value) return false;
+    std::vector<TensorView> in_views, out_views;
+    for (const Operand& o : in)
+      in_views.push_back(o.present ? o.value->tensor.view() : TensorView());
+    std::vector<Tensor> outs;
+    for (const Operand& o : p.outputs) {
+      outs.emplace_back(*dtype_of(o.elem), o.shape);
+      out_views.push_back(outs.back().view());
+    }
+    p.run(in_views, out_views);
+    p.known.clear();
+    for (Tensor& t : outs) p.known.push_back(constant_from(std::move(t)));
+  }
+  for (size_t k = 0; k < count; ++k) {
+    if (n.outputs[k].empty()) continue;
+    const size_t v = id(n.outputs[k]);
+    plan_values.push_back(p.known[k]);
+    types[v] = p.outputs[k];
+    types[v].value = p.known[k].get();
+  }
+  return true;
+}
 
 void Model::Impl::check_graph(std::vector<Issue>& issues) {
   // Inputs: types the runtime can hold, shapes of rank <= 4.
@@ -110,7 +154,7 @@ void Model::Impl::check_graph(std::vector<Issue>& issues) {
       issues.push_back({"", "",
                         "graph input '" + d.info.name + "' has element type " +
                             onnx_type_name(d.onnx_type) +
-                            " (float, uint8, int8 or int32 expected)"});
+                            " (float, uint8, int8, int32, int64 or bool expected)"});
     else if (!d.has_shape)
       issues.push_back({"", "", "graph input '" + d.info.name + "' has no shape"});
     // proto.cpp names a negative declared size by its value ("-5").
@@ -122,7 +166,7 @@ void Model::Impl::check_graph(std::vector<Issue>& issues) {
     else if (d.info.shape.size() > static_cast<size_t>(kMaxRank))
       issues.push_back({"", "",
                         "graph input '" + d.info.name + "' has rank " +
-                            std::to_string(d.info.shape.size()) + " (up to 4)"});
+                            std::to_string(d.info.shape.size()) + " (up to 8)"});
     inputs.push_back(d.info);
     input_ids.push_back(id(d.info.name));
   }
@@ -179,19 +223,15 @@ void Model::Impl::check_graph(std::vector<Issue>& issues) {
       if (it != n.attrs.end() && it->second.tensor) {
         k = it->second.tensor;
       } else if (auto f = n.attrs.find("value_float"); f != n.attrs.end()) {
-        k->elem = Elem::f32;
-        k->tensor = Tensor::from<float>({}, {f->second.f});
+        k = constant_from(Tensor::from<float>({}, {f->second.f}));
       } else if (auto fs = n.attrs.find("value_floats"); fs != n.attrs.end()) {
-        k->elem = Elem::f32;
-        k->shape = {static_cast<int64_t>(fs->second.floats.size())};
-        k->tensor = Tensor::from<float>(k->shape, fs->second.floats);
+        const std::vector<float>& v = fs->second.floats;
+        k = constant_from(Tensor::from<float>({static_cast<int64_t>(v.size())}, v));
       } else if (auto v = n.attrs.find("value_int"); v != n.attrs.end()) {
-        k->elem = Elem::s64;
-        k->ints = {v->second.i};
+        k = constant_from(Tensor::from<int64_t>({}, {v->second.i}));
       } else if (auto vs = n.attrs.find("value_ints"); vs != n.attrs.end()) {
-        k->elem = Elem::s64;
-        k->ints = vs->second.ints;
-        k->shape = {static_cast<int64_t>(k->ints.size())};
+        const std::vector<int64_t>& v = vs->second.ints;
+        k = constant_from(Tensor::from<int64_t>({static_cast<int64_t>(v.size())}, v));
       } else {
         issues.push_back({n.name, n.op_type,
                           "no supported value attribute (value, value_float, "
@@ -290,22 +330,29 @@ void Model::Impl::check_graph(std::vector<Issue>& issues) {
 
 void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* issues) {
   types.assign(names.size(), Operand{});
+  plan_values.clear();  // after types: nothing refers to the previous plan's values
   node_profile.assign(g.nodes.size(), profile);
   for (size_t v = 0; v < names.size(); ++v)
     if (constant_of[v]) {
       types[v] = make_operand(constant_of[v]->elem, constant_of[v]->shape);
       types[v].value = constant_of[v];
     }
+  std::vector<char> deferred(names.size(), 0);  // depends on an int64 input's unknown value
   for (size_t i = 0; i < input_ids.size(); ++i)
-    if (auto e = elem_from_onnx(g.inputs[i].onnx_type))
+    if (auto e = elem_from_onnx(g.inputs[i].onnx_type)) {
       types[input_ids[i]] = make_operand(*e, shapes[i]);
+      if (i < input_values.size() && input_values[i])
+        types[input_ids[i]].value = input_values[i].get();
+      else if (*e == Elem::s64)
+        deferred[input_ids[i]] = 1;
+    }
   steps.clear();
   for (size_t ni : order) {
     const Node& n = g.nodes[ni];
     Step s;
     s.node = ni;
     std::vector<Operand> in;
-    bool inputs_ok = true;
+    bool inputs_ok = true, defer = false;
     for (const std::string& name : n.inputs) {
       if (name.empty()) {
         in.emplace_back();
@@ -314,12 +361,17 @@ void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* iss
       }
       const size_t v = id(name);
       inputs_ok = inputs_ok && types[v].present;
+      defer = defer || deferred[v];
       in.push_back(types[v]);
       s.in.push_back(v);
     }
-    if (!inputs_ok) continue;  // behind a node that failed: already reported
+    if (defer)
+      for (const std::string& o : n.outputs)
+        if (!o.empty()) deferred[id(o)] = 1;
+    if (!inputs_ok) continue;  // behind a node that failed (reported) or deferred
     try {
-      const Planner planner = find_op(n.domain, n.op_type)->plan;
+      const Planner int_planner = known_int_arith_planner(n, in);
+      const Planner planner = int_planner ? int_planner : find_op(n.domain, n.op_type)->plan;
       NodePlan p;
       node_profile[ni] = profile;
       try {
@@ -333,10 +385,18 @@ void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* iss
         node_profile[ni] = Profile::onnxruntime;
         p = planner(PlanContext{n, in, Profile::onnxruntime});
       }
+      // Arithmetic kernels pad views to 4-D: only data movement sees higher ranks.
+      const bool any_rank = is_data_movement_op(n.domain, n.op_type);
+      const size_t max_rank = any_rank ? kMaxRank : kMaxKernelRank;
+      for (size_t k = 0; k < in.size(); ++k)
+        if (in[k].present && in[k].shape.size() > max_rank)
+          fail(n.op_type, ("input " + std::to_string(k)).c_str(),
+               "shape " + shape_text(in[k].shape), "rank up to 4 for this operator");
       for (const Operand& o : p.outputs)
-        if (o.shape.size() > static_cast<size_t>(kMaxRank) || shape_numel(o.shape) > kMaxElements)
+        if (o.shape.size() > max_rank || shape_numel(o.shape) > kMaxElements)
           fail(n.op_type, "output", "shape " + shape_text(o.shape),
-               "rank up to 4 and at most 2^28 elements");
+               "rank up to " + std::to_string(max_rank) + " and at most 2^28 elements");
+      if (fold(n, in, p)) continue;
       for (size_t k = 0; k < n.outputs.size(); ++k) {
         if (n.outputs[k].empty()) continue;
         const size_t v = id(n.outputs[k]);
@@ -346,6 +406,8 @@ void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* iss
       s.run = std::move(p.run);
     } catch (const Error& e) {
       if (!issues) throw ModelError(source, {{n.name, n.op_type, e.what()}});
+      // Planned again at run time, when the int64 inputs' values are known.
+      if (defer) continue;
       issues->push_back({n.name, n.op_type, e.what()});
       continue;
     }
@@ -384,8 +446,8 @@ void Model::Impl::allocate() {
   for (size_t v = 0; v < names.size(); ++v) {
     const Operand& t = types[v];
     if (!t.present) continue;
-    if (constant_of[v]) {
-      if (t.elem != Elem::s64) views[v] = constant_of[v]->tensor.view();
+    if (t.value) {  // initializer, Constant node or folded value
+      views[v] = t.value->tensor.view();
       continue;
     }
     // Named here: the Tensor's own budget error only knows the shape.
@@ -478,10 +540,22 @@ const std::vector<TensorView>& Model::execute(const std::vector<TensorView>& in)
           "shape " + shape_with_names(v));
     shapes.push_back(in[i].shape());
   }
-  if (shapes != m.planned_shapes) {
+  // int64 inputs' values take part in planning (see input_values).
+  bool same_values = m.planned_values.size() == in.size();
+  m.input_values.assign(in.size(), nullptr);
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i].dtype() != DType::s64) continue;
+    Tensor t(DType::s64, in[i].shape());
+    copy(in[i], t.view());
+    const Constant* old = same_values ? m.planned_values[i].get() : nullptr;
+    same_values = old && old->ints == t.to_vector<int64_t>();
+    m.input_values[i] = same_values ? m.planned_values[i] : constant_from(std::move(t));
+  }
+  if (shapes != m.planned_shapes || !same_values) {
     m.plan(shapes, nullptr);
     m.allocate();
     m.planned_shapes = shapes;
+    m.planned_values = m.input_values;
   }
   for (size_t i = 0; i < in.size(); ++i) copy(in[i], m.views[m.input_ids[i]]);
   for (Impl::Step& s : m.steps) {

@@ -9,7 +9,8 @@ namespace npukit::onnx {
 
 namespace {
 
-constexpr std::initializer_list<Elem> kAny = {Elem::f32, Elem::u8, Elem::s8, Elem::s32};
+constexpr std::initializer_list<Elem> kAny = {Elem::f32, Elem::u8,  Elem::s8,
+                                              Elem::s32, Elem::s64, Elem::b8};
 
 void copy_same_bytes(const TensorView& in, const TensorView& out) {
   // Same element count, both contiguous: a reshape of the data.
@@ -69,7 +70,8 @@ NodePlan plan_reshape(const PlanContext& c) {
   }
   check(shape_numel(out) == numel, "Reshape", "shape", shape_text(want),
         std::to_string(numel) + " elements as in input " + shape_text(x.shape));
-  check(out.size() <= 4, "Reshape", "shape", shape_text(out), "rank up to 4");
+  check(out.size() <= static_cast<size_t>(kMaxRank), "Reshape", "shape", shape_text(out),
+        "rank up to 8");
   return {{make_operand(x.elem, out)},
           [](const auto& in, const auto& out_) { copy_same_bytes(in[0], out_[0]); }};
 }

@@ -41,10 +41,10 @@ std::shared_ptr<Constant> read_tensor(const pb::TensorProto& t, std::string& why
     k->shape.push_back(d);
   }
   if (k->shape.size() > static_cast<size_t>(kMaxRank)) {
-    why = "rank " + std::to_string(k->shape.size()) + " is above 4";
+    why = "rank " + std::to_string(k->shape.size()) + " is above 8";
     return nullptr;
   }
-  const size_t esize = *elem == Elem::s64 ? 8 : dtype_size(*dtype_of(*elem));
+  const size_t esize = dtype_size(*dtype_of(*elem));
   const auto n = static_cast<size_t>(numel);
   auto wrong_count = [&](size_t got) {
     why = "holds " + std::to_string(got) + " values for shape " + shape_text(k->shape) + " (" +
@@ -71,20 +71,21 @@ std::shared_ptr<Constant> read_tensor(const pb::TensorProto& t, std::string& why
       const int32_t v = t.int32_data(static_cast<int>(i));
       if (*elem == Elem::u8)
         bytes[i] = static_cast<char>(static_cast<uint8_t>(v));
+      else if (*elem == Elem::b8)
+        bytes[i] = static_cast<char>(v != 0);
       else if (*elem == Elem::s8)
         bytes[i] = static_cast<char>(static_cast<int8_t>(v));
       else
         std::memcpy(bytes.data() + 4 * i, &v, 4);
     }
   }
-  if (*elem == Elem::s64) {
-    k->ints.resize(n);
-    if (n) std::memcpy(k->ints.data(), bytes.data(), bytes.size());
-  } else {
-    k->tensor = Tensor(*dtype_of(*elem), k->shape);
-    if (n) std::memcpy(k->tensor.view().raw(), bytes.data(), bytes.size());
+  Tensor data(*dtype_of(*elem), k->shape);
+  if (n) std::memcpy(data.view().raw(), bytes.data(), bytes.size());
+  if (*elem == Elem::b8) {  // raw bool bytes other than 0 and 1 read as true
+    auto* b = static_cast<uint8_t*>(data.view().raw());
+    for (size_t i = 0; i < n; ++i) b[i] = b[i] != 0;
   }
-  return k;
+  return constant_from(std::move(data));
 }
 
 Declared read_value_info(const pb::ValueInfoProto& v) {

@@ -9,7 +9,8 @@ namespace {
 // Every operator table, searched in this order.
 const std::vector<const std::vector<OpEntry>*>& op_tables() {
   static const std::vector<const std::vector<OpEntry>*> tables = {
-      &fp32_ops(), &shape_ops(), &quant_ops(), &quant_extra_ops(), &math_ops()};
+      &fp32_ops(), &shape_ops(),  &quant_ops(), &quant_extra_ops(),
+      &math_ops(), &tensor_ops(), &index_ops()};
   return tables;
 }
 }  // namespace
@@ -20,6 +21,23 @@ const OpEntry* find_op(const std::string& domain, const std::string& op_type) {
     for (const OpEntry& e : *table)
       if (d == e.domain && op_type == e.op_type) return &e;
   return nullptr;
+}
+
+bool is_data_movement_op(const std::string& domain, const std::string& op_type) {
+  if (!(domain.empty() || domain == "ai.onnx")) return false;
+  for (const auto* table : {&shape_ops(), &tensor_ops(), &index_ops()})
+    for (const OpEntry& e : *table)
+      if (op_type == e.op_type) return true;
+  return false;
+}
+
+std::shared_ptr<Constant> constant_from(Tensor t) {
+  auto k = std::make_shared<Constant>();
+  k->elem = elem_of(t.dtype());
+  k->shape = t.shape();
+  if (t.dtype() == DType::s64) k->ints = t.to_vector<int64_t>();
+  k->tensor = std::move(t);
+  return k;
 }
 
 std::vector<std::string> supported_operators() {
@@ -43,6 +61,8 @@ const char* elem_name(Elem e) {
       return "int32";
     case Elem::s64:
       return "int64";
+    case Elem::b8:
+      return "bool";
   }
   return "invalid";
 }
@@ -59,6 +79,8 @@ std::optional<Elem> elem_from_onnx(int32_t t) {
       return Elem::s32;
     case 7:
       return Elem::s64;
+    case 9:
+      return Elem::b8;
     default:
       return std::nullopt;
   }
@@ -85,7 +107,9 @@ std::optional<DType> dtype_of(Elem e) {
     case Elem::s32:
       return DType::s32;
     case Elem::s64:
-      return std::nullopt;
+      return DType::s64;
+    case Elem::b8:
+      return DType::b8;
   }
   return std::nullopt;
 }
@@ -98,6 +122,10 @@ Elem elem_of(DType t) {
       return Elem::s8;
     case DType::s32:
       return Elem::s32;
+    case DType::s64:
+      return Elem::s64;
+    case DType::b8:
+      return Elem::b8;
     default:
       return Elem::f32;
   }

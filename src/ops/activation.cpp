@@ -9,6 +9,7 @@ void clip(const TensorView& x, const TensorView& y, const ClipParams& p) {
   constexpr const char* fn = "npukit::clip";
   x.expect_dtype(DType::f32, fn, "x.dtype");
   y.expect_dtype(DType::f32, fn, "y.dtype");
+  expect_kernel_rank(x, fn, "x");
   y.expect_shape(x.shape(), fn, "y");
   cpu::EwProblem e;
   e.op = cpu::EwOp::clip;

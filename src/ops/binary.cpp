@@ -45,6 +45,7 @@ TensorView broadcast_view(const TensorView& t, const Shape& shape, const char* f
 namespace {
 // Pads a view to 4-D with leading size-1 axes.
 TensorView as_4d(const TensorView& t) {
+  expect_kernel_rank(t, "npukit::binary", "operand");
   Shape sh(4 - t.rank(), 1), st(4 - t.rank(), 0);
   sh.insert(sh.end(), t.shape().begin(), t.shape().end());
   st.insert(st.end(), t.strides().begin(), t.strides().end());

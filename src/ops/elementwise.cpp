@@ -21,6 +21,7 @@ void check_xy(const TensorView& x, const TensorView& y, const char* fn, bool fou
   x.expect_dtype(DType::f32, fn, "x.dtype");
   y.expect_dtype(DType::f32, fn, "y.dtype");
   if (four_d) x.expect_rank(4, fn, "x");
+  expect_kernel_rank(x, fn, "x");
   for (int64_t d : x.shape())
     check(d >= 1, fn, "x", "shape " + shape_text(x.shape()), "sizes of at least 1");
   y.expect_shape(x.shape(), fn, "y");

@@ -39,7 +39,7 @@ Shape concat_shape(const std::vector<Shape>& inputs, int64_t axis) {
   check(!inputs.empty(), fn, "inputs", "none", "at least one tensor");
   const Shape& first = inputs[0];
   const auto rank = static_cast<int64_t>(first.size());
-  check(rank >= 1, fn, "inputs[0]", "a scalar", "rank 1 to 4");
+  check(rank >= 1, fn, "inputs[0]", "a scalar", "rank 1 to 8");
   check_range(fn, "axis", axis, -rank, rank - 1);
   const size_t a = static_cast<size_t>(axis < 0 ? axis + rank : axis);
   Shape out = first;

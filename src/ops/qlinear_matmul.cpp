@@ -16,6 +16,7 @@ namespace {
 // Views a (rank 1-4) as 4-D (B0, B1, rows, cols): a 1-D left operand is a row,
 // a 1-D right operand a column; missing batch axes have stride 0.
 void as4(const TensorView& t, bool is_left, int64_t sh[4], int64_t st[4]) {
+  expect_kernel_rank(t, "npukit::qlinear_matmul", is_left ? "a" : "b");
   if (t.rank() == 1) {
     const int64_t s0[4] = {1, 1, is_left ? 1 : t.dim(0), is_left ? t.dim(0) : 1};
     const int64_t t0[4] = {0, 0, is_left ? 0 : t.stride(0), is_left ? t.stride(0) : 0};

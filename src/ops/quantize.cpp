@@ -26,6 +26,7 @@ void quantize_linear(const TensorView& x, const TensorView& y, const QuantizePar
   constexpr const char* fn = "npukit::quantize_linear";
   x.expect_dtype(DType::f32, fn, "x.dtype");
   detail::expect_code_dtype(y, fn, "y.dtype");
+  expect_kernel_rank(x, fn, "x");
   y.expect_shape(x.shape(), fn, "y");
   detail::check_quant_params(p.q, x.shape(), y.dtype(), fn, "y");
   quantize_kernels().run({x, y, p});

@@ -10,6 +10,7 @@ void check_scale(float s, const char* fn, const char* parameter) {
 }
 
 Index4 index4(const TensorView& t) {
+  expect_kernel_rank(t, "npukit::index4", "tensor");
   Index4 r{{1, 1, 1, 1}, {0, 0, 0, 0}};
   const int off = 4 - t.rank();
   for (int i = 0; i < t.rank(); ++i) {

@@ -13,6 +13,7 @@ namespace npukit::detail {
 // pos[4 - r + i]).
 template <class F>
 void for_each_element(const TensorView& v, F&& f) {
+  expect_kernel_rank(v, "npukit::for_each_element", "tensor");
   int64_t dims[4] = {1, 1, 1, 1}, st[4] = {0, 0, 0, 0};
   const int r = v.rank();
   for (int i = 0; i < r; ++i) {

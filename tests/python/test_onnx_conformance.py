@@ -39,14 +39,24 @@ GENERATOR_MODULES = ["averagepool", "maxpool", "conv", "convinteger", "dequantiz
                      "sigmoid", "hardsigmoid", "hardswish", "tanh", "leakyrelu", "erf", "sqrt",
                      "exp", "log", "neg", "abs", "reciprocal", "sub", "div", "pow", "min", "max",
                      "reducesum", "reducemean", "reducemax", "reducemin", "layernormalization", "logsoftmax",
-                     "dropout"]
+                     "dropout",
+                     # tensor / shape / index operators
+                     "gather", "slice", "pad", "cast", "expand", "where", "equal", "less",
+                     "greater", "less_equal", "greater_equal", "not", "and", "or", "xor", "shape",
+                     "size", "unsqueeze", "squeeze", "split", "constantofshape", "reshape",
+                     "transpose", "concat", "flatten", "identity"]
 # Outside npukit's scope by design (2-D operators only; MaxPool's indices output).
 OUT_OF_SCOPE = ("_1d_", "_3d_", "maxpool_with_argmax")
-# Outside the float math operators' scope: other element types (the runner's
-# tensors are float, uint8, int8, int32), Dropout's bool mask and training
+# Element types the runner does not hold (float16, double, strings, ...): Cast cases to or from them.
+OUT_OF_SCOPE_TYPES = ("FLOAT16", "DOUBLE", "STRING", "BFLOAT16", "FLOAT8", "_bfloat16", "_float16",
+                      "_double", "_string", "uint16", "uint32", "uint64", "int16",
+                      # optional and sequence values (not tensors)
+                      "identity_opt", "identity_sequence")
+# Outside the float math operators' scope (MATH_CASES only): integer element
+# types (these operators are float), Dropout's bool mask and training
 # mode, ReduceSum axes fed at run time (int64 graph inputs), and the ONNX
 # function expansions of LayerNormalization (Shape, Cast: tensor operators).
-OUT_OF_SCOPE_TYPES = ("_uint8", "_int8", "_int16", "_int32", "_int64", "_uint16", "_uint32",
+MATH_OUT_OF_SCOPE_TYPES = ("_uint8", "_int8", "_int16", "_int32", "_int64", "_uint16", "_uint32",
                       "_uint64", "float16", "float64", "_float32_int", "_float32_uint",
                       "dropout_default_mask", "training_dropout", "layer_normalization_",
                       "reduce_sum_")
@@ -135,7 +145,7 @@ MATH_CASES = ("test_sub_", "test_div_", "test_pow_", "test_min_", "test_max_", "
 def out_of_type_scope(label, path):
     if not any("/" + p in label for p in MATH_CASES):
         return False
-    tags = [t for t in OUT_OF_SCOPE_TYPES if t in label]
+    tags = [t for t in MATH_OUT_OF_SCOPE_TYPES if t in label]
     if not tags:
         return False
     if all(t in EXPANDED_ONLY for t in tags):
@@ -161,6 +171,10 @@ def main():
             work.append(("generated/" + name, path, sets))
         work += [("stored/" + label, path, sets) for label, (path, sets) in sorted(stored.items())]
         for label, path, sets in work:
+            if any(tag in label for tag in OUT_OF_SCOPE_TYPES):
+                skipped += 1
+                print(f"SKIP {label}: an element type the runner does not hold")
+                continue
             if any(tag in label for tag in OUT_OF_SCOPE):
                 skipped += 1
                 print(f"SKIP {label}: not a 2-D operator case (npukit's operators are 2-D)")

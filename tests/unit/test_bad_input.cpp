@@ -458,9 +458,9 @@ TEST(BadInput, TensorViews) {
   EXPECT_TRUE(raises([&] { TensorView(buf, DType::f32, {2, 2}, {2}); }, fn, "strides", "[2]"));
   EXPECT_TRUE(raises(
       [&] {
-        TensorView(buf, DType::f32, {1, 1, 1, 1, 4}, {4, 4, 4, 4, 1});
+        TensorView(buf, DType::f32, {1, 1, 1, 1, 1, 1, 1, 1, 4}, {4, 4, 4, 4, 4, 4, 4, 4, 1});
       },
-      fn, "shape", "[1, 1, 1, 1, 4]"));
+      fn, "shape", "[1, 1, 1, 1, 1, 1, 1, 1, 4]"));
   EXPECT_TRUE(raises([&] { TensorView(buf, DType::f32, {2, -2}, {2, 1}); }, fn, "shape", "-2"));
   EXPECT_TRUE(raises([&] { TensorView(nullptr, DType::f32, {2}, {1}); }, fn, "data", "null"));
   EXPECT_TRUE(raises([&] { TensorView::contiguous(buf, DType::f32, {4}).expect_rank(4, "f", "x"); },

@@ -9,6 +9,7 @@ namespace {
 // Calls f(offset_x, offset_y) for every element of a view pair of equal shape.
 template <class F>
 void for_each_pair(const TensorView& x, const TensorView& y, F f) {
+  expect_kernel_rank(x, "npukit::ref::activation", "x");
   Shape sh(4 - x.rank(), 1), sx(4 - x.rank(), 0), sy(4 - x.rank(), 0);
   for (int i = 0; i < x.rank(); ++i) {
     sh.push_back(x.dim(i));

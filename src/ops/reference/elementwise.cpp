@@ -7,6 +7,7 @@ namespace {
 // Visits every element of a rank <= 4 view pair as (index of the C axis, x, y).
 template <class F>
 void for_each_4d(const TensorView& x, const TensorView& y, F f) {
+  expect_kernel_rank(x, "npukit::ref::elementwise", "x");
   Shape sh(4, 1), xs(4, 0), ys(4, 0);
   const int off = 4 - x.rank();
   for (int i = 0; i < x.rank(); ++i) {
