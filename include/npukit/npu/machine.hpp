@@ -72,6 +72,15 @@ class Machine {
 Machine& machine();
 void select_machine(const Config& config);
 
+// bm_dev_request sets the calling thread's x86 MXCSR flush-to-zero and
+// denormals-are-zero bits, as the vendor's bmlib C-model does (probed: MXCSR
+// 0x1f80 before, 0x9fc0 after), so host reference code sees the same numbers
+// on denormals. Opt out with set_request_flushes_denormals(false) or
+// NPUKIT_BM_KEEP_MXCSR=1 (the setting wins over the environment). No effect
+// on other CPUs.
+void set_request_flushes_denormals(bool flush);
+bool request_flushes_denormals();
+
 // One simulated device per process: the bmlib host calls (allocation, copies,
 // launches) hold this lock, so launches from several threads run one at a
 // time instead of corrupting the shared memories and launch context.
