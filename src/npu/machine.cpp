@@ -49,6 +49,11 @@ bool Machine::release(uint64_t addr) {
 }
 
 uint8_t* Machine::global(uint64_t addr, uint64_t bytes) {
+  // L2 SRAM is system memory to the GDMA (kernels stage data there).
+  if (addr >= config_.l2_sram_start && addr - config_.l2_sram_start < config_.l2_sram_size) {
+    const uint64_t offset = addr - config_.l2_sram_start;
+    return bytes <= config_.l2_sram_size - offset ? l2_.data() + offset : nullptr;
+  }
   auto it = blocks_.upper_bound(addr);
   if (it == blocks_.begin()) return nullptr;
   --it;

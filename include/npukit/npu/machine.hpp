@@ -19,8 +19,11 @@ struct Config {
   int npu_num = 64;
   uint32_t local_mem_size = 512 * 1024;  // bytes per NPU
   int local_mem_banks = 8;
-  uint32_t align_bytes = 128;               // the aligned layout's unit
-  uint32_t l2_sram_size = 4 * 1024 * 1024;  // assumed (no public figure)
+  uint32_t align_bytes = 128;  // the aligned layout's unit
+  // L2 SRAM as the vendor's C-model reports it (probed: okk_l2_sram_start_addr()
+  // 0x100a2000, okk_l2_sram_size() 2482176): GDMA reaches it as system memory.
+  uint32_t l2_sram_size = 2482176;
+  uint64_t l2_sram_start = 0x100a2000ull;
   uint64_t global_mem_start = 0x100000000ull;
   uint64_t global_mem_size = 4ull << 30;
   // Timing constants of the cost model (cost_model.hpp).
