@@ -729,6 +729,52 @@ TEST_F(RuleFixture, NeverWrittenMemoryReadsAsDeadBeef) {
   for (int i = 0; i < 16; ++i) EXPECT_EQ(w[i], 0xDEADBEEFu) << i;
 }
 
+// exp's documented source range [-103, 88] is a warning: the call computes
+// from the clamped value (200 -> 88, -500 -> -103), in range values as usual.
+TEST_F(RuleFixture, SeriesValueRangeWarnsAndClamps) {
+  set_strict_rules(false);
+  const dim4 s{1, 1, 1, 4};
+  const std::vector<float> x{200.0f, -500.0f, 1.5f, 88.0f}, clamped{88.0f, -103.0f, 1.5f, 88.0f};
+  auto run_exp = [&](const std::vector<float>& v) {
+    const uint64_t g = machine().allocate(16), o = machine().allocate(16);
+    std::memcpy(machine().global(g, 16), v.data(), 16);
+    okk_gdma_32bit_cpy_S2L(0, g, &s, nullptr, nullptr);
+    okk_bdc_exp(4096, 0, 8192, &s);
+    okk_gdma_32bit_cpy_L2S(o, 4096, &s, nullptr, nullptr);
+    std::vector<uint32_t> bits(4);
+    std::memcpy(bits.data(), machine().global(o, 16), 16);
+    return bits;
+  };
+  const std::vector<uint32_t> got = run_exp(x);
+  ASSERT_EQ(warnings_printed().size(), 1u);
+  EXPECT_TRUE(has_all(warnings_printed()[0], {"okk_bdc_exp", "'src_addr'",
+                                              "element (0, 0, 0, 0) = 200", "[-103.0, 88.0]"}))
+      << warnings_printed()[0];
+  EXPECT_EQ(got, run_exp(clamped));
+}
+
+// L2 SRAM sits at the vendor's address and the GDMA reaches it as system
+// memory (published kernels stage data there with S2S, S2L and L2S copies).
+TEST_F(RuleFixture, L2SramIsSystemMemoryToTheGdma) {
+  EXPECT_EQ(okk_l2_sram_start_addr(), 0x100a2000u);
+  EXPECT_EQ(okk_l2_sram_size(), 2482176u);
+  const dim4 s{1, 3, 2, 5};
+  std::vector<float> x(30);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) - 7.25f;
+  const uint64_t g = machine().allocate(120), o = machine().allocate(120);
+  std::memcpy(machine().global(g, 120), x.data(), 120);
+  const uint64_t l2 = okk_l2_sram_start_addr() + 4096;
+  okk_gdma_32bit_cpy_S2S(l2, g, &s, nullptr, nullptr);
+  okk_gdma_32bit_cpy_S2L(0, l2, &s, nullptr, nullptr);
+  okk_gdma_32bit_cpy_L2S(o, 0, &s, nullptr, nullptr);
+  EXPECT_EQ(std::memcmp(machine().global(o, 120), x.data(), 120), 0);
+  // The last bytes of L2 SRAM are inside, one more is not.
+  const dim4 one{1, 1, 1, 1};
+  const uint64_t last = okk_l2_sram_start_addr() + okk_l2_sram_size() - 4;
+  EXPECT_NO_THROW(okk_gdma_32bit_cpy_S2S(last, g, &one, nullptr, nullptr));
+  EXPECT_THROW(okk_gdma_32bit_cpy_S2S(last + 4, g, &one, nullptr, nullptr), RuleViolation);
+}
+
 // The same operands, used legally, raise nothing: the rules are not stricter
 // than documented (input and left matrix may start on any NPU, an output may
 // reuse an offset on NPUs its operands do not use).
