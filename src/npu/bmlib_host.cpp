@@ -1,6 +1,8 @@
 // bmlib_runtime.h face: device handles, device memory and kernel launches on
 // the simulated NPU.
+#include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -11,6 +13,10 @@
 #include "npukit/error.hpp"
 #include "npukit/npu/launch.hpp"
 #include "npukit/npu/machine.hpp"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
 
 using namespace npukit::npu;
 
@@ -57,6 +63,23 @@ bm_device_mem_t device_mem(uint64_t addr, unsigned size) {
 }
 }  // namespace
 
+namespace npukit::npu {
+namespace {
+std::atomic<int> g_flush{-1};  // -1: from the environment
+}  // namespace
+
+void set_request_flushes_denormals(bool flush) {
+  g_flush = flush ? 1 : 0;
+}
+
+bool request_flushes_denormals() {
+  const int f = g_flush.load();
+  if (f >= 0) return f == 1;
+  const char* env = std::getenv("NPUKIT_BM_KEEP_MXCSR");
+  return !(env && std::strcmp(env, "1") == 0);
+}
+}  // namespace npukit::npu
+
 extern "C" {
 
 bm_status_t bm_dev_getcount(int* count) {
@@ -71,6 +94,9 @@ bm_status_t bm_dev_query(int devid) {
 
 bm_status_t bm_dev_request(bm_handle_t* handle, int devid) {
   if (!handle || devid != 0) return BM_ERR_PARAM;
+#if defined(__x86_64__) || defined(__i386__)
+  if (request_flushes_denormals()) _mm_setcsr(_mm_getcsr() | 0x8040u);  // FTZ | DAZ
+#endif
   std::lock_guard<std::recursive_mutex> lock(device_mutex());
   machine();  // creates the simulated device on first use
   *handle = new bm_context{devid};

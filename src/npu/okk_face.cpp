@@ -107,10 +107,12 @@ Place packed_place(const char* fn, const char* name, uint64_t addr, const dim4& 
 namespace npukit::npu::face {
 
 namespace {
-[[noreturn]] void never_written(const char* fn, const char* name, const Place& p,
-                                const std::string& where) {
-  violation(fn, name, std::to_string(p.addr) + ": " + where + " was never written",
-            "reads of local memory written before (by GDMA or BDC)");
+// A warning, reported for the first never-written element of a call (see
+// layout.cpp).
+void never_written(const char* fn, const char* name, const Place& p, const std::string& where) {
+  if (!warning_due(fn, name)) return;
+  warning(fn, name, std::to_string(p.addr) + ": " + where + " was never written",
+          "reads of local memory written before (by GDMA or BDC)");
 }
 uint8_t* flag_of(Machine& m, uint8_t* ptr) {
   return m.written(0, 0) + (ptr - m.local(0, 0));
@@ -122,12 +124,15 @@ npukit::Tensor gather_matrix(const char* fn, const char* name, const Place& p, i
   Machine& m = machine();
   npukit::Tensor t(npukit::DType::f32, {rows, cols});
   float* out = t.data<float>();
+  bool check = true;
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = 0; c < cols; ++c) {
       uint8_t* ptr = plane(m, p, r, c / cpc) + 4 * (c % cpc) * p.stride.w;
-      if (std::memchr(flag_of(m, ptr), 0, 4))
+      if (check && std::memchr(flag_of(m, ptr), 0, 4)) {
         never_written(fn, name, p,
                       "matrix element (" + std::to_string(r) + ", " + std::to_string(c) + ")");
+        check = false;
+      }
       std::memcpy(out + r * cols + c, ptr, 4);
     }
   return t;
@@ -149,16 +154,19 @@ std::vector<uint8_t> gather_raw(const char* fn, const char* name, const Place& p
   const int64_t es = p.esize;
   std::vector<uint8_t> out(static_cast<size_t>(p.shape.n * p.shape.c * p.shape.h * p.shape.w * es));
   size_t o = 0;
+  bool check = p.space == Space::local;
   for (int64_t n = 0; n < p.shape.n; ++n)
     for (int64_t c = 0; c < p.shape.c; ++c) {
       uint8_t* base = plane(m, p, n, c);
       for (int64_t h = 0; h < p.shape.h; ++h)
         for (int64_t w = 0; w < p.shape.w; ++w, o += static_cast<size_t>(es)) {
           uint8_t* ptr = base + es * (h * p.stride.h + w * p.stride.w);
-          if (p.space == Space::local && std::memchr(flag_of(m, ptr), 0, static_cast<size_t>(es)))
+          if (check && std::memchr(flag_of(m, ptr), 0, static_cast<size_t>(es))) {
             never_written(fn, name, p,
                           "element (" + std::to_string(n) + ", " + std::to_string(c) + ", " +
                               std::to_string(h) + ", " + std::to_string(w) + ")");
+            check = false;
+          }
           std::memcpy(out.data() + o, ptr, static_cast<size_t>(es));
         }
     }

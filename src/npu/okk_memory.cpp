@@ -40,7 +40,7 @@ unsigned int okk_local_mem_bank_per_npu(void) {
   return static_cast<unsigned>(cfg().local_mem_banks);
 }
 unsigned int okk_l2_sram_start_addr(void) {
-  return 0;
+  return static_cast<unsigned>(cfg().l2_sram_start);
 }
 unsigned int okk_dtcm_start_addr(void) {
   return 0;

@@ -83,13 +83,23 @@ struct WindowArgs {
   const Padding* padding;
   const dim2* stride;
   const dim2* dilation;
+  // Pools: the vendor's simulator accepts more than 4095 channels (probed up
+  // to 131072) and pools every channel; conv and depthwise reject them.
+  bool channels_warn = false;
+  // conv2d: the vendor's simulator does not check dilation <= 15 (probed
+  // before); depthwise keeps the documented limit as an error.
+  bool dilation_warn = false;
 };
 
 Window2d window_of(const char* fn, const WindowArgs& a, int64_t& oh, int64_t& ow) {
   need(a.input_shape, fn, "input_shape");
   const dim4& s = *a.input_shape;
   rule_range(fn, "input_shape->n", s.n, 1, 65535);
-  rule_range(fn, "input_shape->c", s.c, 1, 4095);
+  if (a.channels_warn) {
+    rule_range_warn_above(fn, "input_shape->c", s.c, 1, 4095, INT32_MAX);
+  } else {
+    rule_range(fn, "input_shape->c", s.c, 1, 4095);
+  }
   rule_range(fn, "input_shape->h", s.h, 1, 2047);
   rule_range(fn, "input_shape->w", s.w, 1, 2047);
   Window2d w;
@@ -114,8 +124,9 @@ Window2d window_of(const char* fn, const WindowArgs& a, int64_t& oh, int64_t& ow
     w.stride_w = a.stride->w;
   }
   if (a.dilation) {
-    rule_range(fn, "dilation->h", a.dilation->h, 1, 15);
-    rule_range(fn, "dilation->w", a.dilation->w, 1, 15);
+    const int dmax = a.dilation_warn ? 2047 : 15;
+    rule_range_warn_above(fn, "dilation->h", a.dilation->h, 1, 15, dmax);
+    rule_range_warn_above(fn, "dilation->w", a.dilation->w, 1, 15, dmax);
     w.dilation_h = a.dilation->h;
     w.dilation_w = a.dilation->w;
   }
@@ -146,7 +157,8 @@ void pool(const char* fn, PoolMode mode, local_addr_t output_addr, local_addr_t 
   int64_t oh = 0, ow = 0;
   Pool2dParams p;
   p.mode = mode;
-  p.window = window_of(fn, {input_shape, kernel_h, kernel_w, padding, stride, nullptr}, oh, ow);
+  p.window =
+      window_of(fn, {input_shape, kernel_h, kernel_w, padding, stride, nullptr, true}, oh, ow);
   apply_profile(p, Profile::bm1684, true);
   rule_divisible(fn, "output_addr", output_addr, 128);
   rule_divisible(fn, "input_addr", input_addr, 128);
@@ -224,7 +236,8 @@ void okk_bdc_conv2d(local_addr_t output_addr, local_addr_t input_addr, local_add
   constexpr const char* fn = "okk_bdc_conv2d";
   int64_t oh = 0, ow = 0;
   Conv2dParams p;
-  p.window = window_of(fn, {input_shape, kernel_h, kernel_w, padding, stride, dilation}, oh, ow);
+  p.window = window_of(
+      fn, {input_shape, kernel_h, kernel_w, padding, stride, dilation, false, true}, oh, ow);
   p.has_bias = using_bias;
   p.result_add = result_add;
   apply_profile(p, Profile::bm1684);
@@ -322,8 +335,13 @@ void okk_bdc_matmul(local_addr_t output_addr, local_addr_t left_addr, local_addr
   rule_range(fn, "left_rows", left_rows, 1, 65535);
   rule_range(fn, "left_cols", left_cols, 1, 4095 * 128);
   rule_range(fn, "right_cols", right_cols, 1, 4095 * 128);
-  rule_range(fn, "left_cols_per_channel", left_cols_per_channel, 1, std::min(128, left_cols));
-  rule_range(fn, "right_cols_per_channel", right_cols_per_channel, 1, std::min(128, right_cols));
+  // Documented [1, min(128, cols)]; the vendor's simulator accepts wider
+  // channels (probed: 200 of 300 columns): a warning up to the tensor width
+  // limit 65535.
+  rule_range_warn_above(fn, "left_cols_per_channel", left_cols_per_channel, 1,
+                        std::min(128, left_cols), 65535);
+  rule_range_warn_above(fn, "right_cols_per_channel", right_cols_per_channel, 1,
+                        std::min(128, right_cols), 65535);
   const int64_t lch = (left_cols + left_cols_per_channel - 1) / left_cols_per_channel;
   const int64_t rch = (right_cols + right_cols_per_channel - 1) / right_cols_per_channel;
   rule_range(fn, "ceil(left_cols / left_cols_per_channel)", lch, 1, 4095);

@@ -32,9 +32,16 @@ class OkkTest : public ::testing::Test {
   void SetUp() override {
     select_machine(bm1684_config());
     set_violation_mode(ViolationMode::throw_error);
+    // Strict: warning-class rules (never-written reads, documented limits the
+    // vendor's simulator accepts) throw here too; test_npu_rules.cpp checks
+    // their lenient behaviour.
+    set_strict_rules(true);
     begin_launch("unit_kernel");
   }
-  void TearDown() override { end_launch(); }
+  void TearDown() override {
+    end_launch();
+    reset_strict_rules();
+  }
 
   // Writes words (n, c, h, w order) to local `addr` with `stride` (NULL: aligned).
   static void put(local_addr_t addr, const dim4& shape, const std::vector<uint32_t>& words,

@@ -3,6 +3,7 @@
 // API refuses bad arguments with a message instead of crashing, and
 // launches from several threads run one at a time on the one device.
 #include <gtest/gtest.h>
+#include <xmmintrin.h>
 
 #include <cstdint>
 #include <cstring>
@@ -25,7 +26,12 @@ class NpuHostile : public ::testing::Test {
   void SetUp() override {
     select_machine(bm1684_config());
     set_violation_mode(ViolationMode::throw_error);
+    mxcsr_ = _mm_getcsr();
   }
+  // bm_dev_request sets FTZ/DAZ in this thread (as the vendor's does): keep
+  // them away from the tests that run after these.
+  void TearDown() override { _mm_setcsr(mxcsr_); }
+  unsigned mxcsr_ = 0;
 };
 
 // Runs f inside a launch and reports whether it raised a rule violation on `parameter`.

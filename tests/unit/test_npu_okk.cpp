@@ -23,9 +23,16 @@ class Npu : public ::testing::Test {
   void SetUp() override {
     select_machine(bm1684_config());
     set_violation_mode(ViolationMode::throw_error);
+    // Strict: warning-class rules (never-written reads, documented limits the
+    // vendor's simulator accepts) throw here too; test_npu_rules.cpp checks
+    // their lenient behaviour.
+    set_strict_rules(true);
     begin_launch("unit_kernel");
   }
-  void TearDown() override { end_launch(); }
+  void TearDown() override {
+    end_launch();
+    reset_strict_rules();
+  }
 
   // A device buffer filled with `v`.
   uint64_t upload(const std::vector<float>& v) {

@@ -6,6 +6,7 @@
 // Each table row is its own test case (NpuRules/Rule.Violated/<row name>).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -273,6 +274,33 @@ const std::vector<RuleCase>& cases() {
          okk_bdc_avg_pool2d(65536, 0, &s, 2, 2, nullptr, nullptr);
        },
        {"okk_bdc_avg_pool2d", "'input_shape->n' = 0", "[1, 65535]"}},
+      {"pool_input_c_at_most_4095",
+       [] {
+         const dim4 s{1, 4096, 2, 2};
+         fill(0, s);
+         okk_bdc_avg_pool2d(65536, 0, &s, 2, 2, nullptr, nullptr);
+       },
+       {"okk_bdc_avg_pool2d", "'input_shape->c' = 4096", "[1, 4095]"}},
+      {"gdma_c_at_most_65535_between_default_layouts",
+       [] {
+         const uint64_t g = machine().allocate(65536 * 4);
+         const dim4 s{1, 65536, 1, 1};
+         okk_gdma_32bit_cpy_S2L(0, g, &s, nullptr, nullptr);
+       },
+       {"okk_gdma_32bit_cpy_S2L", "'shape->c' = 65536", "[1, 65535]"}},
+      {"gdma_c_at_most_65535_with_a_stride",
+       [] {
+         const uint64_t g = machine().allocate(65536 * 4);
+         const dim4 s{1, 65536, 1, 1}, sys{65536, 1, 1, 1};
+         okk_gdma_32bit_cpy_S2L(0, g, &s, nullptr, &sys);
+       },
+       {"okk_gdma_32bit_cpy_S2L", "'shape->c' = 65536", "[1, 65535]"}},
+      {"matrix_cols_per_channel_at_most_cols",
+       [] {
+         const uint64_t g = machine().allocate(6 * 4);
+         okk_gdma_32bit_matrix_S2L(0, g, 2, 3, 8, 3);
+       },
+       {"okk_gdma_32bit_matrix_S2L", "'cols_per_channel' = 8", "[1, 3]"}},
       {"conv2d_output_c_at_most_4095",
        [] { conv(65536, 0, 16384, 0, k4x4, 4096, 1, false); },
        {"okk_bdc_conv2d", "'output_c' = 4096", "[1, 4095]"}},
@@ -549,9 +577,16 @@ class RuleFixture : public ::testing::Test {
   void SetUp() override {
     select_machine(bm1684_config());
     set_violation_mode(ViolationMode::throw_error);
+    // Strict: every rule, warnings included, throws (Rule.Violated); the
+    // class tests below switch back to the lenient default.
+    set_strict_rules(true);
+    clear_warnings();
     begin_launch("rules_kernel");
   }
-  void TearDown() override { end_launch(); }
+  void TearDown() override {
+    end_launch();
+    reset_strict_rules();
+  }
 };
 
 class Rule : public RuleFixture, public ::testing::WithParamInterface<RuleCase> {};
@@ -574,6 +609,171 @@ INSTANTIATE_TEST_SUITE_P(NpuRules, Rule, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<RuleCase>& i) {
                            return std::string(i.param.name);
                          });
+
+// ---- rule classes (docs/npu-simulator.md, "Rule classes") -----------------
+// Warnings: documented limits the vendor's simulator accepts (probed) and
+// reads of never-written local memory. Every other case is an error.
+const std::vector<std::string>& warning_rules() {
+  static const std::vector<std::string> w = {
+      "pool_input_c_at_most_4095",
+      "gdma_c_at_most_65535_with_a_stride",
+      "matrix_cols_per_channel_at_most_cols",
+      "matmul_left_cols_per_channel_at_most_128",
+      "matmul_right_cols_per_channel_at_most_right_cols",
+      "conv2d_dilation_w_at_most_15",
+      "never_written_nn_input",
+      "never_written_conv_weights",
+      "never_written_matmul_right_matrix",
+      "never_written_old_output_of_result_add",
+      "never_written_gdma_source",
+  };
+  return w;
+}
+
+bool has_all(const std::string& msg, const std::vector<std::string>& pieces) {
+  for (const std::string& p : pieces)
+    if (msg.find(p) == std::string::npos) return false;
+  return true;
+}
+
+// Lenient mode (the default): an error rule still stops the call; a warning
+// rule does not stop it, prints once per kernel, function and parameter, and
+// the call goes on.
+TEST_P(Rule, ClassMatchesTheVendorsSimulator) {
+  const RuleCase& c = GetParam();
+  set_strict_rules(false);
+  const auto& w = warning_rules();
+  const bool warn = std::find(w.begin(), w.end(), c.name) != w.end();
+  std::string thrown;
+  try {
+    c.violate();
+  } catch (const RuleViolation& e) {
+    thrown = e.what();
+  }
+  if (!warn) {
+    EXPECT_TRUE(has_all(thrown, c.pieces)) << c.name << ": error rule did not stop: " << thrown;
+    return;
+  }
+  EXPECT_FALSE(has_all(thrown, c.pieces)) << c.name << ": warning rule stopped: " << thrown;
+  const std::vector<std::string> printed = warnings_printed();
+  EXPECT_TRUE(std::any_of(printed.begin(), printed.end(),
+                          [&](const std::string& m) { return has_all(m, c.pieces); }))
+      << c.name << ": no warning printed";
+  // Once: the same call again prints nothing new.
+  try {
+    c.violate();
+  } catch (const RuleViolation&) {
+  }
+  EXPECT_EQ(warnings_printed().size(), printed.size()) << c.name;
+}
+
+// Every warning rule names a case of the table (a renamed case cannot make
+// the class test above pass vacuously).
+TEST(NpuRuleClasses, WarningRulesNameCases) {
+  for (const std::string& w : warning_rules())
+    EXPECT_TRUE(std::any_of(cases().begin(), cases().end(), [&](const RuleCase& c) {
+      return w == c.name;
+    })) << w;
+}
+
+// A warning prints again for another kernel, and what the call computes is
+// what the vendor's simulator computes: pooling 8192 channels and a copy of
+// 131072 channels with a system stride.
+TEST_F(RuleFixture, WarningsComputeAndPrintOncePerKernel) {
+  set_strict_rules(false);
+  const int C = 8192;
+  const dim4 in{1, C, 2, 2}, out{1, C, 1, 1};
+  std::vector<float> x(static_cast<size_t>(C) * 4);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 97) * 0.5f;
+  const uint64_t gx = machine().allocate(x.size() * 4), gy = machine().allocate(C * 4);
+  std::memcpy(machine().global(gx, x.size() * 4), x.data(), x.size() * 4);
+  okk_gdma_32bit_cpy_S2L(0, gx, &in, nullptr, nullptr);
+  okk_bdc_avg_pool2d(262144, 0, &in, 2, 2, nullptr, nullptr);
+  okk_gdma_32bit_cpy_L2S(gy, 262144, &out, nullptr, nullptr);
+  const float* y = reinterpret_cast<const float*>(machine().global(gy, C * 4));
+  int bad = 0;
+  for (int c = 0; c < C; ++c) {
+    // bm1684 avg pool: A[t%2] += x*0.25f, result A0 + A1 (exact here).
+    const float* v = x.data() + 4 * c;
+    const float want = (v[0] * 0.25f + v[2] * 0.25f) + (v[1] * 0.25f + v[3] * 0.25f);
+    bad += y[c] != want;
+  }
+  EXPECT_EQ(bad, 0);
+  ASSERT_EQ(warnings_printed().size(), 1u);
+  okk_bdc_avg_pool2d(262144, 0, &in, 2, 2, nullptr, nullptr);
+  EXPECT_EQ(warnings_printed().size(), 1u);
+  end_launch();
+  begin_launch("another_kernel");
+  okk_bdc_avg_pool2d(262144, 0, &in, 2, 2, nullptr, nullptr);
+  ASSERT_EQ(warnings_printed().size(), 2u);
+  EXPECT_NE(warnings_printed()[1].find("kernel 'another_kernel'"), std::string::npos);
+
+  // 131072 channels through a system stride, and back.
+  const int C2 = 131072;
+  const dim4 s2{1, C2, 1, 1}, sys{C2, 1, 1, 1};
+  const uint64_t ga = machine().allocate(C2 * 4), gb = machine().allocate(C2 * 4);
+  auto* a = reinterpret_cast<uint32_t*>(machine().global(ga, C2 * 4));
+  for (int i = 0; i < C2; ++i) a[i] = 0x9E3779B9u * static_cast<uint32_t>(i);
+  okk_gdma_32bit_cpy_S2L(0, ga, &s2, nullptr, &sys);
+  okk_gdma_32bit_cpy_L2S(gb, 0, &s2, &sys, nullptr);
+  EXPECT_EQ(std::memcmp(machine().global(gb, C2 * 4), a, C2 * 4), 0);
+}
+
+// A never-written read sees the vendor's initial local memory, 0xDEADBEEF words.
+TEST_F(RuleFixture, NeverWrittenMemoryReadsAsDeadBeef) {
+  set_strict_rules(false);
+  const uint64_t g = machine().allocate(64);
+  const dim4 s{1, 2, 1, 8};
+  okk_gdma_32bit_cpy_L2S(g, 4096, &s, nullptr, nullptr);
+  const auto* w = reinterpret_cast<const uint32_t*>(machine().global(g, 64));
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(w[i], 0xDEADBEEFu) << i;
+}
+
+// exp's documented source range [-103, 88] is a warning: the call computes
+// from the clamped value (200 -> 88, -500 -> -103), in range values as usual.
+TEST_F(RuleFixture, SeriesValueRangeWarnsAndClamps) {
+  set_strict_rules(false);
+  const dim4 s{1, 1, 1, 4};
+  const std::vector<float> x{200.0f, -500.0f, 1.5f, 88.0f}, clamped{88.0f, -103.0f, 1.5f, 88.0f};
+  auto run_exp = [&](const std::vector<float>& v) {
+    const uint64_t g = machine().allocate(16), o = machine().allocate(16);
+    std::memcpy(machine().global(g, 16), v.data(), 16);
+    okk_gdma_32bit_cpy_S2L(0, g, &s, nullptr, nullptr);
+    okk_bdc_exp(4096, 0, 8192, &s);
+    okk_gdma_32bit_cpy_L2S(o, 4096, &s, nullptr, nullptr);
+    std::vector<uint32_t> bits(4);
+    std::memcpy(bits.data(), machine().global(o, 16), 16);
+    return bits;
+  };
+  const std::vector<uint32_t> got = run_exp(x);
+  ASSERT_EQ(warnings_printed().size(), 1u);
+  EXPECT_TRUE(has_all(warnings_printed()[0], {"okk_bdc_exp", "'src_addr'",
+                                              "element (0, 0, 0, 0) = 200", "[-103.0, 88.0]"}))
+      << warnings_printed()[0];
+  EXPECT_EQ(got, run_exp(clamped));
+}
+
+// L2 SRAM sits at the vendor's address and the GDMA reaches it as system
+// memory (published kernels stage data there with S2S, S2L and L2S copies).
+TEST_F(RuleFixture, L2SramIsSystemMemoryToTheGdma) {
+  EXPECT_EQ(okk_l2_sram_start_addr(), 0x100a2000u);
+  EXPECT_EQ(okk_l2_sram_size(), 2482176u);
+  const dim4 s{1, 3, 2, 5};
+  std::vector<float> x(30);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) - 7.25f;
+  const uint64_t g = machine().allocate(120), o = machine().allocate(120);
+  std::memcpy(machine().global(g, 120), x.data(), 120);
+  const uint64_t l2 = okk_l2_sram_start_addr() + 4096;
+  okk_gdma_32bit_cpy_S2S(l2, g, &s, nullptr, nullptr);
+  okk_gdma_32bit_cpy_S2L(0, l2, &s, nullptr, nullptr);
+  okk_gdma_32bit_cpy_L2S(o, 0, &s, nullptr, nullptr);
+  EXPECT_EQ(std::memcmp(machine().global(o, 120), x.data(), 120), 0);
+  // The last bytes of L2 SRAM are inside, one more is not.
+  const dim4 one{1, 1, 1, 1};
+  const uint64_t last = okk_l2_sram_start_addr() + okk_l2_sram_size() - 4;
+  EXPECT_NO_THROW(okk_gdma_32bit_cpy_S2S(last, g, &one, nullptr, nullptr));
+  EXPECT_THROW(okk_gdma_32bit_cpy_S2S(last + 4, g, &one, nullptr, nullptr), RuleViolation);
+}
 
 // The same operands, used legally, raise nothing: the rules are not stricter
 // than documented (input and left matrix may start on any NPU, an output may
@@ -621,13 +821,32 @@ TEST(NpuRulesDeath, SameNpuViolationExits255) {
               "same NPU as dst_addr \\(NPU 0\\)\\)");
 }
 
-TEST(NpuRulesDeath, NeverWrittenReadExits255) {
+TEST(NpuRulesDeath, NeverWrittenReadWarnsOnceAndContinues) {
   // Re-executed child: a forked one would inherit a dead OpenMP thread pool.
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_EXIT(in_exit_mode("k_unwritten", [] { okk_bdc_relu(65536, 0, &k4x4, nullptr, nullptr); }),
+  EXPECT_EXIT(in_exit_mode("k_unwritten",
+                           [] {
+                             set_strict_rules(false);
+                             okk_bdc_relu(65536, 0, &k4x4, nullptr, nullptr);
+                             okk_bdc_relu(65536, 0, &k4x4, nullptr, nullptr);
+                             if (warnings_printed().size() != 1) std::_Exit(3);
+                           }),
+              ::testing::ExitedWithCode(0),
+              "npukit NPU rule warning: kernel 'k_unwritten': okk_bdc_relu: parameter 'src_addr' "
+              "= 0: element \\(0, 0, 0, 0\\) of local memory was never written");
+}
+
+TEST(NpuRulesDeath, StrictNeverWrittenReadExits255) {
+  // Re-executed child: a forked one would inherit a dead OpenMP thread pool.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(in_exit_mode("k_unwritten",
+                           [] {
+                             set_strict_rules(true);
+                             okk_bdc_relu(65536, 0, &k4x4, nullptr, nullptr);
+                           }),
               ::testing::ExitedWithCode(255),
-              "kernel 'k_unwritten': okk_bdc_relu: parameter 'src_addr' = 0: element \\(0, 0, 0, "
-              "0\\) of local memory was never written");
+              "npukit NPU rule violated: kernel 'k_unwritten': okk_bdc_relu: parameter 'src_addr' "
+              "= 0: element \\(0, 0, 0, 0\\) of local memory was never written");
 }
 
 TEST(NpuRulesDeath, LegalCallDoesNotExit) {

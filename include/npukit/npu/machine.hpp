@@ -19,8 +19,11 @@ struct Config {
   int npu_num = 64;
   uint32_t local_mem_size = 512 * 1024;  // bytes per NPU
   int local_mem_banks = 8;
-  uint32_t align_bytes = 128;               // the aligned layout's unit
-  uint32_t l2_sram_size = 4 * 1024 * 1024;  // assumed (no public figure)
+  uint32_t align_bytes = 128;  // the aligned layout's unit
+  // L2 SRAM as the vendor's C-model reports it (probed: okk_l2_sram_start_addr()
+  // 0x100a2000, okk_l2_sram_size() 2482176): GDMA reaches it as system memory.
+  uint32_t l2_sram_size = 2482176;
+  uint64_t l2_sram_start = 0x100a2000ull;
   uint64_t global_mem_start = 0x100000000ull;
   uint64_t global_mem_size = 4ull << 30;
   // Timing constants of the cost model (cost_model.hpp).
@@ -71,6 +74,15 @@ class Machine {
 // first use). select_machine replaces it, memory included.
 Machine& machine();
 void select_machine(const Config& config);
+
+// bm_dev_request sets the calling thread's x86 MXCSR flush-to-zero and
+// denormals-are-zero bits, as the vendor's bmlib C-model does (probed: MXCSR
+// 0x1f80 before, 0x9fc0 after), so host reference code sees the same numbers
+// on denormals. Opt out with set_request_flushes_denormals(false) or
+// NPUKIT_BM_KEEP_MXCSR=1 (the setting wins over the environment). No effect
+// on other CPUs.
+void set_request_flushes_denormals(bool flush);
+bool request_flushes_denormals();
 
 // One simulated device per process: the bmlib host calls (allocation, copies,
 // launches) hold this lock, so launches from several threads run one at a
