@@ -386,7 +386,7 @@ def check_folding():
             y = model.run({"x": x})["y"]
             if not np.array_equal(y, x.reshape(n, -1)):
                 problems.append(f"fold: batch {n}: shape {y.shape}")
-        ops = [op for _, op, _ in model.layer_times()]
+        ops = [t[1] for t in model.layer_times()]
         if ops != ["Reshape"]:
             problems.append(f"fold: steps {ops} (only Reshape expected)")
         dyn = npukit.OnnxModel(path2)
