@@ -17,6 +17,7 @@
 #include "onnx/attributes.hpp"
 #include "onnx/graph.hpp"
 #include "onnx/loaded.hpp"
+#include "onnx/op_families.hpp"
 #include "onnx/qdq_fusion.hpp"
 
 namespace npukit::onnx {
@@ -373,13 +374,21 @@ void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* iss
       const Planner int_planner = known_int_arith_planner(n, in);
       const Planner planner = int_planner ? int_planner : find_op(n.domain, n.op_type)->plan;
       NodePlan p;
-      node_profile[ni] = profile;
+      // The profile table decides whether the profile covers the node's operator
+      // family; with fallback an uncovered node keeps ONNX Runtime's semantics.
+      Profile node_semantics = profile;
+      if (const auto family = op_family_of(n.domain, n.op_type);
+          family && !supports(*family, profile)) {
+        if (!fallback) expect_supported(*family, profile, n.op_type.c_str());
+        node_semantics = Profile::onnxruntime;
+      }
+      node_profile[ni] = node_semantics;
       try {
-        p = planner(PlanContext{n, in, profile});
+        p = planner(PlanContext{n, in, node_semantics});
       } catch (const Error& e) {
-        // The core rejects the profile itself (not a parameter): with fallback
-        // the node keeps ONNX Runtime's semantics.
-        if (!fallback || semantics_base(profile) == Profile::onnxruntime ||
+        // Operators outside the table have ONNX Runtime's semantics only, and
+        // their planners refuse other profiles (parameter "profile").
+        if (!fallback || semantics_base(node_semantics) == Profile::onnxruntime ||
             e.parameter() != "profile")
           throw;
         node_profile[ni] = Profile::onnxruntime;

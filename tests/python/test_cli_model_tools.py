@@ -240,5 +240,30 @@ def compare_op_defaults_to_the_profiles_that_cover_it():
     assert listed == covering, (listed, covering)
 
 
+@case
+def the_profile_table_decides_fallback():
+    # Relu belongs to the elementwise family, which ghp_rtl does not cover
+    # (npukit.supports): without fallback the load fails naming the profile,
+    # with fallback the node follows onnxruntime and says so.
+    assert not npukit.supports("elementwise", "ghp_rtl") and npukit.supports("elementwise", "bm1684")
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3])
+    m = helper.make_model(helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="r")], "g",
+                                            [x], [y]), opset_imports=[helper.make_opsetid("", 13)])
+    path = os.path.join(TMP, "relu.onnx")
+    onnx.save(m, path)
+    try:
+        npukit.OnnxModel(path, profile="ghp_rtl")
+        raise AssertionError("ghp_rtl loaded a Relu without fallback")
+    except npukit.Error as e:
+        assert "parameter 'profile' = ghp_rtl" in str(e) and "elementwise" in str(e), str(e)
+    fb = npukit.OnnxModel(path, profile="ghp_rtl", fallback=True)
+    out = fb.run({"x": np.array([[-1, 0, 2]], np.float32)})["y"]
+    assert np.array_equal(out, np.array([[0, 0, 2]], np.float32))
+    assert [n["profile"] for n in fb.nodes()] == ["onnxruntime"], fb.nodes()
+    covered = npukit.OnnxModel(path, profile="bm1684")
+    assert [n["profile"] for n in covered.nodes()] == ["bm1684"], covered.nodes()
+
+
 print(f"{results['passed']} passed, {results['failed']} failed")
 sys.exit(1 if results["failed"] else 0)
