@@ -2,6 +2,8 @@
 // functions, Sub/Div/Pow/Min/Max with broadcasting, Dropout at inference) and
 // the family's table, which also lists the reductions (ops_reduce.cpp) and
 // LayerNormalization (ops_norm.cpp). No arithmetic here.
+#include <cstring>
+
 #include "npukit/error.hpp"
 #include "npukit/ops/binary.hpp"
 #include "npukit/ops/broadcast_binary.hpp"
@@ -97,22 +99,31 @@ NodePlan plan_variadic(const PlanContext& c) {
           }};
 }
 
-// Dropout at inference: the identity. The mask output (bool) is not supported.
+// Dropout at inference: the identity; the optional mask (bool) is all true,
+// as ONNX defines it outside training.
 NodePlan plan_dropout(const PlanContext& c) {
   expect_onnxruntime_profile(c);
   expect_attrs(c.node, {"seed", "ratio", "is_test"});
   const Operand& x = operand(c, 0, {F});
-  check(c.node.outputs.size() < 2 || c.node.outputs[1].empty(), "Dropout", "mask", "requested",
-        "absent (npukit has no bool tensors)");
+  const bool mask = c.node.outputs.size() >= 2 && !c.node.outputs[1].empty();
   if (present(c, 2)) {
     const Constant& t = constant_input(c, 2, "training_mode");
     check(t.tensor.view().numel() == 1 || !t.ints.empty(), "Dropout", "training_mode",
           "shape " + shape_text(t.shape), "a scalar");
-    const bool training = t.ints.empty() ? false : t.ints[0] != 0;
+    const bool training = t.ints.empty()
+                              ? t.tensor.view().raw() != nullptr &&
+                                    *static_cast<const uint8_t*>(t.tensor.view().raw()) != 0
+                              : t.ints[0] != 0;
     check(!training, "Dropout", "training_mode", "true", "false (inference)");
   }
   if (present(c, 1)) operand(c, 1, {F});
-  return {{make_operand(F, x.shape)}, [](const auto& in, const auto& out) { copy(in[0], out[0]); }};
+  std::vector<Operand> outs{make_operand(F, x.shape)};
+  if (mask) outs.push_back(make_operand(Elem::b8, x.shape));
+  return {outs, [mask](const auto& in, const auto& out) {
+            copy(in[0], out[0]);
+            if (mask)  // the runner's buffers are contiguous
+              std::memset(out[1].raw(), 1, static_cast<size_t>(out[1].numel()));
+          }};
 }
 
 // LogSoftmax: one axis since opset 13; before, the input coerced to 2-D at

@@ -58,7 +58,7 @@ OUT_OF_SCOPE_TYPES = ("FLOAT16", "DOUBLE", "STRING", "BFLOAT16", "FLOAT8", "_bfl
 # function expansions of LayerNormalization (Shape, Cast: tensor operators).
 MATH_OUT_OF_SCOPE_TYPES = ("_uint8", "_int8", "_int16", "_int32", "_int64", "_uint16", "_uint32",
                       "_uint64", "float16", "float64", "_float32_int", "_float32_uint",
-                      "dropout_default_mask", "training_dropout", "layer_normalization_",
+                      "training_dropout", "layer_normalization_",
                       "reduce_sum_")
 EXPANDED_ONLY = ("layer_normalization_",)  # only their _expanded variants are skipped
 RUNTIME_AXES = ("reduce_sum_",)  # skipped unless the case has no axes input

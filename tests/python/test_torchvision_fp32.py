@@ -89,6 +89,12 @@ def build(name, seed):
         if isinstance(mod, torch.nn.BatchNorm2d):
             mod.running_mean.copy_(torch.rand(mod.running_mean.shape, generator=g) - 0.5)
             mod.running_var.copy_(torch.rand(mod.running_var.shape, generator=g) + 0.5)
+    # Some heads start at zero (vit's classifier): the output would be constant
+    # and prove nothing, so all-zero weight matrices get small random values.
+    with torch.no_grad():
+        for p in m.parameters():
+            if p.dim() >= 2 and not p.any():
+                p.copy_(torch.randn(p.shape, generator=g) * 0.02)
     return m, size
 
 
