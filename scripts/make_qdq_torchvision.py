@@ -119,9 +119,13 @@ def calibrate(model, images, tmp):
     m = onnx.ModelProto()
     m.CopyFrom(model)
     have = {o.name for o in m.graph.output}
+    # Shape subgraphs (shufflenet's channel shuffle under a dynamic batch) compute
+    # int64 tensors: expose only those that shape inference does not type otherwise.
+    typed = onnx.shape_inference.infer_shapes(m).graph.value_info
+    not_float = {v.name for v in typed if v.type.tensor_type.elem_type not in (0, TensorProto.FLOAT)}
     for n in m.graph.node:
         for o in n.output:
-            if o and o not in have and n.op_type != "Constant":
+            if o and o not in have and o not in not_float and n.op_type != "Constant":
                 m.graph.output.append(helper.make_tensor_value_info(o, TensorProto.FLOAT, None))
                 have.add(o)
     path = os.path.join(tmp, "calib.onnx")
@@ -146,6 +150,8 @@ def quantize(model, ranges):
         return name
 
     def params_for(t):
+        if t not in ranges and t.endswith("_dq") and t[:-3] in ranges:
+            t = t[:-3]  # a consumer's input already rewired to the tensor's DequantizeLinear
         if t not in qparams:
             src = producer.get(t)
             if src is not None and src.op_type in SAME_AS_INPUT:
@@ -189,7 +195,7 @@ def quantize(model, ranges):
             continue
         acts = [n.input[0]] if n.op_type in WEIGHTED else [i for i in n.input if i and i not in consts]
         for t in acts + [o for o in n.output if o]:
-            if t not in tensors:
+            if t not in tensors and t in ranges:  # float tensors only (not shape arithmetic)
                 tensors.append(t)
     # Weights and biases behind their DequantizeLinear.
     for n in g.node:
