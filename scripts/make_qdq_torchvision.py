@@ -58,10 +58,10 @@ def network(name):
     return getattr(tv, name)(weights=None)
 
 
-def export_fp32(name, size, path):
+def export_fp32(name, size, path, opset=13):
     m = network(name).eval()
     x = torch.rand(1, 3, size, size)
-    torch.onnx.export(m, x, path, opset_version=13, input_names=["image"], output_names=["logits"],
+    torch.onnx.export(m, x, path, opset_version=opset, input_names=["image"], output_names=["logits"],
                       dynamic_axes={"image": {0: "N"}, "logits": {0: "N"}}, do_constant_folding=True)
     return onnx.load(path)
 
@@ -263,11 +263,12 @@ def topo_sort(model):
     g.node.extend(out)
 
 
-def build(name, out_path, size=224, seed=0, calib_images=4, fp32=None):
-    """fp32: an already exported float model of `name` (skips torch)."""
+def build(name, out_path, size=224, seed=0, calib_images=4, fp32=None, opset=13):
+    """fp32: an already exported float model of `name` (skips torch). From opset 14
+    on, torch exports hard-swish as one HardSwish node instead of HardSigmoid * x."""
     torch.manual_seed(seed)
     with tempfile.TemporaryDirectory() as tmp:
-        model = onnx.load(fp32) if fp32 else export_fp32(name, size, os.path.join(tmp, "fp32.onnx"))
+        model = onnx.load(fp32) if fp32 else export_fp32(name, size, os.path.join(tmp, "fp32.onnx"), opset)
         inline_identities(model)
         remove_activations(model)
         rng = np.random.default_rng(seed)
@@ -288,9 +289,10 @@ if __name__ == "__main__":
     ap.add_argument("out")
     ap.add_argument("--size", type=int, default=224)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--opset", type=int, default=13)
     ap.add_argument("--fp32", help="quantize this float export instead of exporting again")
     a = ap.parse_args()
-    build(a.net, a.out, a.size, a.seed, fp32=a.fp32)
+    build(a.net, a.out, a.size, a.seed, fp32=a.fp32, opset=a.opset)
     m = onnx.load(a.out)
     ops = {}
     for n in m.graph.node:

@@ -114,6 +114,7 @@ def main():
     ap.add_argument("--nets", default="resnet18,mobilenet_v2,googlenet,mobilenet_v3_small,shufflenet_v2_x0_5,"
                     "efficientnet_b0")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--opset", type=int, default=13, help="export opset (14: hard-swish as one HardSwish node)")
     a = ap.parse_args()
     ort_dir = os.environ.get("NPUKIT_ORT_DIR", os.path.join(ROOT, ".cache", "onnxruntime"))
     if not os.path.exists(os.path.join(ort_dir, "node_modules", "onnxruntime-node")):
@@ -125,8 +126,8 @@ def main():
     tmp = tempfile.mkdtemp(prefix="npukit_qdq_")
     try:
         for net in a.nets.split(","):
-            print(f"--- {net} (seed {a.seed}, {a.batch}x3x{a.size}x{a.size})")
-            qdq = mk.build(net, os.path.join(tmp, net + ".onnx"), a.size, a.seed)
+            print(f"--- {net} (seed {a.seed}, {a.batch}x3x{a.size}x{a.size}, opset {a.opset})")
+            qdq = mk.build(net, os.path.join(tmp, net + ".onnx"), a.size, a.seed, opset=a.opset)
             path = os.path.join(tmp, net + "_codes.onnx")
             codes = expose_codes(qdq, path)
             # Fused and literal codes part only where a sum lands near a rounding
