@@ -19,12 +19,13 @@ rewritten as ORT's quantizer does by default:
     inputs and outputs get QuantizeLinear -> DequantizeLinear pairs;
   - the graph input and outputs stay float (Q -> DQ around them).
 
-  /usr/bin/python3 scripts/make_qdq_torchvision.py resnet18 /tmp/r18_qdq.onnx [--size 224] [--seed 0]
+  /usr/bin/python3 scripts/make_qdq_torchvision.py resnet18 /tmp/r18_qdq.onnx [--size 224] [--seed 0] [--opset 13]
 
 Networks: resnet18, mobilenet_v2, googlenet (Concat -> QLinearConcat),
-mobilenet_v3_small, efficientnet_b0, shufflenet_v2_x0_5 (these need float
-operators that the runner may not have yet). Needs npukit's Python module
-(PYTHONPATH=build/python) for calibration.
+mobilenet_v3_small (HardSigmoid / HardSwish stay float between DQ and Q),
+efficientnet_b0 (SiLU = Sigmoid * x), shufflenet_v2_x0_5 / _x1_0 (5-D channel
+shuffle; its int64 shape subgraphs stay unquantized). Needs npukit's Python
+module (PYTHONPATH=build/python) for calibration.
 """
 import argparse
 import os
