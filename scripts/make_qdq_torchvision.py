@@ -19,12 +19,13 @@ rewritten as ORT's quantizer does by default:
     inputs and outputs get QuantizeLinear -> DequantizeLinear pairs;
   - the graph input and outputs stay float (Q -> DQ around them).
 
-  /usr/bin/python3 scripts/make_qdq_torchvision.py resnet18 /tmp/r18_qdq.onnx [--size 224] [--seed 0]
+  /usr/bin/python3 scripts/make_qdq_torchvision.py resnet18 /tmp/r18_qdq.onnx [--size 224] [--seed 0] [--opset 13]
 
 Networks: resnet18, mobilenet_v2, googlenet (Concat -> QLinearConcat),
-mobilenet_v3_small, efficientnet_b0, shufflenet_v2_x0_5 (these need float
-operators that the runner may not have yet). Needs npukit's Python module
-(PYTHONPATH=build/python) for calibration.
+mobilenet_v3_small (HardSigmoid / HardSwish stay float between DQ and Q),
+efficientnet_b0 (SiLU = Sigmoid * x), shufflenet_v2_x0_5 / _x1_0 (5-D channel
+shuffle; its int64 shape subgraphs stay unquantized). Needs npukit's Python
+module (PYTHONPATH=build/python) for calibration.
 """
 import argparse
 import os
@@ -58,10 +59,10 @@ def network(name):
     return getattr(tv, name)(weights=None)
 
 
-def export_fp32(name, size, path):
+def export_fp32(name, size, path, opset=13):
     m = network(name).eval()
     x = torch.rand(1, 3, size, size)
-    torch.onnx.export(m, x, path, opset_version=13, input_names=["image"], output_names=["logits"],
+    torch.onnx.export(m, x, path, opset_version=opset, input_names=["image"], output_names=["logits"],
                       dynamic_axes={"image": {0: "N"}, "logits": {0: "N"}}, do_constant_folding=True)
     return onnx.load(path)
 
@@ -119,9 +120,13 @@ def calibrate(model, images, tmp):
     m = onnx.ModelProto()
     m.CopyFrom(model)
     have = {o.name for o in m.graph.output}
+    # Shape subgraphs (shufflenet's channel shuffle under a dynamic batch) compute
+    # int64 tensors: expose only those that shape inference does not type otherwise.
+    typed = onnx.shape_inference.infer_shapes(m).graph.value_info
+    not_float = {v.name for v in typed if v.type.tensor_type.elem_type not in (0, TensorProto.FLOAT)}
     for n in m.graph.node:
         for o in n.output:
-            if o and o not in have and n.op_type != "Constant":
+            if o and o not in have and o not in not_float and n.op_type != "Constant":
                 m.graph.output.append(helper.make_tensor_value_info(o, TensorProto.FLOAT, None))
                 have.add(o)
     path = os.path.join(tmp, "calib.onnx")
@@ -146,6 +151,8 @@ def quantize(model, ranges):
         return name
 
     def params_for(t):
+        if t not in ranges and t.endswith("_dq") and t[:-3] in ranges:
+            t = t[:-3]  # a consumer's input already rewired to the tensor's DequantizeLinear
         if t not in qparams:
             src = producer.get(t)
             if src is not None and src.op_type in SAME_AS_INPUT:
@@ -189,7 +196,7 @@ def quantize(model, ranges):
             continue
         acts = [n.input[0]] if n.op_type in WEIGHTED else [i for i in n.input if i and i not in consts]
         for t in acts + [o for o in n.output if o]:
-            if t not in tensors:
+            if t not in tensors and t in ranges:  # float tensors only (not shape arithmetic)
                 tensors.append(t)
     # Weights and biases behind their DequantizeLinear.
     for n in g.node:
@@ -257,11 +264,12 @@ def topo_sort(model):
     g.node.extend(out)
 
 
-def build(name, out_path, size=224, seed=0, calib_images=4, fp32=None):
-    """fp32: an already exported float model of `name` (skips torch)."""
+def build(name, out_path, size=224, seed=0, calib_images=4, fp32=None, opset=13):
+    """fp32: an already exported float model of `name` (skips torch). From opset 14
+    on, torch exports hard-swish as one HardSwish node instead of HardSigmoid * x."""
     torch.manual_seed(seed)
     with tempfile.TemporaryDirectory() as tmp:
-        model = onnx.load(fp32) if fp32 else export_fp32(name, size, os.path.join(tmp, "fp32.onnx"))
+        model = onnx.load(fp32) if fp32 else export_fp32(name, size, os.path.join(tmp, "fp32.onnx"), opset)
         inline_identities(model)
         remove_activations(model)
         rng = np.random.default_rng(seed)
@@ -282,9 +290,10 @@ if __name__ == "__main__":
     ap.add_argument("out")
     ap.add_argument("--size", type=int, default=224)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--opset", type=int, default=13)
     ap.add_argument("--fp32", help="quantize this float export instead of exporting again")
     a = ap.parse_args()
-    build(a.net, a.out, a.size, a.seed, fp32=a.fp32)
+    build(a.net, a.out, a.size, a.seed, fp32=a.fp32, opset=a.opset)
     m = onnx.load(a.out)
     ops = {}
     for n in m.graph.node:

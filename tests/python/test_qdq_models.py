@@ -47,6 +47,9 @@ SETTINGS = [
 ]
 
 
+LITERAL_TRIES = 8
+
+
 def expose_codes(path, out_path):
     m = onnx.load(path)
     have = {o.name for o in m.graph.output}
@@ -108,8 +111,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--size", type=int, default=64)
     ap.add_argument("--batch", type=int, default=2)
-    ap.add_argument("--nets", default="resnet18,mobilenet_v2,googlenet")
+    ap.add_argument("--nets", default="resnet18,mobilenet_v2,googlenet,mobilenet_v3_small,shufflenet_v2_x0_5,"
+                    "efficientnet_b0")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--opset", type=int, default=13, help="export opset (14: hard-swish as one HardSwish node)")
     a = ap.parse_args()
     ort_dir = os.environ.get("NPUKIT_ORT_DIR", os.path.join(ROOT, ".cache", "onnxruntime"))
     if not os.path.exists(os.path.join(ort_dir, "node_modules", "onnxruntime-node")):
@@ -121,22 +126,29 @@ def main():
     tmp = tempfile.mkdtemp(prefix="npukit_qdq_")
     try:
         for net in a.nets.split(","):
-            print(f"--- {net} (seed {a.seed}, {a.batch}x3x{a.size}x{a.size})")
-            qdq = mk.build(net, os.path.join(tmp, net + ".onnx"), a.size, a.seed)
+            print(f"--- {net} (seed {a.seed}, {a.batch}x3x{a.size}x{a.size}, opset {a.opset})")
+            qdq = mk.build(net, os.path.join(tmp, net + ".onnx"), a.size, a.seed, opset=a.opset)
             path = os.path.join(tmp, net + "_codes.onnx")
             codes = expose_codes(qdq, path)
-            rng = np.random.default_rng(a.seed + 1)
-            x = (rng.random((a.batch, 3, a.size, a.size), dtype=np.float32) * 2 - 1).astype(np.float32)
-            want = run_ort(path, x, os.path.join(tmp, net + "_ort"))
-            literal = run_ort(path, x, os.path.join(tmp, net + "_ort_literal"), "disabled")
-            n_lit = sum(int(np.count_nonzero(literal[k] != want[k])) for k in codes)
+            # Fused and literal codes part only where a sum lands near a rounding
+            # boundary, which small nets on a few 64x64 images may never do: the
+            # images are the first of seeds seed+1 .. seed+LITERAL_TRIES on which they part.
+            for x_seed in range(a.seed + 1, a.seed + 1 + LITERAL_TRIES):
+                rng = np.random.default_rng(x_seed)
+                x = (rng.random((a.batch, 3, a.size, a.size), dtype=np.float32) * 2 - 1).astype(np.float32)
+                want = run_ort(path, x, os.path.join(tmp, f"{net}_ort_{x_seed}"))
+                literal = run_ort(path, x, os.path.join(tmp, f"{net}_ort_literal_{x_seed}"), "disabled")
+                n_lit = sum(int(np.count_nonzero(literal[k] != want[k])) for k in codes)
+                if n_lit:
+                    break
             if n_lit:
                 passed += 1
                 print(f"PASS the literal float simulation (ORT, optimizations disabled) differs in "
-                      f"{n_lit} codes: the model tells fused from unfused")
+                      f"{n_lit} codes on the images of seed {x_seed}: the model tells fused from unfused")
             else:
                 failed += 1
-                print("FAIL ORT's literal and fused runs agree: this model cannot test the fusion")
+                print(f"FAIL ORT's literal and fused runs agree on the images of seeds {a.seed + 1} .. "
+                      f"{a.seed + LITERAL_TRIES}: this model cannot test the fusion")
             cli = os.environ.get("NPUKIT_BIN")
             if cli:  # `npukit info` shows the fused graph under onnxruntime, the file's under pytorch
                 info = {p: json.loads(subprocess.run([cli, "info", qdq, "--json", "--profile", p], capture_output=True,
