@@ -114,7 +114,16 @@ NodePlan plan_dropout(const PlanContext& c) {
                               ? t.tensor.view().raw() != nullptr &&
                                     *static_cast<const uint8_t*>(t.tensor.view().raw()) != 0
                               : t.ints[0] != 0;
-    check(!training, "Dropout", "training_mode", "true", "false (inference)");
+    // Training with ratio 0 drops nothing (torch exports swin_t's attention so).
+    float ratio = 0.5f;  // ONNX's default
+    if (present(c, 1)) {
+      const Constant& r = constant_input(c, 1, "ratio");
+      check(r.elem == F && r.tensor.view().numel() == 1, "Dropout", "ratio",
+            "shape " + shape_text(r.shape), "a float scalar");
+      ratio = *static_cast<const float*>(r.tensor.view().raw());
+    }
+    check(!training || ratio == 0.0f, "Dropout", "training_mode", "true",
+          "false (inference), or true with ratio 0 (the identity)");
   }
   if (present(c, 1)) operand(c, 1, {F});
   std::vector<Operand> outs{make_operand(F, x.shape)};
