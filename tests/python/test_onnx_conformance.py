@@ -146,7 +146,8 @@ def constant_inputs(model_path, data_sets):
     keep = [i for i in model.graph.input if i.name not in lifted]
     del model.graph.input[:]
     model.graph.input.extend(keep)
-    path = model_path[:-5] + "_const.onnx"
+    fd, path = tempfile.mkstemp(suffix=".onnx")  # never beside a stored (read-only) model
+    os.close(fd)
     onnx.save(model, path)
     return path, [([inputs[i.name] for i in keep], data_sets[0][1])]
 
