@@ -46,7 +46,9 @@ NodePlan plan_conv_transpose(const PlanContext& c) {
   for (int i = 0; i < 2; ++i) {
     check_range(fn, "strides", s[i], 1, 1 << 16);
     check_range(fn, "dilations", d[i], 1, 1 << 16);
-    check_range(fn, "output_padding", op[i], 0, std::max(s[i], d[i]) - 1);
+    // ONNX allows up to max(stride, dilation) - 1; ONNX Runtime 1.30 also rejects an
+    // output_padding that changes the input size its output implies: one below the stride.
+    check_range(fn, "output_padding", op[i], 0, s[i] - 1);
   }
   const std::vector<int64_t> pads = attr_ints(c.node, "pads", {0, 0, 0, 0});
   check(pads.size() == 4, fn, "pads", shape_text(pads), "4 values (top, left, bottom, right)");
@@ -54,10 +56,9 @@ NodePlan plan_conv_transpose(const PlanContext& c) {
   const std::string ap = attr_string(c.node, "auto_pad", "NOTSET");
   check(ap == "NOTSET" || ap == "VALID" || ap == "SAME_UPPER" || ap == "SAME_LOWER", fn, "auto_pad",
         "'" + ap + "'", "NOTSET, VALID, SAME_UPPER or SAME_LOWER");
-  std::vector<int64_t> os = attr_ints(c.node, "output_shape");
-  check(os.empty() || os.size() == 2 || os.size() == 4, fn, "output_shape", shape_text(os),
-        "2 (H, W) or 4 values");
-  if (os.size() == 4) os = {os[2], os[3]};
+  const std::vector<int64_t> os = attr_ints(c.node, "output_shape");
+  // ONNX's shape inference (run by ONNX Runtime at load) takes the spatial sizes only.
+  check(os.empty() || os.size() == 2, fn, "output_shape", shape_text(os), "2 values (H, W)");
   for (int64_t v : os) check_range(fn, "output_shape", v, 1, 1 << 24);
   ConvTransposeAxis a[2];
   for (int i = 0; i < 2; ++i) {

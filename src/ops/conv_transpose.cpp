@@ -22,12 +22,12 @@ ConvTransposeAxis conv_transpose_axis(int64_t in_size, int64_t stride, int64_t k
                                       int64_t out_size) {
   const std::string ap = auto_pad;
   const int64_t full = (in_size - 1) * stride + output_padding + (kernel - 1) * dilation + 1;
-  // ONNX Runtime's split of a derived total pad: SAME_UPPER puts the odd one on the
-  // head, every other auto_pad (NOTSET with output_shape included) on the tail.
+  // ONNX Runtime 1.30's split of a derived total pad: SAME_UPPER puts the odd unit on the
+  // tail, every other auto_pad (NOTSET with output_shape included) on the head.
   auto split = [&](int64_t total, ConvTransposeAxis& a) {
     const int64_t big = total - total / 2;
-    a.pad_head = ap == "SAME_UPPER" ? big : total / 2;
-    a.pad_tail = ap == "SAME_UPPER" ? total / 2 : big;
+    a.pad_head = ap == "SAME_UPPER" ? total / 2 : big;
+    a.pad_tail = ap == "SAME_UPPER" ? big : total / 2;
   };
   ConvTransposeAxis a;
   if (out_size >= 0) {
