@@ -83,7 +83,7 @@ NodePlan plan_conv_transpose(const PlanContext& c) {
   if (p.has_bias) {
     operand(c, 2, {F});
     check(c.in[2].shape == Shape{M}, fn, "B", "shape " + shape_text(c.in[2].shape),
-          "(" + std::to_string(M) + ")");
+          shape_text({M}));
   }
   const Shape y{x.shape[0], M, p.out_h, p.out_w};
   return {{make_operand(F, y)}, [p](const auto& in, const auto& out) {
