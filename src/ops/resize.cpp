@@ -1,10 +1,10 @@
 // Resize reference (the specification). Per axis, ONNX Runtime's float rules:
 // the source coordinate of output index o comes from ResizeCoord in float;
 // nearest rounds it by ResizeNearest and clamps to [0, in - 1]; linear clamps
-// it to [0, in - 1], takes i1 = trunc, i2 = min(i1 + 1, in - 1),
-// d1 = |c - i1|, d2 = |c - i2| (both 0.5 when i1 == i2), and sums
-// (d2x * d2y) * x11 + (d1x * d2y) * x21 + (d2x * d1y) * x12 + (d1x * d1y) * x22
-// left to right (x21: column i2, row i1; x12: column i1, row i2).
+// it to [0, in - 1] (nearest on an axis of scale 1 is the identity), takes i1 = trunc, i2 = min(i1
+// + 1, in - 1), d1 = |c - i1|, d2 = |c - i2| (both 0.5 when i1 == i2), and sums (d2x * d2y) * x11 +
+// (d1x * d2y) * x21 + (d2x * d1y) * x12 + (d1x * d1y) * x22 left to right (x21: column i2, row i1;
+// x12: column i1, row i2).
 #include "npukit/ops/resize.hpp"
 
 #include <algorithm>
@@ -104,7 +104,10 @@ void resize2d(const TensorView& x, const TensorView& y, const ResizeParams& p) {
         const float sy = cy[static_cast<size_t>(oh)], sx = cx[static_cast<size_t>(ow)];
         float v;
         if (p.mode == ResizeMode::nearest) {
-          v = x.at<float>(n, c, nearest_index(p.nearest, sy, H), nearest_index(p.nearest, sx, W));
+          // ONNX Runtime maps an axis of scale 1 straight through, whatever the modes.
+          const int64_t ih = p.scale_h == 1.0f ? oh : nearest_index(p.nearest, sy, H);
+          const int64_t iw = p.scale_w == 1.0f ? ow : nearest_index(p.nearest, sx, W);
+          v = x.at<float>(n, c, ih, iw);
         } else {
           const LinearTap ty = linear_tap(sy, H), tx = linear_tap(sx, W);
           v = tx.d2 * ty.d2 * x.at<float>(n, c, ty.i1, tx.i1) +

@@ -210,6 +210,11 @@ TEST(Resize, SameShapeCopiesAndThreadsAgree) {
   p.coord = ResizeCoord::tf_half_pixel_for_nn;
   p.nearest = ResizeNearest::ceil;  // would shift by one without the copy rule
   EXPECT_TRUE(same_bits(resize(x, 5, 7, p), x.to_vector<float>()));
+  // Nearest on one axis of scale 1 maps it straight through too (ceil would shift rows).
+  const Tensor r = Tensor::from<float>({1, 1, 3, 1}, {1, 2, 3});
+  p.scale_w = 2.0f;
+  EXPECT_TRUE(same_bits(resize(r, 3, 2, p), {1, 1, 2, 2, 3, 3}));
+  p.scale_w = 1.0f;
   p.mode = ResizeMode::linear;
   p.coord = ResizeCoord::half_pixel;
   p.scale_h = 13.0f / 5.0f;
