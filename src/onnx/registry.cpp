@@ -10,7 +10,7 @@ namespace {
 const std::vector<const std::vector<OpEntry>*>& op_tables() {
   static const std::vector<const std::vector<OpEntry>*> tables = {
       &fp32_ops(), &shape_ops(),  &quant_ops(), &quant_extra_ops(),
-      &math_ops(), &tensor_ops(), &index_ops()};
+      &math_ops(), &tensor_ops(), &index_ops(), &deconv_ops()};
   return tables;
 }
 }  // namespace
