@@ -564,7 +564,7 @@ TEST(GhpIsaText, EveryFieldMustBeNamed) {
           (void)assemble_line(partial, hw);
           ADD_FAILURE() << "no error for " << partial;
         } catch (const Error& e) {
-          EXPECT_EQ(e.parameter(), "line") << e.what();
+          EXPECT_EQ(e.parameter(), "fields") << e.what();
           EXPECT_NE(e.value().find("'" + partial + "'"), std::string::npos) << e.what();
           EXPECT_NE(e.value().find("1 missing: " + std::string(fs[i].name) + ")"),
                     std::string::npos)
@@ -578,7 +578,7 @@ TEST(GhpIsaText, EveryFieldMustBeNamed) {
     assemble("# header\n\nAVGP\n", kPublic);
     FAIL() << "AVGP alone assembled";
   } catch (const Error& e) {
-    EXPECT_EQ(e.parameter(), "line 3: line") << e.what();
+    EXPECT_EQ(e.parameter(), "line 3: fields") << e.what();
     const size_t n = fields(Format::pool64).size();
     EXPECT_NE(e.value().find(std::to_string(n) + " missing: xphs_addr xphs_len"), std::string::npos)
         << e.what();

@@ -107,7 +107,8 @@ Instruction assemble_line(const std::string& line, const HwConfig& hw) {
       missing += fs[i].name;
     }
   if (n_missing)
-    fail(fn, "line", "'" + line + "' (" + std::to_string(n_missing) + " missing: " + missing + ")",
+    fail(fn, "fields",
+         "'" + line + "' (" + std::to_string(n_missing) + " missing: " + missing + ")",
          "all " + std::to_string(fs.size()) + " fields of " + op_name(ins.op) +
              " as name=value, as disassemble writes them");
   return ins;
