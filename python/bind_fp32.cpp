@@ -2,6 +2,7 @@
 // seed names otherwise. Functions return new arrays; with result_add=True the
 // result is y + f(x) for the given y (which is not modified).
 #include "arrays.hpp"
+#include "checked_def.hpp"
 #include "npukit/npukit.hpp"
 
 namespace npukit::python {
@@ -66,8 +67,8 @@ E enum_arg(const std::string& v, const char* fn, const char* name,
 }
 
 void bind_pools(py::module_& m) {
-  m.def(
-      "average_pool",
+  def_checked(
+      m, "average_pool",
       [](const py::object& xo, const std::string& auto_pad, int64_t ceil_mode,
          int64_t count_include_pad, const Ints& dilations, const Ints& kernel_shape,
          const Ints& pads, const Ints& strides, const std::string& profile, int64_t opset) {
@@ -83,8 +84,8 @@ void bind_pools(py::module_& m) {
       "ONNX AveragePool on an (N, C, H, W) float32 array; profile 'onnxruntime' or 'pytorch' "
       "sets the divisor rule. opset: the node's ONNX opset, which picks ONNX Runtime's loop "
       "(19 and later: its own loop, before: MLAS); 0 means 19 with dilations, else 18.");
-  m.def(
-      "max_pool",
+  def_checked(
+      m, "max_pool",
       [](const py::object& xo, const std::string& auto_pad, int64_t ceil_mode,
          const Ints& dilations, const Ints& kernel_shape, const Ints& pads, int64_t storage_order,
          const Ints& strides, const std::string& profile) {
@@ -100,8 +101,8 @@ void bind_pools(py::module_& m) {
       "ONNX MaxPool (output Y only) on float32, int8 or uint8 (N, C, H, W) arrays.");
   for (auto [name, mode] : {std::pair{"global_average_pool", PoolMode::avg},
                             std::pair{"global_max_pool", PoolMode::max}}) {
-    m.def(
-        name,
+    def_checked(
+        m, name,
         [mode = mode, name = name](const py::object& xo, const std::string& profile) {
           const std::string fn = std::string("npukit.") + name;
           py::array x = mode == PoolMode::avg ? as_dtype(xo, DType::f32, fn.c_str(), "x")
@@ -118,8 +119,8 @@ void bind_pools(py::module_& m) {
         "ONNX global pooling of an (N, C, H, W) array to (N, C, 1, 1); the profile sets the NaN "
         "rule of max and the summation of avg.");
   }
-  m.def(
-      "pool2d",
+  def_checked(
+      m, "pool2d",
       [](const py::object& xo, const std::string& mode, int64_t kernel_h, int64_t kernel_w,
          int64_t stride_h, int64_t stride_w, int64_t dilation_h, int64_t dilation_w, int64_t ins_h,
          int64_t ins_w, int64_t pad_top, int64_t pad_bottom, int64_t pad_left, int64_t pad_right,
@@ -163,8 +164,8 @@ void bind_pools(py::module_& m) {
       "Every pooling parameter of the core: mode avg|max|sum, zero insertion ins_h/ins_w, "
       "divisor kernel_area|valid_count|clipped_window, pad_value neg_inf|neg_flt_max|zero, "
       "nan propagate|ignore|first_tap, loop taps|mlas|mlas_nchwc (ONNX Runtime's MLAS orders).");
-  m.def(
-      "sum_pool",
+  def_checked(
+      m, "sum_pool",
       [](const py::object& xo, int64_t kernel_h, int64_t kernel_w, int64_t stride_h,
          int64_t stride_w, int64_t ins_h, int64_t ins_w, const Ints& pad, float coeff) {
         constexpr const char* fn = "npukit.sum_pool";
@@ -196,8 +197,8 @@ void bind_pools(py::module_& m) {
 }
 
 void bind_conv(py::module_& m) {
-  m.def(
-      "conv",
+  def_checked(
+      m, "conv",
       [](const py::object& xo, const py::object& wo, const py::object& bo,
          const std::string& auto_pad, const Ints& dilations, int64_t group,
          const Ints& kernel_shape, const Ints& pads, const Ints& strides, const py::object& yo,
@@ -229,8 +230,8 @@ void bind_conv(py::module_& m) {
       arg("pads") = py::none(), arg("strides") = py::none(), arg("y") = py::none(),
       arg("result_add") = false,
       "ONNX Conv (2-D, float32); result_add=True returns y + conv(x) (seed 004).");
-  m.def(
-      "depthwise2d",
+  def_checked(
+      m, "depthwise2d",
       [](const py::object& xo, const py::object& wo, const py::object& bo, const Ints& stride,
          const Ints& pad, const Ints& dilation, const py::object& yo, bool result_add) {
         constexpr const char* fn = "npukit.depthwise2d";
@@ -284,8 +285,8 @@ void bind_conv(py::module_& m) {
 }
 
 void bind_matmul_elementwise(py::module_& m) {
-  m.def(
-      "mat_mul",
+  def_checked(
+      m, "mat_mul",
       [](const py::object& ao, const py::object& bo) {
         constexpr const char* fn = "npukit.mat_mul";
         py::array a = as_dtype(ao, DType::f32, fn, "a");
@@ -296,8 +297,8 @@ void bind_matmul_elementwise(py::module_& m) {
         return y;
       },
       arg("a"), arg("b"), "ONNX MatMul (numpy.matmul broadcasting, ranks 1 to 4), float32.");
-  m.def(
-      "matmul",
+  def_checked(
+      m, "matmul",
       [](const py::object& ao, const py::object& bo, const py::object& biaso, const py::object& yo,
          bool result_add) {
         constexpr const char* fn = "npukit.matmul";
@@ -315,8 +316,8 @@ void bind_matmul_elementwise(py::module_& m) {
       },
       arg("a"), arg("b"), arg("bias") = py::none(), py::kw_only(), arg("y") = py::none(),
       arg("result_add") = false, "Seed 004 matmul: a (M, K) @ b (K, N) + bias (N), result_add.");
-  m.def(
-      "relu",
+  def_checked(
+      m, "relu",
       [](const py::object& xo, const std::string& profile, const py::object& yo, bool result_add) {
         constexpr const char* fn = "npukit.relu";
         py::array x = as_dtype(xo, DType::f32, fn, "x");
@@ -333,8 +334,8 @@ void bind_matmul_elementwise(py::module_& m) {
       },
       arg("x"), py::kw_only(), arg("profile") = "onnxruntime", arg("y") = py::none(),
       arg("result_add") = false, "ONNX Relu; profile bm1684 maps NaN to +0 like okk_bdc_relu.");
-  m.def(
-      "bias",
+  def_checked(
+      m, "bias",
       [](const py::object& x, const py::object& b, const py::object& y, bool result_add) {
         return channel_op("npukit.bias", x, y, result_add, [&](auto xv, auto yv, auto p) {
           bias(xv, view_of(as_dtype(b, DType::f32, "npukit.bias", "b")), yv, p);
@@ -342,8 +343,8 @@ void bind_matmul_elementwise(py::module_& m) {
       },
       arg("x"), arg("b"), py::kw_only(), arg("y") = py::none(), arg("result_add") = false,
       "Seed 004 okk_bdc_bias: x + b[c] on (N, C, H, W).");
-  m.def(
-      "scale",
+  def_checked(
+      m, "scale",
       [](const py::object& x, const py::object& s, const py::object& y, bool result_add) {
         return channel_op("npukit.scale", x, y, result_add, [&](auto xv, auto yv, auto p) {
           scale(xv, view_of(as_dtype(s, DType::f32, "npukit.scale", "s")), yv, p);
@@ -351,8 +352,8 @@ void bind_matmul_elementwise(py::module_& m) {
       },
       arg("x"), arg("s"), py::kw_only(), arg("y") = py::none(), arg("result_add") = false,
       "Seed 004 okk_bdc_scale: x * s[c] on (N, C, H, W).");
-  m.def(
-      "scale_bias",
+  def_checked(
+      m, "scale_bias",
       [](const py::object& x, const py::object& s, const py::object& b, const py::object& y,
          bool result_add) {
         constexpr const char* fn = "npukit.scale_bias";

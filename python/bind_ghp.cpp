@@ -1,7 +1,11 @@
 // GHP-FPGA fixed point and instructions for Python: the accelerator's
 // QLinearAveragePool/MaxPool/QLinearAdd under ghp_rtl or ghp_golden, the
 // multiplier decomposition, and text <-> binary instructions.
+#include <limits>
+
+#include "args.hpp"
 #include "arrays.hpp"
+#include "checked_def.hpp"
 #include "npukit/isa/ghp.hpp"
 #include "npukit/quant/ghp.hpp"
 
@@ -75,9 +79,12 @@ py::object requantize(const py::object& acc, int64_t m1, int n1, int y_zp,
   constexpr const char* fn = "npukit.ghp_requantize";
   const ghp::PostProc p{m1, n1, y_zp, ghp::post_rounding_for(profile_arg(profile))};
   ghp::check_post_proc(p, fn);
-  if (py::isinstance<py::int_>(acc)) return py::int_(ghp::requantize(acc.cast<int64_t>(), p));
-  auto in = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(acc);
-  check(static_cast<bool>(in), fn, "acc", "not an integer array", "an int or an int64 array");
+  constexpr int64_t lo = std::numeric_limits<int64_t>::min(),
+                    hi = std::numeric_limits<int64_t>::max();
+  if (py::isinstance<py::int_>(acc))
+    return py::int_(ghp::requantize(int_arg(acc, fn, "acc", lo, hi), p));
+  // Integers only: forcecast would truncate floats and wrap beyond 64 bits.
+  const py::array_t<int64_t> in = int_array(acc, fn, "acc", lo, hi);
   py::array_t<uint8_t> out(std::vector<py::ssize_t>(in.shape(), in.shape() + in.ndim()));
   const int64_t* src = in.data();
   uint8_t* dst = out.mutable_data();
@@ -88,8 +95,8 @@ py::object requantize(const py::object& acc, int64_t m1, int n1, int y_zp,
 }  // namespace
 
 void bind_ghp(py::module_& m) {
-  m.def(
-      "ghp_decompose_multiplier",
+  def_checked(
+      m, "ghp_decompose_multiplier",
       [](double M, const std::string& edge) {
         check(edge == "renormalize" || edge == "reject", "npukit.ghp_decompose_multiplier", "edge",
               "'" + edge + "'", "renormalize or reject");
@@ -100,8 +107,8 @@ void bind_ghp(py::module_& m) {
       arg("M"), arg("edge") = "renormalize",
       "GHP compiler: M ~= m1 * 2^-n1 with m1 in [2^25, 2^26). Returns (m1, n1); the instruction "
       "stores n1 - 1.");
-  m.def(
-      "ghp_add_params",
+  def_checked(
+      m, "ghp_add_params",
       [](double a_scale, double b_scale, double c_scale) {
         const ghp::AddParams p =
             ghp::add_params(Profile::ghp_rtl, a_scale, 0, b_scale, 0, c_scale, 0);
@@ -109,30 +116,32 @@ void bind_ghp(py::module_& m) {
       },
       arg("a_scale"), arg("b_scale"), arg("c_scale"),
       "QLinearAdd multipliers sharing one exponent: (m1, m2, n).");
-  m.def("ghp_requantize", &requantize, arg("acc"), arg("m1"), arg("n1"), arg("y_zero_point"),
-        arg("profile") = "ghp_rtl",
-        "The post-processing unit on accumulators (int or int64 array) -> uint8.");
-  m.def("ghp_avg_pool", &avg_pool, arg("x"), arg("kernel_shape").none(true), arg("x_scale"),
-        arg("x_zero_point"), arg("y_scale"), arg("y_zero_point"), arg("strides") = py::none(),
-        arg("pads") = py::none(), arg("ceil_mode") = 0, arg("count_include_pad") = 1,
-        arg("auto_pad") = "NOTSET", arg("profile") = "ghp_rtl",
-        "QLinearAveragePool (uint8 NCHW) as the GHP accelerator computes it (kernel_shape=None: "
-        "global).");
-  m.def("ghp_max_pool", &max_pool, arg("x"), arg("kernel_shape"), arg("strides") = py::none(),
-        arg("pads") = py::none(), arg("ceil_mode") = 0, arg("auto_pad") = "NOTSET",
-        arg("profile") = "ghp_rtl", "uint8 MaxPool on the GHP accelerator.");
-  m.def("ghp_qlinear_add", &qlinear_add, arg("a"), arg("a_scale"), arg("a_zero_point"), arg("b"),
-        arg("b_scale"), arg("b_zero_point"), arg("c_scale"), arg("c_zero_point"),
-        arg("profile") = "ghp_rtl", "QLinearAdd (uint8) on the GHP accelerator.");
-  m.def(
-      "ghp_assemble",
+  def_checked(m, "ghp_requantize", &requantize, arg("acc"), arg("m1"), arg("n1"),
+              arg("y_zero_point"), arg("profile") = "ghp_rtl",
+              "The post-processing unit on accumulators (int or int64 array) -> uint8.");
+  def_checked(
+      m, "ghp_avg_pool", &avg_pool, arg("x"), arg("kernel_shape").none(true), arg("x_scale"),
+      arg("x_zero_point"), arg("y_scale"), arg("y_zero_point"), arg("strides") = py::none(),
+      arg("pads") = py::none(), arg("ceil_mode") = 0, arg("count_include_pad") = 1,
+      arg("auto_pad") = "NOTSET", arg("profile") = "ghp_rtl",
+      "QLinearAveragePool (uint8 NCHW) as the GHP accelerator computes it (kernel_shape=None: "
+      "global).");
+  def_checked(m, "ghp_max_pool", &max_pool, arg("x"), arg("kernel_shape"),
+              arg("strides") = py::none(), arg("pads") = py::none(), arg("ceil_mode") = 0,
+              arg("auto_pad") = "NOTSET", arg("profile") = "ghp_rtl",
+              "uint8 MaxPool on the GHP accelerator.");
+  def_checked(m, "ghp_qlinear_add", &qlinear_add, arg("a"), arg("a_scale"), arg("a_zero_point"),
+              arg("b"), arg("b_scale"), arg("b_zero_point"), arg("c_scale"), arg("c_zero_point"),
+              arg("profile") = "ghp_rtl", "QLinearAdd (uint8) on the GHP accelerator.");
+  def_checked(
+      m, "ghp_assemble",
       [](const std::string& text, const std::string& hw) {
         const std::vector<uint8_t> b = ghp::encode_stream(ghp::assemble(text, ghp::hw_preset(hw)));
         return py::bytes(reinterpret_cast<const char*>(b.data()), b.size());
       },
       arg("text"), arg("hw") = "M64P64Q16R16S8", "Text form -> binary instruction stream.");
-  m.def(
-      "ghp_disassemble",
+  def_checked(
+      m, "ghp_disassemble",
       [](const py::bytes& data, const std::string& hw) {
         const std::string s = data;
         std::string out;

@@ -1,5 +1,6 @@
 // NPU-related operators: the BM168x quantized pooling of the operator core.
 #include "arrays.hpp"
+#include "checked_def.hpp"
 #include "npukit/ops/bm_pool_quantized.hpp"
 
 namespace npukit::python {
@@ -13,8 +14,8 @@ std::pair<int64_t, int64_t> pair_arg(const std::vector<int64_t>& v, const char* 
 }  // namespace
 
 void bind_npu(py::module_& m) {
-  m.def(
-      "bm_pool_quantized",
+  def_checked(
+      m, "bm_pool_quantized",
       [](const py::object& xo, const std::string& mode, const std::vector<int64_t>& kernel,
          const std::vector<int64_t>& stride, const std::vector<int64_t>& pad,
          const std::vector<int64_t>& ins, const std::vector<int64_t>& dilation, int rshift,

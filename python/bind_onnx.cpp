@@ -1,6 +1,7 @@
 // ONNX models from Python: npukit.run_model(path, {name: array}, profile=...)
 // and npukit.OnnxModel for repeated runs (planned once per input shape).
 #include "arrays.hpp"
+#include "checked_def.hpp"
 #include "npukit/onnx/model.hpp"
 
 namespace npukit::python {
@@ -9,8 +10,8 @@ namespace {
 
 using py::arg;
 
-py::dict run(onnx::Model& m, const py::dict& feeds) {
-  constexpr const char* fn = "npukit.run_model";
+// fn: "npukit.run_model" or "npukit.OnnxModel.run", for the messages.
+py::dict run(onnx::Model& m, const py::dict& feeds, const char* fn) {
   std::vector<py::array> arrays;
   std::vector<TensorView> views;
   for (const onnx::ValueInfo& v : m.inputs()) {
@@ -20,6 +21,9 @@ py::dict run(onnx::Model& m, const py::dict& feeds) {
     views.push_back(view_of(arrays.back()));
   }
   for (const auto& item : feeds) {
+    check(py::isinstance<py::str>(item.first), fn, "inputs",
+          "a key of type " + std::string(Py_TYPE(item.first.ptr())->tp_name),
+          "input names (str) as keys");
     const auto name = py::cast<std::string>(item.first);
     bool known = false;
     for (const onnx::ValueInfo& v : m.inputs()) known = known || v.name == name;
@@ -57,11 +61,21 @@ void bind_onnx(py::module_& m) {
   py::register_exception<onnx::ModelError>(m, "ModelError", m.attr("Error").ptr());
   py::class_<onnx::Model>(m, "OnnxModel",
                           "An ONNX model loaded and checked once; run() it on dicts of arrays")
-      .def(py::init([](const std::string& path, const std::string& profile, bool fallback) {
-             return onnx::Model::load(path, profile_arg(profile), fallback);
-           }),
+      .def(py::init(checked_call(
+               "npukit.OnnxModel",
+               [](const std::string& path, const std::string& profile, bool fallback) {
+                 return onnx::Model::load(path, profile_arg(profile), fallback);
+               },
+               arg("path"), arg("profile"), arg("fallback"))),
            arg("path"), arg("profile") = "onnxruntime", arg("fallback") = false)
-      .def("run", &run, arg("inputs"), "Run on {input name: array}; returns {output name: array}")
+      .def("run",
+           checked_call(
+               "npukit.OnnxModel.run",
+               [](onnx::Model& md, const py::dict& inputs) {
+                 return run(md, inputs, "npukit.OnnxModel.run");
+               },
+               arg("self"), arg("inputs")),
+           arg("inputs"), "Run on {input name: array}; returns {output name: array}")
       .def_property_readonly(
           "inputs", [](const onnx::Model& md) { return infos(md.inputs()); },
           "[(name, dtype, shape)], symbolic dimensions as strings")
@@ -101,8 +115,8 @@ void bind_onnx(py::module_& m) {
           },
           "Planned nodes in execution order: name, op_type, domain, profile and outputs "
           "[(value, element type, shape)] of the latest plan");
-  m.def(
-      "supported_operators",
+  def_checked(
+      m, "supported_operators",
       [] {
         py::list l;
         for (const onnx::OperatorInfo& o : onnx::operator_list())
@@ -111,12 +125,12 @@ void bind_onnx(py::module_& m) {
         return l;
       },
       "[(domain, op_type, min_opset, max_opset)]: every ONNX operator the runner executes");
-  m.def(
-      "run_model",
+  def_checked(
+      m, "run_model",
       [](const std::string& path, const py::dict& inputs, const std::string& profile,
          bool fallback) {
         onnx::Model model = onnx::Model::load(path, profile_arg(profile), fallback);
-        return run(model, inputs);
+        return run(model, inputs, "npukit.run_model");
       },
       arg("path"), arg("inputs"), py::kw_only(), arg("profile") = "onnxruntime",
       arg("fallback") = false,

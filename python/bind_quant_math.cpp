@@ -3,6 +3,7 @@
 // Scalar primitives are numpy-vectorized (they accept arrays and broadcast).
 #include "args.hpp"
 #include "arrays.hpp"
+#include "checked_def.hpp"
 #include "npukit/quant/conv_integer.hpp"
 #include "npukit/quant/cvm.hpp"
 #include "npukit/quant/gemmlowp.hpp"
@@ -37,16 +38,16 @@ DType qtype_arg(const std::string& name, const char* fn) {
 }
 
 void bind_primitives(py::module_& m) {
-  m.def(
-      "roundings",
+  def_checked(
+      m, "roundings",
       [] {
         std::vector<std::string> names;
         for (Rounding r : all_roundings()) names.emplace_back(rounding_name(r));
         return names;
       },
       "Names of the rounding rules.");
-  m.def(
-      "div_round",
+  def_checked(
+      m, "div_round",
       [](const py::object& num, const py::object& den, const py::object& rounding) {
         constexpr const char* fn = "npukit.div_round";
         const Rounding r = rounding_from_name(str_arg(rounding, fn, "rounding"));
@@ -56,8 +57,8 @@ void bind_primitives(py::module_& m) {
       },
       arg("num"), arg("den"), arg("rounding") = "half_to_even",
       "Exact round(num / den) (int64, broadcasting) under a rule from roundings().");
-  m.def(
-      "shift_round",
+  def_checked(
+      m, "shift_round",
       [](const py::object& x, const py::object& shift_obj, const py::object& rounding) {
         constexpr const char* fn = "npukit.shift_round";
         const Rounding r = rounding_from_name(str_arg(rounding, fn, "rounding"));
@@ -67,8 +68,8 @@ void bind_primitives(py::module_& m) {
       },
       arg("x"), arg("shift"), arg("rounding") = "half_up",
       "Exact round(x / 2^shift), shift 0..63.");
-  m.def(
-      "round_to_int",
+  def_checked(
+      m, "round_to_int",
       [](const py::object& x, const py::object& rounding) {
         constexpr const char* fn = "npukit.round_to_int";
         const Rounding r = rounding_from_name(str_arg(rounding, fn, "rounding"));
@@ -76,8 +77,8 @@ void bind_primitives(py::module_& m) {
       },
       arg("x"), arg("rounding") = "half_to_even", "Exact rounding of float64 values to int64.");
 
-  m.def(
-      "saturating_rounding_doubling_high_mul",
+  def_checked(
+      m, "saturating_rounding_doubling_high_mul",
       [](const py::object& a, const py::object& b) {
         constexpr const char* fn = "npukit.saturating_rounding_doubling_high_mul";
         return py::vectorize([](int64_t x, int64_t y) {
@@ -87,8 +88,8 @@ void bind_primitives(py::module_& m) {
            int_array(b, fn, "b", kInt32Min, kInt32Max));
       },
       arg("a"), arg("b"), "gemmlowp SaturatingRoundingDoublingHighMul on int32.");
-  m.def(
-      "rounding_divide_by_pot",
+  def_checked(
+      m, "rounding_divide_by_pot",
       [](const py::object& x, const py::object& e) {
         constexpr const char* fn = "npukit.rounding_divide_by_pot";
         return py::vectorize([](int64_t v, int64_t k) {
@@ -97,8 +98,8 @@ void bind_primitives(py::module_& m) {
       },
       arg("x"), arg("exponent"), "gemmlowp RoundingDivideByPOT on int32 (exponent 0..31).");
 
-  m.def(
-      "quantize_multiplier",
+  def_checked(
+      m, "quantize_multiplier",
       [](double M, bool single_rounding, bool checked) {
         const QuantizedMultiplier q = checked ? quantize_multiplier_checked(M)
                                               : quantize_multiplier(M, tflite_arg(single_rounding));
@@ -107,8 +108,8 @@ void bind_primitives(py::module_& m) {
       arg("real_multiplier"), py::kw_only(), arg("single_rounding") = false, arg("checked") = false,
       "TFLite QuantizeMultiplier: (multiplier, shift) with M = multiplier * 2^(shift - 31). "
       "checked=True raises instead of flushing/saturating an unrepresentable M.");
-  m.def(
-      "multiply_by_quantized_multiplier",
+  def_checked(
+      m, "multiply_by_quantized_multiplier",
       [](const py::object& x, const py::object& multiplier, const py::object& shift,
          bool single_rounding) {
         constexpr const char* fn = "npukit.multiply_by_quantized_multiplier";
@@ -123,16 +124,16 @@ void bind_primitives(py::module_& m) {
       arg("x"), arg("multiplier"), arg("shift"), py::kw_only(), arg("single_rounding") = false,
       "TFLite MultiplyByQuantizedMultiplier (double rounding, or TFLITE_SINGLE_ROUNDING).");
 
-  m.def(
-      "xnnpack_multiplier",
+  def_checked(
+      m, "xnnpack_multiplier",
       [](float scale) {
         const XnnpackMantissaMultiplier mm = xnnpack_mantissa_multiplier(scale);
         return py::make_tuple(mm.mantissa, mm.shift);
       },
       arg("scale"),
       "XNNPACK rndnu multiplier: (mantissa, shift) with scale = mantissa * 2^-shift.");
-  m.def(
-      "xnnpack_requantize",
+  def_checked(
+      m, "xnnpack_requantize",
       [](const py::object& acc, const py::object& scale_obj, const py::object& zp,
          const py::object& qmin_obj, const py::object& qmax_obj, const py::object& scheme_obj) {
         constexpr const char* fn = "npukit.xnnpack_requantize";
@@ -164,15 +165,15 @@ void bind_primitives(py::module_& m) {
       arg("acc"), arg("scale"), arg("zero_point") = 0, arg("qmin") = -128, arg("qmax") = 127,
       arg("scheme") = "rndnu", "XNNPACK requantization of int32 accumulators.");
 
-  m.def(
-      "cvm_float",
+  def_checked(
+      m, "cvm_float",
       [](double r, int bits) {
         const CvmFloat f = cvm_float(r, bits);
         return py::make_tuple(f.frac, f.exp);
       },
       arg("r"), arg("bits") = 24, "MRT cvm_float: (frac, exp) with r ~= frac * 2^exp.");
-  m.def(
-      "cvm_right_shift",
+  def_checked(
+      m, "cvm_right_shift",
       [](const py::object& x, const py::object& shift, const py::object& precision) {
         constexpr const char* fn = "npukit.cvm_right_shift";
         const int s = static_cast<int>(int_arg(shift, fn, "shift", kInt32Min, kInt32Max));
@@ -182,8 +183,8 @@ void bind_primitives(py::module_& m) {
       },
       arg("x"), arg("shift"), arg("precision"),
       "CVM right shift: round(x / 2^shift) ties up, clipped to +-(2^(precision-1) - 1).");
-  m.def(
-      "cvm_clip",
+  def_checked(
+      m, "cvm_clip",
       [](const py::object& x, const py::object& precision) {
         constexpr const char* fn = "npukit.cvm_clip";
         const int p = static_cast<int>(int_arg(precision, fn, "precision", kInt32Min, kInt32Max));
@@ -191,8 +192,8 @@ void bind_primitives(py::module_& m) {
             int_array(x, fn, "x", kInt64Min, kInt64Max));
       },
       arg("x"), arg("precision"));
-  m.def(
-      "cvm_requantize",
+  def_checked(
+      m, "cvm_requantize",
       [](const py::object& x, const py::object& frac, const py::object& exp,
          const py::object& precision) {
         constexpr const char* fn = "npukit.cvm_requantize";
@@ -209,22 +210,26 @@ void bind_primitives(py::module_& m) {
 void bind_calibration(py::module_& m) {
   py::class_<MrtQuantParams>(m, "MrtQuantParams",
                              "MRT scale (sc) and zero point per tensor or channel")
-      .def(py::init([](const std::string& scheme, int precision, int axis, std::vector<double> sc,
-                       std::vector<double> zp) {
-             constexpr const char* fn = "npukit.MrtQuantParams";
-             check_range(fn, "precision", precision, 2, 16);
-             check_range(fn, "axis", axis, -1, 3);
-             check(!sc.empty() && sc.size() == zp.size(), fn, "sc",
-                   std::to_string(sc.size()) + " scales and " + std::to_string(zp.size()) +
-                       " zero points",
-                   "one or more scales and as many zero points");
-             for (double v : sc)
-               check(std::isfinite(v) && v > 0, fn, "sc", std::to_string(v), "finite scales > 0");
-             for (double v : zp)
-               check(std::isfinite(v), fn, "zp", std::to_string(v), "finite zero points");
-             return MrtQuantParams{mrt_scheme_from_name(scheme), precision, axis, std::move(sc),
-                                   std::move(zp)};
-           }),
+      .def(py::init(checked_call(
+               "npukit.MrtQuantParams",
+               [](const std::string& scheme, int precision, int axis, std::vector<double> sc,
+                  std::vector<double> zp) {
+                 constexpr const char* fn = "npukit.MrtQuantParams";
+                 check_range(fn, "precision", precision, 2, 16);
+                 check_range(fn, "axis", axis, -1, 3);
+                 check(!sc.empty() && sc.size() == zp.size(), fn, "sc",
+                       std::to_string(sc.size()) + " scales and " + std::to_string(zp.size()) +
+                           " zero points",
+                       "one or more scales and as many zero points");
+                 for (double v : sc)
+                   check(std::isfinite(v) && v > 0, fn, "sc", std::to_string(v),
+                         "finite scales > 0");
+                 for (double v : zp)
+                   check(std::isfinite(v), fn, "zp", std::to_string(v), "finite zero points");
+                 return MrtQuantParams{mrt_scheme_from_name(scheme), precision, axis, std::move(sc),
+                                       std::move(zp)};
+               },
+               arg("scheme"), arg("precision"), arg("axis"), arg("sc"), arg("zp"))),
            arg("scheme"), arg("precision"), arg("axis"), arg("sc"), arg("zp"))
       .def_property_readonly("scheme",
                              [](const MrtQuantParams& p) { return mrt_scheme_name(p.scheme); })
@@ -237,16 +242,16 @@ void bind_calibration(py::module_& m) {
                "', precision=" + std::to_string(p.precision) + ", axis=" + std::to_string(p.axis) +
                ", channels=" + std::to_string(p.sc.size()) + ")";
       });
-  m.def(
-      "mrt_calibrate",
+  def_checked(
+      m, "mrt_calibrate",
       [](const py::object& x, const std::string& scheme, int precision, int axis) {
         py::array a = as_dtype(x, DType::f32, "npukit.mrt_calibrate", "x");
         return mrt_calibrate(view_of(a), mrt_scheme_from_name(scheme), precision, axis);
       },
       arg("x"), arg("scheme") = "symmetric", arg("precision") = 8, arg("axis") = -1,
       "MRT calibration: scheme 'symmetric', 'seed_affine' or 'zero_point'; axis -1 = layer-wise.");
-  m.def(
-      "mrt_quantize",
+  def_checked(
+      m, "mrt_quantize",
       [](const py::object& x, const MrtQuantParams& p) {
         py::array a = as_dtype(x, DType::f32, "npukit.mrt_quantize", "x");
         py::array y = new_array(DType::s32, view_of(a).shape());
@@ -254,8 +259,8 @@ void bind_calibration(py::module_& m) {
         return y;
       },
       arg("x"), arg("params"), "float32 -> int32 with the MRT formulas.");
-  m.def(
-      "mrt_dequantize",
+  def_checked(
+      m, "mrt_dequantize",
       [](const py::object& q, const MrtQuantParams& p) {
         py::array a = as_tensor(q, "npukit.mrt_dequantize", "q");
         py::array y = new_array(DType::f32, view_of(a).shape());
@@ -263,8 +268,8 @@ void bind_calibration(py::module_& m) {
         return y;
       },
       arg("q"), arg("params"));
-  m.def(
-      "mrt_requantize",
+  def_checked(
+      m, "mrt_requantize",
       [](const py::object& q, const MrtQuantParams& from, const MrtQuantParams& to, int bits) {
         py::array a = as_tensor(q, "npukit.mrt_requantize", "q");
         py::array y = new_array(DType::s32, view_of(a).shape());
@@ -275,19 +280,22 @@ void bind_calibration(py::module_& m) {
       "Symmetric integer requantization through cvm_float and cvm_right_shift.");
 
   py::class_<OnnxQuantParams>(m, "OnnxQuantParams", "ONNX scale / zero point per tensor or axis")
-      .def(py::init([](const std::string& dtype, int axis, std::vector<float> scale,
-                       std::vector<int32_t> zero_point) {
-             return OnnxQuantParams{qtype_arg(dtype, "npukit.OnnxQuantParams"), axis,
-                                    std::move(scale), std::move(zero_point)};
-           }),
+      .def(py::init(checked_call(
+               "npukit.OnnxQuantParams",
+               [](const std::string& dtype, int axis, std::vector<float> scale,
+                  std::vector<int32_t> zero_point) {
+                 return OnnxQuantParams{qtype_arg(dtype, "npukit.OnnxQuantParams"), axis,
+                                        std::move(scale), std::move(zero_point)};
+               },
+               arg("dtype"), arg("axis"), arg("scale"), arg("zero_point"))),
            arg("dtype"), arg("axis"), arg("scale"), arg("zero_point"))
       .def_property_readonly(
           "dtype", [](const OnnxQuantParams& p) { return numpy_dtype(p.dtype).attr("name"); })
       .def_readonly("axis", &OnnxQuantParams::axis)
       .def_readonly("scale", &OnnxQuantParams::scale)
       .def_readonly("zero_point", &OnnxQuantParams::zero_point);
-  m.def(
-      "onnx_calibrate",
+  def_checked(
+      m, "onnx_calibrate",
       [](const py::object& x, const std::string& dtype, bool symmetric, int axis) {
         constexpr const char* fn = "npukit.onnx_calibrate";
         py::array a = as_dtype(x, DType::f32, fn, "x");
@@ -297,8 +305,8 @@ void bind_calibration(py::module_& m) {
       },
       arg("x"), arg("dtype") = "uint8", arg("symmetric") = false, arg("axis") = -1,
       "ONNX-style scale / zero point (DynamicQuantizeLinear rule, or symmetric).");
-  m.def(
-      "onnx_quantize",
+  def_checked(
+      m, "onnx_quantize",
       [](const py::object& x, const OnnxQuantParams& p) {
         py::array a = as_dtype(x, DType::f32, "npukit.onnx_quantize", "x");
         py::array y = new_array(p.dtype, view_of(a).shape());
@@ -306,8 +314,8 @@ void bind_calibration(py::module_& m) {
         return y;
       },
       arg("x"), arg("params"), "saturate(round_half_to_even(x / scale) + zero_point).");
-  m.def(
-      "onnx_dequantize",
+  def_checked(
+      m, "onnx_dequantize",
       [](const py::object& q, const OnnxQuantParams& p) {
         py::array a = as_tensor(q, "npukit.onnx_dequantize", "q");
         py::array y = new_array(DType::f32, view_of(a).shape());
@@ -315,8 +323,8 @@ void bind_calibration(py::module_& m) {
         return y;
       },
       arg("q"), arg("params"), "(q - zero_point) * scale in float32.");
-  m.def(
-      "onnx_requantize",
+  def_checked(
+      m, "onnx_requantize",
       [](const py::object& q, const OnnxQuantParams& from, const OnnxQuantParams& to) {
         py::array a = as_tensor(q, "npukit.onnx_requantize", "q");
         py::array y = new_array(to.dtype, view_of(a).shape());
@@ -340,8 +348,8 @@ IntConv2dParams conv_params(const char* fn, const py::array& w, const Ints& stri
 }
 
 void bind_conv(py::module_& m) {
-  m.def(
-      "seed_conv2d",
+  def_checked(
+      m, "seed_conv2d",
       [](const py::object& xo, const py::object& wo, const Ints& strides, const Ints& pads,
          const Ints& dilations, int64_t group) {
         constexpr const char* fn = "npukit.seed_conv2d";
@@ -355,8 +363,8 @@ void bind_conv(py::module_& m) {
       arg("x"), arg("w"), py::kw_only(), arg("strides") = py::none(), arg("pads") = py::none(),
       arg("dilations") = py::none(), arg("group") = 1,
       "Seed 001 integer convolution (int32 output); ONNX attribute names, pads [t, l, b, r].");
-  m.def(
-      "zero_point_conv2d",
+  def_checked(
+      m, "zero_point_conv2d",
       [](const py::object& xo, const py::object& wo, int32_t x_zero_point, int32_t w_zero_point,
          const Ints& strides, const Ints& pads, const Ints& dilations, int64_t group) {
         constexpr const char* fn = "npukit.zero_point_conv2d";
@@ -373,8 +381,8 @@ void bind_conv(py::module_& m) {
       arg("group") = 1,
       "MRT's integer expansion of sum (x - x_zero_point)(w - w_zero_point); padding is the real "
       "zero.");
-  m.def(
-      "mrt_conv2d",
+  def_checked(
+      m, "mrt_conv2d",
       [](const py::object& xo, const py::object& wo, int32_t x_zero_point, int32_t w_zero_point,
          int64_t frac, int exp, int precision, const Ints& strides, const Ints& pads,
          const Ints& dilations, int64_t group) {

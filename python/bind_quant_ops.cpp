@@ -7,6 +7,7 @@
 
 #include "args.hpp"
 #include "arrays.hpp"
+#include "checked_def.hpp"
 #include "npukit/npukit.hpp"
 #include "npukit/ops/quantized.hpp"
 
@@ -102,8 +103,8 @@ Window2d conv_window(const char* fn, const TensorView& x, const TensorView& w,
 }
 
 void bind_quantize(py::module_& m) {
-  m.def(
-      "quantize_linear",
+  def_checked(
+      m, "quantize_linear",
       [](const py::object& xo, const py::object& y_scale, const py::object& y_zero_point,
          int64_t axis, const std::string& profile) {
         constexpr const char* fn = "npukit.quantize_linear";
@@ -122,8 +123,8 @@ void bind_quantize(py::module_& m) {
       arg("profile") = "onnxruntime",
       "ONNX QuantizeLinear: saturate(round(x / y_scale) + y_zero_point), per tensor or per axis; "
       "the output is int8 when y_zero_point is an int8 array, else uint8.");
-  m.def(
-      "dequantize_linear",
+  def_checked(
+      m, "dequantize_linear",
       [](const py::object& xo, const py::object& x_scale, const py::object& x_zero_point,
          int64_t axis) {
         constexpr const char* fn = "npukit.dequantize_linear";
@@ -142,8 +143,8 @@ void bind_quantize(py::module_& m) {
 }
 
 void bind_avg_pool(py::module_& m) {
-  m.def(
-      "qlinear_average_pool",
+  def_checked(
+      m, "qlinear_average_pool",
       [](const py::object& xo, const py::object& x_scale, const py::object& x_zero_point,
          const py::object& y_scale, const py::object& y_zero_point, const std::string& auto_pad,
          int64_t ceil_mode, int64_t channels_last, int64_t count_include_pad,
@@ -176,8 +177,8 @@ void bind_avg_pool(py::module_& m) {
       arg("strides") = py::none(), arg("profile") = "onnxruntime",
       "com.microsoft QLinearAveragePool on an int8/uint8 (N, C, H, W) array ((N, H, W, C) with "
       "channels_last=1); profile onnxruntime | ghp_rtl | ghp_golden | tflite | mico.");
-  m.def(
-      "qlinear_global_average_pool",
+  def_checked(
+      m, "qlinear_global_average_pool",
       [](const py::object& xo, const py::object& x_scale, const py::object& x_zero_point,
          const py::object& y_scale, const py::object& y_zero_point, int64_t channels_last,
          const std::string& profile) {
@@ -203,8 +204,8 @@ void bind_avg_pool(py::module_& m) {
 }
 
 void bind_conv_matmul(py::module_& m) {
-  m.def(
-      "qlinear_conv",
+  def_checked(
+      m, "qlinear_conv",
       [](const py::object& xo, const py::object& x_scale, const py::object& x_zero_point,
          const py::object& wo, const py::object& w_scale, const py::object& w_zero_point,
          const py::object& y_scale, const py::object& y_zero_point, const py::object& bo,
@@ -246,8 +247,8 @@ void bind_conv_matmul(py::module_& m) {
       "kernel, see onnxruntime_accumulation), float(acc) * (x_scale*w_scale/y_scale), "
       "round half to even, + y_zero_point, saturate. w_scale/w_zero_point per tensor or per "
       "output channel; B is int32.");
-  m.def(
-      "conv_integer",
+  def_checked(
+      m, "conv_integer",
       [](const py::object& xo, const py::object& wo, const py::object& x_zero_point,
          const py::object& w_zero_point, const std::string& auto_pad, const Ints& dilations,
          int64_t group, const Ints& kernel_shape, const Ints& pads, const Ints& strides) {
@@ -274,8 +275,8 @@ void bind_conv_matmul(py::module_& m) {
       py::kw_only(), arg("auto_pad") = "NOTSET", arg("dilations") = py::none(), arg("group") = 1,
       arg("kernel_shape") = py::none(), arg("pads") = py::none(), arg("strides") = py::none(),
       "ONNX ConvInteger: int32 sum of (x - x_zero_point)(w - w_zero_point).");
-  m.def(
-      "qlinear_mat_mul",
+  def_checked(
+      m, "qlinear_mat_mul",
       [](const py::object& ao, const py::object& a_scale, const py::object& a_zero_point,
          const py::object& bo, const py::object& b_scale, const py::object& b_zero_point,
          const py::object& y_scale, const py::object& y_zero_point, const std::string& profile) {
@@ -299,8 +300,8 @@ void bind_conv_matmul(py::module_& m) {
       arg("y_scale"), arg("y_zero_point"), py::kw_only(), arg("profile") = "onnxruntime",
       "ONNX QLinearMatMul with numpy.matmul broadcasting (ranks 1 to 4); b_scale/b_zero_point "
       "per tensor or per column.");
-  m.def(
-      "mat_mul_integer",
+  def_checked(
+      m, "mat_mul_integer",
       [](const py::object& ao, const py::object& bo, const py::object& a_zero_point,
          const py::object& b_zero_point, const std::string& profile) {
         constexpr const char* fn = "npukit.mat_mul_integer";
@@ -320,8 +321,8 @@ void bind_conv_matmul(py::module_& m) {
       "ONNX MatMulInteger: int32 (A - a_zero_point) @ (B - b_zero_point), numpy broadcasting; "
       "u8 x s8 accumulates as the profile's ONNX Runtime kernel does (see "
       "onnxruntime_accumulation).");
-  m.def(
-      "host_cpu_features",
+  def_checked(
+      m, "host_cpu_features",
       [] {
         const CpuFeatures f = host_cpu_features();
         py::dict d;
@@ -332,8 +333,8 @@ void bind_conv_matmul(py::module_& m) {
         return d;
       },
       "The x86 features (CPUID/XGETBV) that decide ONNX Runtime's MLAS integer GEMM kernel.");
-  m.def(
-      "onnxruntime_accumulation",
+  def_checked(
+      m, "onnxruntime_accumulation",
       [](const std::string& profile) {
         return std::string(int_accumulation_name(profile_accumulation(profile_arg(profile))));
       },
@@ -341,8 +342,8 @@ void bind_conv_matmul(py::module_& m) {
       "How QLinearConv/QLinearMatMul/MatMulInteger sum u8 x s8 products under a profile: "
       "'mlas_u8s8_int16_pairs' (ONNX Runtime on x86 without VNNI: adjacent products saturate "
       "to int16) or 'exact_int32'. 'onnxruntime' follows this host's CPU.");
-  m.def(
-      "qlinear_add",
+  def_checked(
+      m, "qlinear_add",
       [](const py::object& ao, const py::object& a_scale, const py::object& a_zero_point,
          const py::object& bo, const py::object& b_scale, const py::object& b_zero_point,
          const py::object& c_scale, const py::object& c_zero_point, const std::string& profile) {

@@ -14,6 +14,7 @@
 import filecmp
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -152,10 +153,35 @@ def main():
                "encode(program.asm) == program.bin")
         r = run("isa", "decode", "--bin", prog_bin, "--format", "ins-txt")
         with open(os.path.join(out, "ins.txt")) as f:
-            report(r.stdout == f.read(), "decode --format ins-txt == ins.txt")
+            report(r.returncode == 0 and r.stdout == f.read(), "decode --format ins-txt == ins.txt")
         r = run("isa", "decode", "--bin", prog_bin)
         with open(os.path.join(out, "program.asm")) as f:
-            report(r.stdout == f.read(), "decode == program.asm")
+            report(r.returncode == 0 and r.stdout == f.read(), "decode == program.asm")
+
+        # issue #11: a text line naming only some fields is an error (it used to
+        # assemble with the rest 0), and decode exits 1 on an invalid instruction
+        # while still printing it.
+        with open(os.path.join(out, "program.asm")) as f:
+            pool_line = next(l for l in f.read().splitlines() if l.startswith(("AVGP", "MAXP")))
+        partial = os.path.join(tmp, "partial.asm")
+        with open(partial, "w") as f:
+            f.write(pool_line + "\nAVGP KH=2\n")
+        for sub in (["decode"], ["encode", "--out", os.path.join(tmp, "partial.bin")]):
+            r = run("isa", *sub, "--asm", partial, expect_ok=False)
+            report(r.returncode != 0 and "line 2" in r.stderr and "missing: xphs_addr" in r.stderr
+                   and "strideH" in r.stderr, f"isa {sub[0]} of a partial line: rc "
+                   f"{r.returncode}, stderr {r.stderr.strip()}")
+        stride0 = os.path.join(tmp, "stride0.asm")
+        with open(stride0, "w") as f:
+            f.write(pool_line + "\n" + re.sub(r"strideH=\d+(:\d+)?", "strideH=0", pool_line) + "\n")
+        r = run("isa", "decode", "--asm", stride0, expect_ok=False)
+        report(r.returncode == 1 and r.stdout.count("\n") == 2 and "# invalid" in r.stdout
+               and "instruction 1 " in r.stderr and "strideH" in r.stderr
+               and "1 of 2 instructions invalid" in r.stderr,
+               f"decode of strideH=0 exits 1: rc {r.returncode}, stderr {r.stderr.strip()}")
+        r = run("isa", "decode", "--asm", stride0, "--format", "ins-txt", expect_ok=False)
+        report(r.returncode == 1 and r.stdout.count("\n") == 2,
+               f"decode --format ins-txt of strideH=0 exits 1: rc {r.returncode}")
         r = run("isa", "disasm", "--bin", prog_bin)
         report(r.returncode == 0 and "# 8 instructions, 0 problems" in r.stdout,
                "disasm reports no consistency problem")

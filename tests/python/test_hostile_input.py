@@ -235,6 +235,120 @@ def onnx_loader_reports_declared_problems():
     assert "bad\\0name" in msg and "unsupported operator" in msg, msg
 
 
+def pybind_params(fn):
+    """[(name, has_default, keyword_only)] from the pybind11 signature line of fn's docstring."""
+    line = (fn.__doc__ or "").splitlines()[0] if fn.__doc__ else ""
+    inner = line[line.index("(") + 1:line.rindex(") ->")] if "(" in line else ""
+    parts, depth, cur = [], 0, ""
+    for ch in inner:
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    out, kw = [], False
+    for p in parts:
+        if p == "*":
+            kw = True
+            continue
+        name = p.split(":")[0].split("=")[0].strip()
+        if name == "self":
+            continue
+        out.append((name, "=" in p, kw))
+    return out
+
+
+def public_callables():
+    """Every public function and class constructor of npukit, plus OnnxModel.run."""
+    out = []
+    for name in sorted(dir(npukit)):
+        obj = getattr(npukit, name)
+        if name.startswith("_") or not callable(obj) or isinstance(obj, type) and \
+                issubclass(obj, BaseException):
+            continue
+        doc_of = obj.__init__ if isinstance(obj, type) else obj
+        out.append(("npukit." + name, obj, pybind_params(doc_of)))
+    model = npukit.OnnxModel(FP32)
+    out.append(("npukit.OnnxModel.run", model.run, pybind_params(npukit.OnnxModel.run)))
+    return out
+
+
+SWEEP_BAD = [None, "12", b"12", object(), 3.5, 2**70, -(2**70), {"a": 1}, [object()]]
+
+
+@test
+def no_generic_type_errors_in_any_public_function():
+    # Issue #11: pybind11's "incompatible function arguments" / "Unable to cast"
+    # TypeErrors name neither the parameter nor what it accepts. Every public
+    # function gets each hostile value in each parameter (required parameters
+    # that are not under test get the same value); the answer must be a result
+    # or npukit.Error in npukit's format (function, parameter, value, allowed).
+    calls, generic, wrong_format = 0, [], []
+    funcs = public_callables()
+    # Functions without parameters (profiles(), num_threads(), ...) take no wrong types.
+    assert sum(1 for f in funcs if f[2]) > 50, [f[0] for f in funcs if f[2]]
+    for qual, fn, params in funcs:
+        for k, (name, _, _) in enumerate(params):
+            for bad in SWEEP_BAD:
+                pos, kw = [], {}
+                for j, (other, has_default, kw_only) in enumerate(params):
+                    if j != k and has_default:
+                        continue
+                    if kw_only or has_default:
+                        kw[other] = bad
+                    else:
+                        pos.append(bad)
+                calls += 1
+                try:
+                    fn(*pos, **kw)
+                except npukit.Error as e:
+                    # Conversion errors name the Python function; checks further in
+                    # may name the C++ function that made them (npukit::...).
+                    msg = str(e)
+                    if not (msg.startswith("npukit") and ": parameter '" in msg
+                            and "is not allowed (allowed:" in msg):
+                        wrong_format.append(f"{qual}({name}={bad!r}): {msg}")
+                except TypeError as e:
+                    generic.append(f"{qual}({name}={bad!r}): {e}".splitlines()[0])
+                except (ValueError, OverflowError, MemoryError) as e:
+                    wrong_format.append(f"{qual}({name}={bad!r}): {type(e).__name__} {e}")
+    print(f"      {calls} calls to {len(funcs)} functions")
+    assert not generic, f"{len(generic)} generic TypeErrors, e.g.\n" + "\n".join(generic[:20])
+    assert not wrong_format, f"{len(wrong_format)} not in npukit's format:\n" + \
+        "\n".join(wrong_format[:20])
+
+
+@test
+def typed_parameters_are_named():
+    # Parameters pybind11 used to convert itself, one per kind (str, int, bool,
+    # float, list, dict, bytes, class).
+    u = np.zeros((1, 1, 4, 4), np.uint8)
+    x = np.zeros((1, 1, 4, 4), np.float32)
+    expect_error(lambda: npukit.set_num_threads(None), "npukit.set_num_threads", "n", "None")
+    expect_error(lambda: npukit.set_num_threads(2**70), "npukit.set_num_threads", "n", "2**70")
+    expect_error(lambda: npukit.supports(3, "onnxruntime"), "npukit.supports", "family", "int")
+    expect_error(lambda: npukit.max_pool(x, kernel_shape=[2, 2], ceil_mode="1"),
+                 "npukit.max_pool", "ceil_mode", "str ceil_mode")
+    expect_error(lambda: npukit.max_pool(x, kernel_shape=[2, 2.5]), "npukit.max_pool",
+                 "kernel_shape", "float in a list")
+    expect_error(lambda: npukit.run_model(FP32, {"image": x}, fallback=None), "npukit.run_model",
+                 "fallback", "None for a bool")
+    expect_error(lambda: npukit.run_model(FP32, [x]), "npukit.run_model", "inputs", "list")
+    expect_error(lambda: npukit.ghp_disassemble("AVGP"), "npukit.ghp_disassemble", "data", "str")
+    expect_error(lambda: npukit.ghp_assemble(None), "npukit.ghp_assemble", "text", "None")
+    expect_error(lambda: npukit.ghp_avg_pool(u, [2, 2], "0.1", 0, 0.1, 0), "npukit.ghp_avg_pool",
+                 "x_scale", "str scale")
+    expect_error(lambda: npukit.OnnxModel(None), "npukit.OnnxModel", "path", "None")
+    p = npukit.MrtQuantParams("symmetric", 8, -1, [1.0], [0.0])
+    expect_error(lambda: npukit.mrt_quantize(np.zeros(3), None), "npukit.mrt_quantize", "params",
+                 "None params")
+    assert npukit.mrt_quantize(np.zeros(3), p).shape == (3,)
+
+
 if __name__ == "__main__":
     print(f"{RESULTS['passed']} passed, {RESULTS['failed']} failed")
     sys.exit(1 if RESULTS["failed"] else 0)

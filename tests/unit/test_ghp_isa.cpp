@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <map>
 #include <random>
+#include <sstream>
 
 #include "npukit/isa/ghp.hpp"
 
@@ -24,6 +26,28 @@ const char* kTbLines[] = {
     "7 2 0 0 0 136 1160 128 15 32 1 1 2 2 0 0 32 32 64 16 4 0 30 30 4 3 132 0 129 36500560 25 240 "
     "253 0 0",
 };
+
+// The hand-written lines below name only the fields that matter; the
+// assembler wants every field, so the rest are taken from the disassembly of
+// an all-zero instruction (stored 0, as the hardware reads an unset field).
+std::string with_zero_fields(const std::string& partial, const HwConfig& hw) {
+  std::istringstream in(partial.substr(0, partial.find('#')));
+  std::string op, tok;
+  in >> op;
+  std::map<std::string, std::string> given;
+  while (in >> tok) given[tok.substr(0, tok.find('='))] = tok;
+  const std::string zero = disassemble(Instruction(op_from_name(op)), hw);
+  std::istringstream z(zero.substr(0, zero.find('#')));
+  std::string out;
+  z >> out;
+  while (z >> tok) {
+    const auto it = given.find(tok.substr(0, tok.find('=')));
+    out += ' ' + (it == given.end() ? tok : it->second);
+    if (it != given.end()) given.erase(it);
+  }
+  EXPECT_TRUE(given.empty()) << "unknown field in '" << partial << "'";
+  return out;
+}
 
 TEST(GhpIsaFields, TablesCoverEveryByteOnce) {
   for (Format f : {Format::pool64, Format::add, Format::remap}) {
@@ -396,8 +420,10 @@ TEST(GhpIsaExec, HandComputedAvgpWithPadding) {
   // 4 channels of [10 20; 30 41], k2 s2 pad 1, X_z 5, Y_z 3, M = 1/4 (m1 2^25, n1 27).
   // -N*X_z = -20 = 0xFFEC.
   const Instruction ins = assemble_line(
-      "AVGP OC=4 INC=4 INW_=2 KH=2 KW=2 strideH=2 strideW=2 padL=1 padU=1 INH2=3 INW2=3 "
-      "row_bound=2 col_bound=2 X_z=5 Y_z=3 m1=33554432 n1=27 obj1=236 obj2=255",
+      with_zero_fields(
+          "AVGP OC=4 INC=4 INW_=2 KH=2 KW=2 strideH=2 strideW=2 padL=1 padU=1 INH2=3 INW2=3 "
+          "row_bound=2 col_bound=2 X_z=5 Y_z=3 m1=33554432 n1=27 obj1=236 obj2=255",
+          kSeed),
       kSeed);
   const uint8_t one[4] = {10, 20, 30, 41};
   std::vector<uint8_t> xs(16);
@@ -414,7 +440,9 @@ TEST(GhpIsaExec, TenBitWrapSeparatesTheProfiles) {
   // All 255, X_z = 0, M = 0.5: acc = 1020 -> t = 1020 wraps to -4 -> r = -2 -> 0 (RTL);
   // the golden model gives 510 -> 255.
   const Instruction ins = assemble_line(
-      "AVGP OC=4 INC=4 INW_=2 KH=2 KW=2 strideH=1 strideW=1 INH2=2 INW2=2 m1=33554432 n1=26",
+      with_zero_fields(
+          "AVGP OC=4 INC=4 INW_=2 KH=2 KW=2 strideH=1 strideW=1 INH2=2 INW2=2 m1=33554432 n1=26",
+          kSeed),
       kSeed);
   Tensor x(DType::u8, {1, 4, 2, 2});
   std::fill_n(x.data<uint8_t>(), 16, uint8_t{255});
@@ -429,8 +457,10 @@ TEST(GhpIsaExec, TenBitWrapSeparatesTheProfiles) {
 TEST(GhpIsaExec, OutputsPrefixOfWindowsAndMaxPool) {
   // MAXP over a 1x4x5x5 ramp, k2 s2, row_bound 0 (one output row), col_bound 2 (two columns).
   const Instruction ins = assemble_line(
-      "MAXP OC=4 INC=4 INW_=5 KH=2 KW=2 strideH=2 strideW=2 INH2=5 INW2=5 row_bound=0 "
-      "col_bound=2 m1=1024 n1=10",
+      with_zero_fields(
+          "MAXP OC=4 INC=4 INW_=5 KH=2 KW=2 strideH=2 strideW=2 INH2=5 INW2=5 row_bound=0 "
+          "col_bound=2 m1=1024 n1=10",
+          kSeed),
       kSeed);
   EXPECT_EQ(output_shape(ins, kSeed), (Shape{1, 4, 1, 2}));
   std::vector<uint8_t> v(100);
@@ -444,8 +474,9 @@ TEST(GhpIsaExec, OutputsPrefixOfWindowsAndMaxPool) {
 
 TEST(GhpIsaExec, AddFromFields) {
   // m1 = m2 = 2^25, n = 26 (0.5 each); 128 elements = one row of S*R.
-  const Instruction ins =
-      assemble_line("ADD len=1 m1=33554432 m2=33554432 n=26 A_z=20 B_z=20 C_z=100", kPublic);
+  const Instruction ins = assemble_line(
+      with_zero_fields("ADD len=1 m1=33554432 m2=33554432 n=26 A_z=20 B_z=20 C_z=100", kPublic),
+      kPublic);
   std::vector<uint8_t> a(128, 10), b(128, 21), c(128);
   const Shape s{128};
   execute_add(ins, TensorView::contiguous(a.data(), DType::u8, s),
@@ -469,16 +500,35 @@ TEST(GhpIsaExec, RejectsWrongShapes) {
   EXPECT_NO_THROW(execute_pool(ins, x2, y, kPublic));
 }
 
-TEST(GhpIsaText, AssemblerErrors) {
-  EXPECT_THROW(assemble_line("POOL KH=2", kPublic), Error);
-  EXPECT_THROW(assemble_line("AVGP KH", kPublic), Error);
-  EXPECT_THROW(assemble_line("AVGP KH=2:0", kPublic), Error);  // stored must be 1
-  EXPECT_NO_THROW(assemble_line("AVGP KH=2:1  # comment", kPublic));
-  EXPECT_THROW(assemble_line("AVGP KH=2 KH=3", kPublic), Error);
-  EXPECT_THROW(assemble_line("AVGP XX=2", kPublic), Error);
-  EXPECT_THROW(assemble_line("AVGP KH=x", kPublic), Error);
+// Runs f, which must throw an Error whose parameter contains `parameter`.
+void expect_error(const std::function<void()>& f, const std::string& parameter,
+                  const std::string& what) {
   try {
-    assemble("# header\nAVGP KH=2\nAVGP KH=300\n", kPublic);
+    f();
+    ADD_FAILURE() << what << ": no error";
+  } catch (const Error& e) {
+    EXPECT_NE(e.parameter().find(parameter), std::string::npos) << what << ": " << e.what();
+  }
+}
+
+TEST(GhpIsaText, AssemblerErrors) {
+  const std::string full = with_zero_fields("AVGP KH=2", kPublic);
+  const auto line = [&](const std::string& extra) {
+    return [&, extra] { (void)assemble_line(full + extra, kPublic); };
+  };
+  EXPECT_NE(full.find(" KH=2 KW=1:0 "), std::string::npos) << full;
+  expect_error([] { (void)assemble_line("POOL KH=2", kPublic); }, "op", "unknown op");
+  expect_error(line(" KH"), "token", "no '='");
+  expect_error([&] { (void)assemble_line(with_zero_fields("AVGP KH=2:0", kPublic), kPublic); },
+               "KH", "stored must be 1");
+  EXPECT_NO_THROW(assemble_line(full + "  # comment", kPublic));
+  expect_error(line(" KH=3"), "KH", "given twice");
+  expect_error(line(" XX=2"), "field", "unknown field");
+  expect_error([&] { (void)assemble_line(with_zero_fields("AVGP KH=x", kPublic), kPublic); }, "KH",
+               "not a number");
+  const std::string bad = with_zero_fields("AVGP KH=300", kPublic);
+  try {
+    assemble("# header\n" + full + "\n" + bad + "\n", kPublic);
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_NE(e.parameter().find("line 3"), std::string::npos) << e.what();
@@ -491,6 +541,51 @@ TEST(GhpIsaText, AssemblerErrors) {
   EXPECT_THROW(decode(truncated, sizeof truncated), Error);
   const uint8_t bad_op[1] = {9};
   EXPECT_THROW(decode(bad_op, 1), Error);
+}
+
+// Issue #11: a line that leaves fields out used to assemble with them 0
+// ("AVGP" alone gave strideH = 0). Every field left out is now named.
+TEST(GhpIsaText, EveryFieldMustBeNamed) {
+  int cases = 0;
+  for (OpCode op : {OpCode::conv, OpCode::maxp, OpCode::avgp, OpCode::add, OpCode::remap,
+                    OpCode::fc, OpCode::none})
+    for (const HwConfig& hw : {kPublic, kSeed}) {
+      const std::string full = disassemble(Instruction(op), hw);
+      ASSERT_EQ(assemble_line(full, hw), Instruction(op)) << full;
+      const auto& fs = fields(format_of(op));
+      // Drop each field in turn: the error names the line and exactly that field.
+      for (size_t i = 0; i < fs.size(); ++i, ++cases) {
+        std::istringstream in(full.substr(0, full.find('#')));
+        std::string tok, partial;
+        in >> partial;
+        for (size_t k = 0; in >> tok; ++k)
+          if (k != i) partial += ' ' + tok;
+        try {
+          (void)assemble_line(partial, hw);
+          ADD_FAILURE() << "no error for " << partial;
+        } catch (const Error& e) {
+          EXPECT_EQ(e.parameter(), "fields") << e.what();
+          EXPECT_NE(e.value().find("'" + partial + "'"), std::string::npos) << e.what();
+          EXPECT_NE(e.value().find("1 missing: " + std::string(fs[i].name) + ")"),
+                    std::string::npos)
+              << e.what();
+        }
+      }
+    }
+  EXPECT_GT(cases, 100);
+  // The op alone: all fields listed, and assemble() adds the line number.
+  try {
+    assemble("# header\n\nAVGP\n", kPublic);
+    FAIL() << "AVGP alone assembled";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.parameter(), "line 3: fields") << e.what();
+    const size_t n = fields(Format::pool64).size();
+    EXPECT_NE(e.value().find(std::to_string(n) + " missing: xphs_addr xphs_len"), std::string::npos)
+        << e.what();
+    EXPECT_NE(e.value().find(" strideH strideW "), std::string::npos) << e.what();
+  }
+  // An op without fields needs none.
+  EXPECT_EQ(assemble_line("NONE", kPublic), Instruction(OpCode::none));
 }
 
 }  // namespace

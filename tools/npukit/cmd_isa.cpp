@@ -118,20 +118,35 @@ void run_encode(const ProgramSource& src, const std::string& output, const std::
              output);
 }
 
-void run_decode(const ProgramSource& src, const std::string& output, const std::string& format,
-                const std::string& hw_name) {
+// Writes every instruction, then reports the invalid ones on stderr and
+// returns 1 if there were any (scripts rely on the status, as with info).
+int run_decode(const ProgramSource& src, const std::string& output, const std::string& format,
+               const std::string& hw_name) {
   const HwConfig hw = hw_preset(hw_name);
   if (format != "asm" && format != "ins-txt")
     fail("npukit isa decode", "--format", "'" + format + "'", "asm or ins-txt");
   std::string text;
-  for (const Instruction& ins : load_program(src, hw)) {
+  std::vector<std::string> invalid;
+  const std::vector<Instruction> program = load_program(src, hw);
+  for (size_t k = 0; k < program.size(); ++k) {
+    const Instruction& ins = program[k];
     text += format == "asm" ? disassemble(ins, hw) : ins_txt_line(ins);
     text += '\n';
+    try {
+      validate(ins, hw);
+    } catch (const Error& e) {
+      invalid.push_back(fmt::format("instruction {} ({}): {}", k, op_name(ins.op), e.what()));
+    }
   }
   if (output.empty() || output == "-")
     fmt::print("{}", text);
   else
     write_text(output, text);
+  for (const std::string& p : invalid) fmt::print(stderr, "npukit isa decode: invalid {}\n", p);
+  if (!invalid.empty())
+    fmt::print(stderr, "npukit isa decode: {} of {} instructions invalid (hardware {})\n",
+               invalid.size(), program.size(), hw.name);
+  return invalid.empty() ? 0 : 1;
 }
 
 int run_disasm(const ProgramSource& src, const std::string& hw_name) {
@@ -210,12 +225,16 @@ void add_isa_command(CLI::App& app) {
   {
     static ProgramSource src;
     static std::string output = "-", format = "asm", hw = "M64P64Q16R16S8";
-    auto* cmd = isa->add_subcommand("decode", "Binary stream or ins.txt -> text form or ins.txt");
+    auto* cmd = isa->add_subcommand(
+        "decode",
+        "Binary stream or ins.txt -> text form or ins.txt (exit 1 if an instruction is invalid)");
     add_source_options(cmd, src);
     cmd->add_option("--out", output, "Output file (default stdout)");
     cmd->add_option("--format", format, "asm (default) or ins-txt");
     cmd->add_option("--hw", hw, hw_help);
-    cmd->callback([] { run_decode(src, output, format, hw); });
+    cmd->callback([] {
+      if (const int rc = run_decode(src, output, format, hw)) throw CLI::RuntimeError(rc);
+    });
   }
   {
     static ProgramSource src;

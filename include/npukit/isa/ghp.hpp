@@ -159,8 +159,9 @@ std::vector<std::string> read_lines(const std::string& path);  // throws if unre
 // One instruction per line: "AVGP xphs_addr=0 xphs_len=1:0 ... KH=2:1 ...".
 // Values are real values; where the stored value differs it follows a colon.
 // The assembler accepts name=real or name=real:stored (checked), '#' starts a
-// comment, fields left out are stored as 0. Derived facts (shapes, N, M) are
-// appended by the disassembler as a comment.
+// comment. Every field of the op must be named (a line that leaves one out
+// is an Error listing the missing names, never a silent 0). Derived facts
+// (shapes, N, M) are appended by the disassembler as a comment.
 std::string disassemble(const Instruction& ins, const HwConfig& hw);
 Instruction assemble_line(const std::string& line, const HwConfig& hw);
 std::vector<Instruction> assemble(const std::string& text, const HwConfig& hw);

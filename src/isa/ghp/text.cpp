@@ -96,6 +96,21 @@ Instruction assemble_line(const std::string& line, const HwConfig& hw) {
              "real:stored with stored = " + std::to_string(ins.values[static_cast<size_t>(i)]));
     }
   }
+  // A field left out would silently be 0 (strideH=0, KH=1, ...): the text
+  // form names every field of its op, as disassemble writes it.
+  const auto& fs = fields(ins.format());
+  std::string missing;
+  size_t n_missing = 0;
+  for (size_t i = 0; i < fs.size(); ++i)
+    if (!seen[i]) {
+      if (n_missing++) missing += ' ';
+      missing += fs[i].name;
+    }
+  if (n_missing)
+    fail(fn, "fields",
+         "'" + line + "' (" + std::to_string(n_missing) + " missing: " + missing + ")",
+         "all " + std::to_string(fs.size()) + " fields of " + op_name(ins.op) +
+             " as name=value, as disassemble writes them");
   return ins;
 }
 
