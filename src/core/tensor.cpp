@@ -159,11 +159,13 @@ void copy(const TensorView& src, const TensorView& dst) {
       so += pos[i] * src.stride(i);
       dof += pos[i] * dst.stride(i);
     }
+    // Offsets stay signed: views may have negative strides (Slice with steps < 0).
+    const auto ses = static_cast<int64_t>(es);
     if (si == 1 && di == 1)
-      std::memcpy(d + dof * es, s + so * es, static_cast<size_t>(inner) * es);
+      std::memcpy(d + dof * ses, s + so * ses, static_cast<size_t>(inner) * es);
     else
       for (int64_t e = 0; e < inner; ++e)
-        std::memcpy(d + (dof + e * di) * es, s + (so + e * si) * es, es);
+        std::memcpy(d + (dof + e * di) * ses, s + (so + e * si) * ses, es);
     int i = r - 2;
     for (; i >= 0; --i) {
       if (++pos[i] < src.dim(i)) break;
