@@ -2,16 +2,11 @@
 
 #include "npukit/error.hpp"
 #include "npukit/ops/pool2d.hpp"
+#include "npukit/tensor.hpp"
 
 namespace npukit {
 
 namespace {
-
-std::string list_text(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
 
 void pair_of(const char* fn, const char* name, const std::optional<std::vector<int64_t>>& v,
              int64_t fallback, int64_t& a, int64_t& b) {
@@ -19,7 +14,7 @@ void pair_of(const char* fn, const char* name, const std::optional<std::vector<i
     a = b = fallback;
     return;
   }
-  check(v->size() == 2, fn, name, list_text(*v), "2 values for a 2-D window");
+  check(v->size() == 2, fn, name, shape_text(*v), "2 values for a 2-D window");
   a = (*v)[0];
   b = (*v)[1];
 }
@@ -30,13 +25,13 @@ Window2d onnx_window_2d(const char* fn, const OnnxWindowAttributes& a, int64_t i
                         WindowUse use, Profile profile, const std::vector<int64_t>& weight_kernel) {
   Window2d w;
   if (use == WindowUse::conv) {
-    check(weight_kernel.size() == 2, fn, "weight kernel", list_text(weight_kernel),
+    check(weight_kernel.size() == 2, fn, "weight kernel", shape_text(weight_kernel),
           "the weight's (kh, kw)");
     w.kernel_h = weight_kernel[0];
     w.kernel_w = weight_kernel[1];
     if (a.kernel_shape)
-      check(*a.kernel_shape == weight_kernel, fn, "kernel_shape", list_text(*a.kernel_shape),
-            "the weight's kernel size " + list_text(weight_kernel));
+      check(*a.kernel_shape == weight_kernel, fn, "kernel_shape", shape_text(*a.kernel_shape),
+            "the weight's kernel size " + shape_text(weight_kernel));
   } else {
     check(a.kernel_shape.has_value(), fn, "kernel_shape", "absent", "2 values (required)");
     pair_of(fn, "kernel_shape", a.kernel_shape, 1, w.kernel_h, w.kernel_w);
@@ -44,7 +39,7 @@ Window2d onnx_window_2d(const char* fn, const OnnxWindowAttributes& a, int64_t i
   pair_of(fn, "strides", a.strides, 1, w.stride_h, w.stride_w);
   pair_of(fn, "dilations", a.dilations, 1, w.dilation_h, w.dilation_w);
   if (a.pads) {
-    check(a.pads->size() == 4, fn, "pads", list_text(*a.pads),
+    check(a.pads->size() == 4, fn, "pads", shape_text(*a.pads),
           "4 values [top, left, bottom, right]");
     w.pad_top = (*a.pads)[0];
     w.pad_left = (*a.pads)[1];
@@ -54,7 +49,7 @@ Window2d onnx_window_2d(const char* fn, const OnnxWindowAttributes& a, int64_t i
   check_range(fn, "ceil_mode", a.ceil_mode, 0, 1);
   w.ceil_mode = a.ceil_mode != 0;
   const AutoPad ap = auto_pad_from_name(a.auto_pad, fn);
-  check(ap == AutoPad::notset || !a.pads, fn, "pads", a.pads ? list_text(*a.pads) : "absent",
+  check(ap == AutoPad::notset || !a.pads, fn, "pads", a.pads ? shape_text(*a.pads) : "absent",
         "no pads when auto_pad is " + a.auto_pad);
   if (use == WindowUse::pool) {
     // ONNX Runtime refuses pool pads >= kernel ("Pad should be smaller than

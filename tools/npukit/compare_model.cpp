@@ -37,22 +37,25 @@ double value_at(const TensorView& v, int64_t i) {
       return v.data<uint8_t>()[i];
     case DType::s8:
       return v.data<int8_t>()[i];
+    case DType::s16:
+      return v.data<int16_t>()[i];
     case DType::s32:
       return v.data<int32_t>()[i];
-    default:
-      return std::nan("");
+    case DType::s64:
+      return static_cast<double>(v.data<int64_t>()[i]);
+    case DType::b8:
+      return v.data<uint8_t>()[i];
   }
+  return std::nan("");
 }
 
-// Element i equal in both (bitwise; NaN equals NaN).
+// Element i equal in both: the same bits, except that any NaN equals any NaN.
 bool same_at(const TensorView& a, const TensorView& b, int64_t i) {
-  const double x = value_at(a, i), y = value_at(b, i);
-  if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
-  if (a.dtype() == DType::f32) {
-    const float fx = a.data<float>()[i], fy = b.data<float>()[i];
-    return std::memcmp(&fx, &fy, sizeof fx) == 0;
-  }
-  return x == y;
+  if (a.dtype() == DType::f32 && std::isnan(a.data<float>()[i]) && std::isnan(b.data<float>()[i]))
+    return true;
+  const size_t es = dtype_size(a.dtype());
+  return std::memcmp(static_cast<const char*>(a.raw()) + i * static_cast<int64_t>(es),
+                     static_cast<const char*>(b.raw()) + i * static_cast<int64_t>(es), es) == 0;
 }
 
 LayerDiff diff(const TensorView& ref, const Tensor* other) {
