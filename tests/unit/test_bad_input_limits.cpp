@@ -134,6 +134,27 @@ TEST(ReadFileBounded, DirectoriesDevicesAndMissingFilesAreErrors) {
                            "path", "more than"));
 }
 
+TEST(ModelInfer, InputShapesAreChecked) {
+  onnx::Model m = onnx::Model::load(NPUKIT_SOURCE_DIR "/models/fashion_mnist_fp32.onnx");
+  EXPECT_TRUE(
+      test::raises([&] { m.infer({}); }, "npukit::onnx::Model::infer", "input_shapes", "0 shapes"));
+  EXPECT_TRUE(test::raises(
+      [&] {
+        m.infer({{2, 1, 28, 27}});
+      },
+      "npukit::onnx::Model::infer", "input image", "shape [2, 1, 28, 27]"));
+  EXPECT_TRUE(test::raises(
+      [&] {
+        m.infer({{0, 1, 28, 28}});
+      },
+      "npukit::onnx::Model::infer", "input image", "shape [0, 1, 28, 28]"));
+  // A valid binding plans without running; the next run plans again.
+  const auto nodes = m.infer({{5, 1, 28, 28}});
+  EXPECT_EQ(nodes.back().output_shapes.at(0), (Shape{5, 10}));
+  Tensor x(DType::f32, {3, 1, 28, 28});
+  EXPECT_EQ(m.run({x.view()}).at(0).shape(), (Shape{3, 10}));
+}
+
 }  // namespace
 }  // namespace npukit
 
