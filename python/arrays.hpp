@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "npukit/ops/onnx_window.hpp"
-#include "npukit/ops/window.hpp"
+#include "npukit/window.hpp"
 #include "npukit/profile.hpp"
 #include "npukit/tensor.hpp"
 

@@ -4,7 +4,7 @@
 #include "args.hpp"
 #include "arrays.hpp"
 #include "checked_def.hpp"
-#include "npukit/quant/conv_integer.hpp"
+#include "npukit/ops/int_conv2d.hpp"
 #include "npukit/quant/cvm.hpp"
 #include "npukit/quant/gemmlowp.hpp"
 #include "npukit/quant/mrt_quant.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "cost_instruction.hpp"
-#include "npukit/ops/fixed_point.hpp"
+#include "npukit/ops/npu_packed_int.hpp"
 #include "okk_face.hpp"
 
 using namespace npukit;

@@ -1,10 +1,10 @@
 // okk.h face: the 16-bit packed (2N) functions: shifts by tensor / constant,
 // the split of 16-bit values into high and low bytes (4N), and the product of
-// such a split with 8-bit values. Arithmetic: npukit/ops/fixed_point.hpp.
+// such a split with 8-bit values. Arithmetic: npukit/ops/npu_packed_int.hpp.
 #include <string>
 
 #include "cost_instruction.hpp"
-#include "npukit/ops/fixed_point.hpp"
+#include "npukit/ops/npu_packed_int.hpp"
 #include "okk_face.hpp"
 
 using namespace npukit;

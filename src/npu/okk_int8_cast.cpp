@@ -2,7 +2,7 @@
 // (okk_bdc_int8_to_fp32) or the 4N mode (okk_bdc_4N_int8_to_fp32), with all
 // three tensors in the 128-byte aligned or the compact layout.
 #include "cost_instruction.hpp"
-#include "npukit/ops/fixed_point.hpp"
+#include "npukit/ops/npu_packed_int.hpp"
 #include "okk_face.hpp"
 
 using namespace npukit;

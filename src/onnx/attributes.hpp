@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "npukit/ops/onnx_window.hpp"
-#include "npukit/ops/window.hpp"
+#include "npukit/window.hpp"
 #include "onnx/graph.hpp"
 
 namespace npukit::onnx {

@@ -13,7 +13,7 @@
 #include "npu_test_util.hpp"
 #include "npukit/error.hpp"
 #include "npukit/npu/layout.hpp"
-#include "npukit/ops/fixed_point.hpp"
+#include "npukit/ops/npu_packed_int.hpp"
 
 namespace npukit::npu::test {
 namespace {

@@ -7,7 +7,7 @@
 #include <random>
 
 #include "npukit/ops/conv2d.hpp"
-#include "npukit/quant/conv_integer.hpp"
+#include "npukit/ops/int_conv2d.hpp"
 
 namespace npukit {
 namespace {

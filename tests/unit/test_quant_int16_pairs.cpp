@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "npukit/cpu_features.hpp"
-#include "npukit/ops/compare.hpp"
+#include "profile_compare.hpp"
 #include "npukit/ops/quantized.hpp"
 #include "unit/test_util.hpp"
 

@@ -10,8 +10,8 @@
 #include <random>
 #include <utility>
 
-#include "npukit/quant/conv_integer.hpp"
-#include "npukit/quant/mrt_conv.hpp"
+#include "npukit/ops/int_conv2d.hpp"
+#include "npukit/ops/mrt_conv.hpp"
 
 namespace npukit {
 namespace {

@@ -7,7 +7,7 @@
 #include "commands.hpp"
 #include "compare_model.hpp"
 #include "npukit/error.hpp"
-#include "npukit/ops/compare.hpp"
+#include "profile_compare.hpp"
 #include "npukit/ops/onnx_window.hpp"
 #include "npukit/ops/profile_support.hpp"
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "npukit/ops/window.hpp"
+#include "npukit/window.hpp"
 #include "npukit/profile.hpp"
 #include "npukit/quant/ghp.hpp"
 #include "npukit/tensor.hpp"

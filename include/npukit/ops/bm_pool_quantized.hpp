@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "npukit/ops/window.hpp"
+#include "npukit/window.hpp"
 #include "npukit/tensor.hpp"
 
 namespace npukit {

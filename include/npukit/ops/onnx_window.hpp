@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "npukit/ops/window.hpp"
+#include "npukit/window.hpp"
 #include "npukit/profile.hpp"
 
 namespace npukit {

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "npukit/ops/fp32_semantics.hpp"
-#include "npukit/ops/window.hpp"
+#include "npukit/window.hpp"
 #include "npukit/profile.hpp"
 #include "npukit/tensor.hpp"
 

@@ -29,7 +29,7 @@ enum class OpFamily : uint8_t {
   qlinear_add,           // QLinearAdd (QLinearAddParams)
   bm_pool_quantized,     // BM168x atomic int8 pooling (bm_atomic.h)
   mico_pool,             // MiCo_Q8_AvgPool2D / MaxPool2D (mico_qnn.h)
-  mrt_conv,              // MRT integer-only convolution chain (quant/mrt_conv.hpp)
+  mrt_conv,              // MRT integer-only convolution chain (ops/mrt_conv.hpp)
 };
 
 const char* op_family_name(OpFamily f);

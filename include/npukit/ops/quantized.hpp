@@ -16,7 +16,7 @@
 #include "npukit/cpu_features.hpp"
 #include "npukit/ops/binary.hpp"
 #include "npukit/ops/pool2d.hpp"
-#include "npukit/ops/window.hpp"
+#include "npukit/window.hpp"
 #include "npukit/profile.hpp"
 #include "npukit/quant/ghp.hpp"
 #include "npukit/quant/rounding.hpp"

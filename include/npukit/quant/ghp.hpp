@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <string>
 
-#include "npukit/ops/window.hpp"
+#include "npukit/window.hpp"
 #include "npukit/profile.hpp"
 #include "npukit/tensor.hpp"
 

@@ -18,7 +18,7 @@
 
 #include <cstdint>
 
-#include "npukit/ops/window.hpp"
+#include "npukit/window.hpp"
 #include "npukit/quant/cvm.hpp"
 #include "npukit/quant/mrt_quant.hpp"
 #include "npukit/tensor.hpp"

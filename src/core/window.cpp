@@ -1,4 +1,4 @@
-#include "npukit/ops/window.hpp"
+#include "npukit/window.hpp"
 
 #include <algorithm>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "npukit/ops/fixed_point.hpp"
+#include "npukit/ops/npu_packed_int.hpp"
 
 #include <algorithm>
 #include <string>

@@ -1,6 +1,6 @@
 // `npukit compare`: the same inputs through several profiles, then element by
 // element differences against the first profile that accepted the case.
-#include "npukit/ops/compare.hpp"
+#include "profile_compare.hpp"
 
 #include <fmt/core.h>
 

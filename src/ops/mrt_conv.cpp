@@ -1,11 +1,11 @@
-#include "npukit/quant/mrt_conv.hpp"
+#include "npukit/ops/mrt_conv.hpp"
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include "elements.hpp"
-#include "npukit/quant/conv_integer.hpp"
+#include "quant/elements.hpp"
+#include "npukit/ops/int_conv2d.hpp"
 
 namespace npukit {
 

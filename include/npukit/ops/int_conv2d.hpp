@@ -28,7 +28,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "npukit/ops/window.hpp"
+#include "npukit/window.hpp"
 #include "npukit/quant/cvm.hpp"
 #include "npukit/tensor.hpp"
 

@@ -1,11 +1,11 @@
-#include "npukit/quant/conv_integer.hpp"
+#include "npukit/ops/int_conv2d.hpp"
 
 #include <algorithm>
 #include <cstdlib>
 #include <limits>
 #include <vector>
 
-#include "elements.hpp"
+#include "quant/elements.hpp"
 
 namespace npukit {
 
