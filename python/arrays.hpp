@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "npukit/ops/onnx_window.hpp"
-#include "npukit/window.hpp"
 #include "npukit/profile.hpp"
 #include "npukit/tensor.hpp"
+#include "npukit/window.hpp"
 
 namespace npukit::python {
 

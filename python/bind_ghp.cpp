@@ -7,6 +7,7 @@
 #include "arrays.hpp"
 #include "checked_def.hpp"
 #include "npukit/isa/ghp.hpp"
+#include "npukit/ops/ghp_pool.hpp"
 #include "npukit/quant/ghp.hpp"
 
 namespace npukit::python {
@@ -39,11 +40,12 @@ py::array avg_pool(const py::object& xo, const Ints& kernel_shape, double x_scal
         "1 (the GHP accelerator always divides by KH*KW)");
   Ints ks = kernel_shape;
   if (!ks) ks = std::vector<int64_t>{x.shape(2), x.shape(3)};  // global pooling
+  // What the accelerator's compiler and one AVGP instruction compute (double scales).
   const Window2d w = window_arg(fn, x, ks, strides, pads, ceil_mode, auto_pad);
-  const ghp::AvgPoolParams p =
-      ghp::avg_pool_params(profile_arg(profile), w, x_scale, x_zp, y_scale, y_zp);
-  py::array y = new_array(DType::u8, ghp::ghp_avg_pool_output_shape(view_of(x).shape(), p));
-  ghp::ghp_avg_pool_u8(view_of(x), view_of(y), p);
+  const ghp::PoolEngineParams p =
+      ghp::avg_pool_engine_params(profile_arg(profile), w, x_scale, x_zp, y_scale, y_zp);
+  py::array y = new_array(DType::u8, ghp::pool_output_shape(view_of(x).shape(), w, fn));
+  ghp::ghp_pool_engine_u8(view_of(x), view_of(y), p);
   return y;
 }
 
@@ -53,10 +55,7 @@ py::array max_pool(const py::object& xo, const Ints& kernel_shape, const Ints& s
   constexpr const char* fn = "npukit.ghp_max_pool";
   py::array x = u8_nchw(xo, fn);
   const Window2d w = window_arg(fn, x, kernel_shape, strides, pads, ceil_mode, auto_pad);
-  ghp::AvgPoolParams shape_only;
-  shape_only.window = w;
-  py::array y =
-      new_array(DType::u8, ghp::ghp_avg_pool_output_shape(view_of(x).shape(), shape_only));
+  py::array y = new_array(DType::u8, ghp::pool_output_shape(view_of(x).shape(), w, fn));
   ghp::ghp_max_pool_u8(view_of(x), view_of(y), w, ghp::post_rounding_for(profile_arg(profile)));
   return y;
 }

@@ -1,5 +1,7 @@
 // Whole-tensor references of the GHP-FPGA pool and add engines: plain loops
 // over the window, then the post-processing unit of quant/ghp.cpp.
+#include "npukit/ops/ghp_pool.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -19,13 +21,17 @@ void check_window(const Window2d& w, const char* fn) {
         std::to_string(w.ins_h) + "x" + std::to_string(w.ins_w), "0x0 (no zero insertion)");
 }
 
-Shape pool_shape(const Shape& x, const Window2d& w, const char* fn) {
+}  // namespace
+
+Shape pool_output_shape(const Shape& x, const Window2d& w, const char* fn) {
   check(x.size() == 4, fn, "x", "shape " + shape_text(x), "a 4-D (N, C, H, W) tensor");
   check_window(w, fn);
   const int64_t oh = axis_output_size(axis_h(w, x[2]), fn, 'h');
   const int64_t ow = axis_output_size(axis_w(w, x[3]), fn, 'w');
   return {x[0], x[1], oh, ow};
 }
+
+namespace {
 
 // Calls f(n, c, oh, ow, taps) where taps(i, j) is the u8 value or -1 outside the input.
 template <class F>
@@ -47,27 +53,24 @@ void for_each_window(const TensorView& x, const TensorView& y, const Window2d& w
 
 }  // namespace
 
-Shape ghp_avg_pool_output_shape(const Shape& x, const AvgPoolParams& p) {
-  return pool_shape(x, p.window, "npukit::ghp::ghp_avg_pool_u8");
-}
-
-AvgPoolParams avg_pool_params(Profile profile, const Window2d& window, double x_scale, int x_zp,
-                              double y_scale, int y_zp) {
-  constexpr const char* fn = "npukit::ghp::avg_pool_params";
+PoolEngineParams avg_pool_engine_params(Profile profile, const Window2d& window, double x_scale,
+                                        int x_zp, double y_scale, int y_zp) {
+  constexpr const char* fn = "npukit::ghp::avg_pool_engine_params";
   check(std::isfinite(x_scale) && x_scale > 0, fn, "x_scale", std::to_string(x_scale),
         "a finite value > 0");
   check(std::isfinite(y_scale) && y_scale > 0, fn, "y_scale", std::to_string(y_scale),
         "a finite value > 0");
-  AvgPoolParams p;
+  check_range(fn, "x_zp", x_zp, 0, 255);
+  PoolEngineParams p;
   p.window = window;
-  p.x_zp = x_zp;
-  p.y_zp = y_zp;
-  p.rounding = post_rounding_for(profile);
-  p.sum_bits = profile == Profile::ghp_rtl ? kPoolSumBits : 0;
+  p.pad_value = x_zp;  // count_include_pad = 1: padding holds X_z
+  const int64_t n = window.kernel_h * window.kernel_w;
+  p.offset = -n * x_zp;
+  p.sum_bits = semantics_base(profile) == Profile::ghp_rtl ? kPoolSumBits : 0;
   // The compiler computes M1 = x_scale / (y_scale * N) in double (float32
   // scales of a model convert exactly).
-  const double n = static_cast<double>(window.kernel_h * window.kernel_w);
-  p.multiplier = decompose_multiplier(x_scale / (y_scale * n));
+  p.post =
+      post_proc(profile, decompose_multiplier(x_scale / (y_scale * static_cast<double>(n))), y_zp);
   return p;
 }
 
@@ -75,7 +78,7 @@ void ghp_pool_engine_u8(const TensorView& x, const TensorView& y, const PoolEngi
   constexpr const char* fn = "npukit::ghp::ghp_pool_engine_u8";
   x.expect_dtype(DType::u8, fn, "x");
   y.expect_dtype(DType::u8, fn, "y");
-  y.expect_shape(pool_shape(x.shape(), p.window, fn), fn, "y");
+  y.expect_shape(pool_output_shape(x.shape(), p.window, fn), fn, "y");
   check_range(fn, "pad_value", p.pad_value, 0, 255);
   check_range(fn, "sum_bits", p.sum_bits, 0, 40);
   check_range(fn, "offset", p.offset, -(int64_t{1} << 32), int64_t{1} << 32);
@@ -92,18 +95,6 @@ void ghp_pool_engine_u8(const TensorView& x, const TensorView& y, const PoolEngi
       }
     return requantize((r & sum_mask) + p.offset, p.post);
   });
-}
-
-void ghp_avg_pool_u8(const TensorView& x, const TensorView& y, const AvgPoolParams& p) {
-  constexpr const char* fn = "npukit::ghp::ghp_avg_pool_u8";
-  check_range(fn, "x_zp", p.x_zp, 0, 255);
-  PoolEngineParams e;
-  e.window = p.window;
-  e.pad_value = p.x_zp;  // count_include_pad = 1: padding holds X_z
-  e.offset = -p.window.kernel_h * p.window.kernel_w * p.x_zp;
-  e.sum_bits = p.sum_bits;
-  e.post = PostProc{p.multiplier.m1, p.multiplier.n1, p.y_zp, p.rounding};
-  ghp_pool_engine_u8(x, y, e);
 }
 
 void ghp_max_pool_u8(const TensorView& x, const TensorView& y, const Window2d& window,

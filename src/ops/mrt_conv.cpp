@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "quant/elements.hpp"
 #include "npukit/ops/int_conv2d.hpp"
+#include "quant/elements.hpp"
 
 namespace npukit {
 

@@ -313,6 +313,12 @@ Shape pool2d_output_shape(const Shape& x, const Pool2dParams& p) {
   const PoolLoop loop = x.size() == 4 ? effective_pool_loop(p, x[1]) : p.loop;
   if (loop == PoolLoop::mlas) check_mlas_window(p.window, "npukit::pool2d");
   if (loop == PoolLoop::mlas_nchwc) check_nchwc_window(p.window, "npukit::pool2d");
+  // MLAS's loops divide by the kernel area or the taps on the input, never by
+  // the window clipped to the padding (ONNX Runtime takes its own loop for that).
+  if ((loop == PoolLoop::mlas || loop == PoolLoop::mlas_nchwc) && p.mode == PoolMode::avg)
+    check(p.divisor != AvgDivisor::clipped_window, "npukit::pool2d", "divisor",
+          avg_divisor_name(p.divisor),
+          std::string("kernel_area or valid_count under PoolLoop::") + pool_loop_name(loop));
   return window_output_shape(x, p.window, "npukit::pool2d");
 }
 
@@ -324,7 +330,7 @@ void pool2d(const TensorView& x, const TensorView& y, const Pool2dParams& p) {
   if (x.dtype() != DType::f32)
     check(p.mode == PoolMode::max, fn, "x.dtype", dtype_name(x.dtype()),
           std::string("f32 for ") + pool_mode_name(p.mode) +
-              " pooling (quantized averages are in npukit/quant)");
+              " pooling (quantized averages: qlinear_average_pool in npukit/ops/quantized.hpp)");
   check(x.dtype() == DType::f32 || x.dtype() == DType::s8 || x.dtype() == DType::u8, fn, "x.dtype",
         dtype_name(x.dtype()), "f32, s8 or u8");
   pool2d_kernels().run(Pool2dProblem{x, y, p});

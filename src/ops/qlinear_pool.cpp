@@ -156,6 +156,12 @@ void qlinear_average_pool(const TensorView& x, const TensorView& y, const QLinea
   if (p.requires_zero_point_zero)
     check(p.x_zero_point == 0, fn, "x_zero_point", std::to_string(p.x_zero_point),
           "0 (this profile has no zero point)");
+  // No system averages codes or dequantized taps over the window clipped to the
+  // padding: refuse it rather than divide by something else.
+  if (p.arith == QAvgArith::float_mean || p.arith == QAvgArith::int_mean)
+    check(p.divisor != AvgDivisor::clipped_window, fn, "divisor", avg_divisor_name(p.divisor),
+          std::string("kernel_area or valid_count (") + qavg_arith_name(p.arith) +
+              " has no clipped-window divisor)");
   if (p.arith == QAvgArith::int_sum_ghp) {
     check(x.dtype() == DType::u8, fn, "x.dtype", dtype_name(x.dtype()),
           "u8 (the GHP accelerator's activations are uint8)");

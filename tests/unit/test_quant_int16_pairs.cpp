@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "npukit/cpu_features.hpp"
-#include "profile_compare.hpp"
 #include "npukit/ops/quantized.hpp"
+#include "profile_compare.hpp"
 #include "unit/test_util.hpp"
 
 namespace npukit {

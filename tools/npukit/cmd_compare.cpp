@@ -7,9 +7,9 @@
 #include "commands.hpp"
 #include "compare_model.hpp"
 #include "npukit/error.hpp"
-#include "profile_compare.hpp"
 #include "npukit/ops/onnx_window.hpp"
 #include "npukit/ops/profile_support.hpp"
+#include "profile_compare.hpp"
 
 namespace npukit::cli {
 

@@ -9,10 +9,10 @@
 #include <string_view>
 #include <vector>
 
-#include "npukit/window.hpp"
 #include "npukit/profile.hpp"
 #include "npukit/quant/ghp.hpp"
 #include "npukit/tensor.hpp"
+#include "npukit/window.hpp"
 
 namespace npukit::ghp {
 
@@ -176,12 +176,13 @@ void validate(const Instruction& ins, const HwConfig& hw);
 std::vector<std::string> consistency_problems(const Instruction& ins, const HwConfig& hw);
 
 // What a pool instruction (MAXP/AVGP) means, derived from its fields alone.
-struct PoolGeometry {
+struct PoolInstructionGeometry {
   int64_t C = 0, INH = 0, INW = 0, OH = 0, OW = 0;
   int64_t KH = 0, KW = 0, strideH = 0, strideW = 0, padU = 0, padL = 0;
   int64_t neg_NXz = 0;  // signed 16-bit {obj2, obj1}
 };
-PoolGeometry pool_geometry(const Instruction& ins, const HwConfig& hw);  // validates
+PoolInstructionGeometry pool_instruction_geometry(const Instruction& ins,
+                                                  const HwConfig& hw);  // validates
 
 // -------------------------------------------------------------- lowering ---
 struct Addresses {

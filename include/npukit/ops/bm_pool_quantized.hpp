@@ -4,8 +4,8 @@
 
 #include <cstdint>
 
-#include "npukit/window.hpp"
 #include "npukit/tensor.hpp"
+#include "npukit/window.hpp"
 
 namespace npukit {
 

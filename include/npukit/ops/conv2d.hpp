@@ -5,9 +5,9 @@
 #include <cstdint>
 
 #include "npukit/ops/fp32_semantics.hpp"
-#include "npukit/window.hpp"
 #include "npukit/profile.hpp"
 #include "npukit/tensor.hpp"
+#include "npukit/window.hpp"
 
 namespace npukit {
 

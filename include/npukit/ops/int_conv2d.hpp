@@ -28,9 +28,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "npukit/window.hpp"
 #include "npukit/quant/cvm.hpp"
 #include "npukit/tensor.hpp"
+#include "npukit/window.hpp"
 
 namespace npukit {
 

@@ -18,10 +18,10 @@
 
 #include <cstdint>
 
-#include "npukit/window.hpp"
 #include "npukit/quant/cvm.hpp"
 #include "npukit/quant/mrt_quant.hpp"
 #include "npukit/tensor.hpp"
+#include "npukit/window.hpp"
 
 namespace npukit {
 

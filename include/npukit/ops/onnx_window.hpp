@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "npukit/window.hpp"
 #include "npukit/profile.hpp"
+#include "npukit/window.hpp"
 
 namespace npukit {
 

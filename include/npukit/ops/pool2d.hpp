@@ -5,9 +5,9 @@
 #include <cstdint>
 
 #include "npukit/ops/fp32_semantics.hpp"
-#include "npukit/window.hpp"
 #include "npukit/profile.hpp"
 #include "npukit/tensor.hpp"
+#include "npukit/window.hpp"
 
 namespace npukit {
 
@@ -22,6 +22,13 @@ enum class AvgDivisor : uint8_t {
   // AveragePool loop: ceil_mode with count_include_pad=1, or opset >= 19).
   clipped_window,
 };
+
+// The one divisor rule of every window average (fp32 and quantized, reference
+// and fast kernels): `area` = kernel_h * kernel_w, `valid` = taps on the input
+// (inserted zeros included), `clipped` = taps on the input or its padding.
+constexpr int64_t avg_divisor(AvgDivisor d, int64_t area, int64_t valid, int64_t clipped) {
+  return d == AvgDivisor::kernel_area ? area : d == AvgDivisor::valid_count ? valid : clipped;
+}
 
 // What a padded tap holds in max pooling; it is also where the running max starts.
 enum class PadValue : uint8_t {

@@ -16,11 +16,11 @@
 #include "npukit/cpu_features.hpp"
 #include "npukit/ops/binary.hpp"
 #include "npukit/ops/pool2d.hpp"
-#include "npukit/window.hpp"
 #include "npukit/profile.hpp"
 #include "npukit/quant/ghp.hpp"
 #include "npukit/quant/rounding.hpp"
 #include "npukit/tensor.hpp"
+#include "npukit/window.hpp"
 
 namespace npukit {
 

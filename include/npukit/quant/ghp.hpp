@@ -20,9 +20,7 @@
 #include <cstdint>
 #include <string>
 
-#include "npukit/window.hpp"
 #include "npukit/profile.hpp"
-#include "npukit/tensor.hpp"
 
 namespace npukit::ghp {
 
@@ -107,60 +105,5 @@ uint8_t golden_requantize(int64_t acc, int64_t m1, int n1, int y_zp);
 
 // Two's-complement wrap of v to `bits` bits (1..63).
 int64_t wrap_signed(int64_t v, int bits);
-
-// --- whole tensors ------------------------------------------------------------
-// QLinearAveragePool as the accelerator runs it: count_include_pad = 1, taps in
-// the padding (and past it, for a ceil_mode window) read X_z, N = KH*KW,
-// acc = sum - N*X_z, then the PPU. With sum_bits > 0 the window sum wraps to
-// that many unsigned bits first (the RTL's 14-bit register); 0 = exact.
-struct AvgPoolParams {
-  Window2d window;  // dilation 1 and no zero insertion
-  int x_zp = 0, y_zp = 0;
-  Multiplier multiplier;
-  PostRounding rounding = PostRounding::rtl_wrap10_half_up;
-  int sum_bits = kPoolSumBits;
-};
-
-// Fills multiplier (from x_scale / (KH*KW*y_scale)), rounding and sum_bits
-// for ghp_rtl (14-bit sum) or ghp_golden (exact sum).
-AvgPoolParams avg_pool_params(Profile profile, const Window2d& window, double x_scale, int x_zp,
-                              double y_scale, int y_zp);
-
-// x: u8 (N, C, H, W), y: u8 (N, C, OH, OW) with the window's output shape.
-void ghp_avg_pool_u8(const TensorView& x, const TensorView& y, const AvgPoolParams& p);
-Shape ghp_avg_pool_output_shape(const Shape& x, const AvgPoolParams& p);
-
-// Max pooling on the same PPU: max over the window (padding reads 0, the
-// hardware's zero point for MaxPool) then m1 = 1024, n1 = 10, Y_z = 0.
-void ghp_max_pool_u8(const TensorView& x, const TensorView& y, const Window2d& window,
-                     PostRounding rounding = PostRounding::rtl_wrap10_half_up);
-
-// The pool engine as an instruction drives it: window sum (or max) where taps
-// outside the input read `pad_value`, the sum kept in `sum_bits` unsigned bits
-// (0 = exact), plus `offset` (the instruction's {obj2, obj1} = -N*X_z), then the PPU.
-struct PoolEngineParams {
-  bool max = false;
-  Window2d window;
-  int pad_value = 0;
-  int64_t offset = 0;
-  int sum_bits = kPoolSumBits;
-  PostProc post;
-};
-void ghp_pool_engine_u8(const TensorView& x, const TensorView& y, const PoolEngineParams& p);
-
-// QLinearAdd on the PPU's second mode: C_q = 2^-n (m1 (A_q - A_z) + m2 (B_q - B_z)) + C_z,
-// with the same rounding as above. a, b, c: u8 tensors of one shape.
-struct AddParams {
-  int64_t m1 = 0, m2 = 0;
-  int n = 1;
-  int a_zp = 0, b_zp = 0, c_zp = 0;
-  PostRounding rounding = PostRounding::rtl_wrap10_half_up;
-};
-// m1 = A_S / C_S and m2 = B_S / C_S share one exponent n (the compiler doubles
-// both until the larger is >= 2^26).
-AddParams add_params(Profile profile, double a_scale, int a_zp, double b_scale, int b_zp,
-                     double c_scale, int c_zp);
-uint8_t add_requantize(int a, int b, const AddParams& p);
-void ghp_add_u8(const TensorView& a, const TensorView& b, const TensorView& c, const AddParams& p);
 
 }  // namespace npukit::ghp

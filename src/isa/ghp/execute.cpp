@@ -4,6 +4,7 @@
 
 #include "npukit/error.hpp"
 #include "npukit/isa/ghp.hpp"
+#include "npukit/ops/ghp_pool.hpp"
 
 namespace npukit::ghp {
 
@@ -21,20 +22,20 @@ Shape input_shape(const Instruction& ins, const HwConfig& hw) {
     validate(ins, hw);
     return {(static_cast<int64_t>(ins[fadd::len]) + 1) * hw.S * hw.R};
   }
-  const PoolGeometry g = pool_geometry(ins, hw);
+  const PoolInstructionGeometry g = pool_instruction_geometry(ins, hw);
   return {1, g.C, g.INH, g.INW};
 }
 
 Shape output_shape(const Instruction& ins, const HwConfig& hw) {
   if (ins.op == OpCode::add) return input_shape(ins, hw);
-  const PoolGeometry g = pool_geometry(ins, hw);
+  const PoolInstructionGeometry g = pool_instruction_geometry(ins, hw);
   return {1, g.C, g.OH, g.OW};
 }
 
 void execute_pool(const Instruction& ins, const TensorView& x, const TensorView& y,
                   const HwConfig& hw, Profile profile) {
   constexpr const char* fn = "npukit::ghp::execute_pool";
-  const PoolGeometry g = pool_geometry(ins, hw);
+  const PoolInstructionGeometry g = pool_instruction_geometry(ins, hw);
   x.expect_shape({1, g.C, g.INH, g.INW}, fn, "x");
   y.expect_shape({1, g.C, g.OH, g.OW}, fn, "y");
   // Rows/columns past the last window are never read: crop them so that the

@@ -5,6 +5,7 @@
 
 #include "npukit/error.hpp"
 #include "npukit/isa/ghp.hpp"
+#include "npukit/ops/ghp_pool.hpp"
 #include "npukit/ops/onnx_window.hpp"
 
 namespace npukit::ghp {

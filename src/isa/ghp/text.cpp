@@ -14,7 +14,7 @@ std::string facts(const Instruction& ins, const HwConfig& hw) {
   char buf[256];
   if (ins.op == OpCode::maxp || ins.op == OpCode::avgp) {
     try {
-      const PoolGeometry g = pool_geometry(ins, hw);
+      const PoolInstructionGeometry g = pool_instruction_geometry(ins, hw);
       std::snprintf(
           buf, sizeof buf, "C=%lld INH=%lld INW=%lld OH=%lld OW=%lld N=%lld -N*X_z=%lld M=%.17g",
           static_cast<long long>(g.C), static_cast<long long>(g.INH), static_cast<long long>(g.INW),

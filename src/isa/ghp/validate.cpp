@@ -75,13 +75,13 @@ void validate(const Instruction& ins, const HwConfig& hw) {
           "a multiple of strideW = " + std::to_string(v(f::strideW)));
 }
 
-PoolGeometry pool_geometry(const Instruction& ins, const HwConfig& hw) {
+PoolInstructionGeometry pool_instruction_geometry(const Instruction& ins, const HwConfig& hw) {
   check(ins.op == OpCode::maxp || ins.op == OpCode::avgp, "npukit::ghp::pool_geometry", "op",
         op_name(ins.op), "MAXP or AVGP");
   validate(ins, hw);
   namespace f = f64;
   const auto v = [&](int i) { return static_cast<int64_t>(ins[i]); };
-  PoolGeometry g;
+  PoolInstructionGeometry g;
   g.C = v(f::OC);
   g.INW = v(f::INW_);
   g.INH = v(f::INH2) - v(f::padU);
@@ -100,7 +100,7 @@ PoolGeometry pool_geometry(const Instruction& ins, const HwConfig& hw) {
 std::vector<std::string> consistency_problems(const Instruction& ins, const HwConfig& hw) {
   std::vector<std::string> out;
   if (ins.op != OpCode::maxp && ins.op != OpCode::avgp) return out;
-  const PoolGeometry g = pool_geometry(ins, hw);
+  const PoolInstructionGeometry g = pool_instruction_geometry(ins, hw);
   namespace f = f64;
   auto expect = [&](int i, int64_t want, const std::string& formula) {
     const auto have = static_cast<int64_t>(ins[i]);

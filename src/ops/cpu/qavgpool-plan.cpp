@@ -184,7 +184,7 @@ int32_t qavg_finalize_scalar(const QAvgPlan& P, int64_t sum, float fsum, int64_t
   const auto flo = static_cast<float>(P.lo), fhi = static_cast<float>(P.hi);
   switch (P.arith) {
     case QAvgArith::float_mean: {
-      const int64_t div = P.divisor == AvgDivisor::kernel_area ? N : valid;
+      const int64_t div = avg_divisor(P.divisor, N, valid, clipped);
       const float avg = fsum / static_cast<float>(div);
       const float v = avg / P.y_scale + static_cast<float>(P.y_zp);
       return static_cast<int32_t>(round_to_int(v < flo ? flo : v > fhi ? fhi : v, P.rounding));
@@ -200,9 +200,7 @@ int32_t qavg_finalize_scalar(const QAvgPlan& P, int64_t sum, float fsum, int64_t
       return ghp::requantize(s - N * P.x_zp, P.post);
     }
     case QAvgArith::int_sum_requant: {
-      const int64_t div = P.divisor == AvgDivisor::kernel_area      ? N
-                          : P.divisor == AvgDivisor::clipped_window ? clipped
-                                                                    : valid;
+      const int64_t div = avg_divisor(P.divisor, N, valid, clipped);
       if (div == 0) return P.y_zp;
       const auto acc = static_cast<int32_t>(sum - int64_t{P.x_zp} * valid);
       const float v = static_cast<float>(acc) * (P.scale_ratio / static_cast<float>(div));
@@ -212,7 +210,7 @@ int32_t qavg_finalize_scalar(const QAvgPlan& P, int64_t sum, float fsum, int64_t
       return static_cast<int32_t>(rounded < flo ? flo : rounded > fhi ? fhi : rounded);
     }
     case QAvgArith::int_mean: {
-      const int64_t div = P.divisor == AvgDivisor::kernel_area ? N : valid;
+      const int64_t div = avg_divisor(P.divisor, N, valid, clipped);
       return div == 0 ? P.y_zp
                       : static_cast<int32_t>(saturate(div_round(sum, div, P.rounding), P.lo, P.hi));
     }

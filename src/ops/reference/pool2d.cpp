@@ -63,9 +63,7 @@ void pool2d_f32_interleaved(const TensorView& x, const TensorView& y, const Pool
             valid += tap == Tap::input || tap == Tap::inserted_zero;
             clipped += tap != Tap::outside;
           }
-        const int64_t div = p.divisor == AvgDivisor::kernel_area   ? KH * KW
-                            : p.divisor == AvgDivisor::valid_count ? valid
-                                                                   : clipped;
+        const int64_t div = avg_divisor(p.divisor, KH * KW, valid, clipped);
         const float r = div > 0 ? 1.0f / static_cast<float>(div) : 0.0f;
         for (int64_t kh = 0; kh < KH; ++kh) {
           for (int64_t kw = 0; kw < KW; ++kw) {
@@ -154,9 +152,7 @@ void pool2d_f32(const TensorView& x, const TensorView& y, const Pool2dParams& p)
         }
         float out = acc;
         if (p.mode == PoolMode::avg) {
-          const int64_t div = p.divisor == AvgDivisor::kernel_area   ? KH * KW
-                              : p.divisor == AvgDivisor::valid_count ? valid
-                                                                     : clipped;
+          const int64_t div = avg_divisor(p.divisor, KH * KW, valid, clipped);
           out = div > 0 ? acc / static_cast<float>(div) : 0.0f;
         } else if (p.mode == PoolMode::sum) {
           out = acc * p.coeff;

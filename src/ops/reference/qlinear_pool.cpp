@@ -85,7 +85,7 @@ void qlinear_average_pool(const TensorView& x, const TensorView& y, const QLinea
         int32_t out = 0;
         switch (arith) {
           case QAvgArith::float_mean: {
-            const int64_t div = p.divisor == AvgDivisor::kernel_area ? N : valid;
+            const int64_t div = avg_divisor(p.divisor, N, valid, clipped);
             const float avg = fsum / static_cast<float>(div);
             // ORT adds the zero point before rounding: nearbyint(avg / y_scale + y_zp).
             const float v = avg / p.y_scale + static_cast<float>(p.y_zero_point);
@@ -104,9 +104,7 @@ void qlinear_average_pool(const TensorView& x, const TensorView& y, const QLinea
             break;
           }
           case QAvgArith::int_sum_requant: {
-            const int64_t div = p.divisor == AvgDivisor::kernel_area      ? N
-                                : p.divisor == AvgDivisor::clipped_window ? clipped
-                                                                          : valid;
+            const int64_t div = avg_divisor(p.divisor, N, valid, clipped);
             if (div == 0) {  // no tap to average (PyTorch forbids the padding that allows it)
               out = p.y_zero_point;
               break;
@@ -122,7 +120,7 @@ void qlinear_average_pool(const TensorView& x, const TensorView& y, const QLinea
             break;
           }
           case QAvgArith::int_mean: {
-            const int64_t div = p.divisor == AvgDivisor::kernel_area ? N : valid;
+            const int64_t div = avg_divisor(p.divisor, N, valid, clipped);
             // An empty window (only possible with padding >= kernel) is the zero point: MiCo's 0.
             out = div == 0
                       ? p.y_zero_point
