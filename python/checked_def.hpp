@@ -86,8 +86,13 @@ void load(py::detail::make_caster<T>& caster, const py::object& obj, const std::
   }
 }
 
-template <size_t>
-using object_t = py::object;
+// One argument as the dispatcher hands it over: any Python object, converted
+// later by load(). Its caster (below) names T's Python type, so that help()
+// and __doc__ show the real parameter types instead of "object".
+template <typename T>
+struct Unconverted {
+  py::object obj;
+};
 
 template <typename Sig>
 struct signature;
@@ -115,11 +120,11 @@ struct Wrapper<F, std::tuple<A...>, std::index_sequence<I...>> {
   F f;
   std::string function;
   std::vector<std::string> names;
-  // One py::object per argument: the dispatcher matches any value and the
-  // conversion below names the parameter that does not fit.
-  auto operator()(object_t<I>... objs) const {
+  // One unconverted object per argument: the dispatcher matches any value and
+  // the conversion below names the parameter that does not fit.
+  auto operator()(Unconverted<A>... objs) const {
     [[maybe_unused]] std::tuple<py::detail::make_caster<A>...> casters;
-    [[maybe_unused]] const py::object in[] = {py::object(objs)..., py::none()};
+    [[maybe_unused]] const py::object in[] = {std::move(objs.obj)..., py::none()};
     (load<A>(std::get<I>(casters), in[I], function, names[I]), ...);
     return f(py::detail::cast_op<A>(std::move(std::get<I>(casters)))...);
   }
@@ -158,3 +163,18 @@ void def_checked(py::module_& m, const char* name, F&& f, const Extra&... extra)
 }
 
 }  // namespace npukit::python
+
+namespace pybind11::detail {
+// Accepts every object (npukit converts it, naming the parameter on failure)
+// and describes itself with T's caster name for the generated signature.
+template <typename T>
+struct type_caster<npukit::python::checked_detail::Unconverted<T>> {
+  using Value = npukit::python::checked_detail::Unconverted<T>;
+  PYBIND11_TYPE_CASTER(Value, make_caster<T>::name);
+  bool load(handle src, bool) {
+    value.obj = reinterpret_borrow<object>(src);
+    return true;
+  }
+  static handle cast(const Value& v, return_value_policy, handle) { return v.obj.inc_ref(); }
+};
+}  // namespace pybind11::detail

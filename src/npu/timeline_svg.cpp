@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "npukit/npu/timeline.hpp"
+#include "npukit/xml_text.hpp"
 
 namespace npukit::npu {
 
@@ -40,23 +41,6 @@ const char* op_class_colour(OpClass c) {
 namespace {
 
 constexpr int kLeft = 70, kTop = 50, kLaneHeight = 40, kLaneGap = 14;
-
-std::string escaped(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '<')
-      o += "&lt;";
-    else if (c == '>')
-      o += "&gt;";
-    else if (c == '&')
-      o += "&amp;";
-    else if (c == '"')
-      o += "&quot;";
-    else
-      o += c;
-  }
-  return o;
-}
 
 std::string fmt(const char* f, double a) {
   char b[64];
@@ -129,10 +113,10 @@ std::string timeline_svg(const LaunchReport& r, const TimelineOptions& options) 
        "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   s += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   s += "<text class=\"title\" x=\"" + std::to_string(kLeft) + "\" y=\"22\" font-size=\"15\">" +
-       escaped("kernel '" + r.kernel + "': " + fmt("%.3f us", r.device_us) + " estimated (" +
-               std::to_string(r.device_cycles) + " cycles at " + fmt("%.0f MHz", clock) +
-               fmt(" + %.1f us launch), ", r.launch_overhead_us) + std::to_string(r.instructions) +
-               " instructions") +
+       xml_escaped("kernel '" + r.kernel + "': " + fmt("%.3f us", r.device_us) + " estimated (" +
+                   std::to_string(r.device_cycles) + " cycles at " + fmt("%.0f MHz", clock) +
+                   fmt(" + %.1f us launch), ", r.launch_overhead_us) +
+                   std::to_string(r.instructions) + " instructions") +
        "</text>\n";
 
   // Parallel regions behind the lanes.
@@ -159,8 +143,8 @@ std::string timeline_svg(const LaunchReport& r, const TimelineOptions& options) 
            "\" width=\"" + fmt("%.2f", w) + "\" height=\"" + std::to_string(kLaneHeight - 6) +
            "\" fill=\"" + op_class_colour(b.op_class) +
            "\" stroke=\"white\" stroke-width=\"0.6\"><title>" +
-           escaped(b.count > 1 ? std::to_string(b.count) + " instructions, from " + b.title
-                               : b.title) +
+           xml_escaped(b.count > 1 ? std::to_string(b.count) + " instructions, from " + b.title
+                                   : b.title) +
            "</title></rect>\n";
     }
   }
@@ -191,8 +175,8 @@ std::string timeline_svg(const LaunchReport& r, const TimelineOptions& options) 
          "\" width=\"14\" height=\"14\" fill=\"" + op_class_colour(c) + "\"/>";
     s += "<text class=\"legend-entry\" x=\"" + std::to_string(x + 20) + "\" y=\"" +
          std::to_string(y) + "\">" +
-         escaped(std::string(op_class_name(c)) + ": " +
-                 fmt("%.3f us", static_cast<double>(cycles) / clock)) +
+         xml_escaped(std::string(op_class_name(c)) + ": " +
+                     fmt("%.3f us", static_cast<double>(cycles) / clock)) +
          "</text>\n";
     ++i;
   }
@@ -200,11 +184,11 @@ std::string timeline_svg(const LaunchReport& r, const TimelineOptions& options) 
   auto us = [&](int64_t c) { return fmt("%.3f us", static_cast<double>(c) / clock); };
   s += "<text class=\"legend-totals\" x=\"" + std::to_string(kLeft) + "\" y=\"" +
        std::to_string(y) + "\">" +
-       escaped("GDMA busy " + us(r.gdma_busy_cycles) + ", BDC busy " + us(r.bdc_busy_cycles) +
-               ", overlap " + us(r.overlap_cycles) + ", both idle " +
-               us(std::max<int64_t>(0, r.device_cycles - r.gdma_busy_cycles - r.bdc_busy_cycles +
-                                           r.overlap_cycles)) +
-               ", shaded: parallel regions") +
+       xml_escaped("GDMA busy " + us(r.gdma_busy_cycles) + ", BDC busy " + us(r.bdc_busy_cycles) +
+                   ", overlap " + us(r.overlap_cycles) + ", both idle " +
+                   us(std::max<int64_t>(0, r.device_cycles - r.gdma_busy_cycles -
+                                               r.bdc_busy_cycles + r.overlap_cycles)) +
+                   ", shaded: parallel regions") +
        "</text>\n";
   s += "</g>\n</svg>\n";
   return s;

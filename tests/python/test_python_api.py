@@ -115,6 +115,17 @@ def onnx_attribute_order_and_defaults():
 
 
 @test
+def help_shows_parameter_types():
+    # The checked wrapper takes every argument unconverted, but help() and
+    # __doc__ show each parameter's real type (not "object").
+    line = npukit.max_pool.__doc__.splitlines()[0]
+    assert ": object" not in line, line
+    assert "ceil_mode: int" in line and "profile: str" in line, line
+    assert "kernel_shape: Optional[List[int]]" in line, line
+    assert "run_model(path: str, inputs: dict" in npukit.run_model.__doc__.splitlines()[0]
+
+
+@test
 def seed_operator_keywords():
     sig = dict(signature(npukit.pool2d))
     for name, default in [("mode", "'avg'"), ("kernel_h", "1"), ("kernel_w", "1"),

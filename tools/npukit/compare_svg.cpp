@@ -5,33 +5,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "npukit/xml_text.hpp"
+
 namespace npukit::cli {
 
 namespace {
-
-std::string escaped(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        // Control bytes are not allowed in XML 1.0 text.
-        out += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
-    }
-  }
-  return out;
-}
 
 // Identical: pale green. Differing: yellow (one element in a million) to red
 // (every element), on a log scale of the differing share.
@@ -66,26 +44,26 @@ std::string heat_map_svg(const HeatMap& map) {
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
       "font-family=\"monospace\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" "
       "fill=\"white\"/>\n<text x=\"{}\" y=\"20\" font-size=\"13\">{}</text>\n",
-      width, height, kPad, escaped(map.title));
+      width, height, kPad, xml_escaped(map.title));
   for (size_t c = 0; c < map.columns.size(); ++c)
     s += fmt::format("<text class=\"column\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
                      kPad + label_w + static_cast<int>(c) * kColW + kColW / 2, kTop - 8,
-                     escaped(map.columns[c]));
+                     xml_escaped(map.columns[c]));
   for (size_t r = 0; r < map.rows.size(); ++r) {
     const HeatRow& row = map.rows[r];
     const int y = kTop + static_cast<int>(r) * kRowH;
     std::string label = row.label.size() > 60 ? row.label.substr(0, 57) + "..." : row.label;
     s += fmt::format("<text class=\"layer\" x=\"{}\" y=\"{}\">{}</text>\n", kPad, y + 13,
-                     escaped(label));
+                     xml_escaped(label));
     for (size_t c = 0; c < row.cells.size(); ++c) {
       const int x = kPad + label_w + static_cast<int>(c) * kColW;
       s += fmt::format(
           "<rect class=\"cell\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" "
           "stroke=\"white\"><title>{}: {} vs reference: {}</title></rect>\n",
-          x, y, kColW, kRowH, colour(row.cells[c]), escaped(row.value), escaped(map.columns[c]),
-          escaped(cell_label(row.cells[c])));
+          x, y, kColW, kRowH, colour(row.cells[c]), xml_escaped(row.value),
+          xml_escaped(map.columns[c]), xml_escaped(cell_label(row.cells[c])));
       s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", x + kColW / 2,
-                       y + 13, escaped(cell_label(row.cells[c])));
+                       y + 13, xml_escaped(cell_label(row.cells[c])));
     }
   }
   const int ly = kTop + static_cast<int>(map.rows.size()) * kRowH + 24;
