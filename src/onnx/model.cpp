@@ -101,10 +101,26 @@ struct Model::Impl {
     return it->second;
   }
 
+  // Load-time checks, in order; each step adds what it finds to `issues`.
   void check_graph(std::vector<Issue>& issues);
+  void check_inputs(std::vector<Issue>& issues);
+  std::vector<size_t> check_nodes(const std::set<size_t>& is_input,
+                                  std::map<std::string, size_t>& producer,
+                                  std::vector<Issue>& issues);
+  std::shared_ptr<Constant> constant_node_value(const Node& n, std::vector<Issue>& issues);
+  std::set<size_t> check_sources(const std::set<size_t>& is_input,
+                                 const std::map<std::string, size_t>& producer,
+                                 std::vector<Issue>& issues);
+  void order_nodes(const std::vector<size_t>& pending, const std::set<size_t>& missing_values,
+                   std::vector<Issue>& issues);
+  void check_outputs(const std::set<size_t>& is_input,
+                     const std::map<std::string, size_t>& producer, std::vector<Issue>& issues);
   // Plans every node for the given input shapes. With `issues`, problems are
   // collected per node (load time); without, the first one throws.
   void plan(const std::vector<Shape>& shapes, std::vector<Issue>* issues);
+  std::vector<char> seed_types(const std::vector<Shape>& shapes);
+  NodePlan plan_node(size_t ni, const std::vector<Operand>& in);
+  void check_declared_types(std::vector<Issue>& issues);
   void allocate();
   // Computes a node's outputs now when they are known (all inputs known, or
   // the planner knew them): they become values of this plan, the node no step.
@@ -147,8 +163,32 @@ bool Model::Impl::fold(const Node& n, const std::vector<Operand>& in, NodePlan& 
   return true;
 }
 
-void Model::Impl::check_graph(std::vector<Issue>& issues) {
-  // Inputs: types the runtime can hold, shapes of rank <= 4.
+// A Constant node's value, or null (with an issue) when it has none the runner reads.
+std::shared_ptr<Constant> Model::Impl::constant_node_value(const Node& n,
+                                                           std::vector<Issue>& issues) {
+  if (auto it = n.attrs.find("value"); it != n.attrs.end() && it->second.tensor)
+    return it->second.tensor;
+  if (auto f = n.attrs.find("value_float"); f != n.attrs.end())
+    return constant_from(Tensor::from<float>({}, {f->second.f}));
+  if (auto fs = n.attrs.find("value_floats"); fs != n.attrs.end()) {
+    const std::vector<float>& v = fs->second.floats;
+    return constant_from(Tensor::from<float>({static_cast<int64_t>(v.size())}, v));
+  }
+  if (auto v = n.attrs.find("value_int"); v != n.attrs.end())
+    return constant_from(Tensor::from<int64_t>({}, {v->second.i}));
+  if (auto vs = n.attrs.find("value_ints"); vs != n.attrs.end()) {
+    const std::vector<int64_t>& v = vs->second.ints;
+    return constant_from(Tensor::from<int64_t>({static_cast<int64_t>(v.size())}, v));
+  }
+  issues.push_back({n.name, n.op_type,
+                    "no supported value attribute (value, value_float, "
+                    "value_floats, value_int, value_ints)"});
+  return nullptr;
+}
+
+// Inputs: types the runtime can hold, shapes of rank <= 8. Registers the
+// inputs and the initializers as values.
+void Model::Impl::check_inputs(std::vector<Issue>& issues) {
   for (const Declared& d : g.inputs) {
     const auto e = elem_from_onnx(d.onnx_type);
     if (!e || !dtype_of(*e))
@@ -172,10 +212,14 @@ void Model::Impl::check_graph(std::vector<Issue>& issues) {
     input_ids.push_back(id(d.info.name));
   }
   for (const auto& [name, k] : g.constants) constant_of[id(name)] = k.get();
-  const std::set<size_t> is_input(input_ids.begin(), input_ids.end());  // O(log n) lookups
+}
 
-  // Constant nodes become constants; every other node must be a known operator.
-  std::map<std::string, size_t> producer;
+// Who produces each value (one producer per value); Constant nodes become
+// constants; every other node must be a known operator with a usable arity.
+// Returns the nodes left to plan.
+std::vector<size_t> Model::Impl::check_nodes(const std::set<size_t>& is_input,
+                                             std::map<std::string, size_t>& producer,
+                                             std::vector<Issue>& issues) {
   std::vector<size_t> pending;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
@@ -219,37 +263,23 @@ void Model::Impl::check_graph(std::vector<Issue>& issues) {
       continue;
     }
     if (n.op_type == "Constant" && n.domain.empty()) {
-      auto k = std::make_shared<Constant>();
-      auto it = n.attrs.find("value");
-      if (it != n.attrs.end() && it->second.tensor) {
-        k = it->second.tensor;
-      } else if (auto f = n.attrs.find("value_float"); f != n.attrs.end()) {
-        k = constant_from(Tensor::from<float>({}, {f->second.f}));
-      } else if (auto fs = n.attrs.find("value_floats"); fs != n.attrs.end()) {
-        const std::vector<float>& v = fs->second.floats;
-        k = constant_from(Tensor::from<float>({static_cast<int64_t>(v.size())}, v));
-      } else if (auto v = n.attrs.find("value_int"); v != n.attrs.end()) {
-        k = constant_from(Tensor::from<int64_t>({}, {v->second.i}));
-      } else if (auto vs = n.attrs.find("value_ints"); vs != n.attrs.end()) {
-        const std::vector<int64_t>& v = vs->second.ints;
-        k = constant_from(Tensor::from<int64_t>({static_cast<int64_t>(v.size())}, v));
-      } else {
-        issues.push_back({n.name, n.op_type,
-                          "no supported value attribute (value, value_float, "
-                          "value_floats, value_int, value_ints)"});
-        continue;
+      if (std::shared_ptr<Constant> k = constant_node_value(n, issues)) {
+        folded.push_back(k);
+        constant_of[id(n.outputs[0])] = k.get();
       }
-      folded.push_back(k);
-      constant_of[id(n.outputs[0])] = k.get();
       continue;
     }
     pending.push_back(i);
   }
+  return pending;
+}
 
-  // Every input must come from somewhere.
+// Every input must come from somewhere; returns the values that do not.
+std::set<size_t> Model::Impl::check_sources(const std::set<size_t>& is_input,
+                                            const std::map<std::string, size_t>& producer,
+                                            std::vector<Issue>& issues) {
   std::set<size_t> missing_values;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const Node& n = g.nodes[i];
+  for (const Node& n : g.nodes) {
     for (const std::string& in : n.inputs) {
       if (in.empty()) continue;
       const size_t v = id(in);
@@ -262,12 +292,17 @@ void Model::Impl::check_graph(std::vector<Issue>& issues) {
       if (!known) missing_values.insert(v);
     }
   }
+  return missing_values;
+}
 
-  // Topological order (Kahn) over every node, runnable or not, so that only
-  // nodes on a cycle (or behind one) are left over. Missing values count as
-  // available here: they are reported above. Each value wakes its consumers
-  // once and the smallest ready node index goes first (a sorted graph keeps
-  // its order): O(E log N), so a large graph in reverse order loads fast.
+// Topological order (Kahn) over every node, runnable or not, so that only
+// nodes on a cycle (or behind one) are left over. Missing values count as
+// available here: they are reported by check_sources. Each value wakes its
+// consumers once and the smallest ready node index goes first (a sorted graph
+// keeps its order): O(E log N), so a large graph in reverse order loads fast.
+// Fills `order` with the runnable (pending) nodes.
+void Model::Impl::order_nodes(const std::vector<size_t>& pending,
+                              const std::set<size_t>& missing_values, std::vector<Issue>& issues) {
   std::vector<std::vector<size_t>> node_in(g.nodes.size()), node_out(g.nodes.size());
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     for (const std::string& in : g.nodes[i].inputs)
@@ -318,7 +353,12 @@ void Model::Impl::check_graph(std::vector<Issue>& issues) {
     issues.push_back({n.name, n.op_type,
                       "is on a cycle (or depends on one): its inputs are never all available"});
   }
+}
 
+// Every graph output must be produced by a node, an initializer or an input.
+void Model::Impl::check_outputs(const std::set<size_t>& is_input,
+                                const std::map<std::string, size_t>& producer,
+                                std::vector<Issue>& issues) {
   for (const Declared& d : g.outputs) {
     outputs.push_back(d.info);
     output_ids.push_back(id(d.info.name));
@@ -329,10 +369,20 @@ void Model::Impl::check_graph(std::vector<Issue>& issues) {
   if (g.outputs.empty()) issues.push_back({"", "", "the graph has no outputs"});
 }
 
-void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* issues) {
+void Model::Impl::check_graph(std::vector<Issue>& issues) {
+  check_inputs(issues);
+  const std::set<size_t> is_input(input_ids.begin(), input_ids.end());  // O(log n) lookups
+  std::map<std::string, size_t> producer;
+  const std::vector<size_t> pending = check_nodes(is_input, producer, issues);
+  const std::set<size_t> missing_values = check_sources(is_input, producer, issues);
+  order_nodes(pending, missing_values, issues);
+  check_outputs(is_input, producer, issues);
+}
+
+// Types of the constants and the graph inputs for this plan; returns the
+// values that depend on an int64 input whose value is not known yet.
+std::vector<char> Model::Impl::seed_types(const std::vector<Shape>& shapes) {
   types.assign(names.size(), Operand{});
-  plan_values.clear();  // after types: nothing refers to the previous plan's values
-  node_profile.assign(g.nodes.size(), profile);
   for (size_t v = 0; v < names.size(); ++v)
     if (constant_of[v]) {
       types[v] = make_operand(constant_of[v]->elem, constant_of[v]->shape);
@@ -347,6 +397,54 @@ void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* iss
       else if (*e == Elem::s64)
         deferred[input_ids[i]] = 1;
     }
+  return deferred;
+}
+
+// One node's plan under the profile the table gives it (recorded in
+// node_profile), its operand ranks and sizes checked. Throws npukit::Error.
+NodePlan Model::Impl::plan_node(size_t ni, const std::vector<Operand>& in) {
+  const Node& n = g.nodes[ni];
+  const Planner int_planner = known_int_arith_planner(n, in);
+  const Planner planner = int_planner ? int_planner : find_op(n.domain, n.op_type)->plan;
+  NodePlan p;
+  // The profile table decides whether the profile covers the node's operator
+  // family; with fallback an uncovered node keeps ONNX Runtime's semantics.
+  Profile node_semantics = profile;
+  if (const auto family = op_family_of(n.domain, n.op_type);
+      family && !supports(*family, profile)) {
+    if (!fallback) expect_supported(*family, profile, n.op_type.c_str());
+    node_semantics = Profile::onnxruntime;
+  }
+  node_profile[ni] = node_semantics;
+  try {
+    p = planner(PlanContext{n, in, node_semantics});
+  } catch (const Error& e) {
+    // Operators outside the table have ONNX Runtime's semantics only, and
+    // their planners refuse other profiles (parameter "profile").
+    if (!fallback || semantics_base(node_semantics) == Profile::onnxruntime ||
+        e.parameter() != "profile")
+      throw;
+    node_profile[ni] = Profile::onnxruntime;
+    p = planner(PlanContext{n, in, Profile::onnxruntime});
+  }
+  // Arithmetic kernels pad views to 4-D: only data movement sees higher ranks.
+  const bool any_rank = is_data_movement_op(n.domain, n.op_type);
+  const size_t max_rank = any_rank ? kMaxRank : kMaxKernelRank;
+  for (size_t k = 0; k < in.size(); ++k)
+    if (in[k].present && in[k].shape.size() > max_rank)
+      fail(n.op_type, ("input " + std::to_string(k)).c_str(), "shape " + shape_text(in[k].shape),
+           "rank up to 4 for this operator");
+  for (const Operand& o : p.outputs)
+    if (o.shape.size() > max_rank || shape_numel(o.shape) > kMaxElements)
+      fail(n.op_type, "output", "shape " + shape_text(o.shape),
+           "rank up to " + std::to_string(max_rank) + " and at most 2^28 elements");
+  return p;
+}
+
+void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* issues) {
+  std::vector<char> deferred = seed_types(shapes);
+  plan_values.clear();  // after types: nothing refers to the previous plan's values
+  node_profile.assign(g.nodes.size(), profile);
   steps.clear();
   for (size_t ni : order) {
     const Node& n = g.nodes[ni];
@@ -371,40 +469,7 @@ void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* iss
         if (!o.empty()) deferred[id(o)] = 1;
     if (!inputs_ok) continue;  // behind a node that failed (reported) or deferred
     try {
-      const Planner int_planner = known_int_arith_planner(n, in);
-      const Planner planner = int_planner ? int_planner : find_op(n.domain, n.op_type)->plan;
-      NodePlan p;
-      // The profile table decides whether the profile covers the node's operator
-      // family; with fallback an uncovered node keeps ONNX Runtime's semantics.
-      Profile node_semantics = profile;
-      if (const auto family = op_family_of(n.domain, n.op_type);
-          family && !supports(*family, profile)) {
-        if (!fallback) expect_supported(*family, profile, n.op_type.c_str());
-        node_semantics = Profile::onnxruntime;
-      }
-      node_profile[ni] = node_semantics;
-      try {
-        p = planner(PlanContext{n, in, node_semantics});
-      } catch (const Error& e) {
-        // Operators outside the table have ONNX Runtime's semantics only, and
-        // their planners refuse other profiles (parameter "profile").
-        if (!fallback || semantics_base(node_semantics) == Profile::onnxruntime ||
-            e.parameter() != "profile")
-          throw;
-        node_profile[ni] = Profile::onnxruntime;
-        p = planner(PlanContext{n, in, Profile::onnxruntime});
-      }
-      // Arithmetic kernels pad views to 4-D: only data movement sees higher ranks.
-      const bool any_rank = is_data_movement_op(n.domain, n.op_type);
-      const size_t max_rank = any_rank ? kMaxRank : kMaxKernelRank;
-      for (size_t k = 0; k < in.size(); ++k)
-        if (in[k].present && in[k].shape.size() > max_rank)
-          fail(n.op_type, ("input " + std::to_string(k)).c_str(),
-               "shape " + shape_text(in[k].shape), "rank up to 4 for this operator");
-      for (const Operand& o : p.outputs)
-        if (o.shape.size() > max_rank || shape_numel(o.shape) > kMaxElements)
-          fail(n.op_type, "output", "shape " + shape_text(o.shape),
-               "rank up to " + std::to_string(max_rank) + " and at most 2^28 elements");
+      NodePlan p = plan_node(ni, in);
       if (fold(n, in, p)) continue;
       for (size_t k = 0; k < n.outputs.size(); ++k) {
         if (n.outputs[k].empty()) continue;
@@ -422,18 +487,20 @@ void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* iss
     }
     steps.push_back(std::move(s));
   }
-  if (!issues) return;
-  // Declared types of outputs and intermediate values must match the inferred ones.
+  if (issues) check_declared_types(*issues);
+}
+
+// Declared types of outputs and intermediate values must match the inferred ones.
+void Model::Impl::check_declared_types(std::vector<Issue>& issues) {
   auto compare = [&](const Declared& d, const char* what) {
     auto it = ids.find(d.info.name);
     if (it == ids.end() || !types[it->second].present || d.onnx_type == 0) return;
     const Operand& t = types[it->second];
     const auto e = elem_from_onnx(d.onnx_type);
     if (!e || *e != t.elem) {
-      issues->push_back({"", "",
-                         std::string(what) + " '" + d.info.name + "' is declared " +
-                             onnx_type_name(d.onnx_type) + " but computed as " +
-                             elem_name(t.elem)});
+      issues.push_back({"", "",
+                        std::string(what) + " '" + d.info.name + "' is declared " +
+                            onnx_type_name(d.onnx_type) + " but computed as " + elem_name(t.elem)});
       return;
     }
     if (!d.has_shape) return;
@@ -441,9 +508,9 @@ void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* iss
     for (size_t k = 0; same && k < t.shape.size(); ++k)
       same = d.info.shape[k] < 0 || d.info.shape[k] == t.shape[k];
     if (!same)
-      issues->push_back({"", "",
-                         std::string(what) + " '" + d.info.name + "' is declared " +
-                             shape_with_names(d.info) + " but computed as " + shape_text(t.shape)});
+      issues.push_back({"", "",
+                        std::string(what) + " '" + d.info.name + "' is declared " +
+                            shape_with_names(d.info) + " but computed as " + shape_text(t.shape)});
   };
   for (const Declared& d : g.outputs) compare(d, "graph output");
   for (const Declared& d : g.value_infos) compare(d, "value");
