@@ -3,6 +3,8 @@
 #include <map>
 #include <utility>
 
+#include "onnx/graph.hpp"
+
 namespace npukit::onnx {
 
 std::optional<OpFamily> op_family_of(const std::string& domain, const std::string& op_type) {
@@ -24,7 +26,23 @@ std::optional<OpFamily> op_family_of(const std::string& domain, const std::strin
       {{"com.microsoft", "QLinearAdd"}, OpFamily::qlinear_add},
       {{"com.microsoft", "QLinearAveragePool"}, OpFamily::qlinear_average_pool},
       {{"com.microsoft", "QLinearGlobalAveragePool"}, OpFamily::qlinear_average_pool},
+      {{"com.microsoft", "QLinearMul"}, OpFamily::qlinear_mul},
+      {{"com.microsoft", "QLinearSigmoid"}, OpFamily::qlinear_lookup},
+      {{"com.microsoft", "QLinearLeakyRelu"}, OpFamily::qlinear_lookup},
+      {{"com.microsoft", "QLinearConcat"}, OpFamily::qlinear_lookup},
+      {{"com.microsoft", "QGemm"}, OpFamily::qgemm},
+      {{"", "ConvTranspose"}, OpFamily::conv_transpose},
+      {{"", "Resize"}, OpFamily::resize},
+      {{"", "LayerNormalization"}, OpFamily::layer_norm},
   };
+  for (const char* op :
+       {"Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "LeakyRelu", "Erf",        "Gelu",
+        "Sqrt",    "Exp",         "Log",       "Neg",  "Abs",       "Reciprocal", "Sub",
+        "Div",     "Pow",         "Min",       "Max",  "Dropout",   "LogSoftmax"})
+    if (op_type == op && (domain.empty() || domain == "ai.onnx")) return OpFamily::float_math;
+  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin"})
+    if (op_type == op && (domain.empty() || domain == "ai.onnx")) return OpFamily::reduce;
+  if (is_data_movement_op(domain, op_type)) return OpFamily::data_movement;
   const auto it = families.find({domain == "ai.onnx" ? "" : domain, op_type});
   if (it == families.end()) return std::nullopt;
   return it->second;

@@ -29,6 +29,15 @@ constexpr FamilyName kFamilies[] = {
     {OpFamily::bm_pool_quantized, "bm_pool_quantized"},
     {OpFamily::mico_pool, "mico_pool"},
     {OpFamily::mrt_conv, "mrt_conv"},
+    {OpFamily::float_math, "float_math"},
+    {OpFamily::reduce, "reduce"},
+    {OpFamily::layer_norm, "layer_norm"},
+    {OpFamily::conv_transpose, "conv_transpose"},
+    {OpFamily::resize, "resize"},
+    {OpFamily::data_movement, "data_movement"},
+    {OpFamily::qlinear_mul, "qlinear_mul"},
+    {OpFamily::qlinear_lookup, "qlinear_lookup"},
+    {OpFamily::qgemm, "qgemm"},
 };
 
 using P = Profile;
@@ -47,134 +56,225 @@ constexpr const char* kBm1684NoOnnxQuant =
     "the BM1684 quantizes with its own fixed-point rules (bm_pool_quantized, okk fixed-point "
     "functions), not with ONNX's scale/zero-point operators";
 
-std::vector<ProfileSupport> build_table() {
-  std::map<std::pair<F, P>, ProfileSupport> rows;
-  auto yes = [&](F f, P p, std::string semantics, std::string checked) {
-    rows[{f, p}] = {f, p, true, std::move(semantics), std::move(checked)};
-  };
-  auto no = [&](F f, P p, std::string why) { rows[{f, p}] = {f, p, false, std::move(why), ""}; };
+// The rows, built by family group; yes/no record one (family, base profile) pair.
+struct Rows {
+  std::map<std::pair<F, P>, ProfileSupport> map;
+  void yes(F f, P p, std::string semantics, std::string checked) {
+    map[{f, p}] = {f, p, true, std::move(semantics), std::move(checked)};
+  }
+  void no(F f, P p, std::string why) { map[{f, p}] = {f, p, false, std::move(why), ""}; }
+};
 
-  // fp32 operators: ONNX Runtime, PyTorch and the BM1684's C-model.
+// ONNX Runtime's integer GEMM as the rows of its three families describe it.
+constexpr const char* kOrtGemm =
+    "int32 accumulation; u8 x s8 follows the host's MLAS kernel (int16-saturated pairs without "
+    "VNNI, exact with VNNI; onnxruntime_avx2 / onnxruntime_vnni force either); float "
+    "requantization, ties to even";
+
+// fp32 operators: ONNX Runtime, PyTorch and the BM1684's C-model.
+void fp32_rows(Rows& r) {
   for (F f : {F::elementwise, F::pool2d, F::conv2d, F::depthwise2d, F::matmul}) {
-    no(f, P::ghp_rtl, kGhpQuantizedOnly);
-    no(f, P::ghp_golden, kGhpQuantizedOnly);
-    no(f, P::cvm, kCvmIntegerOnly);
-    no(f, P::tflite, kTfliteAvgPoolOnly);
-    no(f, P::mico, kMicoPoolsOnly);
+    r.no(f, P::ghp_rtl, kGhpQuantizedOnly);
+    r.no(f, P::ghp_golden, kGhpQuantizedOnly);
+    r.no(f, P::cvm, kCvmIntegerOnly);
+    r.no(f, P::tflite, kTfliteAvgPoolOnly);
+    r.no(f, P::mico, kMicoPoolsOnly);
   }
-  yes(F::elementwise, P::onnxruntime, "IEEE fp32; relu propagates NaN", "ONNX node tests");
-  yes(F::elementwise, P::pytorch, "IEEE fp32; relu propagates NaN", "PyTorch 1.13");
-  yes(F::elementwise, P::bm1684, "relu gives +0 for NaN and -0; scale adds +0; FTZ/DAZ",
-      "the vendor's C-model (probed), hand cases");
-  yes(F::pool2d, P::onnxruntime,
-      "ONNX Runtime's window geometry (SAME pads from the undilated kernel, truncated count) and "
-      "its two fp32 loops: MLAS (three summation orders chosen by the geometry, kernel-area "
-      "divisor) and its own loop (opset >= 19, dilated max, ceil_mode with count_include_pad: "
-      "divisor clipped to the padded extent); NaN rules per loop; pads >= kernel rejected",
-      "ONNX Runtime 1.30 (3,008 fp32 configurations per seed, NaN payloads included; s8/u8 "
-      "max pool 1,208 configurations), ONNX node tests");
-  yes(F::pool2d, P::pytorch,
-      "count_include_pad divides by the window clipped to input + padding; max propagates NaN",
-      "PyTorch 1.13 (3,400 configurations)");
-  yes(F::pool2d, P::bm1684,
-      "kernel-area divisor (count_include_pad must be 1), taps multiplied by 1/(kh*kw) into two "
-      "interleaved accumulators, max pads with -FLT_MAX and keeps strictly greater taps, FTZ/DAZ",
-      "the vendor's C-model (probed bit for bit)");
-  for (F f : {F::conv2d, F::depthwise2d, F::matmul}) {
-    yes(f, P::onnxruntime, "fp32 products summed in order, no FMA", "ONNX node tests");
-    yes(f, P::pytorch, "fp32 products summed in order, no FMA",
-        "PyTorch 1.13 (2,100 conv configurations)");
-    yes(f, P::bm1684,
-        f == F::conv2d ? "four interleaved accumulators over channel pairs (2IC), no FMA, FTZ/DAZ"
-                       : "two interleaved accumulators by step parity, no FMA, FTZ/DAZ",
+  r.yes(F::elementwise, P::onnxruntime, "IEEE fp32; relu propagates NaN", "ONNX node tests");
+  r.yes(F::elementwise, P::pytorch, "IEEE fp32; relu propagates NaN", "PyTorch 1.13");
+  r.yes(F::elementwise, P::bm1684, "relu gives +0 for NaN and -0; scale adds +0; FTZ/DAZ",
+        "the vendor's C-model (probed), hand cases");
+  r.yes(F::pool2d, P::onnxruntime,
+        "ONNX Runtime's window geometry (SAME pads from the undilated kernel, truncated count) and "
+        "its two fp32 loops: MLAS (three summation orders chosen by the geometry, kernel-area "
+        "divisor) and its own loop (opset >= 19, dilated max, ceil_mode with count_include_pad: "
+        "divisor clipped to the padded extent); NaN rules per loop; pads >= kernel rejected",
+        "ONNX Runtime 1.30 (3,008 fp32 configurations per seed, NaN payloads included; s8/u8 "
+        "max pool 1,208 configurations), ONNX node tests");
+  r.yes(F::pool2d, P::pytorch,
+        "count_include_pad divides by the window clipped to input + padding; max propagates NaN",
+        "PyTorch 1.13 (3,400 configurations)");
+  r.yes(F::pool2d, P::bm1684,
+        "kernel-area divisor (count_include_pad must be 1), taps multiplied by 1/(kh*kw) into two "
+        "interleaved accumulators, max pads with -FLT_MAX and keeps strictly greater taps, FTZ/DAZ",
         "the vendor's C-model (probed bit for bit)");
+  for (F f : {F::conv2d, F::depthwise2d, F::matmul}) {
+    r.yes(f, P::onnxruntime, "fp32 products summed in order, no FMA", "ONNX node tests");
+    r.yes(f, P::pytorch, "fp32 products summed in order, no FMA",
+          "PyTorch 1.13 (2,100 conv configurations)");
+    r.yes(f, P::bm1684,
+          f == F::conv2d ? "four interleaved accumulators over channel pairs (2IC), no FMA, FTZ/DAZ"
+                         : "two interleaved accumulators by step parity, no FMA, FTZ/DAZ",
+          "the vendor's C-model (probed bit for bit)");
   }
+}
 
-  // OKKernel's series functions exist only on the BM1684.
+// OKKernel's series functions exist only on the BM1684.
+void series_rows(Rows& r) {
   for (P p : {P::onnxruntime, P::pytorch, P::ghp_rtl, P::ghp_golden, P::cvm, P::tflite, P::mico})
-    no(F::fp32_series, p,
-       "exp/sigmoid/tanh by lookup table and Taylor series are OKKernel's functions; other "
-       "systems use their own libm");
-  yes(F::fp32_series, P::bm1684,
-      "e^floor(x) from a table times a Taylor series of the fraction, FTZ/DAZ",
-      "hand cases from the documented algorithm (the C-model not measured)");
+    r.no(F::fp32_series, p,
+         "exp/sigmoid/tanh by lookup table and Taylor series are OKKernel's functions; other "
+         "systems use their own libm");
+  r.yes(F::fp32_series, P::bm1684,
+        "e^floor(x) from a table times a Taylor series of the fraction, FTZ/DAZ",
+        "hand cases from the documented algorithm (the C-model not measured)");
+}
 
-  // ONNX's quantized operators: ONNX Runtime and PyTorch.
+// ONNX's quantized operators: ONNX Runtime and PyTorch.
+void onnx_quant_rows(Rows& r) {
   for (F f : {F::quantize_linear, F::qlinear_conv, F::qlinear_matmul, F::matmul_integer,
               F::qlinear_add}) {
-    no(f, P::ghp_rtl, kGhpQuantizedOnly);
-    no(f, P::ghp_golden, kGhpQuantizedOnly);
-    no(f, P::bm1684, kBm1684NoOnnxQuant);
-    no(f, P::cvm, kCvmIntegerOnly);
-    no(f, P::tflite, kTfliteAvgPoolOnly);
-    no(f, P::mico, kMicoPoolsOnly);
+    r.no(f, P::ghp_rtl, kGhpQuantizedOnly);
+    r.no(f, P::ghp_golden, kGhpQuantizedOnly);
+    r.no(f, P::bm1684, kBm1684NoOnnxQuant);
+    r.no(f, P::cvm, kCvmIntegerOnly);
+    r.no(f, P::tflite, kTfliteAvgPoolOnly);
+    r.no(f, P::mico, kMicoPoolsOnly);
   }
-  yes(F::quantize_linear, P::onnxruntime, "x / scale in fp32, ties to even, + zero point",
-      "ONNX Runtime 1.30 (900 configurations)");
-  yes(F::quantize_linear, P::pytorch,
-      "x * (1/scale) with the reciprocal rounded to fp32 first (quantize_per_tensor)",
-      "PyTorch 1.13 (600 configurations)");
-  const char* ort_gemm =
-      "int32 accumulation; u8 x s8 follows the host's MLAS kernel (int16-saturated pairs without "
-      "VNNI, exact with VNNI; onnxruntime_avx2 / onnxruntime_vnni force either); float "
-      "requantization, ties to even";
-  yes(F::qlinear_conv, P::onnxruntime, ort_gemm,
-      "ONNX Runtime 1.30 (700 configurations, full-range weights), the bundled int8 model");
-  yes(F::qlinear_matmul, P::onnxruntime, ort_gemm, "ONNX Runtime 1.30 (500 configurations)");
-  yes(F::matmul_integer, P::onnxruntime, ort_gemm, "ONNX Runtime 1.30 (250 configurations)");
+  r.yes(F::quantize_linear, P::onnxruntime, "x / scale in fp32, ties to even, + zero point",
+        "ONNX Runtime 1.30 (900 configurations)");
+  r.yes(F::quantize_linear, P::pytorch,
+        "x * (1/scale) with the reciprocal rounded to fp32 first (quantize_per_tensor)",
+        "PyTorch 1.13 (600 configurations)");
+  r.yes(F::qlinear_conv, P::onnxruntime, kOrtGemm,
+        "ONNX Runtime 1.30 (700 configurations, full-range weights), the bundled int8 model");
+  r.yes(F::qlinear_matmul, P::onnxruntime, kOrtGemm, "ONNX Runtime 1.30 (500 configurations)");
+  r.yes(F::matmul_integer, P::onnxruntime, kOrtGemm, "ONNX Runtime 1.30 (250 configurations)");
   for (F f : {F::qlinear_conv, F::qlinear_matmul, F::matmul_integer})
-    yes(f, P::pytorch, "exact int32 accumulation, float requantization, ties to even",
-        "not yet against PyTorch itself: hand cases and the reference's exact int32 sums");
-  yes(F::qlinear_add, P::onnxruntime, "both inputs dequantized in fp32, summed, requantized",
-      "ONNX Runtime 1.30 (300 configurations)");
-  yes(F::qlinear_add, P::pytorch, "both inputs dequantized in fp32, summed, requantized",
-      "not yet against PyTorch itself: the formula checked under onnxruntime");
+    r.yes(f, P::pytorch, "exact int32 accumulation, float requantization, ties to even",
+          "not yet against PyTorch itself: hand cases and the reference's exact int32 sums");
+  r.yes(F::qlinear_add, P::onnxruntime, "both inputs dequantized in fp32, summed, requantized",
+        "ONNX Runtime 1.30 (300 configurations)");
+  r.yes(F::qlinear_add, P::pytorch, "both inputs dequantized in fp32, summed, requantized",
+        "not yet against PyTorch itself: the formula checked under onnxruntime");
+}
 
-  // Quantized average pooling: every profile that has one.
-  yes(F::qlinear_average_pool, P::onnxruntime,
-      "fp32 mean of dequantized taps (kernel area or valid taps), ties to even; integer path "
-      "for whole-image kernels and the global pool",
-      "ONNX Runtime 1.30 (1,646 configurations incl. a geometry sweep)");
-  yes(F::qlinear_average_pool, P::pytorch,
-      "int32 sum minus zero points, requantized with x_scale/y_scale/divisor (clipped window), "
-      "NCHW and channels-last rounding of the zero point",
-      "PyTorch 1.13 (610 configurations)");
-  yes(F::qlinear_average_pool, P::ghp_rtl,
-      "14-bit window sum, m1 multiply, 10-bit wrapping shift register, round half up, clamps "
-      "(count_include_pad must be 1)",
-      "the accelerator's public test vectors, byte for byte");
-  yes(F::qlinear_average_pool, P::ghp_golden,
-      "exact sum, sign(p)*round(|p|/2^n1) (ties away from zero), 9-bit saturation "
-      "(count_include_pad must be 1)",
-      "the accelerator's Python golden model (hand cases)");
-  no(F::qlinear_average_pool, P::bm1684,
-     "the BM1684's int8 average pool is bm_pool_quantized (rshift, no scales)");
-  no(F::qlinear_average_pool, P::cvm, "MRT rewrites average pooling as mrt_conv (depthwise)");
-  yes(F::qlinear_average_pool, P::tflite,
-      "integer mean over valid taps, ties away from zero; input and output share scale and zero "
-      "point",
-      "hand cases from TFLite/CMSIS-NN's reference kernel");
-  yes(F::qlinear_average_pool, P::mico,
-      "int32 sum / valid taps with C division (toward zero); zero points must be 0",
-      "hand cases, MiCo's C example compiled as C");
+// Quantized average pooling: every profile that has one.
+void qavg_pool_rows(Rows& r) {
+  r.yes(F::qlinear_average_pool, P::onnxruntime,
+        "fp32 mean of dequantized taps (kernel area or valid taps), ties to even; integer path "
+        "for whole-image kernels and the global pool",
+        "ONNX Runtime 1.30 (1,646 configurations incl. a geometry sweep)");
+  r.yes(F::qlinear_average_pool, P::pytorch,
+        "int32 sum minus zero points, requantized with x_scale/y_scale/divisor (clipped window), "
+        "NCHW and channels-last rounding of the zero point",
+        "PyTorch 1.13 (610 configurations)");
+  r.yes(F::qlinear_average_pool, P::ghp_rtl,
+        "14-bit window sum, m1 multiply, 10-bit wrapping shift register, round half up, clamps "
+        "(count_include_pad must be 1)",
+        "the accelerator's public test vectors, byte for byte");
+  r.yes(F::qlinear_average_pool, P::ghp_golden,
+        "exact sum, sign(p)*round(|p|/2^n1) (ties away from zero), 9-bit saturation "
+        "(count_include_pad must be 1)",
+        "the accelerator's Python golden model (hand cases)");
+  r.no(F::qlinear_average_pool, P::bm1684,
+       "the BM1684's int8 average pool is bm_pool_quantized (rshift, no scales)");
+  r.no(F::qlinear_average_pool, P::cvm, "MRT rewrites average pooling as mrt_conv (depthwise)");
+  r.yes(F::qlinear_average_pool, P::tflite,
+        "integer mean over valid taps, ties away from zero; input and output share scale and zero "
+        "point",
+        "hand cases from TFLite/CMSIS-NN's reference kernel");
+  r.yes(F::qlinear_average_pool, P::mico,
+        "int32 sum / valid taps with C division (toward zero); zero points must be 0",
+        "hand cases, MiCo's C example compiled as C");
+}
 
-  // Faces with one fixed profile.
+// Faces with one fixed profile.
+void fixed_face_rows(Rows& r) {
   for (P p : all_profiles()) {
     if (semantics_base(p) != p) continue;
     if (p != P::bm1684)
-      no(F::bm_pool_quantized, p, "the BM168x atomic pooling API is the BM1684's own");
-    if (p != P::mico) no(F::mico_pool, p, "MiCo_Q8_AvgPool2D/MaxPool2D are MiCo-Lib's own");
-    if (p != P::cvm) no(F::mrt_conv, p, "the MRT integer-only convolution chain is MRT/CVM's own");
+      r.no(F::bm_pool_quantized, p, "the BM168x atomic pooling API is the BM1684's own");
+    if (p != P::mico) r.no(F::mico_pool, p, "MiCo_Q8_AvgPool2D/MaxPool2D are MiCo-Lib's own");
+    if (p != P::cvm)
+      r.no(F::mrt_conv, p, "the MRT integer-only convolution chain is MRT/CVM's own");
   }
-  yes(F::bm_pool_quantized, P::bm1684,
-      "int32 sum, (acc + 2^(r-1)) >> r, saturation by output sign, optional relu, 4N layout",
-      "hand cases and a numpy model");
-  yes(F::mico_pool, P::mico, "int32 sum / valid taps (C division); max pads with -128",
-      "hand cases, MiCo's C example compiled as C");
-  yes(F::mrt_conv, P::cvm,
-      "zero-point expansion, layer- or channel-wise weights, cvm_float + cvm_right_shift",
-      "the exact expansion identity and a double-precision oracle");
+  r.yes(F::bm_pool_quantized, P::bm1684,
+        "int32 sum, (acc + 2^(r-1)) >> r, saturation by output sign, optional relu, 4N layout",
+        "hand cases and a numpy model");
+  r.yes(F::mico_pool, P::mico, "int32 sum / valid taps (C division); max pads with -128",
+        "hand cases, MiCo's C example compiled as C");
+  r.yes(F::mrt_conv, P::cvm,
+        "zero-point expansion, layer- or channel-wise weights, cvm_float + cvm_right_shift",
+        "the exact expansion identity and a double-precision oracle");
+}
 
+// The runner's float operators beyond the fp32 core: measured against ONNX
+// Runtime only. Under PyTorch they would need its own vectorized libm and
+// reduction orders, which npukit does not reproduce; the BM1684 runs float
+// math as OKKernel's series (fp32_series), not as ONNX operators; the GHP,
+// CVM, TFLite and MiCo profiles name integer systems.
+void runner_float_rows(Rows& r) {
+  for (F f : {F::float_math, F::reduce, F::layer_norm, F::conv_transpose, F::resize}) {
+    r.no(f, P::pytorch,
+         "not reproduced for PyTorch (its vectorized libm and reduction orders differ in the last "
+         "bit); npukit's float operators beyond conv/pool/gemm follow ONNX Runtime only");
+    r.no(f, P::ghp_rtl, kGhpQuantizedOnly);
+    r.no(f, P::ghp_golden, kGhpQuantizedOnly);
+    r.no(f, P::bm1684,
+         "the BM1684 computes float math with OKKernel's own functions (fp32_series, okk), not as "
+         "ONNX operators");
+    r.no(f, P::cvm, kCvmIntegerOnly);
+    r.no(f, P::tflite, kTfliteAvgPoolOnly);
+    r.no(f, P::mico, kMicoPoolsOnly);
+  }
+  r.yes(F::float_math, P::onnxruntime,
+        "ONNX Runtime 1.30's CPU kernels' arithmetic and NaN rules (docs/semantics.md, \"ONNX "
+        "float operators\")",
+        "ONNX Runtime 1.30 (tests/python/test_ort_ops_math.py), ONNX node tests");
+  r.yes(F::reduce, P::onnxruntime, "ONNX Runtime 1.30's summation order and NaN rules",
+        "ONNX Runtime 1.30 (tests/python/test_ort_ops_math.py), ONNX node tests");
+  r.yes(F::layer_norm, P::onnxruntime, "ONNX Runtime 1.30's CPU kernel arithmetic",
+        "ONNX Runtime 1.30 (tests/python/test_ort_ops_math.py)");
+  r.yes(F::conv_transpose, P::onnxruntime, "ONNX Runtime 1.30's summation order, no FMA",
+        "ONNX Runtime 1.30 (tests/python/test_ort_ops_deconv_resize.py)");
+  r.yes(F::resize, P::onnxruntime,
+        "ONNX Runtime's coordinate transforms and interpolation weights in fp32",
+        "ONNX Runtime 1.30 (tests/python/test_ort_ops_deconv_resize.py)");
+}
+
+// Data movement has no arithmetic to choose: every system gives the same bits.
+void data_movement_rows(Rows& r) {
+  for (P p : all_profiles())
+    if (semantics_base(p) == p)
+      r.yes(
+          F::data_movement, p,
+          "copies, index arithmetic, casts and comparisons: no rounding, the same on every system",
+          "ONNX Runtime 1.30 (tests/python/test_ort_ops_tensor.py), ONNX node tests");
+}
+
+// ONNX Runtime's com.microsoft quantized operators.
+void contrib_quant_rows(Rows& r) {
+  for (F f : {F::qlinear_mul, F::qlinear_lookup, F::qgemm}) {
+    r.no(f, P::pytorch, "an ONNX Runtime (com.microsoft) operator: PyTorch has no counterpart");
+    r.no(f, P::ghp_rtl, kGhpQuantizedOnly);
+    r.no(f, P::ghp_golden, kGhpQuantizedOnly);
+    r.no(f, P::bm1684, kBm1684NoOnnxQuant);
+    r.no(f, P::cvm, kCvmIntegerOnly);
+    r.no(f, P::tflite, kTfliteAvgPoolOnly);
+    r.no(f, P::mico, kMicoPoolsOnly);
+  }
+  r.yes(F::qlinear_mul, P::onnxruntime,
+        "ONNX Runtime's fp32 product of dequantized codes, requantized",
+        "ONNX Runtime 1.30 (tests/python/test_qdq_fusion_ort.py)");
+  r.yes(F::qlinear_lookup, P::onnxruntime,
+        "a 256-entry table built with ONNX Runtime's fp32 arithmetic, one lookup per code",
+        "ONNX Runtime 1.30 (tests/python/test_qdq_fusion_ort.py)");
+  r.yes(F::qgemm, P::onnxruntime, kOrtGemm,
+        "ONNX Runtime 1.30 (tests/python/test_qdq_fusion_ort.py)");
+}
+
+std::vector<ProfileSupport> build_table() {
+  Rows r;
+  fp32_rows(r);
+  series_rows(r);
+  onnx_quant_rows(r);
+  qavg_pool_rows(r);
+  fixed_face_rows(r);
+  runner_float_rows(r);
+  data_movement_rows(r);
+  contrib_quant_rows(r);
+  const auto& rows = r.map;
   std::vector<ProfileSupport> table;
   for (const FamilyName& f : kFamilies)
     for (P p : all_profiles()) {

@@ -30,6 +30,16 @@ enum class OpFamily : uint8_t {
   bm_pool_quantized,     // BM168x atomic int8 pooling (bm_atomic.h)
   mico_pool,             // MiCo_Q8_AvgPool2D / MaxPool2D (mico_qnn.h)
   mrt_conv,              // MRT integer-only convolution chain (ops/mrt_conv.hpp)
+  // The runner's other operators (src/onnx/op_families.cpp maps each ONNX op type).
+  float_math,      // float activations, unary functions, Sub/Div/Pow/Min/Max, LogSoftmax, Dropout
+  reduce,          // ReduceSum / ReduceMean / ReduceMax / ReduceMin (ops/reduce.hpp)
+  layer_norm,      // LayerNormalization (ops/layer_norm.hpp)
+  conv_transpose,  // ConvTranspose (ops/conv_transpose.hpp)
+  resize,          // Resize (ops/resize.hpp)
+  data_movement,   // shape, tensor and index operators: copies, casts, comparisons, no rounding
+  qlinear_mul,     // QLinearMul (com.microsoft; QLinearMulParams)
+  qlinear_lookup,  // QLinearSigmoid / QLinearLeakyRelu / QLinearConcat (QLookupParams tables)
+  qgemm,           // QGemm (com.microsoft), run as a 1x1 QLinearConv
 };
 
 const char* op_family_name(OpFamily f);
