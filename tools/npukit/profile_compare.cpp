@@ -9,6 +9,7 @@
 
 #include "npukit/error.hpp"
 #include "npukit/ops/matmul.hpp"
+#include "npukit/ops/profile_support.hpp"
 
 namespace npukit {
 
@@ -93,6 +94,14 @@ Tensor run_one(const CompareConfig& c, Profile prof, const Tensor& x, const Tens
   return y;
 }
 
+// The profile table's family of a compared operator.
+OpFamily family_of(const std::string& op) {
+  if (op == "qlinear_conv") return OpFamily::qlinear_conv;
+  if (op == "qlinear_matmul") return OpFamily::qlinear_matmul;
+  if (op == "qlinear_add") return OpFamily::qlinear_add;
+  return OpFamily::qlinear_average_pool;
+}
+
 Shape unflatten(int64_t i, const Shape& s) {
   Shape idx(s.size());
   for (size_t d = s.size(); d-- > 0;) {
@@ -140,6 +149,8 @@ CompareReport compare_profiles(const CompareConfig& c, const std::vector<Profile
   for (Profile prof : profiles) {
     ProfileRun run{prof, "", Tensor()};
     try {
+      // The table says first whether the profile covers the operator (and why not).
+      expect_supported(family_of(c.op), prof, kFn);
       run.y = run_one(c, prof, r.x, b, w);
     } catch (const Error& e) {
       run.error = e.what();
