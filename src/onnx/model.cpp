@@ -118,9 +118,6 @@ struct Model::Impl {
   // Plans every node for the given input shapes. With `issues`, problems are
   // collected per node (load time); without, the first one throws.
   void plan(const std::vector<Shape>& shapes, std::vector<Issue>* issues);
-  std::vector<char> seed_types(const std::vector<Shape>& shapes);
-  NodePlan plan_node(size_t ni, const std::vector<Operand>& in);
-  void check_declared_types(std::vector<Issue>& issues);
   void allocate();
   // Computes a node's outputs now when they are known (all inputs known, or
   // the planner knew them): they become values of this plan, the node no step.
@@ -379,10 +376,10 @@ void Model::Impl::check_graph(std::vector<Issue>& issues) {
   check_outputs(is_input, producer, issues);
 }
 
-// Types of the constants and the graph inputs for this plan; returns the
-// values that depend on an int64 input whose value is not known yet.
-std::vector<char> Model::Impl::seed_types(const std::vector<Shape>& shapes) {
+void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* issues) {
   types.assign(names.size(), Operand{});
+  plan_values.clear();  // after types: nothing refers to the previous plan's values
+  node_profile.assign(g.nodes.size(), profile);
   for (size_t v = 0; v < names.size(); ++v)
     if (constant_of[v]) {
       types[v] = make_operand(constant_of[v]->elem, constant_of[v]->shape);
@@ -397,54 +394,6 @@ std::vector<char> Model::Impl::seed_types(const std::vector<Shape>& shapes) {
       else if (*e == Elem::s64)
         deferred[input_ids[i]] = 1;
     }
-  return deferred;
-}
-
-// One node's plan under the profile the table gives it (recorded in
-// node_profile), its operand ranks and sizes checked. Throws npukit::Error.
-NodePlan Model::Impl::plan_node(size_t ni, const std::vector<Operand>& in) {
-  const Node& n = g.nodes[ni];
-  const Planner int_planner = known_int_arith_planner(n, in);
-  const Planner planner = int_planner ? int_planner : find_op(n.domain, n.op_type)->plan;
-  NodePlan p;
-  // The profile table decides whether the profile covers the node's operator
-  // family; with fallback an uncovered node keeps ONNX Runtime's semantics.
-  Profile node_semantics = profile;
-  if (const auto family = op_family_of(n.domain, n.op_type);
-      family && !supports(*family, profile)) {
-    if (!fallback) expect_supported(*family, profile, n.op_type.c_str());
-    node_semantics = Profile::onnxruntime;
-  }
-  node_profile[ni] = node_semantics;
-  try {
-    p = planner(PlanContext{n, in, node_semantics});
-  } catch (const Error& e) {
-    // Operators outside the table have ONNX Runtime's semantics only, and
-    // their planners refuse other profiles (parameter "profile").
-    if (!fallback || semantics_base(node_semantics) == Profile::onnxruntime ||
-        e.parameter() != "profile")
-      throw;
-    node_profile[ni] = Profile::onnxruntime;
-    p = planner(PlanContext{n, in, Profile::onnxruntime});
-  }
-  // Arithmetic kernels pad views to 4-D: only data movement sees higher ranks.
-  const bool any_rank = is_data_movement_op(n.domain, n.op_type);
-  const size_t max_rank = any_rank ? kMaxRank : kMaxKernelRank;
-  for (size_t k = 0; k < in.size(); ++k)
-    if (in[k].present && in[k].shape.size() > max_rank)
-      fail(n.op_type, ("input " + std::to_string(k)).c_str(), "shape " + shape_text(in[k].shape),
-           "rank up to 4 for this operator");
-  for (const Operand& o : p.outputs)
-    if (o.shape.size() > max_rank || shape_numel(o.shape) > kMaxElements)
-      fail(n.op_type, "output", "shape " + shape_text(o.shape),
-           "rank up to " + std::to_string(max_rank) + " and at most 2^28 elements");
-  return p;
-}
-
-void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* issues) {
-  std::vector<char> deferred = seed_types(shapes);
-  plan_values.clear();  // after types: nothing refers to the previous plan's values
-  node_profile.assign(g.nodes.size(), profile);
   steps.clear();
   for (size_t ni : order) {
     const Node& n = g.nodes[ni];
@@ -469,7 +418,40 @@ void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* iss
         if (!o.empty()) deferred[id(o)] = 1;
     if (!inputs_ok) continue;  // behind a node that failed (reported) or deferred
     try {
-      NodePlan p = plan_node(ni, in);
+      const Planner int_planner = known_int_arith_planner(n, in);
+      const Planner planner = int_planner ? int_planner : find_op(n.domain, n.op_type)->plan;
+      NodePlan p;
+      // The profile table decides whether the profile covers the node's operator
+      // family; with fallback an uncovered node keeps ONNX Runtime's semantics.
+      Profile node_semantics = profile;
+      if (const auto family = op_family_of(n.domain, n.op_type);
+          family && !supports(*family, profile)) {
+        if (!fallback) expect_supported(*family, profile, n.op_type.c_str());
+        node_semantics = Profile::onnxruntime;
+      }
+      node_profile[ni] = node_semantics;
+      try {
+        p = planner(PlanContext{n, in, node_semantics});
+      } catch (const Error& e) {
+        // Operators outside the table have ONNX Runtime's semantics only, and
+        // their planners refuse other profiles (parameter "profile").
+        if (!fallback || semantics_base(node_semantics) == Profile::onnxruntime ||
+            e.parameter() != "profile")
+          throw;
+        node_profile[ni] = Profile::onnxruntime;
+        p = planner(PlanContext{n, in, Profile::onnxruntime});
+      }
+      // Arithmetic kernels pad views to 4-D: only data movement sees higher ranks.
+      const bool any_rank = is_data_movement_op(n.domain, n.op_type);
+      const size_t max_rank = any_rank ? kMaxRank : kMaxKernelRank;
+      for (size_t k = 0; k < in.size(); ++k)
+        if (in[k].present && in[k].shape.size() > max_rank)
+          fail(n.op_type, ("input " + std::to_string(k)).c_str(),
+               "shape " + shape_text(in[k].shape), "rank up to 4 for this operator");
+      for (const Operand& o : p.outputs)
+        if (o.shape.size() > max_rank || shape_numel(o.shape) > kMaxElements)
+          fail(n.op_type, "output", "shape " + shape_text(o.shape),
+               "rank up to " + std::to_string(max_rank) + " and at most 2^28 elements");
       if (fold(n, in, p)) continue;
       for (size_t k = 0; k < n.outputs.size(); ++k) {
         if (n.outputs[k].empty()) continue;
@@ -487,20 +469,18 @@ void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* iss
     }
     steps.push_back(std::move(s));
   }
-  if (issues) check_declared_types(*issues);
-}
-
-// Declared types of outputs and intermediate values must match the inferred ones.
-void Model::Impl::check_declared_types(std::vector<Issue>& issues) {
+  if (!issues) return;
+  // Declared types of outputs and intermediate values must match the inferred ones.
   auto compare = [&](const Declared& d, const char* what) {
     auto it = ids.find(d.info.name);
     if (it == ids.end() || !types[it->second].present || d.onnx_type == 0) return;
     const Operand& t = types[it->second];
     const auto e = elem_from_onnx(d.onnx_type);
     if (!e || *e != t.elem) {
-      issues.push_back({"", "",
-                        std::string(what) + " '" + d.info.name + "' is declared " +
-                            onnx_type_name(d.onnx_type) + " but computed as " + elem_name(t.elem)});
+      issues->push_back({"", "",
+                         std::string(what) + " '" + d.info.name + "' is declared " +
+                             onnx_type_name(d.onnx_type) + " but computed as " +
+                             elem_name(t.elem)});
       return;
     }
     if (!d.has_shape) return;
@@ -508,9 +488,9 @@ void Model::Impl::check_declared_types(std::vector<Issue>& issues) {
     for (size_t k = 0; same && k < t.shape.size(); ++k)
       same = d.info.shape[k] < 0 || d.info.shape[k] == t.shape[k];
     if (!same)
-      issues.push_back({"", "",
-                        std::string(what) + " '" + d.info.name + "' is declared " +
-                            shape_with_names(d.info) + " but computed as " + shape_text(t.shape)});
+      issues->push_back({"", "",
+                         std::string(what) + " '" + d.info.name + "' is declared " +
+                             shape_with_names(d.info) + " but computed as " + shape_text(t.shape)});
   };
   for (const Declared& d : g.outputs) compare(d, "graph output");
   for (const Declared& d : g.value_infos) compare(d, "value");
