@@ -35,17 +35,15 @@ std::optional<OpFamily> op_family_of(const std::string& domain, const std::strin
       {{"", "Resize"}, OpFamily::resize},
       {{"", "LayerNormalization"}, OpFamily::layer_norm},
   };
-  for (const char* op :
-       {"Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "LeakyRelu", "Erf",        "Gelu",
-        "Sqrt",    "Exp",         "Log",       "Neg",  "Abs",       "Reciprocal", "Sub",
-        "Div",     "Pow",         "Min",       "Max",  "Dropout",   "LogSoftmax"})
-    if (op_type == op && (domain.empty() || domain == "ai.onnx")) return OpFamily::float_math;
-  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin"})
-    if (op_type == op && (domain.empty() || domain == "ai.onnx")) return OpFamily::reduce;
+  const std::string d = domain == "ai.onnx" ? "" : domain;
+  if (const auto it = families.find({d, op_type}); it != families.end()) return it->second;
+  // The rest of ops_math.cpp's table: reductions, else float math (so a new
+  // operator there joins its family without an edit here).
+  for (const OpEntry& e : math_ops())
+    if (d == e.domain && op_type == e.op_type)
+      return op_type.rfind("Reduce", 0) == 0 ? OpFamily::reduce : OpFamily::float_math;
   if (is_data_movement_op(domain, op_type)) return OpFamily::data_movement;
-  const auto it = families.find({domain == "ai.onnx" ? "" : domain, op_type});
-  if (it == families.end()) return std::nullopt;
-  return it->second;
+  return std::nullopt;
 }
 
 }  // namespace npukit::onnx
