@@ -11,6 +11,12 @@ std::optional<OpFamily> op_family_of(const std::string& domain, const std::strin
   using K = std::pair<std::string, std::string>;
   static const std::map<K, OpFamily> families = {
       {{"", "Relu"}, OpFamily::elementwise},
+      {{"", "Add"}, OpFamily::binary},
+      {{"", "Mul"}, OpFamily::binary},
+      {{"", "Clip"}, OpFamily::clip},
+      {{"", "BatchNormalization"}, OpFamily::batch_norm},
+      {{"", "Softmax"}, OpFamily::softmax},
+      {{"", "DequantizeLinear"}, OpFamily::dequantize_linear},
       {{"", "MaxPool"}, OpFamily::pool2d},
       {{"", "AveragePool"}, OpFamily::pool2d},
       {{"", "GlobalMaxPool"}, OpFamily::pool2d},

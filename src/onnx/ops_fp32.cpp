@@ -43,13 +43,22 @@ NodePlan plan_conv(const PlanContext& c) {
 NodePlan plan_relu(const PlanContext& c) {
   expect_attrs(c.node, {});
   const Operand& x = operand(c, 0, {F});
-  return {{make_operand(F, x.shape)}, [](const auto& in, const auto& out) { relu(in[0], out[0]); }};
+  ElementwiseParams p;
+  apply_profile(p, c.profile);  // the BM1684's relu maps NaN and -0 to +0
+  return {{make_operand(F, x.shape)},
+          [p](const auto& in, const auto& out) { relu(in[0], out[0], p); }};
 }
 
-// Clip: attributes before opset 11, optional scalar inputs since.
+// Clip: attributes before opset 11, optional scalar inputs since. An absent
+// bound is ONNX Runtime's numeric_limits lowest()/max() (so -inf/+inf become
+// -FLT_MAX/FLT_MAX), but no bound at all for PyTorch's clamp.
 NodePlan plan_clip(const PlanContext& c) {
   const Operand& x = operand(c, 0, {F});
   ClipParams p;
+  if (semantics_base(c.profile) == Profile::onnxruntime) {
+    p.min = std::numeric_limits<float>::lowest();
+    p.max = std::numeric_limits<float>::max();
+  }
   if (c.node.opset < 11) {
     expect_attrs(c.node, {"min", "max"});
     p.min = attr_float(c.node, "min", p.min);

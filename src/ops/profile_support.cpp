@@ -38,6 +38,11 @@ constexpr FamilyName kFamilies[] = {
     {OpFamily::qlinear_mul, "qlinear_mul"},
     {OpFamily::qlinear_lookup, "qlinear_lookup"},
     {OpFamily::qgemm, "qgemm"},
+    {OpFamily::binary, "binary"},
+    {OpFamily::clip, "clip"},
+    {OpFamily::batch_norm, "batch_norm"},
+    {OpFamily::softmax, "softmax"},
+    {OpFamily::dequantize_linear, "dequantize_linear"},
 };
 
 using P = Profile;
@@ -264,6 +269,53 @@ void contrib_quant_rows(Rows& r) {
         "ONNX Runtime 1.30 (tests/python/test_qdq_fusion_ort.py)");
 }
 
+// The runner's fp32 operators whose result is one IEEE operation per element
+// (Add, Mul: one rounding; Clip: none; DequantizeLinear: (q - zp) exact, one
+// product): ONNX Runtime and PyTorch give the same bits; BatchNormalization and
+// Softmax round several times and PyTorch's order differs from ONNX Runtime's.
+void runner_fp32_rows(Rows& r) {
+  for (F f : {F::binary, F::clip, F::batch_norm, F::softmax, F::dequantize_linear}) {
+    r.no(f, P::ghp_rtl, kGhpQuantizedOnly);
+    r.no(f, P::ghp_golden, kGhpQuantizedOnly);
+    r.no(f, P::cvm, kCvmIntegerOnly);
+    r.no(f, P::tflite, kTfliteAvgPoolOnly);
+    r.no(f, P::mico, kMicoPoolsOnly);
+  }
+  for (F f : {F::binary, F::clip, F::batch_norm, F::softmax})
+    r.no(
+        f, P::bm1684,
+        "npukit runs this ONNX operator with IEEE arithmetic; the BM1684's FTZ/DAZ float units are "
+        "reproduced by the okk/bm_atomic faces, not by the runner");
+  r.no(F::dequantize_linear, P::bm1684, kBm1684NoOnnxQuant);
+  constexpr const char* kOrtPyTorchChecked =
+      "ONNX Runtime 1.30 (ONNX node tests, tests/python/test_ort_ops_math.py) and PyTorch 1.13 "
+      "(tests/python/test_profile_pairs.py, NaN/inf/-0/denormals)";
+  for (P p : {P::onnxruntime, P::pytorch}) {
+    r.yes(F::binary, p, "one IEEE fp32 rounding per element, numpy broadcasting, NaN propagates",
+          kOrtPyTorchChecked);
+    r.yes(F::clip, p,
+          "min(max(x, min), max) taken literally: NaN stays NaN, min > max gives max, no rounding",
+          kOrtPyTorchChecked);
+    r.yes(F::dequantize_linear, p,
+          "(q - zero point) exact, times the fp32 scale: one rounding (PyTorch's dequantize gives "
+          "the same bits)",
+          p == P::onnxruntime
+              ? "ONNX Runtime 1.30 (tests/python/test_ort_quant.py), ONNX node tests"
+              : "PyTorch 1.13 (tests/python/test_profile_pairs.py, u8 and s8, 50 "
+                "scales and zero points)");
+  }
+  r.yes(F::batch_norm, P::onnxruntime, "ONNX Runtime 1.30's inference arithmetic",
+        "ONNX Runtime 1.30 (ONNX node tests, the torchvision models)");
+  r.no(F::batch_norm, P::pytorch,
+       "not reproduced for PyTorch: its batch_norm rounds in another order (measured: last-bit "
+       "differences on ~5% of outputs); npukit follows ONNX Runtime");
+  r.yes(F::softmax, P::onnxruntime, "ONNX Runtime 1.30's max, exp and sum order",
+        "ONNX Runtime 1.30 (ONNX node tests)");
+  r.no(F::softmax, P::pytorch,
+       "not reproduced for PyTorch: its vectorized exp and sum order differ in the last bit "
+       "(measured on ~70% of outputs); npukit follows ONNX Runtime");
+}
+
 std::vector<ProfileSupport> build_table() {
   Rows r;
   fp32_rows(r);
@@ -274,6 +326,7 @@ std::vector<ProfileSupport> build_table() {
   runner_float_rows(r);
   data_movement_rows(r);
   contrib_quant_rows(r);
+  runner_fp32_rows(r);
   const auto& rows = r.map;
   std::vector<ProfileSupport> table;
   for (const FamilyName& f : kFamilies)

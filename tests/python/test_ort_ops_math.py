@@ -1,6 +1,6 @@
 """Differential test of npukit's ONNX float math operators (activations,
 unary math, Sub/Div/Pow/Min/Max with broadcasting, reductions,
-LayerNormalization, Gelu, Dropout) against ONNX Runtime 1.30: seeded random
+LayerNormalization, Gelu, Dropout; Add, Mul, Clip, Softmax, BatchNormalization) against ONNX Runtime 1.30: seeded random
 single-node models with random shapes, broadcasting, attributes and special
 values (NaN, +-inf, -0, denormals), run through npukit's ONNX runner and ORT.
 Operators npukit models exactly must agree bit for bit; those with a stated
@@ -27,7 +27,7 @@ SPECIALS = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-45, -1e-45, 1e-39, 3
 # error of at most `atol` (outputs near 0 after cancellation). Every other
 # operator must give ORT's bits.
 ULP_TOLERANCE = {"Exp": 1, "Log": 2, "Pow": 1, "ReduceSum": 64, "ReduceMean": 64,
-                 "LayerNormalization": 16, "LogSoftmax": 16}
+                 "LayerNormalization": 16, "LogSoftmax": 16, "Softmax": 4}
 ABS_TOLERANCE = {"ReduceSum": 1e-5, "ReduceMean": 1e-6, "LayerNormalization": 4e-6,
                  "LogSoftmax": 2e-6}
 
@@ -188,6 +188,48 @@ def gen_log_softmax(rng, i):
                 {"axis": axis}, opset=opset)
 
 
+def gen_softmax(rng, i):
+    shape = rand_shape(rng, int(rng.integers(1, 5)))
+    rank = len(shape)
+    x = values(rng, shape, -8, 8, specials=rng.random() < 0.3)
+    opset = 13 if rng.random() < 0.7 else 11
+    axis = int(rng.integers(-rank, rank))
+    return make("Softmax", {"shape": shape, "axis": axis, "opset": opset}, {"x": x},
+                {"axis": axis}, opset=opset)
+
+
+def gen_clip(rng, i):
+    """Clip with bounds as constant inputs (opset 13): -0/+0 bounds, min > max, absent bounds."""
+    shape = rand_shape(rng)
+    x = values(rng, shape, -4, 4)
+    bounds = [-0.0, 0.0, -1.5, 2.0, -np.inf, np.inf, 0.5]
+    consts, order = {}, ["x"]
+    for name in ("min", "max"):
+        if rng.random() < 0.8:
+            consts[name] = np.array(rng.choice(bounds), np.float32)
+            order.append(name)
+        else:
+            order.append("")
+    while order and order[-1] == "":
+        order.pop()
+    cfg = {"shape": shape, **{k: float(v) for k, v in consts.items()}}
+    return make("Clip", cfg, {"x": x}, {}, opset=13, consts=consts, order=order)
+
+
+def gen_batch_norm(rng, i):
+    """Inference BatchNormalization, rank 2 to 4, per-channel constants."""
+    shape = rand_shape(rng, int(rng.integers(2, 5)))
+    x = values(rng, shape, -4, 4)
+    ch = [shape[1]]
+    consts = {"scale": values(rng, ch, -2, 2, specials=False),
+              "B": values(rng, ch, -2, 2, specials=False),
+              "mean": values(rng, ch, -2, 2, specials=False),
+              "var": rng.uniform(0, 3, ch).astype(np.float32)}
+    attrs = {"epsilon": float(rng.choice([1e-5, 1e-3, 0.1]))}
+    return make("BatchNormalization", dict(attrs, shape=shape), {"x": x}, attrs, opset=15,
+                consts=consts, order=["x", "scale", "B", "mean", "var"])
+
+
 def gen_dropout(rng, i):
     shape = rand_shape(rng)
     x = values(rng, shape)
@@ -237,6 +279,12 @@ GENERATORS = [
     ("LogSoftmax", gen_log_softmax, 40),
     ("Dropout", gen_dropout, 5),
     ("rejected", gen_bad, 8),
+    # Appended so that the cases above keep their random draws.
+    ("Add", gen_binary("Add"), 40),
+    ("Mul", gen_binary("Mul"), 40),
+    ("Clip", gen_clip, 40),
+    ("Softmax", gen_softmax, 40),
+    ("BatchNormalization", gen_batch_norm, 40),
 ]
 
 

@@ -114,7 +114,89 @@ def cases():
         inits=q_inits("xs", "xz", 0.05, 128) + [numpy_helper.from_array(bg, "b")] +
         q_inits("bs", "bz", 0.02, 0, np.int8) + q_inits("ys", "yz", 0.1, 128),
         extra_inputs=["xs", "xz", "b", "bs", "bz", "", "ys", "yz"])
+    c["binary"] = one_input("Add", X4, F, [1, 2, 4, 4], inits=[const("b", X4[0, ::-1], np.float32)],
+                            extra_inputs=["b"])
+    c["clip"] = one_input("Clip", X4, F, [1, 2, 4, 4], inits=[const("lo", -0.5, np.float32)],
+                          extra_inputs=["lo"])
+    ch = [const(n, v, np.float32) for n, v in
+          (("g", [1.5, -0.5]), ("bb", [0.1, 0.2]), ("mu", [0.3, -0.1]), ("var", [0.7, 2.0]))]
+    c["batch_norm"] = one_input("BatchNormalization", X4, F, [1, 2, 4, 4], inits=ch,
+                                extra_inputs=["g", "bb", "mu", "var"])
+    c["softmax"] = one_input("Softmax", X4, F, [1, 2, 4, 4], axis=-1)
+    c["dequantize_linear"] = one_input("DequantizeLinear", Q4, U8, [1, 2, 4, 4], F,
+                                       inits=q_inits("s", "z", 0.05, 128),
+                                       extra_inputs=["s", "z"])
     return c
+
+
+def specials(rng, n):
+    """n floats over the whole exponent range with NaN, +-inf, +-0 and denormals mixed in."""
+    x = (rng.standard_normal(n) * 10.0 ** rng.integers(-40, 38, n)).astype(np.float32)
+    for v, frac in ((np.nan, 10), (-0.0, 20), (0.0, 20), (np.inf, 20), (-np.inf, 20),
+                    (1e-41, 20), (-3e-39, 20)):
+        x[rng.integers(0, n, n // frac)] = np.float32(v)
+    return x
+
+
+def same_bits(a, b):
+    return a.shape == b.shape and np.array_equal(np.asarray(a).view(np.uint32),
+                                                 np.asarray(b).view(np.uint32))
+
+
+def run_one(node, inputs, inits=(), profile="pytorch"):
+    g = helper.make_graph([node], "g", [vi(k, F, list(v.shape)) for k, v in inputs.items()],
+                          [vi("y", F, None)], list(inits))
+    path = os.path.join(TMP, "torch_pair.onnx")
+    with open(path, "wb") as f:
+        f.write(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+                .SerializeToString())
+    return npukit.run_model(path, inputs, profile=profile)["y"]
+
+
+def pytorch_rows_match_pytorch():
+    """The binary, clip and dequantize_linear rows claim PyTorch's bits: check them
+    against PyTorch itself (NaN, +-inf, -0, denormals; broadcasting; absent bounds)."""
+    try:
+        import torch
+    except ImportError:
+        print("SKIP pytorch rows: no torch")
+        return
+    rng = np.random.default_rng(41)  # seed of the PyTorch checks
+    a, b = specials(rng, 4096).reshape(4, 1024), specials(rng, 4096).reshape(4, 1024)
+    for op, fn in (("Add", torch.add), ("Mul", torch.mul)):
+        for bb in (b, b[:1], b[:, :1]):
+            got = run_one(helper.make_node(op, ["a", "b"], ["y"]), {"a": a, "b": bb})
+            want = fn(torch.from_numpy(a), torch.from_numpy(bb)).numpy()
+            assert same_bits(got, want), f"{op} x pytorch, b shape {bb.shape}"
+    bounds = (-0.0, 0.0, -1.0, 2.0, -np.inf, np.inf, None)
+    for lo in bounds:
+        for hi in bounds:
+            names = ["x", "" if lo is None else "lo", "" if hi is None else "hi"]
+            while names[-1] == "":
+                names.pop()
+            inits = [const(n, v, np.float32) for n, v in (("lo", lo), ("hi", hi)) if v is not None]
+            got = run_one(helper.make_node("Clip", names, ["y"]), {"x": a}, inits)
+            want = torch.clamp(torch.from_numpy(a), lo, hi).numpy() if (lo, hi) != (None, None) \
+                else a
+            assert same_bits(got, want), f"Clip x pytorch, min {lo} max {hi}"
+    for dt, qt, elem in ((np.uint8, torch.quint8, U8), (np.int8, torch.qint8, S8)):
+        info = np.iinfo(dt)
+        q = rng.integers(info.min, info.max + 1, 4096).astype(dt)
+        for _ in range(50):
+            scale = np.float32(rng.random() * 0.1 + 1e-6)
+            zp = int(rng.integers(info.min, info.max + 1))
+            node = helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"])
+            g = helper.make_graph([node], "g", [vi("q", elem, [4096])], [vi("y", F, [4096])],
+                                  [const("s", scale, np.float32), const("z", zp, dt)])
+            path = os.path.join(TMP, "torch_dq.onnx")
+            with open(path, "wb") as f:
+                f.write(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+                        .SerializeToString())
+            got = npukit.run_model(path, {"q": q}, profile="pytorch")["y"]
+            want = torch._make_per_tensor_quantized_tensor(torch.from_numpy(q), float(scale),
+                                                           zp).dequantize().numpy()
+            assert same_bits(got, want), f"DequantizeLinear x pytorch, {dt.__name__} scale " \
+                f"{scale!r} zero point {zp}"
 
 
 def check_pair(family, profile, row, path, feeds):
@@ -155,6 +237,12 @@ def main():
             except Exception as e:  # report every pair, then fail
                 results["failed"] += 1
                 print(f"FAIL {family} x {profile}: {type(e).__name__}: {e}")
+    try:
+        pytorch_rows_match_pytorch()
+        results["passed"] += 1
+    except AssertionError as e:
+        results["failed"] += 1
+        print(f"FAIL {e}")
     print(f"{results['passed']} pairs passed, {results['failed']} failed")
     return 1 if results["failed"] else 0
 

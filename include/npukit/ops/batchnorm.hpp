@@ -1,6 +1,8 @@
 // fp32 batch normalization in inference mode (ONNX BatchNormalization with
-// training_mode = 0): per channel c (axis 1),
-//   y = (x - mean[c]) / sqrt(var[c] + epsilon) * scale[c] + bias[c].
+// training_mode = 0) as ONNX Runtime 1.30 computes it: per channel c (axis 1),
+//   s = (1 / sqrt(var[c] + epsilon)) * scale[c],  b = bias[c] - mean[c] * s,
+//   y = x * s + b,
+// every step rounded to fp32, no FMA.
 #pragma once
 
 #include "npukit/tensor.hpp"

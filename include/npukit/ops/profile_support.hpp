@@ -21,7 +21,7 @@ enum class OpFamily : uint8_t {
   depthwise2d,           // fp32 depthwise convolution (Depthwise2dParams)
   matmul,                // fp32 matmul / Gemm (MatmulParams)
   fp32_series,           // exp / sigmoid / tanh as OKKernel computes them (Fp32SeriesParams)
-  quantize_linear,       // QuantizeLinear (QuantizeParams); DequantizeLinear has one rule
+  quantize_linear,       // QuantizeLinear (QuantizeParams)
   qlinear_average_pool,  // QLinearAveragePool / QLinearGlobalAveragePool (QLinearAvgPoolParams)
   qlinear_conv,          // QLinearConv (QLinearConvParams)
   qlinear_matmul,        // QLinearMatMul (QLinearMatMulParams)
@@ -40,6 +40,11 @@ enum class OpFamily : uint8_t {
   qlinear_mul,     // QLinearMul (com.microsoft; QLinearMulParams)
   qlinear_lookup,  // QLinearSigmoid / QLinearLeakyRelu / QLinearConcat (QLookupParams tables)
   qgemm,           // QGemm (com.microsoft), run as a 1x1 QLinearConv
+  binary,          // fp32 Add / Mul with broadcasting (ops/binary.hpp): one IEEE rounding
+  clip,            // fp32 Clip (ops/activation.hpp): no rounding
+  batch_norm,      // fp32 BatchNormalization, inference (ops/batchnorm.hpp)
+  softmax,         // fp32 Softmax (ops/activation.hpp)
+  dequantize_linear,  // DequantizeLinear: (q - zero point) * scale in fp32
 };
 
 const char* op_family_name(OpFamily f);
