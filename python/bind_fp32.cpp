@@ -202,7 +202,7 @@ void bind_conv(py::module_& m) {
       [](const py::object& xo, const py::object& wo, const py::object& bo,
          const std::string& auto_pad, const Ints& dilations, int64_t group,
          const Ints& kernel_shape, const Ints& pads, const Ints& strides, const py::object& yo,
-         bool result_add) {
+         bool result_add, const std::string& profile) {
         constexpr const char* fn = "npukit.conv";
         py::array x = as_dtype(xo, DType::f32, fn, "x");
         py::array w = as_dtype(wo, DType::f32, fn, "w");
@@ -215,6 +215,7 @@ void bind_conv(py::module_& m) {
                                   {wv.dim(2), wv.dim(3)});
         p.groups = group;
         p.result_add = result_add;
+        apply_profile(p, profile_arg(profile, fn));  // the runner's Conv does the same
         py::array b;
         if (!bo.is_none()) {
           b = as_dtype(bo, DType::f32, fn, "b");
@@ -228,8 +229,9 @@ void bind_conv(py::module_& m) {
       arg("x"), arg("w"), arg("b") = py::none(), py::kw_only(), arg("auto_pad") = "NOTSET",
       arg("dilations") = py::none(), arg("group") = 1, arg("kernel_shape") = py::none(),
       arg("pads") = py::none(), arg("strides") = py::none(), arg("y") = py::none(),
-      arg("result_add") = false,
-      "ONNX Conv (2-D, float32); result_add=True returns y + conv(x) (seed 004).");
+      arg("result_add") = false, arg("profile") = "onnxruntime",
+      "ONNX Conv (2-D, float32) with the profile's summation; result_add=True returns y + "
+      "conv(x) (seed 004).");
   def_checked(
       m, "depthwise2d",
       [](const py::object& xo, const py::object& wo, const py::object& bo, const Ints& stride,

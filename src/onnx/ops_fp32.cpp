@@ -29,6 +29,7 @@ NodePlan plan_conv(const PlanContext& c) {
   Conv2dParams p;
   p.window = onnx_window(c, x.shape, &w.shape, false);
   p.groups = attr_int(c.node, "group", 1);
+  apply_profile(p, c.profile);  // the BM1684's interleaved accumulators and FTZ/DAZ
   p.has_bias = present(c, 2);
   if (p.has_bias) {
     operand(c, 2, {F});

@@ -199,6 +199,50 @@ def pytorch_rows_match_pytorch():
                 f"{scale!r} zero point {zp}"
 
 
+def save(m, name):
+    path = os.path.join(TMP, name)
+    with open(path, "wb") as f:
+        f.write(m.SerializeToString())
+    return path
+
+
+def runner_applies_each_profile():
+    """A supported pair runs the profile's semantics, not ONNX Runtime's: the
+    BM1684's Relu and Conv; ONNX Runtime's pooling geometry for its variants."""
+    rng = np.random.default_rng(43)  # seed of these checks
+    x = np.array([[np.nan, -0.0, -1.0, 2.0]], np.float32)
+    path = save(model(helper.make_node("Relu", ["x"], ["y"]), [vi("x", F, [1, 4])],
+                      [vi("y", F, [1, 4])]), "relu.onnx")
+    y = npukit.run_model(path, {"x": x}, profile="bm1684")["y"]
+    assert same_bits(y, np.array([[0.0, 0.0, 0.0, 2.0]], np.float32)), f"Relu x bm1684: {y}"
+    y = npukit.run_model(path, {"x": x}, profile="onnxruntime")["y"]
+    assert np.isnan(y[0, 0]) and same_bits(y[:, 1:], np.array([[-0.0, 0.0, 2.0]], np.float32))
+    xc = rng.standard_normal((1, 8, 6, 6)).astype(np.float32)
+    w = rng.standard_normal((4, 8, 3, 3)).astype(np.float32)
+    path = save(model(helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1]),
+                      [vi("x", F, [1, 8, 6, 6])], [vi("y", F, [1, 4, 6, 6])],
+                      [numpy_helper.from_array(w, "w")]), "conv.onnx")
+    bm = npukit.conv(xc, w, pads=[1, 1, 1, 1], profile="bm1684")
+    ort = npukit.conv(xc, w, pads=[1, 1, 1, 1])
+    assert not same_bits(bm, ort), "the BM1684's conv summation should differ on this input"
+    for profile, want in (("bm1684", bm), ("onnxruntime", ort), ("pytorch", ort)):
+        got = npukit.run_model(path, {"x": xc}, profile=profile)["y"]
+        assert same_bits(got, want), f"Conv x {profile}: the runner is not npukit.conv's profile"
+    # SAME_UPPER with dilation: ONNX Runtime pads for the undilated kernel.
+    xp = rng.standard_normal((1, 2, 7, 7)).astype(np.float32)
+    attrs = dict(kernel_shape=[3, 3], auto_pad="SAME_UPPER", dilations=[2, 2])
+    path = save(model(helper.make_node("MaxPool", ["x"], ["y"], **attrs),
+                      [vi("x", F, [1, 2, 7, 7])], [vi("y", F, None)]), "same_pool.onnx")
+    want = npukit.max_pool(xp, **attrs, profile="onnxruntime")
+    onnx_geometry = npukit.max_pool(xp, **attrs, profile="pytorch")
+    assert not same_bits(want, onnx_geometry), "the two geometries should differ here"
+    for profile in ("onnxruntime", "onnxruntime_avx2", "onnxruntime_vnni"):
+        got = npukit.run_model(path, {"x": xp}, profile=profile)["y"]
+        assert same_bits(got, want), f"MaxPool SAME_UPPER dilated x {profile}: not ORT's geometry"
+        got = npukit.max_pool(xp, **attrs, profile=profile)
+        assert same_bits(got, want), f"npukit.max_pool(profile={profile}): not ORT's geometry"
+
+
 def check_pair(family, profile, row, path, feeds):
     label = f"{family} x {profile}"
     try:
@@ -237,12 +281,13 @@ def main():
             except Exception as e:  # report every pair, then fail
                 results["failed"] += 1
                 print(f"FAIL {family} x {profile}: {type(e).__name__}: {e}")
-    try:
-        pytorch_rows_match_pytorch()
-        results["passed"] += 1
-    except AssertionError as e:
-        results["failed"] += 1
-        print(f"FAIL {e}")
+    for check in (pytorch_rows_match_pytorch, runner_applies_each_profile):
+        try:
+            check()
+            results["passed"] += 1
+        except AssertionError as e:
+            results["failed"] += 1
+            print(f"FAIL {check.__name__}: {e}")
     print(f"{results['passed']} pairs passed, {results['failed']} failed")
     return 1 if results["failed"] else 0
 
