@@ -64,124 +64,151 @@ struct Bar {
   int count;
 };
 
-}  // namespace
+constexpr Engine kEngines[] = {Engine::gdma, Engine::bdc};
 
-std::string timeline_svg(const LaunchReport& r, const TimelineOptions& options) {
-  const int width = std::max(options.width, 400);
-  const int plot = width - kLeft - 20;
-  const int64_t total = std::max<int64_t>(r.device_cycles, 1);
-  const double clock = r.clock_mhz > 0 ? r.clock_mhz : 1.0;
-  const double px_per_cycle = static_cast<double>(plot) / static_cast<double>(total);
-  auto x_of = [&](int64_t cycle) { return kLeft + static_cast<double>(cycle) * px_per_cycle; };
+// Where things go: the plot's width, the clock and the cycle -> x mapping.
+struct Layout {
+  int width, plot;
+  int64_t total;  // device cycles, at least 1
+  double clock, px_per_cycle;
+  int lanes_bottom, legend_top, legend_rows, height;
+  double x_of(int64_t cycle) const { return kLeft + static_cast<double>(cycle) * px_per_cycle; }
+};
 
-  // Per engine, in time order, merging sub-pixel neighbours of one class.
-  const Engine engines[] = {Engine::gdma, Engine::bdc};
-  std::vector<Bar> bars[2];
-  std::map<OpClass, int64_t> class_cycles;
-  for (int e = 0; e < 2; ++e) {
-    std::vector<const TraceSlice*> mine;
-    for (const TraceSlice& s : r.slices)
-      if (s.engine == engines[e]) mine.push_back(&s);
-    std::stable_sort(mine.begin(), mine.end(),
-                     [](const TraceSlice* a, const TraceSlice* b) { return a->start < b->start; });
-    for (const TraceSlice* s : mine) {
-      class_cycles[s->op_class] += s->cycles;
-      Bar* last = bars[e].empty() ? nullptr : &bars[e].back();
-      if (last && last->op_class == s->op_class && last->end == s->start &&
-          static_cast<double>(last->end - last->start) * px_per_cycle < 1.0) {
-        last->end = s->start + s->cycles;
-        ++last->count;
-        continue;
-      }
-      const std::string title = s->function + " (" + op_class_name(s->op_class) + ") " +
-                                std::to_string(s->cycles) + " cycles, " +
-                                fmt("%.3f us", static_cast<double>(s->cycles) / clock) +
-                                (s->detail.empty() ? "" : ": " + s->detail) +
-                                (s->call_site.empty() ? "" : ", at " + s->call_site);
-      bars[e].push_back(Bar{s->start, s->start + s->cycles, s->op_class, title, 1});
+Layout layout_of(const LaunchReport& r, const TimelineOptions& options, size_t classes) {
+  Layout l;
+  l.width = std::max(options.width, 400);
+  l.plot = l.width - kLeft - 20;
+  l.total = std::max<int64_t>(r.device_cycles, 1);
+  l.clock = r.clock_mhz > 0 ? r.clock_mhz : 1.0;
+  l.px_per_cycle = static_cast<double>(l.plot) / static_cast<double>(l.total);
+  l.lanes_bottom = kTop + 2 * (kLaneHeight + kLaneGap);
+  l.legend_top = l.lanes_bottom + 58;  // below the axis and its unit label
+  l.legend_rows = static_cast<int>((classes + 3) / 4) + 1;
+  l.height = l.legend_top + 22 * (l.legend_rows - 1) + 14;
+  return l;
+}
+
+// Per engine, in time order, merging sub-pixel neighbours of one class; adds
+// each slice's cycles to its class's total.
+std::vector<Bar> lane_bars(const LaunchReport& r, Engine engine, double px_per_cycle, double clock,
+                           std::map<OpClass, int64_t>& class_cycles) {
+  std::vector<const TraceSlice*> mine;
+  for (const TraceSlice& s : r.slices)
+    if (s.engine == engine) mine.push_back(&s);
+  std::stable_sort(mine.begin(), mine.end(),
+                   [](const TraceSlice* a, const TraceSlice* b) { return a->start < b->start; });
+  std::vector<Bar> bars;
+  for (const TraceSlice* s : mine) {
+    class_cycles[s->op_class] += s->cycles;
+    Bar* last = bars.empty() ? nullptr : &bars.back();
+    if (last && last->op_class == s->op_class && last->end == s->start &&
+        static_cast<double>(last->end - last->start) * px_per_cycle < 1.0) {
+      last->end = s->start + s->cycles;
+      ++last->count;
+      continue;
     }
+    const std::string title = s->function + " (" + op_class_name(s->op_class) + ") " +
+                              std::to_string(s->cycles) + " cycles, " +
+                              fmt("%.3f us", static_cast<double>(s->cycles) / clock) +
+                              (s->detail.empty() ? "" : ": " + s->detail) +
+                              (s->call_site.empty() ? "" : ", at " + s->call_site);
+    bars.push_back(Bar{s->start, s->start + s->cycles, s->op_class, title, 1});
   }
+  return bars;
+}
 
-  const int lanes_bottom = kTop + 2 * (kLaneHeight + kLaneGap);
-  const int legend_top = lanes_bottom + 58;  // below the axis and its unit label
-  const int legend_rows = static_cast<int>((class_cycles.size() + 3) / 4) + 1;
-  const int height = legend_top + 22 * (legend_rows - 1) + 14;
+std::string svg_header(const LaunchReport& r, const Layout& l) {
   std::string s;
   s += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(width) +
-       "\" height=\"" + std::to_string(height) +
+  s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(l.width) +
+       "\" height=\"" + std::to_string(l.height) +
        "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   s += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   s += "<text class=\"title\" x=\"" + std::to_string(kLeft) + "\" y=\"22\" font-size=\"15\">" +
        xml_escaped("kernel '" + r.kernel + "': " + fmt("%.3f us", r.device_us) + " estimated (" +
-                   std::to_string(r.device_cycles) + " cycles at " + fmt("%.0f MHz", clock) +
+                   std::to_string(r.device_cycles) + " cycles at " + fmt("%.0f MHz", l.clock) +
                    fmt(" + %.1f us launch), ", r.launch_overhead_us) +
                    std::to_string(r.instructions) + " instructions") +
        "</text>\n";
+  return s;
+}
 
-  // Parallel regions behind the lanes.
+// Parallel regions shaded behind the lanes.
+std::string svg_regions(const LaunchReport& r, const Layout& l) {
+  std::string s;
   for (const TraceRegion& g : r.regions) {
-    s += "<rect class=\"region\" x=\"" + fmt("%.2f", x_of(g.start)) + "\" y=\"" +
+    s += "<rect class=\"region\" x=\"" + fmt("%.2f", l.x_of(g.start)) + "\" y=\"" +
          std::to_string(kTop - 6) + "\" width=\"" +
-         fmt("%.2f", std::max(0.5, static_cast<double>(g.end - g.start) * px_per_cycle)) +
-         "\" height=\"" + std::to_string(lanes_bottom - kTop + 2) +
+         fmt("%.2f", std::max(0.5, static_cast<double>(g.end - g.start) * l.px_per_cycle)) +
+         "\" height=\"" + std::to_string(l.lanes_bottom - kTop + 2) +
          "\" fill=\"#fff3c4\" stroke=\"#e0c060\" stroke-width=\"0.5\"><title>parallel region " +
-         fmt("%.3f us", static_cast<double>(g.end - g.start) / clock) + "</title></rect>\n";
+         fmt("%.3f us", static_cast<double>(g.end - g.start) / l.clock) + "</title></rect>\n";
   }
-  for (int e = 0; e < 2; ++e) {
-    const int y = kTop + e * (kLaneHeight + kLaneGap);
-    s += "<rect class=\"lane\" data-engine=\"" + std::string(engine_name(engines[e])) + "\" x=\"" +
-         std::to_string(kLeft) + "\" y=\"" + std::to_string(y) + "\" width=\"" +
-         std::to_string(plot) + "\" height=\"" + std::to_string(kLaneHeight) +
-         "\" fill=\"#f4f4f4\" fill-opacity=\"0.6\" stroke=\"#cccccc\"/>\n";
-    s += "<text class=\"lane-label\" x=\"8\" y=\"" + std::to_string(y + kLaneHeight / 2 + 4) +
-         "\">" + engine_name(engines[e]) + "</text>\n";
-    for (const Bar& b : bars[e]) {
-      const double w = std::max(0.3, static_cast<double>(b.end - b.start) * px_per_cycle);
-      s += "<rect class=\"slice\" data-class=\"" + std::string(op_class_name(b.op_class)) +
-           "\" x=\"" + fmt("%.2f", x_of(b.start)) + "\" y=\"" + std::to_string(y + 3) +
-           "\" width=\"" + fmt("%.2f", w) + "\" height=\"" + std::to_string(kLaneHeight - 6) +
-           "\" fill=\"" + op_class_colour(b.op_class) +
-           "\" stroke=\"white\" stroke-width=\"0.6\"><title>" +
-           xml_escaped(b.count > 1 ? std::to_string(b.count) + " instructions, from " + b.title
-                                   : b.title) +
-           "</title></rect>\n";
-    }
+  return s;
+}
+
+// One engine's lane: its background, its label and its bars.
+std::string svg_lane(int lane, Engine engine, const std::vector<Bar>& bars, const Layout& l) {
+  const int y = kTop + lane * (kLaneHeight + kLaneGap);
+  std::string s;
+  s += "<rect class=\"lane\" data-engine=\"" + std::string(engine_name(engine)) + "\" x=\"" +
+       std::to_string(kLeft) + "\" y=\"" + std::to_string(y) + "\" width=\"" +
+       std::to_string(l.plot) + "\" height=\"" + std::to_string(kLaneHeight) +
+       "\" fill=\"#f4f4f4\" fill-opacity=\"0.6\" stroke=\"#cccccc\"/>\n";
+  s += "<text class=\"lane-label\" x=\"8\" y=\"" + std::to_string(y + kLaneHeight / 2 + 4) + "\">" +
+       engine_name(engine) + "</text>\n";
+  for (const Bar& b : bars) {
+    const double w = std::max(0.3, static_cast<double>(b.end - b.start) * l.px_per_cycle);
+    s += "<rect class=\"slice\" data-class=\"" + std::string(op_class_name(b.op_class)) +
+         "\" x=\"" + fmt("%.2f", l.x_of(b.start)) + "\" y=\"" + std::to_string(y + 3) +
+         "\" width=\"" + fmt("%.2f", w) + "\" height=\"" + std::to_string(kLaneHeight - 6) +
+         "\" fill=\"" + op_class_colour(b.op_class) +
+         "\" stroke=\"white\" stroke-width=\"0.6\"><title>" +
+         xml_escaped(b.count > 1 ? std::to_string(b.count) + " instructions, from " + b.title
+                                 : b.title) +
+         "</title></rect>\n";
   }
-  // Time axis in microseconds.
-  const double total_us = static_cast<double>(total) / clock;
+  return s;
+}
+
+// The time axis in microseconds.
+std::string svg_axis(const Layout& l) {
+  const double total_us = static_cast<double>(l.total) / l.clock;
   const double step = tick_step(total_us);
-  s += "<g class=\"axis\">\n";
-  s += "<line x1=\"" + std::to_string(kLeft) + "\" y1=\"" + std::to_string(lanes_bottom) +
-       "\" x2=\"" + std::to_string(kLeft + plot) + "\" y2=\"" + std::to_string(lanes_bottom) +
-       "\" stroke=\"black\"/>\n";
+  const int y = l.lanes_bottom;
+  std::string s = "<g class=\"axis\">\n";
+  s += "<line x1=\"" + std::to_string(kLeft) + "\" y1=\"" + std::to_string(y) + "\" x2=\"" +
+       std::to_string(kLeft + l.plot) + "\" y2=\"" + std::to_string(y) + "\" stroke=\"black\"/>\n";
   for (double t = 0; t <= total_us * (1 + 1e-9); t += step) {
-    const double x = kLeft + t / total_us * plot;
-    s += "<line x1=\"" + fmt("%.2f", x) + "\" y1=\"" + std::to_string(lanes_bottom) + "\" x2=\"" +
-         fmt("%.2f", x) + "\" y2=\"" + std::to_string(lanes_bottom + 5) + "\" stroke=\"black\"/>";
-    s += "<text x=\"" + fmt("%.2f", x) + "\" y=\"" + std::to_string(lanes_bottom + 18) +
+    const double x = kLeft + t / total_us * l.plot;
+    s += "<line x1=\"" + fmt("%.2f", x) + "\" y1=\"" + std::to_string(y) + "\" x2=\"" +
+         fmt("%.2f", x) + "\" y2=\"" + std::to_string(y + 5) + "\" stroke=\"black\"/>";
+    s += "<text x=\"" + fmt("%.2f", x) + "\" y=\"" + std::to_string(y + 18) +
          "\" text-anchor=\"middle\">" + fmt("%g", t) + "</text>\n";
   }
-  s += "<text x=\"" + std::to_string(kLeft + plot) + "\" y=\"" + std::to_string(lanes_bottom + 32) +
+  s += "<text x=\"" + std::to_string(kLeft + l.plot) + "\" y=\"" + std::to_string(y + 32) +
        "\" text-anchor=\"end\">us (device timeline, launch overhead not drawn)</text>\n";
-  s += "</g>\n";
-  // Legend: one swatch per class with its total, then the engine totals.
-  s += "<g class=\"legend\">\n";
+  return s + "</g>\n";
+}
+
+// Legend: one swatch per class with its total, then the engine totals.
+std::string svg_legend(const LaunchReport& r, const std::map<OpClass, int64_t>& class_cycles,
+                       const Layout& l) {
+  auto us = [&](int64_t c) { return fmt("%.3f us", static_cast<double>(c) / l.clock); };
+  std::string s = "<g class=\"legend\">\n";
   int i = 0;
   for (const auto& [c, cycles] : class_cycles) {
-    const int x = kLeft + (i % 4) * 300, y = legend_top + (i / 4) * 22;
+    const int x = kLeft + (i % 4) * 300, y = l.legend_top + (i / 4) * 22;
     s += "<rect class=\"legend-swatch\" data-class=\"" + std::string(op_class_name(c)) + "\" x=\"" +
          std::to_string(x) + "\" y=\"" + std::to_string(y - 11) +
          "\" width=\"14\" height=\"14\" fill=\"" + op_class_colour(c) + "\"/>";
     s += "<text class=\"legend-entry\" x=\"" + std::to_string(x + 20) + "\" y=\"" +
          std::to_string(y) + "\">" +
-         xml_escaped(std::string(op_class_name(c)) + ": " +
-                     fmt("%.3f us", static_cast<double>(cycles) / clock)) +
-         "</text>\n";
+         xml_escaped(std::string(op_class_name(c)) + ": " + us(cycles)) + "</text>\n";
     ++i;
   }
-  const int y = legend_top + (legend_rows - 1) * 22;
-  auto us = [&](int64_t c) { return fmt("%.3f us", static_cast<double>(c) / clock); };
+  const int y = l.legend_top + (l.legend_rows - 1) * 22;
   s += "<text class=\"legend-totals\" x=\"" + std::to_string(kLeft) + "\" y=\"" +
        std::to_string(y) + "\">" +
        xml_escaped("GDMA busy " + us(r.gdma_busy_cycles) + ", BDC busy " + us(r.bdc_busy_cycles) +
@@ -190,8 +217,22 @@ std::string timeline_svg(const LaunchReport& r, const TimelineOptions& options) 
                                                r.bdc_busy_cycles + r.overlap_cycles)) +
                    ", shaded: parallel regions") +
        "</text>\n";
-  s += "</g>\n</svg>\n";
-  return s;
+  return s + "</g>\n";
+}
+
+}  // namespace
+
+std::string timeline_svg(const LaunchReport& r, const TimelineOptions& options) {
+  // The lanes' bars first: the legend's height depends on how many classes they hold.
+  const Layout probe = layout_of(r, options, 0);
+  std::map<OpClass, int64_t> class_cycles;
+  std::vector<Bar> bars[2];
+  for (int e = 0; e < 2; ++e)
+    bars[e] = lane_bars(r, kEngines[e], probe.px_per_cycle, probe.clock, class_cycles);
+  const Layout l = layout_of(r, options, class_cycles.size());
+  std::string s = svg_header(r, l) + svg_regions(r, l);
+  for (int e = 0; e < 2; ++e) s += svg_lane(e, kEngines[e], bars[e], l);
+  return s + svg_axis(l) + svg_legend(r, class_cycles, l) + "</svg>\n";
 }
 
 }  // namespace npukit::npu
