@@ -113,69 +113,101 @@ std::string dims_json(const std::vector<std::string>& dims) {
   return s + "]";
 }
 
-int run_info(const std::string& path, const std::string& profile_arg, bool fallback, bool json) {
-  const Profile profile = profile_from_name(profile_arg);
-  const onnx::ModelSummary s = onnx::summarize(path, profile);
+// What `npukit info MODEL` reports: the file's summary, the load's problems,
+// the planned nodes with their inferred shapes, and a count per operator.
+struct ModelFacts {
+  std::string path;
+  Profile profile;
+  onnx::ModelSummary summary;
   std::vector<std::string> problems;
   std::vector<InferredNode> nodes;
-  try {
-    onnx::Model model = onnx::Model::load(path, profile, fallback);
-    nodes = infer_nodes(model);
-  } catch (const onnx::ModelError& e) {
-    for (const onnx::Issue& i : e.issues()) problems.push_back(i.text());
-  }
-  // Why each unsupported operator is not: the first problem naming one of its nodes.
-  auto why_not = [&](const std::string& op) -> std::string {
-    for (const onnx::NodeSummary& n : s.nodes)
-      if ((n.domain.empty() ? n.op_type : n.domain + "." + n.op_type) == op && !n.supported)
-        return "no such operator in npukit (npukit info --operators lists them)";
-    return "";
-  };
   struct OpCount {
     int count = 0;
     bool supported = false;
   };
   std::map<std::string, OpCount> ops;
-  for (const onnx::NodeSummary& n : s.nodes) {
-    OpCount& c = ops[n.domain.empty() ? n.op_type : n.domain + "." + n.op_type];
+
+  // Why an unsupported operator is not: npukit lacks it.
+  std::string why_not(const std::string& op) const {
+    for (const onnx::NodeSummary& n : summary.nodes)
+      if ((n.domain.empty() ? n.op_type : n.domain + "." + n.op_type) == op && !n.supported)
+        return "no such operator in npukit (npukit info --operators lists them)";
+    return "";
+  }
+};
+
+ModelFacts gather_model_facts(const std::string& path, Profile profile, bool fallback) {
+  ModelFacts f{path, profile, onnx::summarize(path, profile), {}, {}, {}};
+  try {
+    onnx::Model model = onnx::Model::load(path, profile, fallback);
+    f.nodes = infer_nodes(model);
+  } catch (const onnx::ModelError& e) {
+    for (const onnx::Issue& i : e.issues()) f.problems.push_back(i.text());
+  }
+  for (const onnx::NodeSummary& n : f.summary.nodes) {
+    ModelFacts::OpCount& c = f.ops[n.domain.empty() ? n.op_type : n.domain + "." + n.op_type];
     ++c.count;
     c.supported = n.supported;
   }
-  if (json) {
-    std::string o = "{";
-    o += fmt::format("\"model\": {}, \"producer\": {}, \"ir_version\": {}, \"opset\": {}, ",
-                     json_string(path), json_string(s.producer), s.ir_version, s.opset);
-    o += "\"inputs\": " + values_json(s.inputs) + ", \"outputs\": " + values_json(s.outputs);
-    o += ", \"ops\": [";
-    bool first = true;
-    for (const auto& [name, c] : ops) {
-      o += fmt::format("{}{{\"op\": {}, \"count\": {}, \"supported\": {}{}}}", first ? "" : ", ",
-                       json_string(name), c.count, c.supported ? "true" : "false",
-                       c.supported ? "" : ", \"why\": " + json_string(why_not(name)));
-      first = false;
-    }
-    o += fmt::format("], \"profile\": \"{}\", \"rewrites\": [", profile_name(profile));
-    for (size_t i = 0; i < s.rewrites.size(); ++i)
-      o += (i ? ", " : "") + json_string(s.rewrites[i]);
-    o += "], \"nodes\": [";
-    for (size_t n = 0; n < nodes.size(); ++n) {
-      const onnx::NodeInfo& i = nodes[n].node;
-      o += fmt::format(
-          "{}{{\"name\": {}, \"op\": {}, \"domain\": {}, \"profile\": \"{}\", \"outputs\": [",
-          n ? ", " : "", json_string(i.name), json_string(i.op_type), json_string(i.domain),
-          profile_name(i.profile));
-      for (size_t k = 0; k < nodes[n].dims.size(); ++k)
-        o += fmt::format("{}{{\"name\": {}, \"dtype\": {}, \"shape\": {}}}", k ? ", " : "",
-                         json_string(i.outputs[k]), json_string(i.output_types[k]),
-                         dims_json(nodes[n].dims[k]));
-      o += "]}";
-    }
-    o += fmt::format("], \"runnable\": {}, \"problems\": [", problems.empty() ? "true" : "false");
-    for (size_t i = 0; i < problems.size(); ++i) o += (i ? ", " : "") + json_string(problems[i]);
-    fmt::print("{}]}}\n", o);
-    return problems.empty() ? 0 : 1;  // scripts can rely on the status
+  return f;
+}
+
+void print_model_json(const ModelFacts& f) {
+  const onnx::ModelSummary& s = f.summary;
+  std::string o = "{";
+  o += fmt::format("\"model\": {}, \"producer\": {}, \"ir_version\": {}, \"opset\": {}, ",
+                   json_string(f.path), json_string(s.producer), s.ir_version, s.opset);
+  o += "\"inputs\": " + values_json(s.inputs) + ", \"outputs\": " + values_json(s.outputs);
+  o += ", \"ops\": [";
+  bool first = true;
+  for (const auto& [name, c] : f.ops) {
+    o += fmt::format("{}{{\"op\": {}, \"count\": {}, \"supported\": {}{}}}", first ? "" : ", ",
+                     json_string(name), c.count, c.supported ? "true" : "false",
+                     c.supported ? "" : ", \"why\": " + json_string(f.why_not(name)));
+    first = false;
   }
-  fmt::print("model     {}\nproducer  {}\nir        {}\nopset     {}\n", path,
+  o += fmt::format("], \"profile\": \"{}\", \"rewrites\": [", profile_name(f.profile));
+  for (size_t i = 0; i < s.rewrites.size(); ++i) o += (i ? ", " : "") + json_string(s.rewrites[i]);
+  o += "], \"nodes\": [";
+  for (size_t n = 0; n < f.nodes.size(); ++n) {
+    const onnx::NodeInfo& i = f.nodes[n].node;
+    o += fmt::format(
+        "{}{{\"name\": {}, \"op\": {}, \"domain\": {}, \"profile\": \"{}\", \"outputs\": [",
+        n ? ", " : "", json_string(i.name), json_string(i.op_type), json_string(i.domain),
+        profile_name(i.profile));
+    for (size_t k = 0; k < f.nodes[n].dims.size(); ++k)
+      o += fmt::format("{}{{\"name\": {}, \"dtype\": {}, \"shape\": {}}}", k ? ", " : "",
+                       json_string(i.outputs[k]), json_string(i.output_types[k]),
+                       dims_json(f.nodes[n].dims[k]));
+    o += "]}";
+  }
+  o += fmt::format("], \"runnable\": {}, \"problems\": [", f.problems.empty() ? "true" : "false");
+  for (size_t i = 0; i < f.problems.size(); ++i) o += (i ? ", " : "") + json_string(f.problems[i]);
+  fmt::print("{}]}}\n", o);
+}
+
+// The planned nodes as a table: name, operator, profile, inferred outputs.
+void print_node_table(const std::vector<InferredNode>& nodes) {
+  size_t name_w = 4, op_w = 8;
+  for (const InferredNode& n : nodes) {
+    name_w = std::max(name_w, n.node.name.size());
+    op_w = std::max(op_w, n.node.op_type.size());
+  }
+  fmt::print("\n{:<{}}  {:<{}}  {:<12}  {}\n", "node", name_w, "operator", op_w, "profile",
+             "outputs (inferred)");
+  for (const InferredNode& n : nodes) {
+    std::string outs;
+    for (size_t k = 0; k < n.dims.size(); ++k)
+      outs += (k ? ", " : "") + n.node.outputs[k] + " " + n.node.output_types[k] + " " +
+              dims_text(n.dims[k]);
+    fmt::print("{:<{}}  {:<{}}  {:<12}  {}\n", n.node.name, name_w, n.node.op_type, op_w,
+               profile_name(n.node.profile), outs);
+  }
+}
+
+void print_model_text(const ModelFacts& f) {
+  const onnx::ModelSummary& s = f.summary;
+  fmt::print("model     {}\nproducer  {}\nir        {}\nopset     {}\n", f.path,
              s.producer.empty() ? "-" : s.producer, s.ir_version, s.opset);
   fmt::print("\ninputs\n");
   for (const auto& v : s.inputs)
@@ -185,36 +217,28 @@ int run_info(const std::string& path, const std::string& profile_arg, bool fallb
     fmt::print("  {:<24} {:<4} {}\n", v.name, dtype_name(v.dtype), shape_of(v));
   if (!s.rewrites.empty()) {
     fmt::print("\nQDQ fusion under profile {} (ONNX Runtime's graph rewrites): {} rewrite(s)\n",
-               profile_name(profile), s.rewrites.size());
+               profile_name(f.profile), s.rewrites.size());
     for (const std::string& r : s.rewrites) fmt::print("  {}\n", r);
   }
   fmt::print("\n{:<36} {:>5}  {}\n", "operator", "nodes", "supported");
-  for (const auto& [name, c] : ops)
-    fmt::print("{:<36} {:>5}  {}\n", name, c.count, c.supported ? "yes" : "NO: " + why_not(name));
-  if (!nodes.empty()) {
-    size_t name_w = 4, op_w = 8;
-    for (const InferredNode& n : nodes) {
-      name_w = std::max(name_w, n.node.name.size());
-      op_w = std::max(op_w, n.node.op_type.size());
-    }
-    fmt::print("\n{:<{}}  {:<{}}  {:<12}  {}\n", "node", name_w, "operator", op_w, "profile",
-               "outputs (inferred)");
-    for (const InferredNode& n : nodes) {
-      std::string outs;
-      for (size_t k = 0; k < n.dims.size(); ++k)
-        outs += (k ? ", " : "") + n.node.outputs[k] + " " + n.node.output_types[k] + " " +
-                dims_text(n.dims[k]);
-      fmt::print("{:<{}}  {:<{}}  {:<12}  {}\n", n.node.name, name_w, n.node.op_type, op_w,
-                 profile_name(n.node.profile), outs);
-    }
-  }
-  if (problems.empty()) {
+  for (const auto& [name, c] : f.ops)
+    fmt::print("{:<36} {:>5}  {}\n", name, c.count, c.supported ? "yes" : "NO: " + f.why_not(name));
+  if (!f.nodes.empty()) print_node_table(f.nodes);
+  if (f.problems.empty()) {
     fmt::print("\nmodel check: ok, the model runs on npukit\n");
   } else {
-    fmt::print("\nmodel check: {} problem(s)\n", problems.size());
-    for (const std::string& p : problems) fmt::print("  {}\n", p);
+    fmt::print("\nmodel check: {} problem(s)\n", f.problems.size());
+    for (const std::string& p : f.problems) fmt::print("  {}\n", p);
   }
-  return problems.empty() ? 0 : 1;
+}
+
+int run_info(const std::string& path, const std::string& profile_arg, bool fallback, bool json) {
+  const ModelFacts f = gather_model_facts(path, profile_from_name(profile_arg), fallback);
+  if (json)
+    print_model_json(f);
+  else
+    print_model_text(f);
+  return f.problems.empty() ? 0 : 1;  // scripts can rely on the status
 }
 
 // `npukit info --operators`: every ONNX operator the runner executes.
