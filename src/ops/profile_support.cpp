@@ -288,8 +288,8 @@ void runner_fp32_rows(Rows& r) {
         "reproduced by the okk/bm_atomic faces, not by the runner");
   r.no(F::dequantize_linear, P::bm1684, kBm1684NoOnnxQuant);
   constexpr const char* kOrtPyTorchChecked =
-      "ONNX Runtime 1.30 (ONNX node tests, tests/python/test_ort_ops_math.py) and PyTorch 1.13 "
-      "(tests/python/test_profile_pairs.py, NaN/inf/-0/denormals)";
+      "ONNX Runtime 1.30 (tests/python/test_ort_ops_math.py) and PyTorch 1.13 "
+      "(tests/python/test_profile_pairs.py), bit for bit with NaN/inf/-0/denormals";
   for (P p : {P::onnxruntime, P::pytorch}) {
     r.yes(F::binary, p, "one IEEE fp32 rounding per element, numpy broadcasting, NaN propagates",
           kOrtPyTorchChecked);
@@ -304,13 +304,17 @@ void runner_fp32_rows(Rows& r) {
               : "PyTorch 1.13 (tests/python/test_profile_pairs.py, u8 and s8, 50 "
                 "scales and zero points)");
   }
-  r.yes(F::batch_norm, P::onnxruntime, "ONNX Runtime 1.30's inference arithmetic",
-        "ONNX Runtime 1.30 (ONNX node tests, the torchvision models)");
+  r.yes(F::batch_norm, P::onnxruntime,
+        "ONNX Runtime's per-channel fold: s = (1/sqrt(var + eps)) * scale, b = bias - mean * s, "
+        "y = x * s + b, each step rounded, no FMA",
+        "ONNX Runtime 1.30 (tests/python/test_ort_ops_math.py, bit for bit)");
   r.no(F::batch_norm, P::pytorch,
        "not reproduced for PyTorch: its batch_norm rounds in another order (measured: last-bit "
        "differences on ~5% of outputs); npukit follows ONNX Runtime");
-  r.yes(F::softmax, P::onnxruntime, "ONNX Runtime 1.30's max, exp and sum order",
-        "ONNX Runtime 1.30 (ONNX node tests)");
+  r.yes(F::softmax, P::onnxruntime,
+        "max, sequential sum of expf(x - max), division; within 8 ulp or 5e-7 of ONNX Runtime "
+        "1.30 (MLAS's vectorised exp is not reproduced)",
+        "ONNX Runtime 1.30 within that tolerance (tests/python/test_ort_ops_math.py)");
   r.no(F::softmax, P::pytorch,
        "not reproduced for PyTorch: its vectorized exp and sum order differ in the last bit "
        "(measured on ~70% of outputs); npukit follows ONNX Runtime");

@@ -1,6 +1,7 @@
 """Differential test of npukit's ONNX float math operators (activations,
 unary math, Sub/Div/Pow/Min/Max with broadcasting, reductions,
-LayerNormalization, Gelu, Dropout; Add, Mul, Clip, Softmax, BatchNormalization) against ONNX Runtime 1.30: seeded random
+LayerNormalization, Gelu, Dropout; Add, Mul, Clip, Softmax, BatchNormalization)
+against ONNX Runtime 1.30: seeded random
 single-node models with random shapes, broadcasting, attributes and special
 values (NaN, +-inf, -0, denormals), run through npukit's ONNX runner and ORT.
 Operators npukit models exactly must agree bit for bit; those with a stated
@@ -27,9 +28,9 @@ SPECIALS = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-45, -1e-45, 1e-39, 3
 # error of at most `atol` (outputs near 0 after cancellation). Every other
 # operator must give ORT's bits.
 ULP_TOLERANCE = {"Exp": 1, "Log": 2, "Pow": 1, "ReduceSum": 64, "ReduceMean": 64,
-                 "LayerNormalization": 16, "LogSoftmax": 16, "Softmax": 4}
+                 "LayerNormalization": 16, "LogSoftmax": 16, "Softmax": 8}
 ABS_TOLERANCE = {"ReduceSum": 1e-5, "ReduceMean": 1e-6, "LayerNormalization": 4e-6,
-                 "LogSoftmax": 2e-6}
+                 "LogSoftmax": 2e-6, "Softmax": 5e-7}
 
 
 def values(rng, shape, lo=-6.0, hi=6.0, specials=True):
