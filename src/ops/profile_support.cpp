@@ -43,6 +43,7 @@ constexpr FamilyName kFamilies[] = {
     {OpFamily::batch_norm, "batch_norm"},
     {OpFamily::softmax, "softmax"},
     {OpFamily::dequantize_linear, "dequantize_linear"},
+    {OpFamily::gemm, "gemm"},
 };
 
 using P = Profile;
@@ -320,6 +321,23 @@ void runner_fp32_rows(Rows& r) {
        "(measured on ~70% of outputs); npukit follows ONNX Runtime");
 }
 
+// The runner's Gemm / MatMul: sequential sums only (no MatmulParams), so the
+// BM1684's interleaved matmul stays with the C faces (family matmul).
+void runner_gemm_rows(Rows& r) {
+  r.no(F::gemm, P::ghp_rtl, kGhpQuantizedOnly);
+  r.no(F::gemm, P::ghp_golden, kGhpQuantizedOnly);
+  r.no(F::gemm, P::cvm, kCvmIntegerOnly);
+  r.no(F::gemm, P::tflite, kTfliteAvgPoolOnly);
+  r.no(F::gemm, P::mico, kMicoPoolsOnly);
+  r.no(F::gemm, P::bm1684,
+       "the runner's Gemm/MatMul sum products in order; the BM1684's interleaved accumulators are "
+       "the okk/bm_atomic matmul's (family matmul)");
+  r.yes(F::gemm, P::onnxruntime, "fp32 products summed in order, no FMA; alpha/beta as ONNX",
+        "ONNX node tests");
+  r.yes(F::gemm, P::pytorch, "fp32 products summed in order, no FMA",
+        "not yet against PyTorch's matmul itself: the conv rows' sequential order");
+}
+
 std::vector<ProfileSupport> build_table() {
   Rows r;
   fp32_rows(r);
@@ -331,6 +349,7 @@ std::vector<ProfileSupport> build_table() {
   data_movement_rows(r);
   contrib_quant_rows(r);
   runner_fp32_rows(r);
+  runner_gemm_rows(r);
   const auto& rows = r.map;
   std::vector<ProfileSupport> table;
   for (const FamilyName& f : kFamilies)

@@ -19,7 +19,7 @@ enum class OpFamily : uint8_t {
   pool2d,                // fp32 avg/max/sum pooling and global pools; s8/u8 max (Pool2dParams)
   conv2d,                // fp32 convolution (Conv2dParams)
   depthwise2d,           // fp32 depthwise convolution (Depthwise2dParams)
-  matmul,                // fp32 matmul / Gemm (MatmulParams)
+  matmul,                // fp32 seed-004 matmul (MatmulParams; okk/bm_atomic faces)
   fp32_series,           // exp / sigmoid / tanh as OKKernel computes them (Fp32SeriesParams)
   quantize_linear,       // QuantizeLinear (QuantizeParams)
   qlinear_average_pool,  // QLinearAveragePool / QLinearGlobalAveragePool (QLinearAvgPoolParams)
@@ -45,6 +45,7 @@ enum class OpFamily : uint8_t {
   batch_norm,      // fp32 BatchNormalization, inference (ops/batchnorm.hpp)
   softmax,         // fp32 Softmax (ops/activation.hpp)
   dequantize_linear,  // DequantizeLinear: (q - zero point) * scale in fp32
+  gemm,               // the runner's fp32 Gemm / MatMul (ops/gemm.hpp, ops/matmul.hpp broadcast)
 };
 
 const char* op_family_name(OpFamily f);
