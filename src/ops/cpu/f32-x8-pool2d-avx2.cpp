@@ -48,6 +48,12 @@ struct Simd {
       return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), p, idx, _mm256_castsi256_ps(a), 4);
     }
   };
+  NPUKIT_POOL_TARGET static F loadu(const float* p) { return _mm256_loadu_ps(p); }
+  NPUKIT_POOL_TARGET static F load_even(const float* p) {
+    // [x0 x2 y0 y2 | x4 x6 y4 y6] -> [x0 x2 x4 x6 y0 y2 y4 y6]
+    const F s = _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), 0x88);
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(s), 0xd8));
+  }
   NPUKIT_POOL_TARGET static void store(float* p, int64_t ys, F v, int n) {
     if (ys == 1) {
       if (n == V)

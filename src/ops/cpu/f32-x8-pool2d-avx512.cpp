@@ -55,15 +55,15 @@ struct Simd {
       return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), a, idx, p, 4);
     }
   };
+  NPUKIT_POOL_TARGET static F loadu(const float* p) { return _mm512_loadu_ps(p); }
+  NPUKIT_POOL_TARGET static F load_even(const float* p) {
+    const __m512i even =
+        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    return _mm512_permutex2var_ps(_mm512_loadu_ps(p), even, _mm512_loadu_ps(p + 16));
+  }
   NPUKIT_POOL_TARGET static void store(float* p, int64_t ys, F v, int n) {
     if (ys == 1) {
-      if (n == V) {
-        _mm512_storeu_ps(p, v);
-      } else {
-        alignas(64) float tmp[V];
-        _mm512_store_ps(tmp, v);
-        std::memcpy(p, tmp, static_cast<size_t>(n) * sizeof(float));
-      }
+      _mm512_mask_storeu_ps(p, m16(n), v);  // masked-off lanes are not written
     } else {
       _mm512_mask_i32scatter_ps(p, m16(n), iota_times(ys), v, 4);
     }

@@ -38,6 +38,12 @@ struct Simd {
       return r;
     }
   };
+  static F loadu(const float* p) { return from(p); }
+  static F load_even(const float* p) {
+    F r;
+    for (int i = 0; i < V; ++i) r.v[i] = p[2 * i];
+    return r;
+  }
   static void store(float* p, int64_t ys, F v, int n) {
     for (int i = 0; i < n; ++i) p[i * ys] = v.v[i];
   }
