@@ -38,6 +38,10 @@ struct Simd {
       return r;
     }
   };
+  static void transpose(const float* src, int64_t ss, float* dst, int64_t ds) {
+    for (int i = 0; i < V; ++i)
+      for (int j = 0; j < V; ++j) dst[i * ds + j] = src[j * ss + i];
+  }
   static F loadu(const float* p) { return from(p); }
   static F load_even(const float* p) {
     F r;
