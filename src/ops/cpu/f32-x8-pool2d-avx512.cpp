@@ -48,7 +48,7 @@ struct Simd {
       }
     }
     NPUKIT_POOL_TARGET F operator()(const float* p) const {
-      if constexpr (LK == 1) return a == 0xffff ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(a, p);
+      if constexpr (LK == 1) return _mm512_maskz_loadu_ps(a, p);
       if constexpr (LK == 2)
         return _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(a, p), idx,
                                       _mm512_maskz_loadu_ps(b, p + 16));
