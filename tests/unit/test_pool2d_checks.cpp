@@ -129,3 +129,60 @@ TEST(Pool2dChecks, SequentialSumFlushesEveryPartialSum) {
 
 }  // namespace
 }  // namespace npukit
+
+namespace npukit {
+namespace {
+
+// When both addends are NaN x86 returns the first (the running sum): inf,
+// -inf, then a positive quiet NaN leave the default NaN 0xffc00000 from
+// inf + -inf. A kernel whose compiler swapped the add's operands returns
+// 0x7fc00000 instead (seen with GCC on the packed-channel lanes).
+TEST(Pool2dChecks, SumKeepsTheRunningNaNWhenBothAddendsAreNaN) {
+  SettingsGuard guard;
+  for (int64_t channels : {1, 5, 16, 32, 48, 64, 70}) {
+    for (Layout layout : {Layout::nchw, Layout::nhwc}) {
+      for (bool ort : {false, true}) {
+        Tensor dense(DType::f32, {2, channels, 4, 8});
+        float* d = dense.data<float>();
+        for (int64_t i = 0; i < dense.numel(); ++i) {
+          const int64_t e = i % 32;
+          d[i] = e == 0   ? test::kInf
+                 : e == 1 ? -test::kInf
+                 : e == 2 ? std::bit_cast<float>(0x7fc00000u)
+                          : 1.0f;
+        }
+        Tensor x(DType::f32, dense.shape(), layout);
+        copy(dense, x);
+        Pool2dParams p = global_pool2d_params(x.shape(), PoolMode::avg);
+        if (ort) apply_global_profile(p, Profile::onnxruntime);
+        // MLAS's whole-image order spreads the three over its four lanes and
+        // combines them differently; the reference says what it gives.
+        const PoolLoop loop = effective_pool_loop(p, channels);
+        uint32_t want = 0xffc00000u;
+        if (loop == PoolLoop::mlas) {
+          set_impl(Impl::reference);
+          const std::vector<float> r = test::run_pool(x, p).to_vector<float>();
+          want = std::bit_cast<uint32_t>(r[0]);
+        }
+        for (int level = static_cast<int>(host_isa()); level >= -1; --level) {
+          set_impl(level < 0 ? Impl::reference : Impl::fast);
+          set_max_isa(level < 0 ? host_isa() : static_cast<Isa>(level));
+          for (int threads : {1, 2}) {
+            set_num_threads(threads);
+            Tensor y(DType::f32, pool2d_output_shape(x.shape(), p), layout);
+            pool2d(x, y, p);
+            int64_t bad = 0;
+            for (float v : y.to_vector<float>()) bad += std::bit_cast<uint32_t>(v) != want;
+            EXPECT_EQ(bad, 0) << "channels " << channels << " " << layout_name(layout) << " loop "
+                              << pool_loop_name(effective_pool_loop(p, channels)) << " level "
+                              << (level < 0 ? "reference" : isa_name(static_cast<Isa>(level)))
+                              << " threads " << threads;
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace npukit

@@ -90,7 +90,14 @@ struct Simd {
       for (int i = 0; i < n; ++i) p[i * ys] = tmp[i];
     }
   }
-  NPUKIT_POOL_TARGET static F add(F a, F b) { return _mm256_add_ps(a, b); }
+  // a + b with a as VADDPS's first source, which decides the result when both
+  // are NaN (the reference's x86_add). Inline asm: GCC treats _mm256_add_ps as
+  // commutative and may swap the operands.
+  NPUKIT_POOL_TARGET static F add(F a, F b) {
+    F r;
+    asm("vaddps %2, %1, %0" : "=x"(r) : "x"(a), "x"(b));
+    return r;
+  }
   NPUKIT_POOL_TARGET static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
   NPUKIT_POOL_TARGET static F div(F a, F b) { return _mm256_div_ps(a, b); }
   // MAXPS returns its second operand unless the first is greater: a > b ? a : b.

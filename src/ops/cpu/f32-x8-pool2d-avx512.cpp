@@ -140,8 +140,13 @@ struct Simd {
       _mm512_mask_i32scatter_ps(p, m16(n), iota_times(ys), v, 4);
     }
   }
+  // a + b with a as VADDPS's first source, which decides the result when both
+  // are NaN (the reference's x86_add). Inline asm: GCC treats _mm512_add_ps as
+  // commutative and may swap the operands.
   NPUKIT_POOL_TARGET static F add(F a, F b) {
-    return _mm512_add_ps(a, b);
+    F r;
+    asm("vaddps %2, %1, %0" : "=v"(r) : "v"(a), "v"(b));
+    return r;
   }
   NPUKIT_POOL_TARGET static F mul(F a, F b) {
     return _mm512_mul_ps(a, b);
