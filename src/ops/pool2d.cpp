@@ -112,16 +112,6 @@ const KernelList<Pool2dProblem>& pool2d_kernels() {
   return list;
 }
 
-const char* fp32_accumulation_name(Fp32Accumulation a) {
-  switch (a) {
-    case Fp32Accumulation::sequential:
-      return "sequential";
-    case Fp32Accumulation::interleaved:
-      return "interleaved";
-  }
-  return "invalid";
-}
-
 const char* pool_mode_name(PoolMode m) {
   switch (m) {
     case PoolMode::avg:
@@ -311,7 +301,14 @@ void check_nchwc_window(const Window2d& w, const char* fn) {
 
 Shape pool2d_output_shape(const Shape& x, const Pool2dParams& p) {
   const PoolLoop loop = x.size() == 4 ? effective_pool_loop(p, x[1]) : p.loop;
-  if (loop == PoolLoop::mlas) check_mlas_window(p.window, "npukit::pool2d");
+  if (loop == PoolLoop::mlas) {
+    check_mlas_window(p.window, "npukit::pool2d");
+    // MLAS divides by the kernel area or by the input taps; it has no
+    // divisor that counts padding but not the ceil_mode overhang.
+    check(p.mode != PoolMode::avg || p.divisor != AvgDivisor::clipped_window, "npukit::pool2d",
+          "divisor", avg_divisor_name(p.divisor),
+          "kernel_area or valid_count for PoolLoop::mlas (ONNX Runtime's MLAS pooling)");
+  }
   if (loop == PoolLoop::mlas_nchwc) check_nchwc_window(p.window, "npukit::pool2d");
   // MLAS's loops divide by the kernel area or the taps on the input, never by
   // the window clipped to the padding (ONNX Runtime takes its own loop for that).

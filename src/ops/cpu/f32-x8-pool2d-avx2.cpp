@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 
 #define NPUKIT_POOL_TARGET __attribute__((target("avx2,fma")))
 #define NPUKIT_POOL_NS avx2
@@ -48,6 +49,35 @@ struct Simd {
       return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), p, idx, _mm256_castsi256_ps(a), 4);
     }
   };
+  // dst row i = column i of the 8 x 8 block whose row j is src + j*ss: three
+  // butterfly stages, each swapping the off-diagonal s x s blocks of every
+  // 2s x 2s block.
+  NPUKIT_POOL_TARGET static void transpose(const float* src, int64_t ss, float* dst, int64_t ds) {
+    __m256 r[8];
+    for (int j = 0; j < 8; ++j) r[j] = _mm256_loadu_ps(src + j * ss);
+    for (int i : {0, 1, 2, 3}) {
+      const __m256 a = r[i], b = r[i + 4];
+      r[i] = _mm256_permute2f128_ps(a, b, 0x20);
+      r[i + 4] = _mm256_permute2f128_ps(a, b, 0x31);
+    }
+    for (int i : {0, 1, 4, 5}) {
+      const __m256 a = r[i], b = r[i + 2];
+      r[i] = _mm256_shuffle_ps(a, b, 0x44);
+      r[i + 2] = _mm256_shuffle_ps(a, b, 0xee);
+    }
+    for (int i : {0, 2, 4, 6}) {
+      const __m256 a = r[i], b = r[i + 1];
+      r[i] = _mm256_blend_ps(a, _mm256_moveldup_ps(b), 0xaa);
+      r[i + 1] = _mm256_blend_ps(_mm256_movehdup_ps(a), b, 0xaa);
+    }
+    for (int i = 0; i < 8; ++i) _mm256_storeu_ps(dst + i * ds, r[i]);
+  }
+  NPUKIT_POOL_TARGET static F loadu(const float* p) { return _mm256_loadu_ps(p); }
+  NPUKIT_POOL_TARGET static F load_even(const float* p) {
+    // [x0 x2 y0 y2 | x4 x6 y4 y6] -> [x0 x2 x4 x6 y0 y2 y4 y6]
+    const F s = _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), 0x88);
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(s), 0xd8));
+  }
   NPUKIT_POOL_TARGET static void store(float* p, int64_t ys, F v, int n) {
     if (ys == 1) {
       if (n == V)
@@ -60,7 +90,14 @@ struct Simd {
       for (int i = 0; i < n; ++i) p[i * ys] = tmp[i];
     }
   }
-  NPUKIT_POOL_TARGET static F add(F a, F b) { return _mm256_add_ps(a, b); }
+  // a + b with a as VADDPS's first source, which decides the result when both
+  // are NaN (the reference's x86_add). Inline asm: GCC treats _mm256_add_ps as
+  // commutative and may swap the operands.
+  NPUKIT_POOL_TARGET static F add(F a, F b) {
+    F r;
+    asm("vaddps %2, %1, %0" : "=x"(r) : "x"(a), "x"(b));
+    return r;
+  }
   NPUKIT_POOL_TARGET static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
   NPUKIT_POOL_TARGET static F div(F a, F b) { return _mm256_div_ps(a, b); }
   // MAXPS returns its second operand unless the first is greater: a > b ? a : b.

@@ -55,25 +55,110 @@ struct Simd {
       return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), a, idx, p, 4);
     }
   };
+  // dst row i = column i of the 16 x 16 block whose row j is src + j*ss: four
+  // butterfly stages, each swapping the off-diagonal s x s blocks of every
+  // 2s x 2s block (rows i and i + s exchange their column halves).
+  NPUKIT_POOL_TARGET static void swap(__m512& a, __m512& b, __m512i il, __m512i ih) {
+    const __m512 x = a;
+    a = _mm512_permutex2var_ps(x, il, b);
+    b = _mm512_permutex2var_ps(x, ih, b);
+  }
+  NPUKIT_POOL_TARGET static void transpose(const float* src, int64_t ss, float* dst, int64_t ds) {
+    __m512 r[16];
+#pragma GCC unroll 16
+    for (int j = 0; j < 16; ++j) r[j] = _mm512_loadu_ps(src + j * ss);
+    {  // s = 8
+      const __m512i il = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+      const __m512i ih =
+          _mm512_setr_epi32(8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+      swap(r[0], r[8], il, ih);
+      swap(r[1], r[9], il, ih);
+      swap(r[2], r[10], il, ih);
+      swap(r[3], r[11], il, ih);
+      swap(r[4], r[12], il, ih);
+      swap(r[5], r[13], il, ih);
+      swap(r[6], r[14], il, ih);
+      swap(r[7], r[15], il, ih);
+    }
+    {  // s = 4
+      const __m512i il =
+          _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
+      const __m512i ih =
+          _mm512_setr_epi32(4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
+      swap(r[0], r[4], il, ih);
+      swap(r[1], r[5], il, ih);
+      swap(r[2], r[6], il, ih);
+      swap(r[3], r[7], il, ih);
+      swap(r[8], r[12], il, ih);
+      swap(r[9], r[13], il, ih);
+      swap(r[10], r[14], il, ih);
+      swap(r[11], r[15], il, ih);
+    }
+    {  // s = 2
+      const __m512i il =
+          _mm512_setr_epi32(0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29);
+      const __m512i ih =
+          _mm512_setr_epi32(2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31);
+      swap(r[0], r[2], il, ih);
+      swap(r[1], r[3], il, ih);
+      swap(r[4], r[6], il, ih);
+      swap(r[5], r[7], il, ih);
+      swap(r[8], r[10], il, ih);
+      swap(r[9], r[11], il, ih);
+      swap(r[12], r[14], il, ih);
+      swap(r[13], r[15], il, ih);
+    }
+    {  // s = 1
+      const __m512i il =
+          _mm512_setr_epi32(0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30);
+      const __m512i ih =
+          _mm512_setr_epi32(1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31);
+      swap(r[0], r[1], il, ih);
+      swap(r[2], r[3], il, ih);
+      swap(r[4], r[5], il, ih);
+      swap(r[6], r[7], il, ih);
+      swap(r[8], r[9], il, ih);
+      swap(r[10], r[11], il, ih);
+      swap(r[12], r[13], il, ih);
+      swap(r[14], r[15], il, ih);
+    }
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; ++i) _mm512_storeu_ps(dst + i * ds, r[i]);
+  }
+  NPUKIT_POOL_TARGET static F loadu(const float* p) {
+    return _mm512_loadu_ps(p);
+  }
+  NPUKIT_POOL_TARGET static F load_even(const float* p) {
+    const __m512i even =
+        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    return _mm512_permutex2var_ps(_mm512_loadu_ps(p), even, _mm512_loadu_ps(p + 16));
+  }
   NPUKIT_POOL_TARGET static void store(float* p, int64_t ys, F v, int n) {
     if (ys == 1) {
-      if (n == V) {
-        _mm512_storeu_ps(p, v);
-      } else {
-        alignas(64) float tmp[V];
-        _mm512_store_ps(tmp, v);
-        std::memcpy(p, tmp, static_cast<size_t>(n) * sizeof(float));
-      }
+      _mm512_mask_storeu_ps(p, m16(n), v);  // masked-off lanes are not written
     } else {
       _mm512_mask_i32scatter_ps(p, m16(n), iota_times(ys), v, 4);
     }
   }
-  NPUKIT_POOL_TARGET static F add(F a, F b) { return _mm512_add_ps(a, b); }
-  NPUKIT_POOL_TARGET static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
-  NPUKIT_POOL_TARGET static F div(F a, F b) { return _mm512_div_ps(a, b); }
+  // a + b with a as VADDPS's first source, which decides the result when both
+  // are NaN (the reference's x86_add). Inline asm: GCC treats _mm512_add_ps as
+  // commutative and may swap the operands.
+  NPUKIT_POOL_TARGET static F add(F a, F b) {
+    F r;
+    asm("vaddps %2, %1, %0" : "=v"(r) : "v"(a), "v"(b));
+    return r;
+  }
+  NPUKIT_POOL_TARGET static F mul(F a, F b) {
+    return _mm512_mul_ps(a, b);
+  }
+  NPUKIT_POOL_TARGET static F div(F a, F b) {
+    return _mm512_div_ps(a, b);
+  }
   // MAXPS returns its second operand unless the first is greater: a > b ? a : b.
   // (The maskz forms sidestep GCC 12's -Wmaybe-uninitialized on _mm512_undefined_*.)
-  NPUKIT_POOL_TARGET static F max(F a, F b) { return _mm512_maskz_max_ps(0xffff, a, b); }
+  NPUKIT_POOL_TARGET static F max(F a, F b) {
+    return _mm512_maskz_max_ps(0xffff, a, b);
+  }
   NPUKIT_POOL_TARGET static F nan_to(F m, F v) {
     return _mm512_mask_mov_ps(m, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), v);
   }
@@ -86,10 +171,16 @@ struct Simd {
   NPUKIT_POOL_TARGET static bool any_abs_eq(F v, float c) {
     return _mm512_cmp_ps_mask(_mm512_abs_ps(v), _mm512_set1_ps(c), _CMP_EQ_OQ) != 0;
   }
-  NPUKIT_POOL_TARGET static void to(float* a, F v) { _mm512_storeu_ps(a, v); }
-  NPUKIT_POOL_TARGET static F from(const float* a) { return _mm512_loadu_ps(a); }
+  NPUKIT_POOL_TARGET static void to(float* a, F v) {
+    _mm512_storeu_ps(a, v);
+  }
+  NPUKIT_POOL_TARGET static F from(const float* a) {
+    return _mm512_loadu_ps(a);
+  }
 
-  NPUKIT_POOL_TARGET static B set1_8(uint8_t v) { return _mm512_set1_epi8(static_cast<char>(v)); }
+  NPUKIT_POOL_TARGET static B set1_8(uint8_t v) {
+    return _mm512_set1_epi8(static_cast<char>(v));
+  }
   // Byte lanes at a lane stride of 1 or 2 under masks; any other stride
   // collects the lanes one by one.
   template <int LK>

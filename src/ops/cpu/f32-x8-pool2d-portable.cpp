@@ -1,5 +1,6 @@
 // pool2d kernels in plain C++ (any CPU): the same drivers over small arrays
 // of lanes, written as loops the compiler may vectorize for the baseline ISA.
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -38,12 +39,33 @@ struct Simd {
       return r;
     }
   };
+  static void transpose(const float* src, int64_t ss, float* dst, int64_t ds) {
+    for (int i = 0; i < V; ++i)
+      for (int j = 0; j < V; ++j) dst[i * ds + j] = src[j * ss + i];
+  }
+  static F loadu(const float* p) { return from(p); }
+  static F load_even(const float* p) {
+    F r;
+    for (int i = 0; i < V; ++i) r.v[i] = p[2 * i];
+    return r;
+  }
   static void store(float* p, int64_t ys, F v, int n) {
     for (int i = 0; i < n; ++i) p[i * ys] = v.v[i];
   }
+  // x86's rule whatever the compiler does with `+` (it may swap operands): a
+  // NaN a wins (quieted), else a NaN b, else inf - inf is the default NaN.
   static F add(F a, F b) {
-    for (int i = 0; i < V; ++i) a.v[i] += b.v[i];
+    for (int i = 0; i < V; ++i) {
+      const float x = a.v[i], y = b.v[i], r = x + y;
+      a.v[i] = std::isnan(x)   ? quiet(x)
+               : std::isnan(y) ? quiet(y)
+               : std::isnan(r) ? std::bit_cast<float>(0xffc00000u)
+                               : r;
+    }
     return a;
+  }
+  static float quiet(float x) {
+    return std::bit_cast<float>(std::bit_cast<uint32_t>(x) | 0x00400000u);
   }
   static F mul(F a, F b) {
     for (int i = 0; i < V; ++i) a.v[i] *= b.v[i];

@@ -44,6 +44,7 @@ Pool2dPlan make_pool2d_plan(const Pool2dProblem& pr) {
   plan.h = axis_taps(axis_h(win, pr.x.dim(2)), pr.y.dim(2));
   plan.w = axis_taps(axis_w(win, pr.x.dim(3)), pr.y.dim(3));
   plan.w_interior = find_interior(plan.w);
+  plan.h_interior = find_interior(plan.h);
   // NHWC reads channels in place. NCHW: column lanes for rows with a wide
   // interior, otherwise blocks of planes copied to channel-last scratch
   // (measured on Zen 5: column lanes win from ~16 interior outputs; packing

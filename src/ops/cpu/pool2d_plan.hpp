@@ -50,6 +50,7 @@ enum class Lanes : uint8_t {
 struct Pool2dPlan {
   AxisTaps h, w;
   AxisInterior w_interior;
+  AxisInterior h_interior;  // output rows whose window rows are all input, equally spaced
   Lanes lanes = Lanes::channel;
 };
 

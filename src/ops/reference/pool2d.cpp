@@ -146,7 +146,8 @@ void pool2d_f32(const TensorView& x, const TensorView& y, const Pool2dParams& p)
                   (p.nan == MaxNaN::propagate && std::isnan(v)))
                 acc = v;
             } else {
-              acc = x86_add(acc, v);  // NaN payloads as x86 gives them
+              // NaN payloads as x86 gives them; under FTZ every partial sum is flushed.
+              acc = f.out(x86_add(acc, v));
             }
           }
         }
@@ -155,7 +156,7 @@ void pool2d_f32(const TensorView& x, const TensorView& y, const Pool2dParams& p)
           const int64_t div = avg_divisor(p.divisor, KH * KW, valid, clipped);
           out = div > 0 ? acc / static_cast<float>(div) : 0.0f;
         } else if (p.mode == PoolMode::sum) {
-          out = acc * p.coeff;
+          out = f.mul(acc, p.coeff);
         }
         y.at<float>(n, c, oh, ow) = f.out(out);
       }

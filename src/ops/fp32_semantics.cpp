@@ -1,0 +1,15 @@
+#include "npukit/ops/fp32_semantics.hpp"
+
+namespace npukit {
+
+const char* fp32_accumulation_name(Fp32Accumulation a) {
+  switch (a) {
+    case Fp32Accumulation::sequential:
+      return "sequential";
+    case Fp32Accumulation::interleaved:
+      return "interleaved";
+  }
+  return "invalid";
+}
+
+}  // namespace npukit
