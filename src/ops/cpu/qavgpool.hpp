@@ -94,6 +94,11 @@ void x8_qavgpool_nchw_avx2(const QAvgPoolProblem& p);
 void x8_qavgpool_nhwc_avx2(const QAvgPoolProblem& p);
 void x8_qavgpool_nchw_avx512(const QAvgPoolProblem& p);
 void x8_qavgpool_nhwc_avx512(const QAvgPoolProblem& p);
+// ONNX Runtime's float path (float_mean, round half to even) on NCHW: the
+// reference's fp32 operations per output, one output per lane
+// (x8-qavgpool-fmean-nchw.inc).
+void x8_qavgpool_fmean_nchw_avx2(const QAvgPoolProblem& p);
+void x8_qavgpool_fmean_nchw_avx512(const QAvgPoolProblem& p);
 #endif
 
 struct BmPoolProblem {
