@@ -54,6 +54,10 @@ struct QAvgPlan {
   bool zp_inside = false;  // int_sum_requant: round(v + y_zp)
   ghp::PostProc post;      // int_sum_ghp
   int64_t sum_mask = -1;   // int_sum_ghp: window-sum register (-1: exact)
+  // int_sum_ghp: the output code of every window sum s = sum + (taps - valid)
+  // * x_zp (masked), s in [0, size), when the call has enough outputs to pay
+  // for it (the PPU's 64-bit arithmetic per output otherwise).
+  std::vector<uint8_t> ghp_table;
   // bm_pool_quantized (avg): (sum + 2^(r-1)) >> r, saturate, optional ReLU,
   // instead of `arith` (the kernels then only form integer sums).
   bool bm_shift = false;
