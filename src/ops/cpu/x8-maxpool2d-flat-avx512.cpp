@@ -100,8 +100,8 @@ void same(const Pool2dProblem& pr) {
   const int64_t lo = *std::min_element(offset.begin(), offset.end());
   const int64_t hi = 64 * chunks + *std::max_element(offset.begin(), offset.end());
   for_planes(x.dim(0) * C, [&](int64_t begin, int64_t end) {
-    for (int64_t nc = begin; nc < end; ++nc) {
-      const int64_t n = nc / C, c = nc % C;
+    int64_t n = begin / C, c = begin % C;  // advanced without divisions
+    for (int64_t nc = begin; nc < end; ++nc, c = c + 1 == C ? 0 : c + 1, n += c == 0) {
       const T* xp = static_cast<const T*>(x.raw()) + n * sN + c * sC;
       T* yp = static_cast<T*>(y.raw()) + n * ysN + c * ysC;
       if (xp + lo >= xbegin && xp + hi <= xend)
@@ -112,18 +112,73 @@ void same(const Pool2dProblem& pr) {
   });
 }
 
+// The maximum of 8 planes of HW codes, plane k at p[k], as 8 bytes (plane k's
+// at byte k). Codes are biased into unsigned order (s8: xor 0x80), so that
+// cleared lanes and zero-filled shifts are the lowest value. A plane's last
+// partial block is read whole when safe[k], else with a masked load.
+template <class T>
+uint64_t max8(const T* const* p, const bool* safe, int64_t HW) {
+  const __m512i bias = _mm512_set1_epi8(std::is_signed_v<T> ? static_cast<char>(0x80) : 0);
+  __m512i a[8];
+  for (int k = 0; k < 8; ++k) a[k] = _mm512_setzero_si512();
+  int64_t i = 0;
+  for (; i + 64 <= HW; i += 64)
+    for (int k = 0; k < 8; ++k)
+      a[k] = _mm512_max_epu8(a[k], _mm512_xor_si512(_mm512_loadu_si512(p[k] + i), bias));
+  if (i < HW) {
+    const __mmask64 m = (uint64_t{1} << (HW - i)) - 1;
+    for (int k = 0; k < 8; ++k) {
+      const __m512i raw =
+          safe[k] ? _mm512_loadu_si512(p[k] + i) : _mm512_maskz_loadu_epi8(m, p[k] + i);
+      a[k] = _mm512_max_epu8(a[k], _mm512_maskz_mov_epi8(m, _mm512_xor_si512(raw, bias)));
+    }
+  }
+  // Transpose-max: 64-bit lane k of t holds 8 bytes whose maximum is plane k's.
+  __m512i pair[4];
+  for (int k = 0; k < 4; ++k)
+    pair[k] = _mm512_max_epu8(_mm512_maskz_unpacklo_epi64(0xff, a[2 * k], a[2 * k + 1]),
+                              _mm512_maskz_unpackhi_epi64(0xff, a[2 * k], a[2 * k + 1]));
+  const __m512i q0 = _mm512_max_epu8(_mm512_maskz_shuffle_i64x2(0xff, pair[0], pair[1], 0x88),
+                                     _mm512_maskz_shuffle_i64x2(0xff, pair[0], pair[1], 0xdd));
+  const __m512i q1 = _mm512_max_epu8(_mm512_maskz_shuffle_i64x2(0xff, pair[2], pair[3], 0x88),
+                                     _mm512_maskz_shuffle_i64x2(0xff, pair[2], pair[3], 0xdd));
+  __m512i t = _mm512_max_epu8(_mm512_maskz_shuffle_i64x2(0xff, q0, q1, 0x88),
+                              _mm512_maskz_shuffle_i64x2(0xff, q0, q1, 0xdd));
+  t = _mm512_max_epu8(t, _mm512_maskz_srli_epi64(0xff, t, 32));
+  t = _mm512_max_epu8(t, _mm512_maskz_srli_epi64(0xff, t, 16));
+  t = _mm512_max_epu8(t, _mm512_maskz_srli_epi64(0xff, t, 8));
+  const __m128i bytes =
+      _mm_xor_si128(_mm512_maskz_cvtepi64_epi8(0xff, t),
+                    _mm_set1_epi8(std::is_signed_v<T> ? static_cast<char>(0x80) : 0));
+  return static_cast<uint64_t>(_mm_cvtsi128_si64(bytes));
+}
+
 template <class T>
 void global(const Pool2dProblem& pr) {
   const TensorView &x = pr.x, &y = pr.y;
   const int64_t C = x.dim(1), HW = x.dim(2) * x.dim(3);
   const T low = std::numeric_limits<T>::lowest();
   const int64_t sN = x.stride(0), sC = x.stride(1), ysN = y.stride(0), ysC = y.stride(1);
+  const T* xend = static_cast<const T*>(x.raw()) + (x.dim(0) - 1) * sN + (C - 1) * sC + HW;
   const int64_t full = HW / 64;
   const uint64_t rest = HW % 64 ? (uint64_t{1} << (HW % 64)) - 1 : 0;
   for_planes(x.dim(0) * C, [&](int64_t begin, int64_t end) {
+    int64_t nc = begin, n = begin / C, c = begin % C;  // advanced without divisions
+    for (; nc + 8 <= end; nc += 8) {                   // 8 planes at a time
+      const T* ps[8];
+      T* ys[8];
+      bool safe[8];
+      for (int k = 0; k < 8; ++k) {
+        ps[k] = static_cast<const T*>(x.raw()) + n * sN + c * sC;
+        ys[k] = static_cast<T*>(y.raw()) + n * ysN + c * ysC;
+        safe[k] = ps[k] + (HW + 63) / 64 * 64 <= xend;
+        if (++c == C) c = 0, ++n;
+      }
+      uint64_t m = max8(ps, safe, HW);
+      for (int k = 0; k < 8; ++k, m >>= 8) *ys[k] = static_cast<T>(m & 0xff);
+    }
     const __m512i vlow = _mm512_set1_epi8(static_cast<char>(low));
-    for (int64_t nc = begin; nc < end; ++nc) {
-      const int64_t n = nc / C, c = nc % C;
+    for (; nc < end; ++nc, c = c + 1 == C ? 0 : c + 1, n += c == 0) {
       const T* xp = static_cast<const T*>(x.raw()) + n * sN + c * sC;
       __m512i acc = vlow;
       for (int64_t j = 0; j < full; ++j) acc = vmax<T>(acc, _mm512_loadu_si512(xp + 64 * j));
