@@ -412,6 +412,74 @@ TEST(QPoolFast, FloatPathKeepsTheReferenceSummationOrder) {
   EXPECT_GT(compared, 100);
 }
 
+// 2x2 windows at stride 2 without padding (the k2s2 problems and
+// MiCo's) take a dedicated integer-sum step on NCHW (vpmaddubsw): every
+// profile, u8 and s8, widths around the 32-output steps (masked last steps,
+// odd W leaving a column unread), x rows with a padded pitch, 1-3 threads.
+TEST(QPoolFast, K2S2WindowsUnderEveryProfile) {
+  Restore restore;
+  const uint32_t seed = kSeed + 6;
+  std::mt19937 g(seed);
+  const auto& list = cpu::qlinear_average_pool_kernels();
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(g() % (hi - lo + 1));
+  };
+  int runs = 0;
+  for (int attempt = 0; attempt < 300; ++attempt) {
+    Case c;
+    c.profile = kProfiles[attempt % 6];
+    const bool ghp = c.profile == Profile::ghp_rtl || c.profile == Profile::ghp_golden;
+    c.dtype = ghp || g() % 2 ? DType::u8 : DType::s8;
+    const int64_t H = 2 * pick(1, 6) + pick(0, 1);
+    const int64_t W = g() % 2 ? 64 * pick(1, 2) + pick(-3, 3) : pick(2, 150);
+    c.x_shape = {pick(1, 2), pick(1, 5), H, W};
+    c.p.window = Window2d{};
+    c.p.window.kernel_h = c.p.window.kernel_w = 2;
+    c.p.window.stride_h = c.p.window.stride_w = 2;
+    c.p.count_include_pad = true;
+    c.p.x_scale = g() % 2 ? 0.5f : std::exp(std::uniform_real_distribution<float>(-5.0f, 1.0f)(g));
+    c.p.y_scale = g() % 2 ? c.p.x_scale : 0.37f;
+    const detail::CodeRange r = detail::code_range(c.dtype);
+    c.p.x_zero_point = static_cast<int32_t>(pick(r.lo, r.hi));
+    c.p.y_zero_point = static_cast<int32_t>(pick(r.lo, r.hi));
+    apply_profile(c.p, c.profile);
+    if (c.profile == Profile::tflite || c.profile == Profile::mico) {
+      c.p.y_scale = c.p.x_scale;
+      if (c.profile == Profile::mico) c.p.x_zero_point = 0;
+      c.p.y_zero_point = c.p.x_zero_point;
+    }
+    const Shape ys = qlinear_average_pool_output_shape(c.x_shape, c.p);
+    const int64_t pitch = W + (g() % 3 == 0 ? pick(1, 9) : 0);
+    const int64_t N = c.x_shape[0], C = c.x_shape[1];
+    const Tensor dense = random_codes(g, c);
+    std::vector<uint8_t> storage(static_cast<size_t>(N * C * H * pitch), 0x5a);
+    const TensorView x(storage.data(), c.dtype, c.x_shape, {C * H * pitch, H * pitch, pitch, 1});
+    copy(dense.view(), x);
+    Tensor want(c.dtype, ys, c.y_layout);
+    try {
+      ref::qlinear_average_pool(x, want, c.p);
+    } catch (const Error&) {
+      continue;
+    }
+    const std::vector<uint8_t> wb = bytes_nchw(want);
+    set_num_threads(1 + attempt % 3);
+    cpu::QAvgPoolProblem prob{x, want, &c.p, cpu::make_qavg_plan(x, want, c.p)};
+    for (const auto& v : list.variants) {
+      if (v.reference || !list.runnable(v) || v.declines(prob)) continue;
+      Tensor y(c.dtype, ys, c.y_layout);
+      prob.y = y;
+      v.run(prob);
+      ASSERT_EQ(bytes_nchw(y), wb)
+          << v.name << " seed " << seed << " attempt " << attempt << " x row pitch " << pitch
+          << "\n  " << c.text() << "\n  " << first_difference(bytes_nchw(y), wb);
+      ++runs;
+    }
+  }
+  set_num_threads(0);
+  std::printf("[ qpool ] k2s2: %d runs (seed %u)\n", runs, seed);
+  EXPECT_GT(runs, 900);
+}
+
 // ONNX Runtime's float path on NCHW with calibrated (long-mantissa) scales,
 // on images wide enough for several vector blocks per row and their masked
 // tails (W up to 90), strides 1 to 3, padding, ceil mode, both divisors, x
