@@ -45,6 +45,14 @@ const char* x8_flat_same_declines(const Pool2dProblem& pr) {
   return nullptr;
 }
 
+const char* x8_flat_same_declines_avx2(const Pool2dProblem& pr) {
+  if (const char* why = x8_flat_same_declines(pr)) return why;
+  const Window2d& w = pr.p.window;
+  if (w.kernel_h * w.kernel_w * ((pr.x.dim(2) * pr.x.dim(3) + 31) / 32) * 32 > (int64_t{1} << 22))
+    return "byte mask table too large (plane or window)";
+  return nullptr;
+}
+
 const char* x8_flat_global_declines(const Pool2dProblem& pr) {
   if (const char* why = common_declines(pr)) return why;
   const Window2d& w = pr.p.window;

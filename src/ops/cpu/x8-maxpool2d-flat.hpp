@@ -16,9 +16,13 @@ namespace npukit::cpu {
 
 const char* x8_flat_same_declines(const Pool2dProblem& pr);
 const char* x8_flat_global_declines(const Pool2dProblem& pr);
+// AVX2 keeps one mask byte per tap and output (no byte-masked loads).
+const char* x8_flat_same_declines_avx2(const Pool2dProblem& pr);
 #if defined(__x86_64__)
 void max_pool2d_x8_same_avx512(const Pool2dProblem& pr);
 void max_pool2d_x8_global_avx512(const Pool2dProblem& pr);
+void max_pool2d_x8_same_avx2(const Pool2dProblem& pr);
+void max_pool2d_x8_global_avx2(const Pool2dProblem& pr);
 #endif
 
 }  // namespace npukit::cpu
