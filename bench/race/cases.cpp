@@ -16,6 +16,8 @@ const char* op_name(Op op) {
       return "avg excl pad";
     case Op::max:
       return "max";
+    case Op::avg_calibrated:
+      return "avg calibrated";
   }
   return "?";
 }
@@ -23,6 +25,7 @@ const char* op_name(Op op) {
 std::string Case::id() const {
   const char* o = op == Op::avg_include_pad   ? "avgincl"
                   : op == Op::avg_exclude_pad ? "avgexcl"
+                  : op == Op::avg_calibrated  ? "avgcal"
                                               : "max";
   return fmt::format("p{}-{}-{}", problem_index, npukit::dtype_name(dtype), o);
 }
@@ -30,6 +33,17 @@ std::string Case::id() const {
 int64_t Case::bytes() const {
   const auto esize = static_cast<int64_t>(npukit::dtype_size(dtype));
   return (npukit::shape_numel(in_shape()) + npukit::shape_numel(out_shape())) * esize;
+}
+
+Quant quant_of(const Case& c) {
+  Quant q;
+  if (c.op != Op::avg_calibrated) return q;
+  const bool s8 = c.dtype == npukit::DType::s8;
+  q.x_scale = 0.0235f;
+  q.y_scale = 0.0198f;
+  q.x_zero_point = s8 ? -3 : 121;
+  q.y_zero_point = s8 ? 5 : 117;
+  return q;
 }
 
 std::vector<Problem> problems() {
@@ -61,6 +75,7 @@ std::vector<Case> cases(const std::vector<Problem>& ps) {
     for (npukit::DType dt : {npukit::DType::f32, npukit::DType::u8, npukit::DType::s8}) {
       std::vector<Op> ops{Op::avg_include_pad};
       if (ps[i].pad > 0) ops.push_back(Op::avg_exclude_pad);
+      if (dt != npukit::DType::f32) ops.push_back(Op::avg_calibrated);
       ops.push_back(Op::max);
       for (Op op : ops) {
         Case c;

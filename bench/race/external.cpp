@@ -26,7 +26,7 @@ void export_cases(const std::string& dir, const std::vector<Case>& cs,
   fs::create_directories(dir);
   std::ofstream tsv(fs::path(dir) / "cases.tsv");
   tsv << "id\tlabel\tn\tc\th\tw\tkernel\tstride\tpad\tglobal\tdtype\top\tscale\tzero_point\t"
-         "input\n";
+         "input\ty_scale\ty_zero_point\n";
   for (const Case& c : cs) {
     const Problem& p = c.problem;
     const std::string in = input_file(c);
@@ -35,11 +35,14 @@ void export_cases(const std::string& dir, const std::vector<Case>& cs,
                         make_input(p, c.problem_index, c.dtype, npukit::Layout::nchw).view());
     const char* op = c.op == Op::max               ? "max"
                      : c.op == Op::avg_include_pad ? "avg_include_pad"
+                     : c.op == Op::avg_calibrated  ? "avg_calibrated"
                                                    : "avg_exclude_pad";
+    const Quant q = quant_of(c);
     tsv << c.id() << '\t' << p.label << '\t' << p.n << '\t' << p.c << '\t' << p.h << '\t' << p.w
         << '\t' << p.kernel << '\t' << p.stride << '\t' << p.pad << '\t' << (p.global ? 1 : 0)
-        << '\t' << npukit::dtype_name(c.dtype) << '\t' << op << '\t' << kQuantScale << '\t'
-        << kQuantZeroPoint << '\t' << in << '\n';
+        << '\t' << npukit::dtype_name(c.dtype) << '\t' << op << '\t'
+        << fmt::format("{:.9g}", q.x_scale) << '\t' << q.x_zero_point << '\t' << in << '\t'
+        << fmt::format("{:.9g}", q.y_scale) << '\t' << q.y_zero_point << '\n';
   }
   // The models' input: the bundled images as pixel / 255 in f32, (N, 1, 28, 28).
   const npukit::Tensor px = npukit::read_npy(models_dir + "/fashion_mnist_eval_images.npy");

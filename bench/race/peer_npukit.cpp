@@ -41,8 +41,11 @@ void npukit_compute(const Case& c, const npukit::TensorView& x, const npukit::Te
   npukit::QLinearAvgPoolParams q;
   q.window = window_of(c.problem);
   q.count_include_pad = include_pad;
-  q.x_scale = q.y_scale = kQuantScale;
-  q.x_zero_point = q.y_zero_point = kQuantZeroPoint;
+  const Quant quant = quant_of(c);
+  q.x_scale = quant.x_scale;
+  q.y_scale = quant.y_scale;
+  q.x_zero_point = quant.x_zero_point;
+  q.y_zero_point = quant.y_zero_point;
   npukit::apply_profile(q, profile);
   if (c.problem.global && profile == npukit::Profile::onnxruntime)
     npukit::qlinear_global_average_pool(x, y, q);  // com.microsoft.QLinearGlobalAveragePool

@@ -57,6 +57,10 @@ std::vector<Peer> onednn_peers() {
     p.prepare = [layout](const Case& c, const npukit::Tensor& input, int threads, Prepared& out,
                          std::string& why) {
       const Problem& pr = c.problem;
+      if (c.op == Op::avg_calibrated) {
+        why = "oneDNN's pooling has no scales or zero points";
+        return false;
+      }
       const int64_t k = pr.global ? pr.h : pr.kernel, s = pr.global ? 1 : pr.stride,
                     pad = pr.global ? 0 : pr.pad;
       const auto tag = layout == npukit::Layout::nchw ? dnnl::memory::format_tag::nchw

@@ -39,7 +39,6 @@ xnn_status create(const Case& c, XnnRun& r, std::string& why) {
   const float inf = INFINITY;
   void* x = r.x->view().raw();
   void* y = r.y->view().raw();
-  const auto qzp = static_cast<uint8_t>(kQuantZeroPoint);
   xnn_status st = xnn_status_success;
   if (c.op == Op::max) {
     switch (c.dtype) {
@@ -77,7 +76,9 @@ xnn_status create(const Case& c, XnnRun& r, std::string& why) {
     why = "XNNPACK's qu8 average includes padding in the divisor";
     return xnn_status_unsupported_parameter;
   }
-  const float sc = kQuantScale;
+  const Quant q = quant_of(c);
+  const auto qxzp = static_cast<uint8_t>(q.x_zero_point),
+             qyzp = static_cast<uint8_t>(q.y_zero_point);
   if (p.global) {
     switch (c.dtype) {
       case npukit::DType::f32:
@@ -87,15 +88,16 @@ xnn_status create(const Case& c, XnnRun& r, std::string& why) {
               r.op, N, H * W, static_cast<const float*>(x), static_cast<float*>(y), r.pool);
         return st;
       case npukit::DType::u8:
-        st = xnn_create_global_average_pooling_nwc_qu8(C, C, C, qzp, sc, qzp, sc, 0, 255, 0, &r.op);
+        st = xnn_create_global_average_pooling_nwc_qu8(C, C, C, qxzp, q.x_scale, qyzp, q.y_scale, 0,
+                                                       255, 0, &r.op);
         if (st == xnn_status_success)
           st = xnn_setup_global_average_pooling_nwc_qu8(
               r.op, N, H * W, static_cast<const uint8_t*>(x), static_cast<uint8_t*>(y), r.pool);
         return st;
       default:
         st = xnn_create_global_average_pooling_nwc_qs8(
-            C, C, C, static_cast<int8_t>(kQuantZeroPoint), sc, static_cast<int8_t>(kQuantZeroPoint),
-            sc, -128, 127, 0, &r.op);
+            C, C, C, static_cast<int8_t>(q.x_zero_point), q.x_scale,
+            static_cast<int8_t>(q.y_zero_point), q.y_scale, -128, 127, 0, &r.op);
         if (st == xnn_status_success)
           st = xnn_setup_global_average_pooling_nwc_qs8(
               r.op, N, H * W, static_cast<const int8_t*>(x), static_cast<int8_t*>(y), r.pool);
@@ -111,8 +113,8 @@ xnn_status create(const Case& c, XnnRun& r, std::string& why) {
                                                   static_cast<float*>(y), r.pool);
       return st;
     case npukit::DType::u8:
-      st = xnn_create_average_pooling2d_nhwc_qu8(pad, pad, pad, pad, k, k, s, s, C, C, C, qzp, sc,
-                                                 qzp, sc, 0, 255, 0, &r.op);
+      st = xnn_create_average_pooling2d_nhwc_qu8(pad, pad, pad, pad, k, k, s, s, C, C, C, qxzp,
+                                                 q.x_scale, qyzp, q.y_scale, 0, 255, 0, &r.op);
       if (st == xnn_status_success)
         st = xnn_setup_average_pooling2d_nhwc_qu8(r.op, N, H, W, static_cast<const uint8_t*>(x),
                                                   static_cast<uint8_t*>(y), r.pool);

@@ -18,6 +18,10 @@ enum class Op : uint8_t {
   avg_include_pad,  // divisor kernel_h * kernel_w (ONNX count_include_pad=1)
   avg_exclude_pad,  // divisor = taps on the input (count_include_pad=0)
   max,
+  // QLinearAveragePool with calibrated scales (8-bit only, divisor kernel_h *
+  // kernel_w): x_scale 0.0235 and y_scale 0.0198 have full mantissas, so ONNX
+  // Runtime's float path runs (the issue's "QLinearAveragePool >= 20x ORT").
+  avg_calibrated,
 };
 const char* op_name(Op op);
 
@@ -52,6 +56,15 @@ struct Case {
 // mathematical value, round(sum / divisor).
 inline constexpr float kQuantScale = 1.0f;
 inline constexpr int32_t kQuantZeroPoint = 0;
+
+// The quantization of a case's 8-bit input and output.
+struct Quant {
+  float x_scale = kQuantScale, y_scale = kQuantScale;
+  int32_t x_zero_point = kQuantZeroPoint, y_zero_point = kQuantZeroPoint;
+};
+// kQuantScale / kQuantZeroPoint, except Op::avg_calibrated: 0.0235 and 121
+// (s8: -3) in, 0.0198 and 117 (s8: 5) out.
+Quant quant_of(const Case& c);
 
 // The problems of issue #9, in table order.
 std::vector<Problem> problems();

@@ -60,6 +60,11 @@ def torch_call(c, x):
     k, s, p = geometry(c)
     if c["op"] == "max":
         return lambda: F.max_pool2d(x, k, s, p)
+    if c["op"] == "avg_calibrated":
+        # Quantized avg_pool2d keeps the input's scale and zero point.
+        def unsupported():
+            raise NotImplementedError("no separate output scale (QLinearAveragePool's y_scale)")
+        return unsupported
     include = c["op"] == "avg_include_pad"
     return lambda: F.avg_pool2d(x, k, s, p, count_include_pad=include)
 
@@ -108,15 +113,17 @@ def onnx_model(c):
         names = ["x", "x_scale", "x_zero_point", "y_scale", "y_zero_point"]
         zp = np.array(int(c["zero_point"]), NP_TYPE[dt])
         sc = np.float32(float(c["scale"]))
+        yzp = np.array(int(c["y_zero_point"]), NP_TYPE[dt])
+        ysc = np.float32(float(c["y_scale"]))
         inits = [numpy_helper.from_array(sc, "x_scale"), numpy_helper.from_array(zp, "x_zero_point"),
-                 numpy_helper.from_array(sc, "y_scale"), numpy_helper.from_array(zp, "y_zero_point")]
+                 numpy_helper.from_array(ysc, "y_scale"), numpy_helper.from_array(yzp, "y_zero_point")]
         if glob:
             node = helper.make_node("QLinearGlobalAveragePool", names, ["y"], domain=domain,
                                     channels_last=0)
         else:
             node = helper.make_node("QLinearAveragePool", names, ["y"], domain=domain,
                                     kernel_shape=[k, k], strides=[s, s], pads=[p] * 4,
-                                    count_include_pad=int(c["op"] == "avg_include_pad"))
+                                    count_include_pad=int(c["op"] != "avg_exclude_pad"))
     g = helper.make_graph([node], c["id"], [helper.make_tensor_value_info("x", ONNX_TYPE[dt],
                                                                          [n, ch, h, w])],
                           [helper.make_tensor_value_info("y", ONNX_TYPE[dt], None)],

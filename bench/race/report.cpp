@@ -92,7 +92,8 @@ std::string render_table(const std::vector<Peer>& columns, const std::vector<Row
   int failures = 0;
   for (const Row& r : rows) {
     // Without padding both divisors coincide: one "avg" row.
-    const bool plain_avg = r.c.op != Op::max && (r.c.problem.pad == 0 || r.c.problem.global);
+    const bool plain_avg = (r.c.op == Op::avg_include_pad || r.c.op == Op::avg_exclude_pad) &&
+                           (r.c.problem.pad == 0 || r.c.problem.global);
     std::vector<std::string> line{r.c.problem.label, npukit::dtype_name(r.c.dtype),
                                   plain_avg ? "avg" : op_name(r.c.op), std::to_string(r.threads)};
     double npukit_best = INFINITY, peer_best = INFINITY;
@@ -149,7 +150,10 @@ std::string render_table(const std::vector<Peer>& columns, const std::vector<Row
          "averages (their own summation order); max pooling is exact for everyone.\n";
   out += li +
          "8-bit averages use scale 1 and zero point 0 in and out (oneDNN has neither), so "
-         "every peer computes round(sum / divisor); XNNPACK's u8 is its qu8 operator.\n";
+         "every peer computes round(sum / divisor); XNNPACK's u8 is its qu8 operator. "
+         "`avg calibrated` rows: QLinearAveragePool with count_include_pad = 1 and calibrated "
+         "scales (x 0.0235, zero point 121 for u8 / -3 for s8; y 0.0198, 117 / 5), which keep "
+         "ONNX Runtime on its float path (PyTorch and oneDNN have no separate output scale).\n";
   out += li +
          "GB/s = (input + output bytes) / npukit's best time (either layout); % of copy = that "
          "over memcpy's GB/s for the same working set and thread count, measured in this run; "

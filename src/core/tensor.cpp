@@ -1,5 +1,6 @@
 #include "npukit/tensor.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
@@ -146,18 +147,33 @@ void copy(const TensorView& src, const TensorView& dst) {
   dst.expect_shape(src.shape(), "npukit::copy", "dst");
   const size_t es = dtype_size(src.dtype());
   if (src.numel() == 0) return;
-  // An odometer over every axis but the last, which the inner loop walks.
-  const int r = src.rank();
-  const int64_t inner = r ? src.dim(r - 1) : 1;
-  const int64_t si = r ? src.stride(r - 1) : 0, di = r ? dst.stride(r - 1) : 0;
+  // Axes merged where both views are dense across them (a contiguous tensor is
+  // one run): an innermost run of a few elements made the copy one memcpy
+  // call per element row (Model::run copies its inputs and outputs).
+  int64_t dims[kMaxRank], ss[kMaxRank], ds[kMaxRank];
+  int r = 0;
+  for (int i = src.rank() - 1; i >= 0; --i) {
+    if (src.dim(i) == 1) continue;
+    if (r > 0 && src.stride(i) == ss[r - 1] * dims[r - 1] &&
+        dst.stride(i) == ds[r - 1] * dims[r - 1]) {
+      dims[r - 1] *= src.dim(i);
+      continue;
+    }
+    dims[r] = src.dim(i), ss[r] = src.stride(i), ds[r] = dst.stride(i);
+    ++r;
+  }
+  std::reverse(dims, dims + r), std::reverse(ss, ss + r), std::reverse(ds, ds + r);
+  // An odometer over every merged axis but the last, which the inner loop walks.
+  const int64_t inner = r ? dims[r - 1] : 1;
+  const int64_t si = r ? ss[r - 1] : 1, di = r ? ds[r - 1] : 1;
   int64_t pos[kMaxRank] = {};
   auto* s = static_cast<const char*>(src.raw());
   auto* d = static_cast<char*>(dst.raw());
   while (true) {
     int64_t so = 0, dof = 0;
     for (int i = 0; i + 1 < r; ++i) {
-      so += pos[i] * src.stride(i);
-      dof += pos[i] * dst.stride(i);
+      so += pos[i] * ss[i];
+      dof += pos[i] * ds[i];
     }
     // Offsets stay signed: views may have negative strides (Slice with steps < 0).
     const auto ses = static_cast<int64_t>(es);
@@ -168,7 +184,7 @@ void copy(const TensorView& src, const TensorView& dst) {
         std::memcpy(d + (dof + e * di) * ses, s + (so + e * si) * ses, es);
     int i = r - 2;
     for (; i >= 0; --i) {
-      if (++pos[i] < src.dim(i)) break;
+      if (++pos[i] < dims[i]) break;
       pos[i] = 0;
     }
     if (i < 0) return;

@@ -22,6 +22,21 @@ const char* declines_nhwc(const QAvgPoolProblem& p) {
   return p.x.stride(1) == 1 ? nullptr : "x is not unit-stride along C (not NHWC-like)";
 }
 
+// The float-path kernels keep one dequantized plane per thread.
+constexpr int64_t kMaxFmeanPlaneFloats = int64_t{1} << 24;
+
+const char* declines_fmean_nchw(const QAvgPoolProblem& p) {
+  const QAvgPlan& P = p.plan;
+  if (P.unsupported) return P.unsupported;
+  if (P.arith != QAvgArith::float_mean) return "not ONNX Runtime's float path (float_mean)";
+  if (P.exact_float_sum) return "exact_float_sum: integer sums give the fp32 sums";
+  if (!P.vector_tail) return "rounding other than half to even, or a non-default fp rounding mode";
+  if (p.x.stride(3) != 1) return "x is not unit-stride along W (not NCHW-like)";
+  if (P.H * (P.W + 2 * P.w.kernel + 64 * P.w.stride) > kMaxFmeanPlaneFloats)
+    return "plane too large for the per-thread float buffer";
+  return nullptr;
+}
+
 void run_reference(const QAvgPoolProblem& p) {
   ref::qlinear_average_pool(p.x, p.y, *p.params);
 }
@@ -33,6 +48,12 @@ const KernelList<QAvgPoolProblem>& qlinear_average_pool_kernels() {
       "qlinear_average_pool",
       {
 #if defined(__x86_64__)
+          {"x8-qavgpool-fmean-nchw-avx512", Isa::avx512,
+           "float_mean (ONNX Runtime, calibrated scales), unit stride along W", declines_fmean_nchw,
+           x8_qavgpool_fmean_nchw_avx512},
+          {"x8-qavgpool-fmean-nchw-avx2", Isa::avx2,
+           "float_mean (ONNX Runtime, calibrated scales), unit stride along W", declines_fmean_nchw,
+           x8_qavgpool_fmean_nchw_avx2},
           {"x8-qavgpool-nchw-avx512", Isa::avx512, "u8/s8, unit stride along W, every profile",
            declines_nchw, x8_qavgpool_nchw_avx512},
           {"x8-qavgpool-nhwc-avx512", Isa::avx512, "u8/s8, unit stride along C, every profile",

@@ -216,7 +216,9 @@ TEST(QPoolFast, EveryVariantEqualsReferenceOnRandomConfigurations) {
   EXPECT_LT(mostly_saturated, cases / 3);  // the comparison must see varied outputs
   for (const auto& v : list.variants)
     if (!v.reference && list.runnable(v)) {
-      EXPECT_GT(ran[v.name], 180) << v.name;
+      // The float-path kernels take ONNX Runtime's non-whole-image NCHW cases only.
+      const bool float_path_only = std::string(v.name).find("fmean") != std::string::npos;
+      EXPECT_GT(ran[v.name], float_path_only ? 30 : 180) << v.name;
     }
   for (const auto& [name, n] : per_profile) EXPECT_GT(n, 60) << name;
 }
@@ -408,6 +410,165 @@ TEST(QPoolFast, FloatPathKeepsTheReferenceSummationOrder) {
               static_cast<long long>(order_sensitive), static_cast<long long>(compared));
   EXPECT_GT(order_sensitive, 100);
   EXPECT_GT(compared, 100);
+}
+
+// 2x2 windows at stride 2 without padding (the k2s2 problems and
+// MiCo's) take a dedicated integer-sum step on NCHW (vpmaddubsw): every
+// profile, u8 and s8, widths around the 32-output steps (masked last steps,
+// odd W leaving a column unread), x rows with a padded pitch, 1-3 threads.
+TEST(QPoolFast, K2S2WindowsUnderEveryProfile) {
+  Restore restore;
+  const uint32_t seed = kSeed + 6;
+  std::mt19937 g(seed);
+  const auto& list = cpu::qlinear_average_pool_kernels();
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(g() % (hi - lo + 1));
+  };
+  int runs = 0;
+  for (int attempt = 0; attempt < 300; ++attempt) {
+    Case c;
+    c.profile = kProfiles[attempt % 6];
+    const bool ghp = c.profile == Profile::ghp_rtl || c.profile == Profile::ghp_golden;
+    c.dtype = ghp || g() % 2 ? DType::u8 : DType::s8;
+    const int64_t H = 2 * pick(1, 6) + pick(0, 1);
+    const int64_t W = g() % 2 ? 64 * pick(1, 2) + pick(-3, 3) : pick(2, 150);
+    c.x_shape = {pick(1, 2), pick(1, 5), H, W};
+    c.p.window = Window2d{};
+    c.p.window.kernel_h = c.p.window.kernel_w = 2;
+    c.p.window.stride_h = c.p.window.stride_w = 2;
+    c.p.count_include_pad = true;
+    c.p.x_scale = g() % 2 ? 0.5f : std::exp(std::uniform_real_distribution<float>(-5.0f, 1.0f)(g));
+    c.p.y_scale = g() % 2 ? c.p.x_scale : 0.37f;
+    const detail::CodeRange r = detail::code_range(c.dtype);
+    c.p.x_zero_point = static_cast<int32_t>(pick(r.lo, r.hi));
+    c.p.y_zero_point = static_cast<int32_t>(pick(r.lo, r.hi));
+    apply_profile(c.p, c.profile);
+    if (c.profile == Profile::tflite || c.profile == Profile::mico) {
+      c.p.y_scale = c.p.x_scale;
+      if (c.profile == Profile::mico) c.p.x_zero_point = 0;
+      c.p.y_zero_point = c.p.x_zero_point;
+    }
+    const Shape ys = qlinear_average_pool_output_shape(c.x_shape, c.p);
+    const int64_t pitch = W + (g() % 3 == 0 ? pick(1, 9) : 0);
+    const int64_t N = c.x_shape[0], C = c.x_shape[1];
+    const Tensor dense = random_codes(g, c);
+    std::vector<uint8_t> storage(static_cast<size_t>(N * C * H * pitch), 0x5a);
+    const TensorView x(storage.data(), c.dtype, c.x_shape, {C * H * pitch, H * pitch, pitch, 1});
+    copy(dense.view(), x);
+    Tensor want(c.dtype, ys, c.y_layout);
+    try {
+      ref::qlinear_average_pool(x, want, c.p);
+    } catch (const Error&) {
+      continue;
+    }
+    const std::vector<uint8_t> wb = bytes_nchw(want);
+    set_num_threads(1 + attempt % 3);
+    cpu::QAvgPoolProblem prob{x, want, &c.p, cpu::make_qavg_plan(x, want, c.p)};
+    for (const auto& v : list.variants) {
+      if (v.reference || !list.runnable(v) || v.declines(prob)) continue;
+      Tensor y(c.dtype, ys, c.y_layout);
+      prob.y = y;
+      v.run(prob);
+      ASSERT_EQ(bytes_nchw(y), wb)
+          << v.name << " seed " << seed << " attempt " << attempt << " x row pitch " << pitch
+          << "\n  " << c.text() << "\n  " << first_difference(bytes_nchw(y), wb);
+      ++runs;
+    }
+  }
+  set_num_threads(0);
+  std::printf("[ qpool ] k2s2: %d runs (seed %u)\n", runs, seed);
+  EXPECT_GT(runs, 900);
+}
+
+// ONNX Runtime's float path on NCHW with calibrated (long-mantissa) scales,
+// on images wide enough for several vector blocks per row and their masked
+// tails (W up to 90), strides 1 to 3, padding, ceil mode, both divisors, x
+// rows with a padded pitch, y in NHWC (a strided output row), 1 to 3 threads:
+// every variant that accepts the problem against the reference.
+TEST(QPoolFast, FloatPathNchwOnWideImagesWithCalibratedScales) {
+  Restore restore;
+  const uint32_t seed = kSeed + 5;
+  std::mt19937 g(seed);
+  const auto& list = cpu::qlinear_average_pool_kernels();
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(g() % (hi - lo + 1));
+  };
+  std::map<std::string, int> ran;
+  int cases = 0;
+  for (int attempt = 0; attempt < 400; ++attempt) {
+    Case c;
+    c.profile = Profile::onnxruntime;
+    c.dtype = g() % 2 ? DType::s8 : DType::u8;
+    c.y_layout = g() % 4 == 0 ? Layout::nhwc : Layout::nchw;
+    const int64_t H = g() % 6 == 0 ? 1 : pick(1, 12);
+    const int64_t W = g() % 8 == 0   ? pick(1, 3)
+                      : g() % 3 == 0 ? 16 * pick(1, 4) + pick(-1, 1)
+                                     : pick(1, 90);
+    c.x_shape = {pick(1, 2), pick(1, 5), H, W};
+    Window2d& w = c.p.window;
+    w.kernel_h = pick(1, std::min<int64_t>(H + 1, 4));
+    w.kernel_w = pick(1, std::min<int64_t>(W + 1, 5));
+    w.stride_h = pick(1, 3);
+    w.stride_w = pick(1, 3);
+    w.pad_top = pick(0, w.kernel_h - 1);
+    w.pad_bottom = pick(0, w.kernel_h - 1);
+    w.pad_left = pick(0, w.kernel_w - 1);
+    w.pad_right = pick(0, w.kernel_w - 1);
+    w.ceil_mode = g() % 2;
+    c.p.count_include_pad = g() % 2;
+    // Calibrated scales: 24-bit mantissas, so the fp32 sums round.
+    c.p.x_scale = std::exp(std::uniform_real_distribution<float>(-7.0f, 1.0f)(g));
+    // y_scale = x_scale makes exact averages end in .5 with an even divisor:
+    // there the fp32 sum's rounding decides the output (the order matters).
+    const int ys_kind = static_cast<int>(g() % 5);
+    c.p.y_scale = ys_kind == 0   ? 1.0f
+                  : ys_kind <= 2 ? c.p.x_scale
+                                 : std::exp(std::uniform_real_distribution<float>(-7.0f, 1.0f)(g));
+    const detail::CodeRange r = detail::code_range(c.dtype);
+    c.p.x_zero_point = g() % 4 == 0 ? r.lo : static_cast<int32_t>(pick(r.lo, r.hi));
+    c.p.y_zero_point = g() % 4 == 0 ? r.hi : static_cast<int32_t>(pick(r.lo, r.hi));
+    apply_profile(c.p, c.profile);
+    Shape ys;
+    try {
+      ys = qlinear_average_pool_output_shape(c.x_shape, c.p);
+    } catch (const Error&) {
+      continue;
+    }
+    // x with a row pitch of W + extra codes (unit stride along W only).
+    const int64_t pitch = W + (g() % 3 == 0 ? pick(1, 7) : 0);
+    const int64_t N = c.x_shape[0], C = c.x_shape[1];
+    const Tensor dense = random_codes(g, c);
+    std::vector<uint8_t> storage(static_cast<size_t>(N * C * H * pitch), 0xa5);
+    const TensorView x(storage.data(), c.dtype, c.x_shape, {C * H * pitch, H * pitch, pitch, 1});
+    copy(dense.view(), x);
+    Tensor want(c.dtype, ys, c.y_layout);
+    ref::qlinear_average_pool(x, want, c.p);
+    const std::vector<uint8_t> wb = bytes_nchw(want);
+    ++cases;
+    set_num_threads(1 + attempt % 3);
+    cpu::QAvgPoolProblem prob{x, want, &c.p, cpu::make_qavg_plan(x, want, c.p)};
+    for (const auto& v : list.variants) {
+      if (v.reference || !list.runnable(v) || v.declines(prob)) continue;
+      Tensor y(c.dtype, ys, c.y_layout);
+      prob.y = y;
+      v.run(prob);
+      ASSERT_EQ(bytes_nchw(y), wb)
+          << v.name << " seed " << seed << " attempt " << attempt << " threads " << num_threads()
+          << " x row pitch " << pitch << "\n  " << c.text() << "\n  "
+          << first_difference(bytes_nchw(y), wb);
+      ++ran[v.name];
+    }
+  }
+  set_num_threads(0);
+  std::printf("[ qpool ] float path NCHW: %d cases (seed %u)\n", cases, seed);
+  for (const auto& [name, n] : ran) std::printf("[ qpool ] ran %s: %d\n", name.c_str(), n);
+  EXPECT_GT(cases, 300);
+  for (const auto& v : list.variants) {
+    if (!v.reference && list.runnable(v) &&
+        std::string(v.name).find("fmean") != std::string::npos) {
+      EXPECT_GT(ran[v.name], 250) << v.name;
+    }
+  }
 }
 
 }  // namespace

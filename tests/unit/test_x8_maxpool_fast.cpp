@@ -30,8 +30,10 @@ struct Case {
   Shape shape;
   DType dtype = DType::u8;
   Pool2dParams p;
-  int x_layout = 0, y_layout = 0;  // 0 NCHW, 1 NHWC, 2 NCHW with gaps between rows and planes
-  int values = 0;                  // 0 full range, 1 near the lowest value, 2 few distinct values
+  // 0 NCHW, 1 NHWC, 2 NCHW with gaps between rows and planes, 3 NCHW with gaps
+  // between planes only (rows back to back)
+  int x_layout = 0, y_layout = 0;
+  int values = 0;  // 0 full range, 1 near the lowest value, 2 few distinct values
 };
 
 std::string describe(const Case& c) {
@@ -58,6 +60,10 @@ TensorView make_view(std::vector<uint8_t>& buf, DType dt, const Shape& s, int la
   if (layout == 2) {
     const int64_t row = W + 3, plane = row * H + 5;
     st = {plane * C + 7, plane, row, 1};
+  }
+  if (layout == 3) {
+    const int64_t plane = W * H + 5;
+    st = {plane * C + 7, plane, W, 1};
   }
   int64_t span = 1;
   for (int i = 0; i < 4; ++i) span += (s[static_cast<size_t>(i)] - 1) * st[static_cast<size_t>(i)];
@@ -229,7 +235,65 @@ TEST(X8MaxPoolFast, EveryKernelMatchesReferenceOnRandomProblems) {
   for (const auto& v : pool2d_kernels().variants) {
     if (v.reference || !KernelList<Pool2dProblem>::runnable(v)) continue;
     if (std::string(v.name).rfind("x8-", 0) != 0) continue;
-    EXPECT_GT(st.runs[v.name], 200) << v.name;
+    // The flat-plane kernels take same-size stride-1 or global windows only
+    // (FlatPlaneKernelsOnSameSizeAndGlobalWindows gives them their share).
+    const bool flat = std::string(v.name).find("-same-") != std::string::npos ||
+                      std::string(v.name).find("-global-") != std::string::npos;
+    if (!flat) {
+      EXPECT_GT(st.runs[v.name], 200) << v.name;
+    }
+  }
+}
+
+// Same-size stride-1 windows (output = input size: pads total kernel - 1 per
+// axis, split at random) and whole-plane windows, on contiguous planes and on
+// planes with gaps between them, every padding value, 1-3 threads: every
+// accepting kernel (the flat-plane ones above all) against the reference.
+TEST(X8MaxPoolFast, FlatPlaneKernelsOnSameSizeAndGlobalWindows) {
+  SettingsGuard guard;
+  const uint32_t seed = 20261128;
+  std::mt19937 g(seed);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(g() % static_cast<uint32_t>(hi - lo + 1));
+  };
+  Stats st;
+  for (int i = 0; i < 600; ++i) {
+    Case c;
+    const int64_t H = g() % 6 == 0 ? 1 : pick(1, 20), W = g() % 6 == 0 ? 1 : pick(1, 70);
+    // Global windows: enough planes for the 8-plane batches of every thread.
+    c.shape = {pick(1, 3), i % 4 == 0 ? pick(1, 60) : pick(1, 9), H, W};
+    c.dtype = g() % 2 ? DType::u8 : DType::s8;
+    c.p.mode = PoolMode::max;
+    Window2d& w = c.p.window;
+    if (i % 4 == 0) {  // global
+      w.kernel_h = H;
+      w.kernel_w = W;
+    } else {
+      w.kernel_h = pick(1, 5);
+      w.kernel_w = pick(1, 5);
+      w.pad_top = pick(0, w.kernel_h - 1);
+      w.pad_bottom = w.kernel_h - 1 - w.pad_top;
+      w.pad_left = pick(0, w.kernel_w - 1);
+      w.pad_right = w.kernel_w - 1 - w.pad_left;
+      w.ceil_mode = g() % 2;
+    }
+    c.p.pad_value = static_cast<PadValue>(g() % 3);
+    c.p.empty_max_is_zero = g() % 2;
+    c.x_layout = g() % 3 == 0 ? 3 : 0;
+    c.y_layout = g() % 4 == 0 ? 3 : g() % 5 == 0 ? 1 : 0;
+    c.values = static_cast<int>(g() % 3);
+    if (!check_case(c, seed, i, st)) break;
+  }
+  for (const auto& [name, n] : st.runs)
+    std::printf("  %s: %lld runs\n", name.c_str(), (long long)n);
+  for (const auto& v : pool2d_kernels().variants) {
+    if (v.reference || !KernelList<Pool2dProblem>::runnable(v)) continue;
+    if (std::string(v.name).find("-same-") != std::string::npos) {
+      EXPECT_GT(st.runs[v.name], 250) << v.name;
+    }
+    if (std::string(v.name).find("-global-") != std::string::npos) {
+      EXPECT_GT(st.runs[v.name], 100) << v.name;
+    }
   }
 }
 

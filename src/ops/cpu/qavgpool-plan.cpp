@@ -1,5 +1,6 @@
 // Per-call plan of the fast QLinearAveragePool kernels and the reference's
 // final step for one output (qavgpool.hpp).
+#include <algorithm>
 #include <cfenv>
 #include <cmath>
 
@@ -146,6 +147,14 @@ QAvgPlan make_qavg_plan(const TensorView& x, const TensorView& y, const QLinearA
       P.post.y_zp = p.y_zero_point;
       ghp::check_post_proc(P.post, "npukit::qlinear_average_pool");
       P.sum_mask = p.ghp_sum_bits > 0 ? (int64_t{1} << p.ghp_sum_bits) - 1 : -1;
+      // u8 codes and zero point: s <= 255 * taps, and masked s <= sum_mask.
+      const int64_t smax = P.sum_mask >= 0 ? std::min(P.sum_mask, 255 * P.taps) : 255 * P.taps;
+      const int64_t outputs = P.N * P.C * y.dim(2) * y.dim(3);
+      if (P.dtype == DType::u8 && smax < (int64_t{1} << 20) && 4 * (smax + 1) <= outputs) {
+        P.ghp_table.resize(static_cast<size_t>(smax + 1));
+        for (int64_t s = 0; s <= smax; ++s)
+          P.ghp_table[static_cast<size_t>(s)] = ghp::requantize(s - P.taps * P.x_zp, P.post);
+      }
       break;
     }
     case QAvgArith::int_mean:

@@ -54,6 +54,10 @@ struct QAvgPlan {
   bool zp_inside = false;  // int_sum_requant: round(v + y_zp)
   ghp::PostProc post;      // int_sum_ghp
   int64_t sum_mask = -1;   // int_sum_ghp: window-sum register (-1: exact)
+  // int_sum_ghp: the output code of every window sum s = sum + (taps - valid)
+  // * x_zp (masked), s in [0, size), when the call has enough outputs to pay
+  // for it (the PPU's 64-bit arithmetic per output otherwise).
+  std::vector<uint8_t> ghp_table;
   // bm_pool_quantized (avg): (sum + 2^(r-1)) >> r, saturate, optional ReLU,
   // instead of `arith` (the kernels then only form integer sums).
   bool bm_shift = false;
@@ -94,6 +98,11 @@ void x8_qavgpool_nchw_avx2(const QAvgPoolProblem& p);
 void x8_qavgpool_nhwc_avx2(const QAvgPoolProblem& p);
 void x8_qavgpool_nchw_avx512(const QAvgPoolProblem& p);
 void x8_qavgpool_nhwc_avx512(const QAvgPoolProblem& p);
+// ONNX Runtime's float path (float_mean, round half to even) on NCHW: the
+// reference's fp32 operations per output, one output per lane
+// (x8-qavgpool-fmean-nchw.inc).
+void x8_qavgpool_fmean_nchw_avx2(const QAvgPoolProblem& p);
+void x8_qavgpool_fmean_nchw_avx512(const QAvgPoolProblem& p);
 #endif
 
 struct BmPoolProblem {
