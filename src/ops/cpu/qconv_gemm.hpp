@@ -35,10 +35,30 @@ struct RowStore {
 // into u8 / s8, or acc itself into int32.
 using StoreFn = void (*)(const int32_t* c, int64_t n, const RowStore& s, void* y);
 
+// The requantizing store fused into a micro-kernel's epilogue: one weight
+// block's accumulators become output codes in registers (no int32 tile, no
+// call per row). Row r's codes for pixels t < n go to y[r][t]; each is the
+// StoreFn's value for acc = c + offset[r] - w_zp[r] * x_sum[t].
+struct FusedStore {
+  const int32_t* offset;    // [kQConvRows]
+  const int32_t* w_zp;      // [kQConvRows]
+  const float* multiplier;  // [kQConvRows]
+  const int32_t* x_sum;     // [kTile] when any w_zp is non-zero, else null
+  int32_t y_zp = 0;
+  bool y_s8 = false;
+  uint8_t* y[kQConvRows];  // u8 or s8 codes; rows past the last channel: scratch
+  int64_t n = 0;           // pixels (<= 16 * nvec)
+};
+using FusedFn = void (*)(const uint8_t* x, const int8_t* w, int64_t K4, int nvec,
+                         const FusedStore& s);
+
 struct GemmIsa {
   GemmFn exact;  // exact_int32 (null: not provided)
   GemmFn pairs;  // mlas_u8s8_int16_pairs (null: not provided)
   StoreFn store;
+  // The same micro-kernels with the requantizing store fused (null: gemm then
+  // store). Used when the outputs are requantized codes.
+  FusedFn fused_exact = nullptr, fused_pairs = nullptr;
 };
 
 void run_gemm(const QConvProblem& p, const GemmIsa& isa);
@@ -52,6 +72,10 @@ void store_portable(const int32_t* c, int64_t n, const RowStore& s, void* y);
 void gemm_exact_avx512vnni(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t* c);
 void gemm_pairs_avx512(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t* c);
 void store_avx512(const int32_t* c, int64_t n, const RowStore& s, void* y);
+void fused_exact_avx512vnni(const uint8_t* x, const int8_t* w, int64_t K4, int nvec,
+                            const FusedStore& s);
+void fused_pairs_avx512(const uint8_t* x, const int8_t* w, int64_t K4, int nvec,
+                        const FusedStore& s);
 void gemm_exact_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t* c);
 void gemm_pairs_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t* c);
 void store_avx2(const int32_t* c, int64_t n, const RowStore& s, void* y);

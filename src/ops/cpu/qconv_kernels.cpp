@@ -56,10 +56,12 @@ void run_dw_portable(const QConvProblem& p) {
   qconv::run_depthwise(p, qconv::dw_row_portable, qconv::store_portable);
 }
 void run_gemm_vnni(const QConvProblem& p) {
-  qconv::run_gemm(p, {qconv::gemm_exact_avx512vnni, nullptr, qconv::store_avx512});
+  qconv::run_gemm(p, {qconv::gemm_exact_avx512vnni, nullptr, qconv::store_avx512,
+                      qconv::fused_exact_avx512vnni, nullptr});
 }
 void run_gemm_pairs_avx512(const QConvProblem& p) {
-  qconv::run_gemm(p, {nullptr, qconv::gemm_pairs_avx512, qconv::store_avx512});
+  qconv::run_gemm(p, {nullptr, qconv::gemm_pairs_avx512, qconv::store_avx512, nullptr,
+                      qconv::fused_pairs_avx512});
 }
 void run_gemm_avx2(const QConvProblem& p) {
   qconv::run_gemm(p, {qconv::gemm_exact_avx2, qconv::gemm_pairs_avx2, qconv::store_avx2});

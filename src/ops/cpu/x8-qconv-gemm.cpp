@@ -306,6 +306,7 @@ struct Scratch {
   std::vector<const uint8_t*> row_ptr;
   std::vector<int32_t> x_sum;
   alignas(64) int32_t c[kQConvRows * kTile];
+  alignas(64) uint8_t codes[kQConvRows * kTile];  // fused codes not written in place
 };
 
 }  // namespace
@@ -366,6 +367,23 @@ void run_gemm(const QConvProblem& p, const GemmIsa& isa) {
     offset[i] =
         static_cast<int32_t>(u32(b) - u32(xz) * u32(pk->w_sum[i]) + u32(K) * u32(xz) * u32(wz));
     mult[i] = (p.x_scale * p.wq.scale_at(o)) / p.y_scale;  // as the reference
+  }
+
+  // The fused epilogue reads kQConvRows values per weight block: the same
+  // values laid out by (group, block, row), zero past the group's channels.
+  const FusedFn fused = !p.requantize ? nullptr : p.pairs ? isa.fused_pairs : isa.fused_exact;
+  const size_t rows_total = static_cast<size_t>(p.groups * pk->blocks * kQConvRows);
+  std::vector<int32_t> row_offset, row_wzp;
+  std::vector<float> row_mult;
+  if (fused) {
+    row_offset.assign(rows_total, 0), row_wzp.assign(rows_total, 0), row_mult.assign(rows_total, 0);
+    for (int64_t o = 0; o < G.OC; ++o) {
+      const int64_t g = o / G.OCg, og = o % G.OCg;
+      const size_t at =
+          static_cast<size_t>((g * pk->blocks + og / kQConvRows) * kQConvRows + og % kQConvRows);
+      const size_t i = static_cast<size_t>(o);
+      row_offset[at] = offset[i], row_wzp[at] = wzp[i], row_mult[at] = mult[i];
+    }
   }
 
   G.padded = !G.direct && !G.image_rows && win.stride_h == win.stride_w && win.stride_h <= 4;
@@ -461,7 +479,49 @@ void run_gemm(const QConvProblem& p, const GemmIsa& isa) {
       }
     }
     const int nvec = static_cast<int>((np + 15) / 16);
-    for (int64_t b = b0; b < b1; ++b) {
+    // Fused: a tile within one image (not on the padded grid) is one run of
+    // contiguous outputs per channel, written in place; otherwise the codes
+    // go to s.codes and are copied out per output row or image.
+    const bool in_place = !G.padded && (gp0 % G.P) + np <= G.P;
+    for (int64_t b = b0; b < b1 && fused; ++b) {
+      FusedStore fs;
+      const size_t at = static_cast<size_t>((g * pk->blocks + b) * kQConvRows);
+      fs.offset = row_offset.data() + at, fs.w_zp = row_wzp.data() + at;
+      fs.multiplier = row_mult.data() + at;
+      fs.x_sum = any_wzp ? s.x_sum.data() : nullptr;
+      fs.y_zp = p.y_zp, fs.y_s8 = y_s8, fs.n = np;
+      const int64_t n0 = gp0 / G.P, pix0 = gp0 % G.P;
+      for (int64_t r = 0; r < kQConvRows; ++r) {
+        const int64_t og = b * kQConvRows + r;
+        fs.y[r] = s.codes + r * kTile;
+        if (in_place && og < G.OCg)
+          fs.y[r] = static_cast<uint8_t*>(p.y.raw()) + n0 * p.y.stride(0) +
+                    (g * G.OCg + og) * p.y.stride(1) + pix0;
+      }
+      fused(s.tile.data(), pk->block(g, b), K4, nvec, fs);
+      if (in_place) continue;
+      for (int64_t r = 0; r < kQConvRows && b * kQConvRows + r < G.OCg; ++r) {
+        const int64_t o = g * G.OCg + b * kQConvRows + r;
+        for (int64_t t = 0; t < np;) {
+          int64_t n, pix, len;
+          if (G.padded) {
+            const int64_t oh = (gp0 + t) / G.Wp, ow = (gp0 + t) % G.Wp;
+            if (ow >= G.OW) {
+              t += G.Wp - ow;
+              continue;
+            }
+            n = img, pix = oh * G.OW + ow, len = std::min(np - t, G.OW - ow);
+          } else {
+            n = (gp0 + t) / G.P, pix = (gp0 + t) % G.P, len = std::min(np - t, G.P - pix);
+          }
+          std::memcpy(
+              static_cast<uint8_t*>(p.y.raw()) + n * p.y.stride(0) + o * p.y.stride(1) + pix,
+              s.codes + r * kTile + t, static_cast<size_t>(len));
+          t += len;
+        }
+      }
+    }
+    for (int64_t b = b0; b < b1 && !fused; ++b) {
       gemm(s.tile.data(), pk->block(g, b), K4, nvec, s.c);
       for (int64_t r = 0; r < kQConvRows; ++r) {
         const int64_t og = b * kQConvRows + r;
