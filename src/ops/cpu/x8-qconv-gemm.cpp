@@ -10,6 +10,7 @@
 
 #include "npukit/parallel.hpp"
 #include "ops/cpu/qconv_gemm.hpp"
+#include "ops/cpu/qconv_nhwc.hpp"
 #include "ops/quantized_common.hpp"
 
 #if defined(__SSE2__)
@@ -75,6 +76,7 @@ std::shared_ptr<const QConvPackedWeights> pack_qconv(const TensorView& w, const 
     }
     pk->w_sum[static_cast<size_t>(o)] = static_cast<int32_t>(sum);  // |sum| <= 33025 * 128
   }
+  if (!pairs && groups == 1 && KH * KW > 1) qconv::pack_nhwc(w, *pk);
   return pk;
 }
 
