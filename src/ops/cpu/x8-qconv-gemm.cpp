@@ -235,17 +235,19 @@ void image_rows_tile(const QConvProblem& p, const Geometry& G, int64_t K, int64_
                      int64_t gp0, int64_t np, bool want_sum, uint8_t* tile, int32_t* x_sum) {
   const uint8_t* x0 = static_cast<const uint8_t*>(p.x.raw()) + g * G.ICg * p.x.stride(1);
   const uint8_t flip = G.primed ? 0x80 : 0;
-  for (int64_t t = 0; t < kTile; ++t) {
+  // Zeros first (pixels past np, k past K), then each of the np pixels'
+  // K codes (a classifier at batch 1 has one pixel of kTile).
+  std::memset(tile, 0, static_cast<size_t>(K4 * kTile * 4));
+  if (want_sum) std::fill(x_sum, x_sum + kTile, 0);
+  for (int64_t t = 0; t < np; ++t) {
     const uint8_t* src = x0 + (gp0 + t) * p.x.stride(0);
     uint8_t* d = tile + t * 4;
     int32_t sum = 0;
-    for (int64_t q = 0; q < K4; ++q, d += kTile * 4)
-      for (int64_t j = 0; j < 4; ++j) {
-        const int64_t k = q * 4 + j;
-        const uint8_t v = t < np && k < K ? static_cast<uint8_t>(src[k] ^ flip) : 0;
-        d[j] = v;
-        sum += v;
-      }
+    for (int64_t k = 0; k < K; ++k) {
+      const uint8_t v = static_cast<uint8_t>(src[k] ^ flip);
+      d[k / 4 * kTile * 4 + k % 4] = v;
+      sum += v;
+    }
     if (want_sum) x_sum[t] = sum;
   }
 }
