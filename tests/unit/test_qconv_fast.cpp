@@ -269,7 +269,8 @@ TEST(QConvFast, ChannelsLastGemmOnNetworkLikeLayers) {
   // The NHWC GEMM's own geometry: output channels across one and several
   // 64-channel blocks with a tail, odd channel counts (quad padding), 3x3
   // and 7x7 windows with strides 1-2, small maps (7x7, 14x14: pixel blocks of
-  // 6 with a remainder), batches, NHWC inputs, symmetric s8 / u8 weights.
+  // 6 with a remainder) and wider ones, batches, NHWC inputs, symmetric s8 /
+  // u8 weights.
   const uint32_t seed = 9091;
   std::mt19937 rng(seed);
   auto r = [&](int64_t lo, int64_t hi) {
@@ -285,7 +286,11 @@ TEST(QConvFast, ChannelsLastGemmOnNetworkLikeLayers) {
     c.pt = c.pb = c.pl = c.pr = c.kh / 2;
     c.pr = r(0, c.pr);
     c.h = r(std::max<int64_t>(1, (c.kh - 1) * c.dh + 1 - 2 * c.pt), 15), c.w = r(5, 15);
+    // Every fourth case: rows of 16 columns or more with two or more blocks of
+    // 16 channels (the copy's 16 x 16 blocks along a row, as on 56x56 maps).
+    if (it % 4 == 3) c.w = r(16, 40), c.ic = r(32, 70), c.h = std::min<int64_t>(c.h, 8);
     c.w = std::max(c.w, (c.kw - 1) * c.dw + 1 - c.pl - c.pr);
+    c.h = std::max(c.h, (c.kh - 1) * c.dh + 1 - 2 * c.pt);
     c.xd = r(0, 1) ? DType::u8 : DType::s8;
     c.wd = r(0, 2) ? DType::s8 : DType::u8;
     c.per_channel = r(0, 1), c.nhwc = r(0, 2) == 0, c.bias = r(0, 3) != 0;

@@ -19,8 +19,8 @@ namespace npukit::qconv {
 
 namespace {
 
-// dst[i * dst_stride + j] = src[j * src_stride + i] for i, j < 16 (bytes).
-void transpose16(const uint8_t* src, int64_t src_stride, uint8_t* dst, int64_t dst_stride) {
+// dst[i][j] = src[j * src_stride + i] ^ flip for i, j < 16 (bytes).
+void transpose16(const uint8_t* src, int64_t src_stride, uint8_t* const* dst, uint8_t flip) {
 #if defined(__SSE2__)
   __m128i r[16], t[16];
   for (int j = 0; j < 16; ++j)
@@ -46,11 +46,12 @@ void transpose16(const uint8_t* src, int64_t src_stride, uint8_t* dst, int64_t d
   }
   // r[m] now holds column i(m) of src; i(m) undoes the rounds' interleaving.
   static constexpr int kColumn[16] = {0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15};
+  const __m128i f = _mm_set1_epi8(static_cast<char>(flip));
   for (int m = 0; m < 16; ++m)
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + kColumn[m] * dst_stride), r[m]);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst[kColumn[m]]), _mm_xor_si128(r[m], f));
 #else
   for (int i = 0; i < 16; ++i)
-    for (int j = 0; j < 16; ++j) dst[i * dst_stride + j] = src[j * src_stride + i];
+    for (int j = 0; j < 16; ++j) dst[i][j] = src[j * src_stride + i] ^ flip;
 #endif
 }
 
@@ -153,6 +154,11 @@ void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn) {
   thread_local std::vector<uint8_t> xn;  // per calling thread: runs may overlap
   xn.resize(static_cast<size_t>(N * Hp * Wp * Cp));
   uint8_t* xp = xn.data();
+  const int64_t sC = p.x.stride(1), sH = p.x.stride(2), sW = p.x.stride(3);
+  const int64_t C16 = sW == 1 ? C / 16 * 16 : 0;
+  // Maps narrower than 16 columns (7x7, 14x14) with contiguous planes take
+  // their 16 x 16 blocks over (channel, pixel of the flattened plane).
+  const bool flat = sW == 1 && sH == W && W < 16;
   parallel_for(N * Hp, [&](int64_t nh) {
     const int64_t n = nh / Hp, hp = nh % Hp, h = hp - win.pad_top;
     uint8_t* row = xp + nh * Wp * Cp;
@@ -162,21 +168,44 @@ void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn) {
     }
     std::memset(row, xz, static_cast<size_t>(win.pad_left * Cp));
     std::memset(row + (win.pad_left + W) * Cp, xz, static_cast<size_t>(win.pad_right * Cp));
-    const auto* src =
-        static_cast<const uint8_t*>(p.x.raw()) + n * p.x.stride(0) + h * p.x.stride(2);
     uint8_t* dst = row + win.pad_left * Cp;
-    const int64_t sC = p.x.stride(1), sW = p.x.stride(3);
-    // 16 x 16 blocks of (channel, column), then the tails one byte at a time.
-    const int64_t C16 = sW == 1 ? C / 16 * 16 : 0, W16 = W / 16 * 16;
-    for (int64_t c = 0; c < C16; c += 16)
-      for (int64_t w = 0; w < W16; w += 16) transpose16(src + c * sC + w, sC, dst + w * Cp + c, Cp);
-    for (int64_t c = 0; c < C; ++c)
-      for (int64_t w = c < C16 ? W16 : 0; w < W; ++w) dst[w * Cp + c] = src[c * sC + w * sW];
     for (int64_t c = C; c < Cp; ++c)  // channel padding meets zero weights
       for (int64_t w = 0; w < W; ++w) dst[w * Cp + c] = 0;
-    if (flip)
-      for (int64_t i = 0; i < W * Cp; ++i) dst[i] ^= flip;
+    if (flat) return;  // the interior comes below
+    const auto* src = static_cast<const uint8_t*>(p.x.raw()) + n * p.x.stride(0) + h * sH;
+    // 16 x 16 blocks of (channel, column), then the tails one byte at a time.
+    const int64_t W16 = W / 16 * 16;
+    uint8_t* to[16];
+    for (int64_t w = 0; w < W16; w += 16) {
+      for (int i = 0; i < 16; ++i) to[i] = dst + (w + i) * Cp;
+      for (int64_t c = 0; c < C16; c += 16) {
+        transpose16(src + c * sC + w, sC, to, flip);
+        for (int i = 0; i < 16; ++i) to[i] += 16;
+      }
+    }
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t w = c < C16 ? W16 : 0; w < W; ++w) dst[w * Cp + c] = src[c * sC + w * sW] ^ flip;
   });
+  if (flat) {
+    const int64_t HW = H * W, groups = (HW + 15) / 16;
+    parallel_for(N * groups, [&](int64_t task) {
+      const int64_t n = task / groups, f0 = task % groups * 16, np = std::min<int64_t>(16, HW - f0);
+      const auto* src = static_cast<const uint8_t*>(p.x.raw()) + n * p.x.stride(0) + f0;
+      uint8_t* to[16];
+      for (int64_t i = 0; i < np; ++i) {
+        const int64_t h = (f0 + i) / W, w = (f0 + i) % W;
+        to[i] = xp + ((n * Hp + h + win.pad_top) * Wp + w + win.pad_left) * Cp;
+      }
+      const int64_t cb = np == 16 ? C16 : 0;  // whole blocks of 16 pixels only
+      for (int64_t c = 0; c < cb; c += 16) {
+        uint8_t* at[16];
+        for (int i = 0; i < 16; ++i) at[i] = to[i] + c;
+        transpose16(src + c * sC, sC, at, flip);
+      }
+      for (int64_t c = cb; c < C; ++c)
+        for (int64_t i = 0; i < np; ++i) to[i][c] = src[c * sC + i] ^ flip;
+    });
+  }
 
   std::vector<int64_t> tap_off(static_cast<size_t>(taps));
   for (int64_t kh = 0; kh < KH; ++kh)
@@ -234,9 +263,12 @@ void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn) {
     auto* dst = static_cast<uint8_t*>(p.y.raw()) + n * p.y.stride(0);
     const uint8_t* src = yp + n * P * ys;
     const int64_t sO = p.y.stride(1);
+    uint8_t* to[16];
     if (o1 - o0 == 16)
-      for (int64_t i = 0; i < P16; i += 16)
-        transpose16(src + i * ys + o0, ys, dst + o0 * sO + i, sO);
+      for (int64_t i = 0; i < P16; i += 16) {
+        for (int k = 0; k < 16; ++k) to[k] = dst + (o0 + k) * sO + i;
+        transpose16(src + i * ys + o0, ys, to, 0);
+      }
     for (int64_t o = o0; o < o1; ++o)
       for (int64_t i = o1 - o0 == 16 ? P16 : 0; i < P; ++i) dst[o * sO + i] = src[i * ys + o];
   });
