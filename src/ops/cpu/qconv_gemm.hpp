@@ -95,6 +95,14 @@ void dw_row_portable(const DwRow& r, int32_t* acc);
 void dw_row_avx512(const DwRow& r, int32_t* acc);
 void dw_row_avx2(const DwRow& r, int32_t* acc);
 void dw_row_avx512vnni(const DwRow& r, int32_t* acc);  // vpdpwssd, tap pairs
-void run_depthwise(const QConvProblem& p, DwRowFn row, StoreFn store);
+// One plane of x - x_zp as int16, rows Wp apart, from H x W codes (element
+// strides sh, sw); s8 codes are read as x ^ 0x80 (flip) with zero point zp + 128.
+using DwFillFn = void (*)(const uint8_t* src, int64_t sh, int64_t sw, int64_t H, int64_t W,
+                          int32_t zp, uint8_t flip, int16_t* dst, int64_t Wp);
+void dw_fill_portable(const uint8_t* src, int64_t sh, int64_t sw, int64_t H, int64_t W, int32_t zp,
+                      uint8_t flip, int16_t* dst, int64_t Wp);  // SSE2 where present
+void dw_fill_avx512(const uint8_t* src, int64_t sh, int64_t sw, int64_t H, int64_t W, int32_t zp,
+                    uint8_t flip, int16_t* dst, int64_t Wp);
+void run_depthwise(const QConvProblem& p, DwRowFn row, StoreFn store, DwFillFn fill);
 
 }  // namespace npukit::qconv

@@ -45,16 +45,16 @@ const char* declines_gemm_pairs(const QConvProblem& p) {
 }
 
 void run_dw_avx512vnni(const QConvProblem& p) {
-  qconv::run_depthwise(p, qconv::dw_row_avx512vnni, qconv::store_avx512);
+  qconv::run_depthwise(p, qconv::dw_row_avx512vnni, qconv::store_avx512, qconv::dw_fill_avx512);
 }
 void run_dw_avx512(const QConvProblem& p) {
-  qconv::run_depthwise(p, qconv::dw_row_avx512, qconv::store_avx512);
+  qconv::run_depthwise(p, qconv::dw_row_avx512, qconv::store_avx512, qconv::dw_fill_avx512);
 }
 void run_dw_avx2(const QConvProblem& p) {
-  qconv::run_depthwise(p, qconv::dw_row_avx2, qconv::store_avx2);
+  qconv::run_depthwise(p, qconv::dw_row_avx2, qconv::store_avx2, qconv::dw_fill_portable);
 }
 void run_dw_portable(const QConvProblem& p) {
-  qconv::run_depthwise(p, qconv::dw_row_portable, qconv::store_portable);
+  qconv::run_depthwise(p, qconv::dw_row_portable, qconv::store_portable, qconv::dw_fill_portable);
 }
 void run_gemm_vnni(const QConvProblem& p) {
   qconv::run_gemm(p, {qconv::gemm_exact_avx512vnni, nullptr, qconv::store_avx512,

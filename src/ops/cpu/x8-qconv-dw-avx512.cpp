@@ -80,6 +80,26 @@ __attribute__((target("avx2,fma"))) void rows256(const DwRow& r, int32_t* acc) {
 
 }  // namespace
 
+// The plane fill 32 columns per step (zero-extend, subtract), the last step
+// masked so that the borders next to the interior stay zero.
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))) void dw_fill_avx512(
+    const uint8_t* src, int64_t sh, int64_t sw, int64_t H, int64_t W, int32_t zp, uint8_t flip,
+    int16_t* dst, int64_t Wp) {
+  if (sw != 1) return dw_fill_portable(src, sh, sw, H, W, zp, flip, dst, Wp);
+  const __m256i f = _mm256_set1_epi8(static_cast<char>(flip));
+  const __m512i z = _mm512_set1_epi16(static_cast<int16_t>(zp + (flip ? 128 : 0)));
+  for (int64_t h = 0; h < H; ++h) {
+    const uint8_t* s = src + h * sh;
+    int16_t* d = dst + h * Wp;
+    for (int64_t w = 0; w < W; w += 32) {
+      const __mmask32 k =
+          W - w >= 32 ? ~__mmask32(0) : static_cast<__mmask32>((uint64_t{1} << (W - w)) - 1);
+      const __m256i v = _mm256_xor_si256(_mm256_maskz_loadu_epi8(k, s + w), f);
+      _mm512_mask_storeu_epi16(d + w, k, _mm512_sub_epi16(_mm512_cvtepu8_epi16(v), z));
+    }
+  }
+}
+
 void dw_row_avx512(const DwRow& r, int32_t* acc) {
   if (r.sw == 1)
     rows512<1>(r, acc);
@@ -103,6 +123,10 @@ void dw_row_avx2(const DwRow& r, int32_t* acc) {
 #else
 
 namespace npukit::qconv {
+void dw_fill_avx512(const uint8_t* src, int64_t sh, int64_t sw, int64_t H, int64_t W, int32_t zp,
+                    uint8_t flip, int16_t* dst, int64_t Wp) {
+  dw_fill_portable(src, sh, sw, H, W, zp, flip, dst, Wp);
+}
 void dw_row_avx512(const DwRow& r, int32_t* acc) {
   dw_row_portable(r, acc);
 }

@@ -34,13 +34,11 @@ void dw_row_portable(const DwRow& r, int32_t* acc) {
   }
 }
 
-namespace {
-
 // dst[h * Wp + w] = x - zp for the H x W interior. s8 codes are read as u8
 // codes x ^ 0x80 with zero point zp + 128 (the same difference), so one
 // 16-wide SSE2 loop serves both.
-void fill_plane(const uint8_t* src, int64_t sh, int64_t sw, int64_t H, int64_t W, int32_t zp,
-                uint8_t flip, int16_t* dst, int64_t Wp) {
+void dw_fill_portable(const uint8_t* src, int64_t sh, int64_t sw, int64_t H, int64_t W, int32_t zp,
+                      uint8_t flip, int16_t* dst, int64_t Wp) {
   const int32_t z = zp + (flip ? 128 : 0);
   for (int64_t h = 0; h < H; ++h) {
     const uint8_t* s = src + h * sh;
@@ -74,7 +72,9 @@ void fill_plane(const uint8_t* src, int64_t sh, int64_t sw, int64_t H, int64_t W
   }
 }
 
-// Zeroes what fill_plane does not write: the pad rows, and the left pad and
+namespace {
+
+// Zeroes what the fill does not write: the pad rows, and the left pad and
 // right pad plus slack of the interior rows (a padding tap contributes 0).
 void zero_borders(int16_t* plane, int64_t Hrows, int64_t Wp, int64_t top, int64_t left, int64_t H,
                   int64_t W) {
@@ -91,7 +91,7 @@ void zero_borders(int16_t* plane, int64_t Hrows, int64_t Wp, int64_t top, int64_
 
 }  // namespace
 
-void run_depthwise(const QConvProblem& p, DwRowFn row_fn, StoreFn store) {
+void run_depthwise(const QConvProblem& p, DwRowFn row_fn, StoreFn store, DwFillFn fill) {
   const int64_t N = p.x.dim(0), C = p.x.dim(1), H = p.x.dim(2), W = p.x.dim(3);
   const int64_t KH = p.w.dim(2), KW = p.w.dim(3), OH = p.y.dim(2), OW = p.y.dim(3);
   const Window2d& win = p.window;
@@ -113,7 +113,7 @@ void run_depthwise(const QConvProblem& p, DwRowFn row_fn, StoreFn store) {
     const int64_t n = task / C, c = task % C;
     thread_local std::vector<int16_t> plane;
     thread_local std::vector<int32_t> acc;
-    // fill_plane writes only the interior, so the zero borders of this
+    // The fill writes only the interior, so the zero borders of this
     // thread's previous plane still hold when the geometry and buffer are the
     // same (every channel of a layer): zero them only when either changed.
     thread_local std::array<int64_t, 6> bordered{};
@@ -129,8 +129,8 @@ void run_depthwise(const QConvProblem& p, DwRowFn row_fn, StoreFn store) {
     }
     int16_t* interior = plane.data() + win.pad_top * Wp + win.pad_left;
     const int64_t xo = n * p.x.stride(0) + c * p.x.stride(1);
-    fill_plane(static_cast<const uint8_t*>(p.x.raw()) + xo, p.x.stride(2), p.x.stride(3), H, W,
-               p.x_zp, p.x.dtype() == DType::s8 ? 0x80 : 0, interior, Wp);
+    fill(static_cast<const uint8_t*>(p.x.raw()) + xo, p.x.stride(2), p.x.stride(3), H, W, p.x_zp,
+         p.x.dtype() == DType::s8 ? 0x80 : 0, interior, Wp);
     const int32_t wz = p.wq.zero_point_at(c);
     int32_t wv[64];  // KH * KW <= 64 (the kernel list declines larger windows)
     for (int64_t kh = 0; kh < KH; ++kh)
