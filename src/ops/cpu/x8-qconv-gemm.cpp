@@ -391,7 +391,9 @@ void run_gemm(const QConvProblem& p, const GemmIsa& isa) {
   }
 
   G.padded = !G.direct && !G.image_rows && win.stride_h == win.stride_w && win.stride_h <= 4;
-  std::vector<uint8_t> planes;
+  // Per calling thread and kept between calls: a first layer's planes exceed
+  // malloc's mmap threshold, and a fresh mapping page-faults on every run.
+  thread_local std::vector<uint8_t> planes;
   std::vector<int64_t> tap_offset(static_cast<size_t>(K));
   if (G.padded) {
     G.s = win.stride_h;
@@ -403,7 +405,9 @@ void run_gemm(const QConvProblem& p, const GemmIsa& isa) {
     // Slack: a tile row starts at most ((KH-1)*dh/s + OH - 1) * Wp + (KW-1)*dw/s
     // + Wp - 1 into its phase plane, where (OH-1) + (KH-1)*dh/s <= Hp - 1, and
     // reads kTile bytes: up to Wp + kTile bytes past the plane.
-    planes.resize(static_cast<size_t>(G.N * G.C * G.s * G.s * G.Hp * G.Wp + G.Wp + 2 * kTile));
+    const int64_t plane_bytes = G.N * G.C * G.s * G.s * G.Hp * G.Wp;
+    planes.resize(static_cast<size_t>(plane_bytes + G.Wp + 2 * kTile));
+    std::memset(planes.data() + plane_bytes, 0, static_cast<size_t>(G.Wp + 2 * kTile));
     fill_planes(p, G, planes.data());
     G.planes = planes.data();
     // Each tap's phase plane and start within it, from its group's first plane.

@@ -75,19 +75,24 @@ int32_t w_zp_primed(const QConvProblem& p, int64_t o) {
 void pack_nhwc(const TensorView& w, QConvPackedWeights& pk) {
   const int64_t OC = w.dim(0), C = w.dim(1), KH = w.dim(2), KW = w.dim(3);
   const int64_t C4 = quads(C), taps = KH * KW, OB = oc_blocks(OC);
-  pk.nhwc_w.assign(static_cast<size_t>(OB * taps * C4 * kNhwcOcBlock * 4), 0);
+  pk.nhwc_w.resize(static_cast<size_t>(OB * taps * C4 * kNhwcOcBlock * 4));
   const uint8_t flip = w.dtype() == DType::u8 ? 0x80 : 0;  // u8 w - 128 as s8 bits
-  for (int64_t o = 0; o < OC; ++o)
-    for (int64_t c = 0; c < C; ++c)
-      for (int64_t kh = 0; kh < KH; ++kh)
-        for (int64_t kw = 0; kw < KW; ++kw) {
-          const auto* src = static_cast<const uint8_t*>(w.raw()) + o * w.stride(0) +
-                            c * w.stride(1) + kh * w.stride(2) + kw * w.stride(3);
-          const int64_t ob = o / kNhwcOcBlock, lane = o % kNhwcOcBlock;
-          const int64_t at =
-              (((ob * taps + kh * KW + kw) * C4 + c / 4) * kNhwcOcBlock + lane) * 4 + c % 4;
-          pk.nhwc_w[static_cast<size_t>(at)] = static_cast<int8_t>(*src ^ flip);
-        }
+  const auto* base = static_cast<const uint8_t*>(w.raw());
+  // In the packed order (writes in sequence): [ob][tap][quad][lane][j], 0
+  // past OC and C.
+  int8_t* d = pk.nhwc_w.data();
+  for (int64_t ob = 0; ob < OB; ++ob)
+    for (int64_t t = 0; t < taps; ++t) {
+      const int64_t tap_at = t / KW * w.stride(2) + t % KW * w.stride(3);
+      for (int64_t q = 0; q < C4; ++q)
+        for (int64_t lane = 0; lane < kNhwcOcBlock; ++lane)
+          for (int64_t j = 0; j < 4; ++j, ++d) {
+            const int64_t o = ob * kNhwcOcBlock + lane, c = q * 4 + j;
+            *d = o < OC && c < C
+                     ? static_cast<int8_t>(base[o * w.stride(0) + c * w.stride(1) + tap_at] ^ flip)
+                     : int8_t{0};
+          }
+    }
 }
 
 const char* nhwc_declines(const QConvProblem& p) {
