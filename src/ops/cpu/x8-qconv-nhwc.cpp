@@ -188,8 +188,13 @@ void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn) {
         for (int i = 0; i < 16; ++i) to[i] += 16;
       }
     }
-    for (int64_t c = 0; c < C; ++c)
-      for (int64_t w = c < C16 ? W16 : 0; w < W; ++w) dst[w * Cp + c] = src[c * sC + w * sW] ^ flip;
+    // The rest byte by byte, pixel-major (writes in sequence): channels past
+    // the 16-channel blocks on every column, all channels past W16.
+    for (int64_t w = 0; w < W; ++w) {
+      uint8_t* d = dst + w * Cp;
+      const uint8_t* s = src + w * sW;
+      for (int64_t c = w < W16 ? C16 : 0; c < C; ++c) d[c] = s[c * sC] ^ flip;
+    }
   });
   if (flat) {
     const int64_t HW = H * W, groups = (HW + 15) / 16;
@@ -250,12 +255,15 @@ void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn) {
     b.y_zp = p.y_zp, b.y_s8 = p.y.dtype() == DType::s8;
     b.y_stride = ys;
     const int64_t pb1 = std::min(PB, (run + 1) * per_run);
+    // The output pixel (oh, ow) walks in raster order (no division per pixel).
+    int64_t oh = run * per_run * kNhwcPixels / OW, ow = run * per_run * kNhwcPixels % OW;
+    const int64_t step_w = win.stride_w * Cp, step_h = win.stride_h * Wp * Cp;
     for (int64_t pb = run * per_run; pb < pb1; ++pb) {
       const int64_t pix0 = pb * kNhwcPixels;
       const int R = static_cast<int>(std::min<int64_t>(kNhwcPixels, P - pix0));
       for (int r = 0; r < R; ++r) {
-        const int64_t oh = (pix0 + r) / OW, ow = (pix0 + r) % OW;
-        b.px[r] = xp + ((n * Hp + oh * win.stride_h) * Wp + ow * win.stride_w) * Cp;
+        b.px[r] = xp + n * Hp * Wp * Cp + oh * step_h + ow * step_w;
+        if (++ow == OW) ow = 0, ++oh;
       }
       b.y = yp + (n * P + pix0) * ys + ob * kNhwcOcBlock;
       fn(b, R);
