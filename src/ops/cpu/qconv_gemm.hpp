@@ -79,6 +79,8 @@ void fused_pairs_avx512(const uint8_t* x, const int8_t* w, int64_t K4, int nvec,
 void gemm_exact_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t* c);
 void gemm_pairs_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t* c);
 void store_avx2(const int32_t* c, int64_t n, const RowStore& s, void* y);
+void fused_exact_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, const FusedStore& s);
+void fused_pairs_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, const FusedStore& s);
 
 // Depthwise (one input and one output channel per group), exact int32: one
 // output row of n columns from the int16 plane of x - x_zp (zero borders):

@@ -65,7 +65,8 @@ void run_gemm_pairs_avx512(const QConvProblem& p) {
                       qconv::fused_pairs_avx512});
 }
 void run_gemm_avx2(const QConvProblem& p) {
-  qconv::run_gemm(p, {qconv::gemm_exact_avx2, qconv::gemm_pairs_avx2, qconv::store_avx2});
+  qconv::run_gemm(p, {qconv::gemm_exact_avx2, qconv::gemm_pairs_avx2, qconv::store_avx2,
+                      qconv::fused_exact_avx2, qconv::fused_pairs_avx2});
 }
 void run_nhwc_vnni(const QConvProblem& p) {
   qconv::run_gemm_nhwc(p, qconv::nhwc_block_avx512vnni);

@@ -2,7 +2,8 @@
 // (x8-qconv-dw.cpp): 16 (8) output columns per step, every tap multiplied
 // (vpmulld, exact) and added in a register; strides 1 and 2 load the taps
 // directly (stride 2 keeps the even int16 of each int32 lane), other strides
-// and the last columns take the portable loop.
+// take the portable loop; AVX-512 masks the last columns, AVX2 computes one
+// more whole vector.
 #include "ops/cpu/qconv_gemm.hpp"
 
 #if defined(__x86_64__)
@@ -13,17 +14,11 @@
 #endif
 #include <immintrin.h>
 
+#include <cstring>
+
 namespace npukit::qconv {
 
 namespace {
-
-// The tail columns [t, n) by the portable loop.
-void tail(const DwRow& r, int64_t t, int32_t* acc) {
-  DwRow rest = r;
-  rest.row = r.row + t * r.sw;
-  rest.n = r.n - t;
-  dw_row_portable(rest, acc + t);
-}
 
 // Columns [t, t + 16) of one output row; `m` masks the columns past the end
 // (their taps are not loaded, their sums not stored).
@@ -56,26 +51,37 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))) void rows512(const
   if (t < r.n) step512<S>(r, t, __mmask16((1u << (r.n - t)) - 1), acc);
 }
 
+// Columns [t, t + 8) of one output row (taps read past the row's last
+// column stay within the plane's slack, see run_depthwise).
+template <int S>
+__attribute__((target("avx2,fma"))) inline __m256i step256(const DwRow& r, int64_t t) {
+  __m256i a = _mm256_setzero_si256();
+  for (int64_t kh = 0; kh < r.kh; ++kh)
+    for (int64_t kw = 0; kw < r.kw; ++kw) {
+      const int16_t* s = r.row + kh * r.dh * r.wp + kw * r.dw + t * S;
+      __m256i xv;
+      if (S == 1) {
+        xv = _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s)));
+      } else {
+        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
+        xv = _mm256_srai_epi32(_mm256_slli_epi32(v, 16), 16);
+      }
+      a = _mm256_add_epi32(a, _mm256_mullo_epi32(xv, _mm256_set1_epi32(r.w[kh * r.kw + kw])));
+    }
+  return a;
+}
+
+// Whole vectors, then the last n % 8 columns by one more vector through a
+// stack copy (7x7 and 14x14 stride-2 rows are all tail).
 template <int S>
 __attribute__((target("avx2,fma"))) void rows256(const DwRow& r, int32_t* acc) {
   int64_t t = 0;
-  for (; t + 8 <= r.n; t += 8) {
-    __m256i a = _mm256_setzero_si256();
-    for (int64_t kh = 0; kh < r.kh; ++kh)
-      for (int64_t kw = 0; kw < r.kw; ++kw) {
-        const int16_t* s = r.row + kh * r.dh * r.wp + kw * r.dw + t * S;
-        __m256i xv;
-        if (S == 1) {
-          xv = _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s)));
-        } else {
-          const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
-          xv = _mm256_srai_epi32(_mm256_slli_epi32(v, 16), 16);
-        }
-        a = _mm256_add_epi32(a, _mm256_mullo_epi32(xv, _mm256_set1_epi32(r.w[kh * r.kw + kw])));
-      }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + t), a);
-  }
-  tail(r, t, acc);
+  for (; t + 8 <= r.n; t += 8)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + t), step256<S>(r, t));
+  if (t == r.n) return;
+  alignas(32) int32_t last[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(last), step256<S>(r, t));
+  std::memcpy(acc + t, last, static_cast<size_t>(r.n - t) * sizeof(int32_t));
 }
 
 }  // namespace

@@ -5,7 +5,9 @@
 //    vpmaddubsw(x7, w) cannot saturate (|2 * 127 * 128| < 32767) nor can
 //    vpmaddubsw(b7, w) (|2 * 128|); the two are widened by vpmaddwd with 1 and
 //    128 respectively, so every product is summed exactly in int32.
-//  - requantizing row store with the reference's fp32 operations.
+//  - requantizing row store with the reference's fp32 operations, alone
+//    (store_avx2) or after the micro-kernels on a stack tile (fused_*: no
+//    per-row calls; rows of any length, the last n % 8 codes by a vector too).
 // Register block: 4 weight rows x 16 pixels (2 vectors) = 8 accumulators.
 #include "ops/cpu/qconv_gemm.hpp"
 
@@ -81,40 +83,99 @@ void gemm_pairs_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, in
   gemm_avx2<false>(x, w, K4, nvec, c);
 }
 
-NPUKIT_AVX2 void store_avx2(const int32_t* c, int64_t n, const RowStore& s, void* y) {
-  const __m256i offset = _mm256_set1_epi32(s.offset), wzp = _mm256_set1_epi32(s.w_zp);
-  const __m256 m = _mm256_set1_ps(s.multiplier);
-  const int32_t lo = s.y_s8 ? -128 : 0, hi = s.y_s8 ? 127 : 255;
-  const __m256 flo = _mm256_set1_ps(static_cast<float>(lo - s.y_zp));
-  const __m256 fhi = _mm256_set1_ps(static_cast<float>(hi - s.y_zp));
-  const __m256i yzp = _mm256_set1_epi32(s.y_zp);
+namespace {
+
+// The fp32 requantization of store_portable on 8 lanes: acc = c + offset -
+// w_zp * x_sum (wrapping), float(acc) * M, clamp to the code range minus
+// y_zp, round to nearest even, + y_zp; packed to 8 codes in the low bytes.
+struct Requant8 {
+  __m256 flo, fhi;
+  __m256i yzp;
+  bool y_s8;
+};
+NPUKIT_AVX2 inline Requant8 requant8_constants(int32_t y_zp, bool y_s8) {
+  const int32_t lo = y_s8 ? -128 : 0, hi = y_s8 ? 127 : 255;
+  return {_mm256_set1_ps(static_cast<float>(lo - y_zp)),
+          _mm256_set1_ps(static_cast<float>(hi - y_zp)), _mm256_set1_epi32(y_zp), y_s8};
+}
+// x_sum (read at t) only when w_zp != 0: it may be null otherwise.
+NPUKIT_AVX2 inline __m256i accumulators8(const int32_t* c, int32_t offset, int32_t w_zp,
+                                         const int32_t* x_sum, int64_t t) {
+  __m256i a = _mm256_add_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(c)),
+                               _mm256_set1_epi32(offset));
+  if (w_zp != 0)
+    a = _mm256_sub_epi32(
+        a, _mm256_mullo_epi32(_mm256_set1_epi32(w_zp),
+                              _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x_sum + t))));
+  return a;
+}
+NPUKIT_AVX2 inline __m128i codes8(__m256i a, float multiplier, const Requant8& q) {
+  __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_set1_ps(multiplier));
+  v = _mm256_min_ps(_mm256_max_ps(v, q.flo), q.fhi);  // v is never NaN (see store_avx512)
+  const __m256i r = _mm256_add_epi32(
+      _mm256_cvttps_epi32(_mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)),
+      q.yzp);
+  // r is within the code range: pack to 16 then 8 bits without saturation effects.
+  const __m128i r16 = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+  return q.y_s8 ? _mm_packs_epi16(r16, r16) : _mm_packus_epi16(r16, r16);
+}
+
+// One row of n codes: whole vectors of 8, then the last n % 8 from copies
+// of c and x_sum padded to a vector (nothing read or written past n).
+NPUKIT_AVX2 inline void requant_row(const int32_t* c, int64_t n, int32_t offset, int32_t w_zp,
+                                    const int32_t* x_sum, float multiplier, const Requant8& q,
+                                    uint8_t* y) {
   int64_t t = 0;
-  for (; t + 8 <= n; t += 8) {
-    __m256i a =
-        _mm256_add_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + t)), offset);
-    if (s.w_zp != 0)
-      a = _mm256_sub_epi32(
-          a, _mm256_mullo_epi32(wzp,
-                                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s.x_sum + t))));
-    if (!s.requantize) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<int32_t*>(y) + t), a);
-      continue;
-    }
-    __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(a), m);
-    v = _mm256_min_ps(_mm256_max_ps(v, flo), fhi);  // v is never NaN (see store_avx512)
-    const __m256i r = _mm256_add_epi32(
-        _mm256_cvttps_epi32(_mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)),
-        yzp);
-    // r is within the code range: pack to 16 then 8 bits without saturation effects.
-    const __m128i r16 = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
-    const __m128i r8 = s.y_s8 ? _mm_packs_epi16(r16, r16) : _mm_packus_epi16(r16, r16);
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(static_cast<int8_t*>(y) + t), r8);
+  for (; t + 8 <= n; t += 8)
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(y + t),
+                     codes8(accumulators8(c + t, offset, w_zp, x_sum, t), multiplier, q));
+  if (t == n) return;
+  alignas(32) int32_t cv[8] = {}, xs[8] = {};
+  alignas(16) uint8_t out[16];
+  std::memcpy(cv, c + t, static_cast<size_t>(n - t) * sizeof(int32_t));
+  if (w_zp != 0) std::memcpy(xs, x_sum + t, static_cast<size_t>(n - t) * sizeof(int32_t));
+  _mm_store_si128(reinterpret_cast<__m128i*>(out),
+                  codes8(accumulators8(cv, offset, w_zp, xs, 0), multiplier, q));
+  std::memcpy(y + t, out, static_cast<size_t>(n - t));
+}
+
+// The pair or exact GEMM into a stack tile, then every row's codes.
+template <bool kExact>
+NPUKIT_AVX2 void fused_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec,
+                            const FusedStore& s) {
+  alignas(32) int32_t c[kQConvRows * kTile];
+  gemm_avx2<kExact>(x, w, K4, nvec, c);
+  const Requant8 q = requant8_constants(s.y_zp, s.y_s8);
+  for (int r = 0; r < kQConvRows; ++r)
+    requant_row(c + r * kTile, s.n, s.offset[r], s.w_zp[r], s.x_sum, s.multiplier[r], q, s.y[r]);
+}
+
+}  // namespace
+
+void fused_exact_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec,
+                      const FusedStore& s) {
+  fused_avx2<true>(x, w, K4, nvec, s);
+}
+
+void fused_pairs_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec,
+                      const FusedStore& s) {
+  fused_avx2<false>(x, w, K4, nvec, s);
+}
+
+NPUKIT_AVX2 void store_avx2(const int32_t* c, int64_t n, const RowStore& s, void* y) {
+  if (s.requantize) {
+    requant_row(c, n, s.offset, s.w_zp, s.x_sum, s.multiplier, requant8_constants(s.y_zp, s.y_s8),
+                static_cast<uint8_t*>(y));
+    return;
   }
+  int64_t t = 0;
+  for (; t + 8 <= n; t += 8)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<int32_t*>(y) + t),
+                        accumulators8(c + t, s.offset, s.w_zp, s.x_sum, t));
   if (t < n) {
     RowStore tail = s;
     if (s.x_sum) tail.x_sum = s.x_sum + t;
-    const int64_t es = s.requantize ? 1 : 4;
-    store_portable(c + t, n - t, tail, static_cast<char*>(y) + t * es);
+    store_portable(c + t, n - t, tail, static_cast<int32_t*>(y) + t);
   }
 }
 
@@ -132,6 +193,8 @@ void gemm_pairs_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, in
 void store_avx2(const int32_t* c, int64_t n, const RowStore& s, void* y) {
   store_portable(c, n, s, y);
 }
+void fused_exact_avx2(const uint8_t*, const int8_t*, int64_t, int, const FusedStore&) {}
+void fused_pairs_avx2(const uint8_t*, const int8_t*, int64_t, int, const FusedStore&) {}
 }  // namespace npukit::qconv
 
 #endif
