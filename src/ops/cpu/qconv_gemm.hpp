@@ -96,6 +96,7 @@ using DwRowFn = void (*)(const DwRow& r, int32_t* acc);
 void dw_row_portable(const DwRow& r, int32_t* acc);
 void dw_row_avx512(const DwRow& r, int32_t* acc);
 void dw_row_avx2(const DwRow& r, int32_t* acc);
+void dw_row_avx2_pairs(const DwRow& r, int32_t* acc);  // vpmaddwd, tap pairs
 void dw_row_avx512vnni(const DwRow& r, int32_t* acc);  // vpdpwssd, tap pairs
 // One plane of x - x_zp as int16, rows Wp apart, from H x W codes (element
 // strides sh, sw); s8 codes are read as x ^ 0x80 (flip) with zero point zp + 128.

@@ -51,7 +51,7 @@ void run_dw_avx512(const QConvProblem& p) {
   qconv::run_depthwise(p, qconv::dw_row_avx512, qconv::store_avx512, qconv::dw_fill_avx512);
 }
 void run_dw_avx2(const QConvProblem& p) {
-  qconv::run_depthwise(p, qconv::dw_row_avx2, qconv::store_avx2, qconv::dw_fill_portable);
+  qconv::run_depthwise(p, qconv::dw_row_avx2_pairs, qconv::store_avx2, qconv::dw_fill_portable);
 }
 void run_dw_portable(const QConvProblem& p) {
   qconv::run_depthwise(p, qconv::dw_row_portable, qconv::store_portable, qconv::dw_fill_portable);
@@ -124,8 +124,9 @@ const KernelList<QConvProblem>& qconv_kernels() {
            run_dw_avx512vnni},
           {"x8-qconv-dw-nchw-avx512", Isa::avx512, "depthwise (group = C = OC), exact",
            declines_depthwise, run_dw_avx512},
-          {"x8-qconv-dw-nchw-avx2", Isa::avx2, "depthwise (group = C = OC), exact",
-           declines_depthwise, run_dw_avx2},
+          {"x8-qconv-dw-nchw-avx2", Isa::avx2,
+           "depthwise (group = C = OC), exact; two taps per vpmaddwd", declines_depthwise,
+           run_dw_avx2},
           {"x8-qconv-dw-nchw-portable", Isa::portable, "depthwise (group = C = OC), exact",
            declines_depthwise, run_dw_portable},
           {"x8-qconv-gemm-nchw-avx512vnni", Isa::avx512_vnni,
