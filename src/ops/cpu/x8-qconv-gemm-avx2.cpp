@@ -1,14 +1,14 @@
 // AVX2 pieces of the integer convolution GEMM (qconv_gemm.hpp).
 //  - pair micro-kernel: vpmaddubsw (adjacent u8 x s8 products summed and
 //    saturated to int16) then vpmaddwd by ones: MLAS's AVX2 arithmetic exactly.
-//  - exact micro-kernel without VNNI: x' = 128*b7 + x7 with x7 = x' & 0x7f.
-//    vpmaddubsw(x7, w) cannot saturate (|2 * 127 * 128| < 32767) nor can
-//    vpmaddubsw(b7, w) (|2 * 128|); the two are widened by vpmaddwd with 1 and
-//    128 respectively, so every product is summed exactly in int32.
+//  - exact micro-kernel without VNNI: x' = (x' & 0x80) + (x' & 0x7f).
+//    vpmaddubsw cannot saturate on either part (|2 * 127 * 128| <= 32512;
+//    2 * 128 * w in [-32768, 32512]); both are widened by vpmaddwd with 1,
+//    so every product is summed exactly in int32.
 //  - requantizing row store with the reference's fp32 operations, alone
 //    (store_avx2) or after the micro-kernels on a stack tile (fused_*: no
 //    per-row calls; rows of any length, the last n % 8 codes by a vector too).
-// Register block: 4 weight rows x 16 pixels (2 vectors) = 8 accumulators.
+// Register block: 8 weight rows x 8 pixels (1 vector) = 8 accumulators.
 #include "ops/cpu/qconv_gemm.hpp"
 
 #if defined(__x86_64__)
@@ -28,49 +28,42 @@ inline int32_t word_at(const int8_t* p) {
   return v;
 }
 
-constexpr int kRowsAvx2 = 4;
+static_assert(kQConvRows == 8, "block_8x8 names 8 rows");
 
+// One vector of 8 pixels against all kQConvRows rows: the x halves are made
+// once per quad for 8 rows, and 8 accumulators, 2 constants, the x halves
+// and a weight word fit the 16 ymm registers (a 4-row x 16-pixel block
+// spilled its accumulators).
 template <bool kExact>
-NPUKIT_AVX2 void block_4x16(const uint8_t* x, const int8_t* w, int64_t K4, int32_t* c) {
-  const __m256i ones = _mm256_set1_epi16(1), k128 = _mm256_set1_epi16(128);
-  const __m256i low7 = _mm256_set1_epi8(0x7f), bit0 = _mm256_set1_epi8(1);
-  __m256i acc[kRowsAvx2][2];
-  for (auto& row : acc) row[0] = row[1] = _mm256_setzero_si256();
+NPUKIT_AVX2 void block_8x8(const uint8_t* x, const int8_t* w, int64_t K4, int32_t* c) {
+  const __m256i ones = _mm256_set1_epi16(1), low7 = _mm256_set1_epi8(0x7f);
+  __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0,
+          a7 = a0;
   for (int64_t q = 0; q < K4; ++q) {
-    const uint8_t* xq = x + q * kTile * 4;
-    __m256i xv[2];
-    xv[0] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xq));
-    xv[1] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xq + 32));
-    __m256i lo[2], hi[2];
-    if (kExact)
-      for (int v = 0; v < 2; ++v) {
-        lo[v] = _mm256_and_si256(xv[v], low7);
-        hi[v] = _mm256_and_si256(_mm256_srli_epi16(xv[v], 7), bit0);
-      }
+    const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + q * kTile * 4));
+    // Exact: x = lo + hi with lo = x & 0x7f and hi = x & 0x80; each
+    // vpmaddubsw pair sum is then within int16 (|lo pair| <= 2*127*128,
+    // hi pair in [-32768, 32512]) and each is widened on its own.
+    const __m256i lo = kExact ? _mm256_and_si256(xv, low7) : xv;
+    const __m256i hi = _mm256_andnot_si256(low7, xv);
     const int8_t* wq = w + q * kQConvRows * 4;
-    for (int r = 0; r < kRowsAvx2; ++r) {
+    auto dot = [&](__m256i acc, int r) NPUKIT_AVX2 {
       const __m256i wb = _mm256_set1_epi32(word_at(wq + r * 4));
-      for (int v = 0; v < 2; ++v) {
-        __m256i t;
-        if (kExact)
-          t = _mm256_add_epi32(_mm256_madd_epi16(_mm256_maddubs_epi16(lo[v], wb), ones),
-                               _mm256_madd_epi16(_mm256_maddubs_epi16(hi[v], wb), k128));
-        else
-          t = _mm256_madd_epi16(_mm256_maddubs_epi16(xv[v], wb), ones);
-        acc[r][v] = _mm256_add_epi32(acc[r][v], t);
-      }
-    }
+      __m256i t = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, wb), ones);
+      if (kExact) t = _mm256_add_epi32(t, _mm256_madd_epi16(_mm256_maddubs_epi16(hi, wb), ones));
+      return _mm256_add_epi32(acc, t);
+    };
+    a0 = dot(a0, 0), a1 = dot(a1, 1), a2 = dot(a2, 2), a3 = dot(a3, 3);
+    a4 = dot(a4, 4), a5 = dot(a5, 5), a6 = dot(a6, 6), a7 = dot(a7, 7);
   }
-  for (int r = 0; r < kRowsAvx2; ++r)
-    for (int v = 0; v < 2; ++v)
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * kTile + v * 8), acc[r][v]);
+  const __m256i out[kQConvRows] = {a0, a1, a2, a3, a4, a5, a6, a7};
+  for (int r = 0; r < kQConvRows; ++r)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * kTile), out[r]);
 }
 
 template <bool kExact>
 void gemm_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t* c) {
-  for (int v = 0; v < nvec; ++v)
-    for (int r0 = 0; r0 < kQConvRows; r0 += kRowsAvx2)
-      block_4x16<kExact>(x + v * 16 * 4, w + r0 * 4, K4, c + r0 * kTile + v * 16);
+  for (int v = 0; v < 2 * nvec; ++v) block_8x8<kExact>(x + v * 8 * 4, w, K4, c + v * 8);
 }
 
 }  // namespace
