@@ -348,6 +348,44 @@ TEST(QConvFast, LargestSumsAtTheInt32Limit) {
   }
 }
 
+TEST(QConvFast, CodesAroundTheAvx2SplitPoint) {
+  // The AVX2 exact GEMM splits x' into x' & 0x80 and x' & 0x7f and its pair
+  // sums reach -32768 (128 * -128 * 2): activations only at the split's
+  // edges (0, 1, 127, 128, 129, 254, 255 as u8 codes; s8 codes flip to
+  // these), weights at theirs (-128, -127, -1, 0, 1, 126, 127), ICs that
+  // leave partial quads and maps whose rows leave partial vectors (the
+  // fused epilogue's and the depthwise rows' last lanes).
+  const uint32_t seed = 4242;
+  std::mt19937 rng(seed);
+  ThreadsGuard guard;
+  std::set<std::string> ran;
+  const uint8_t x_edges[] = {0, 1, 127, 128, 129, 254, 255};
+  const int8_t w_edges[] = {-128, -127, -1, 0, 1, 126, 127};
+  for (int it = 0; it < 60; ++it) {
+    Case c = random_case(rng, it);
+    c.extreme_codes = false, c.extreme_scales = false;
+    Built b = build(c, rng);
+    std::uniform_int_distribution<int> pick(0, 6);
+    auto* xp = static_cast<uint8_t*>(b.x.view().raw());
+    for (int64_t i = 0; i < b.x.numel(); ++i)
+      xp[i] = static_cast<uint8_t>(x_edges[pick(rng)] ^ (c.xd == DType::s8 ? 0x80 : 0));
+    auto* wp = static_cast<uint8_t*>(b.w.view().raw());
+    for (int64_t i = 0; i < b.w.numel(); ++i)
+      wp[i] = static_cast<uint8_t>(w_edges[pick(rng)] ^ (c.wd == DType::u8 ? 0x80 : 0));
+    Tensor y(c.xd, qlinear_conv_output_shape(b.x.shape(), b.w.shape(), b.p));
+    set_num_threads(1 + it % 3);
+    for (const auto& n : check_all(qlinear_conv_problem(b.x, b.w, b.bias, y, b.p), y,
+                                   text(c, seed, it) + " (split edges)"))
+      ran.insert(n);
+    if (HasFailure()) break;
+  }
+  for (const char* name : {"x8-qconv-gemm-nchw-avx2", "x8-qconv-dw-nchw-avx2"}) {
+    if (host_isa() >= Isa::avx2) {
+      EXPECT_TRUE(ran.count(name)) << name << " never ran";
+    }
+  }
+}
+
 TEST(QConvFast, ForcedReferenceAndIsaCapsGiveTheSameBytes) {
   // The public entry point under NPUKIT_IMPL / NPUKIT_MAX_ISA's settings.
   const uint32_t seed = 77;
