@@ -1,7 +1,9 @@
 // AVX2 pieces of the integer convolution GEMM (qconv_gemm.hpp).
 //  - pair micro-kernel: vpmaddubsw (adjacent u8 x s8 products summed and
 //    saturated to int16) then vpmaddwd by ones: MLAS's AVX2 arithmetic exactly.
-//  - exact micro-kernel without VNNI: x' = (x' & 0x80) + (x' & 0x7f).
+//  - exact micro-kernels without VNNI: from K = 64, int16 operands
+//    (vpmaddwd: no saturation for u8 x s8 products); below, the split
+//    x' = (x' & 0x80) + (x' & 0x7f).
 //    vpmaddubsw cannot saturate on either part (|2 * 127 * 128| <= 32512;
 //    2 * 128 * w in [-32768, 32512]); both are widened by vpmaddwd with 1,
 //    so every product is summed exactly in int32.
@@ -15,6 +17,7 @@
 #include <immintrin.h>
 
 #include <cstring>
+#include <vector>
 
 #define NPUKIT_AVX2 __attribute__((target("avx2,fma")))
 
@@ -66,10 +69,64 @@ void gemm_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t*
   for (int v = 0; v < 2 * nvec; ++v) block_8x8<kExact>(x + v * 8 * 4, w, K4, c + v * 8);
 }
 
+// Exact, from int16 operands: vpmaddwd multiplies x' (0..255) by w'
+// (-128..127) and adds adjacent products into int32 without saturation. 8
+// pixels x 4 rows: the pixels' quads zero-extended to int16 (4 pixels per
+// register, two int32 lanes per pixel), each row's quad of int16 weights
+// broadcast; the two lanes of a pixel are added at the end (wrapping, as
+// the other kernels).
+NPUKIT_AVX2 void block_4x8_int16(const uint8_t* x, const int16_t* w16, int64_t K4, int32_t* c) {
+  __m256i a0 = _mm256_setzero_si256(), b0 = a0, a1 = a0, b1 = a0, a2 = a0, b2 = a0, a3 = a0,
+          b3 = a0;
+  for (int64_t q = 0; q < K4; ++q) {
+    const uint8_t* xq = x + q * kTile * 4;
+    const __m256i xa = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(xq)));
+    const __m256i xb =
+        _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(xq + 16)));
+    const int16_t* wq = w16 + q * kQConvRows * 4;
+    auto dot = [&](__m256i& a, __m256i& b, int r) NPUKIT_AVX2 {
+      int64_t word;
+      std::memcpy(&word, wq + r * 4, sizeof word);
+      const __m256i wb = _mm256_set1_epi64x(word);
+      a = _mm256_add_epi32(a, _mm256_madd_epi16(xa, wb));
+      b = _mm256_add_epi32(b, _mm256_madd_epi16(xb, wb));
+    };
+    dot(a0, b0, 0), dot(a1, b1, 1), dot(a2, b2, 2), dot(a3, b3, 3);
+  }
+  // hadd: [p0 p1 p4 p5 | p2 p3 p6 p7]; the 64-bit permute restores p0..p7.
+  auto out = [&](__m256i a, __m256i b, int r) NPUKIT_AVX2 {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * kTile),
+                        _mm256_permute4x64_epi64(_mm256_hadd_epi32(a, b), _MM_SHUFFLE(3, 1, 2, 0)));
+  };
+  out(a0, b0, 0), out(a1, b1, 1), out(a2, b2, 2), out(a3, b3, 3);
+}
+
+// The block's weights sign-extended to int16 once per call (per thread:
+// K4 * kQConvRows * 4 values), then 4-row halves of every 8 pixels.
+NPUKIT_AVX2 void gemm_exact_int16(const uint8_t* x, const int8_t* w, int64_t K4, int nvec,
+                                  int32_t* c) {
+  thread_local std::vector<int16_t> w16;
+  const int64_t n = K4 * kQConvRows * 4;  // a multiple of 32
+  w16.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; i += 16)
+    _mm256_storeu_si256(
+        reinterpret_cast<__m256i*>(w16.data() + i),
+        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w + i))));
+  for (int v = 0; v < 2 * nvec; ++v)
+    for (int half = 0; half < 2; ++half)
+      block_4x8_int16(x + v * 8 * 4, w16.data() + half * 16, K4, c + half * 4 * kTile + v * 8);
+}
+
 }  // namespace
 
 void gemm_exact_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t* c) {
-  gemm_avx2<true>(x, w, K4, nvec, c);
+  // Short sums (MobileNet's expand layers) stay on the split kernel: there the
+  // int16 kernel's weight conversion and per-block epilogue cost more than
+  // it saves (bench_qconv: equal at K = 32, 12-20% less time from K = 96).
+  if (K4 >= 16)
+    gemm_exact_int16(x, w, K4, nvec, c);
+  else
+    gemm_avx2<true>(x, w, K4, nvec, c);
 }
 
 void gemm_pairs_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t* c) {
@@ -137,7 +194,10 @@ template <bool kExact>
 NPUKIT_AVX2 void fused_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec,
                             const FusedStore& s) {
   alignas(32) int32_t c[kQConvRows * kTile];
-  gemm_avx2<kExact>(x, w, K4, nvec, c);
+  if (kExact)
+    gemm_exact_avx2(x, w, K4, nvec, c);
+  else
+    gemm_avx2<false>(x, w, K4, nvec, c);
   const Requant8 q = requant8_constants(s.y_zp, s.y_s8);
   for (int r = 0; r < kQConvRows; ++r)
     requant_row(c + r * kTile, s.n, s.offset[r], s.w_zp[r], s.x_sum, s.multiplier[r], q, s.y[r]);
