@@ -9,7 +9,9 @@
 # --quick: few repeats (a smoke run); --stat min: report the minimum of the
 # repeats instead of the median (closer to the uncontended time on a busy
 # machine); --torchvision: add resnet18 and mobilenet_v2 (random weights,
-# batch 1) to the models table (slow until npukit's fast kernels land);
+# batch 1) to the models table, in fp32, int8 QOperator and int8 QDQ (the int8
+# rows fail the run unless npukit gives ONNX Runtime's exact bytes; the QDQ
+# export calibrates with npukit's Python module, built here too);
 # --update-docs: put the markdown table into docs/performance.md (between its
 # BEGIN/END race table markers).
 #
@@ -64,8 +66,11 @@ fi
 "$root/scripts/install-onnxruntime.sh" || echo "bench.sh: ONNX Runtime unavailable; its column will say so"
 
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DNPUKIT_BUILD_BENCH=ON >/dev/null
-cmake --build "$build" --target npukit_race --parallel "$(nproc)"
+targets=(npukit_race)
+((${#torchvision[@]})) && targets+=(_npukit)  # make_qdq_torchvision.py imports npukit
+cmake --build "$build" --target "${targets[@]}" --parallel "$(nproc)"
 race=$build/bench/npukit_race
+export PYTHONPATH=$build/python${PYTHONPATH:+:$PYTHONPATH}
 
 rm -rf "$dir"
 "$race" --export "$dir" "${problems[@]}"

@@ -55,10 +55,10 @@ void export_cases(const std::string& dir, const std::vector<Case>& cs,
   const std::string images = fs::absolute(fs::path(dir) / "images.npy").string();
   npukit::write_npy(images, x.view());
   std::ofstream models(fs::path(dir) / "models.tsv");
-  models << "name\tmodel\tinput\n";
+  models << "name\tmodel\tinput\tcheck\n";
   for (const char* name : {"fashion_mnist_fp32", "fashion_mnist_int8"})
     models << name << '\t' << fs::absolute(fs::path(models_dir) / name).string() << ".onnx\t"
-           << images << '\n';
+           << images << '\t' << (std::string(name).ends_with("int8") ? "exact" : "close") << '\n';
 }
 
 std::vector<ModelJob> read_model_jobs(const std::string& dir) {
@@ -72,6 +72,9 @@ std::vector<ModelJob> read_model_jobs(const std::string& dir) {
     std::getline(ss, j.name, '\t');
     std::getline(ss, j.model, '\t');
     std::getline(ss, j.input, '\t');
+    std::string check;
+    std::getline(ss, check, '\t');
+    j.exact = check == "exact";
     if (!j.name.empty()) jobs.push_back(j);
   }
   return jobs;

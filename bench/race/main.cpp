@@ -348,7 +348,8 @@ int run(const Options& o) {
   if (!o.results_dir.empty()) jobs = read_model_jobs(o.results_dir);
   if (jobs.empty() && std::filesystem::exists(o.models_dir + "/fashion_mnist_fp32.onnx"))
     for (const char* name : {"fashion_mnist_fp32", "fashion_mnist_int8"})
-      jobs.push_back({name, o.models_dir + "/" + name + ".onnx", ""});
+      jobs.push_back(
+          {name, o.models_dir + "/" + name + ".onnx", "", std::string(name).ends_with("int8")});
   if (!o.models || !timed) jobs.clear();
   for (const ModelJob& job : jobs) {
     const npukit::Tensor input =
@@ -359,6 +360,7 @@ int run(const Options& o) {
       r.model = job.name;
       r.threads = t;
       r.images = input.shape()[0];
+      r.exact = job.exact;
       std::vector<float> logits;
       r.npukit_seconds = time_model(job.model, input, t, budget, logits);
       const auto it = external.find(key("model-" + job.name, "ONNX Runtime", "nchw", t));
@@ -368,6 +370,12 @@ int run(const Options& o) {
         const std::vector<float> ort_logits(ort.data<float>(), ort.data<float>() + ort.numel());
         r.check =
             compare_logits(logits, ort_logits, static_cast<int64_t>(logits.size()) / r.images);
+        if (r.exact && r.check != "identical logits") {
+          ++failures;
+          fmt::print(stderr, "MISMATCH model {} threads {}: {} (must be ONNX Runtime's bytes)\n",
+                     job.name, t, r.check);
+          r.check += " (FAILED: must be identical)";
+        }
       } else {
         r.check = "ONNX Runtime not run";
       }

@@ -143,9 +143,12 @@ bool onednn_built();
 void export_cases(const std::string& dir, const std::vector<Case>& cs,
                   const std::string& models_dir);
 
-// One model of the main-job table: DIR/models.tsv lines name, model, input .npy.
+// One model of the main-job table: DIR/models.tsv lines name, model, input
+// .npy, check ("exact": the outputs must be ONNX Runtime's bytes, as for the
+// int8 models; "close" or absent: reported, not a failed check).
 struct ModelJob {
   std::string name, model, input;  // paths absolute; input empty = the bundled images
+  bool exact = false;
 };
 std::vector<ModelJob> read_model_jobs(const std::string& dir);
 
@@ -178,7 +181,8 @@ struct ModelRow {
   int threads = 1;
   int64_t images = 0;
   double npukit_seconds = -1, ort_seconds = -1;
-  std::string check;  // how npukit's outputs compare with ONNX Runtime's
+  std::string check;   // how npukit's outputs compare with ONNX Runtime's
+  bool exact = false;  // the outputs must be identical (int8 models)
 };
 struct Machine {
   std::string cpu, isa, date, command, statistic;

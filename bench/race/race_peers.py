@@ -136,21 +136,38 @@ def onnx_model(c):
 
 def export_torchvision(d):
     """resnet18 and mobilenet_v2 from torchvision with seeded random weights (no
-    download), exported to ONNX, with one seeded 1x3x224x224 input; listed in
-    DIR/models.tsv for npukit_race and race_ort.mjs."""
+    download), exported to ONNX in fp32 and in int8 (QOperator by
+    scripts/make_int8_torchvision.py, QDQ by scripts/make_qdq_torchvision.py,
+    which calibrates with npukit's Python module: PYTHONPATH), with one seeded
+    1x3x224x224 input; listed in DIR/models.tsv for npukit_race and
+    race_ort.mjs. The int8 rows must give ONNX Runtime's exact bytes."""
+    import subprocess
     import torchvision
     os.makedirs(os.path.join(d, "models"), exist_ok=True)
     torch.manual_seed(0)
     x = torch.randn(1, 3, 224, 224)
     data = os.path.abspath(os.path.join(d, "models", "input224.npy"))
     np.save(data, x.numpy())
+    scripts = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts")
     with open(os.path.join(d, "models.tsv"), "a") as f:
         for name in ("resnet18", "mobilenet_v2"):
             model = getattr(torchvision.models, name)(weights=None).eval()
             path = os.path.abspath(os.path.join(d, "models", name + ".onnx"))
             torch.onnx.export(model, x, path, input_names=["input"], output_names=["logits"],
                               opset_version=13)
-            f.write(f"{name}\t{path}\t{data}\n")
+            f.write(f"{name}\t{path}\t{data}\tclose\n")
+        for name in ("resnet18", "mobilenet_v2"):
+            for kind, script in (("int8", "make_int8_torchvision.py"),
+                                 ("qdq", "make_qdq_torchvision.py")):
+                path = os.path.abspath(os.path.join(d, "models", f"{name}_{kind}.onnx"))
+                print(f"race_peers.py: {script} {name}", file=sys.stderr)
+                r = subprocess.run([sys.executable, os.path.join(scripts, script), name, path],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                if r.returncode != 0:  # say why the row is missing, then go on
+                    tail = (r.stderr.strip().splitlines() or ["no message"])[-1]
+                    print(f"race_peers.py: {script} {name} failed: {tail}", file=sys.stderr)
+                    continue
+                f.write(f"{name}_{kind}\t{path}\t{data}\texact\n")
 
 
 def main():
@@ -160,8 +177,8 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--stat", choices=["median", "min"], default="median")
     ap.add_argument("--torchvision", action="store_true",
-                    help="also export resnet18 and mobilenet_v2 (random weights, batch 1) "
-                         "for the models table")
+                    help="also export resnet18 and mobilenet_v2 (random weights, batch 1; "
+                         "fp32, int8 QOperator and QDQ) for the models table")
     a = ap.parse_args()
     threads = [int(t) for t in a.threads.split(",")]
     if a.torchvision:

@@ -24,6 +24,7 @@ struct Case {
   int64_t n, ic, h, w, oc, kh, kw, groups, sh, sw, dh, dw, pt, pb, pl, pr;
   DType xd, wd;
   bool per_channel, nhwc, bias, pairs, extreme_codes, extreme_scales;
+  bool symmetric;  // weight zero points 0 (s8) or 128 (u8): the NHWC GEMM's case
 };
 
 std::string text(const Case& c, uint32_t seed, int it) {
@@ -31,13 +32,13 @@ std::string text(const Case& c, uint32_t seed, int it) {
   std::snprintf(b, sizeof b,
                 "seed %u case %d: x %s [%ld,%ld,%ld,%ld]%s w %s oc %ld k %ldx%ld groups %ld "
                 "stride %ldx%ld dilation %ldx%ld pads t%ld b%ld l%ld r%ld per_channel %d bias %d "
-                "accumulation %s extreme codes %d scales %d",
+                "accumulation %s extreme codes %d scales %d symmetric w %d",
                 seed, it, dtype_name(c.xd), (long)c.n, (long)c.ic, (long)c.h, (long)c.w,
                 c.nhwc ? " nhwc" : "", dtype_name(c.wd), (long)c.oc, (long)c.kh, (long)c.kw,
                 (long)c.groups, (long)c.sh, (long)c.sw, (long)c.dh, (long)c.dw, (long)c.pt,
                 (long)c.pb, (long)c.pl, (long)c.pr, c.per_channel, c.bias,
                 c.pairs ? "mlas_u8s8_int16_pairs" : "exact_int32", c.extreme_codes,
-                c.extreme_scales);
+                c.extreme_scales, c.symmetric);
   return b;
 }
 
@@ -85,6 +86,7 @@ Case random_case(std::mt19937& rng, int it) {
   c.pairs = r(0, 1);
   c.extreme_codes = it % 5 == 0;
   c.extreme_scales = it % 6 == 1;
+  c.symmetric = it % 3 == 2;
   return c;
 }
 
@@ -127,7 +129,10 @@ Built build(const Case& c, std::mt19937& rng) {
   p.w.zero_point.clear();
   for (int64_t o = 0; o < nw; ++o) {
     p.w.scale.push_back(c.extreme_scales ? (o % 2 ? 1e-8f : 3e-9f) : 0.05f * scale());
-    p.w.zero_point.push_back(ws && !c.extreme_codes && r(0, 2) == 0 ? 0 : zp(ws));
+    if (c.symmetric)
+      p.w.zero_point.push_back(ws ? 0 : 128);
+    else
+      p.w.zero_point.push_back(ws && !c.extreme_codes && r(0, 2) == 0 ? 0 : zp(ws));
   }
   p.w.axis = 0;
   p.has_bias = c.bias;
@@ -260,6 +265,56 @@ TEST(QConvFast, DepthwiseRowsOfEveryWidth) {
   }
 }
 
+TEST(QConvFast, ChannelsLastGemmOnNetworkLikeLayers) {
+  // The NHWC GEMM's own geometry: output channels across one and several
+  // 64-channel blocks with a tail, odd channel counts (quad padding), 3x3
+  // and 7x7 windows with strides 1-2, small maps (7x7, 14x14: pixel blocks of
+  // 6 with a remainder) and wider ones, batches, NHWC inputs, symmetric s8 /
+  // u8 weights.
+  const uint32_t seed = 9091;
+  std::mt19937 rng(seed);
+  auto r = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  ThreadsGuard guard;
+  std::set<std::string> ran;
+  for (int it = 0; it < 60; ++it) {
+    Case c{};
+    c.n = r(1, 2), c.groups = 1, c.ic = r(1, 70), c.oc = r(1, 150);
+    c.kh = c.kw = r(0, 3) == 0 ? 7 : 3;
+    c.sh = c.sw = r(1, 2), c.dh = c.dw = r(0, 4) == 0 ? 2 : 1;
+    c.pt = c.pb = c.pl = c.pr = c.kh / 2;
+    c.pr = r(0, c.pr);
+    c.h = r(std::max<int64_t>(1, (c.kh - 1) * c.dh + 1 - 2 * c.pt), 15), c.w = r(5, 15);
+    // Every fourth case: rows of 16 columns or more with two or more blocks of
+    // 16 channels (the copy's 16 x 16 blocks along a row, as on 56x56 maps).
+    if (it % 4 == 3) c.w = r(16, 40), c.ic = r(32, 70), c.h = std::min<int64_t>(c.h, 8);
+    c.w = std::max(c.w, (c.kw - 1) * c.dw + 1 - c.pl - c.pr);
+    c.h = std::max(c.h, (c.kh - 1) * c.dh + 1 - 2 * c.pt);
+    c.xd = r(0, 1) ? DType::u8 : DType::s8;
+    c.wd = r(0, 2) ? DType::s8 : DType::u8;
+    c.per_channel = r(0, 1), c.nhwc = r(0, 2) == 0, c.bias = r(0, 3) != 0;
+    c.extreme_codes = it % 5 == 0, c.extreme_scales = it % 7 == 1;
+    c.symmetric = true;
+    Built b = build(c, rng);
+    Tensor y(c.xd, qlinear_conv_output_shape(b.x.shape(), b.w.shape(), b.p));
+    set_num_threads(1 + it % 3);
+    const std::string what = text(c, seed, it) + " (NHWC GEMM)";
+    QConvProblem q = qlinear_conv_problem(b.x, b.w, b.bias, y, b.p);
+    for (const auto& n : check_all(q, y, what)) ran.insert(n);
+    const auto pk = pack_qlinear_conv_weights(b.w, b.p, c.xd);
+    q.packed = pk.get();
+    check_all(q, y, what + " packed once");
+    if (HasFailure()) break;
+  }
+  for (const auto& v : qconv_kernels().variants) {
+    if (std::string(v.name).find("-nhwc-") != std::string::npos &&
+        KernelList<QConvProblem>::runnable(v) && v.isa <= host_isa()) {
+      EXPECT_TRUE(ran.count(v.name)) << v.name << " never ran";
+    }
+  }
+}
+
 TEST(QConvFast, LargestSumsAtTheInt32Limit) {
   // K = 33021 products of magnitude 255 * 255 (s8 codes at one end, zero
   // points at the other): the accumulator ends 23 below INT32_MAX; and the
@@ -289,6 +344,44 @@ TEST(QConvFast, LargestSumsAtTheInt32Limit) {
     for (int threads : {1, 2, 3}) {
       set_num_threads(threads);
       check_all(qlinear_conv_problem(x, w, Tensor(), y, p), y, "int32 limit, requantized");
+    }
+  }
+}
+
+TEST(QConvFast, CodesAroundTheAvx2SplitPoint) {
+  // The AVX2 exact GEMM splits x' into x' & 0x80 and x' & 0x7f and its pair
+  // sums reach -32768 (128 * -128 * 2): activations only at the split's
+  // edges (0, 1, 127, 128, 129, 254, 255 as u8 codes; s8 codes flip to
+  // these), weights at theirs (-128, -127, -1, 0, 1, 126, 127), ICs that
+  // leave partial quads and maps whose rows leave partial vectors (the
+  // fused epilogue's and the depthwise rows' last lanes).
+  const uint32_t seed = 4242;
+  std::mt19937 rng(seed);
+  ThreadsGuard guard;
+  std::set<std::string> ran;
+  const uint8_t x_edges[] = {0, 1, 127, 128, 129, 254, 255};
+  const int8_t w_edges[] = {-128, -127, -1, 0, 1, 126, 127};
+  for (int it = 0; it < 60; ++it) {
+    Case c = random_case(rng, it);
+    c.extreme_codes = false, c.extreme_scales = false;
+    Built b = build(c, rng);
+    std::uniform_int_distribution<int> pick(0, 6);
+    auto* xp = static_cast<uint8_t*>(b.x.view().raw());
+    for (int64_t i = 0; i < b.x.numel(); ++i)
+      xp[i] = static_cast<uint8_t>(x_edges[pick(rng)] ^ (c.xd == DType::s8 ? 0x80 : 0));
+    auto* wp = static_cast<uint8_t*>(b.w.view().raw());
+    for (int64_t i = 0; i < b.w.numel(); ++i)
+      wp[i] = static_cast<uint8_t>(w_edges[pick(rng)] ^ (c.wd == DType::u8 ? 0x80 : 0));
+    Tensor y(c.xd, qlinear_conv_output_shape(b.x.shape(), b.w.shape(), b.p));
+    set_num_threads(1 + it % 3);
+    for (const auto& n : check_all(qlinear_conv_problem(b.x, b.w, b.bias, y, b.p), y,
+                                   text(c, seed, it) + " (split edges)"))
+      ran.insert(n);
+    if (HasFailure()) break;
+  }
+  for (const char* name : {"x8-qconv-gemm-nchw-avx2", "x8-qconv-dw-nchw-avx2"}) {
+    if (host_isa() >= Isa::avx2) {
+      EXPECT_TRUE(ran.count(name)) << name << " never ran";
     }
   }
 }

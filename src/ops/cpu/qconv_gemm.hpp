@@ -35,10 +35,30 @@ struct RowStore {
 // into u8 / s8, or acc itself into int32.
 using StoreFn = void (*)(const int32_t* c, int64_t n, const RowStore& s, void* y);
 
+// The requantizing store fused into a micro-kernel's epilogue: one weight
+// block's accumulators become output codes in registers (no int32 tile, no
+// call per row). Row r's codes for pixels t < n go to y[r][t]; each is the
+// StoreFn's value for acc = c + offset[r] - w_zp[r] * x_sum[t].
+struct FusedStore {
+  const int32_t* offset;    // [kQConvRows]
+  const int32_t* w_zp;      // [kQConvRows]
+  const float* multiplier;  // [kQConvRows]
+  const int32_t* x_sum;     // [kTile] when any w_zp is non-zero, else null
+  int32_t y_zp = 0;
+  bool y_s8 = false;
+  uint8_t* y[kQConvRows];  // u8 or s8 codes; rows past the last channel: scratch
+  int64_t n = 0;           // pixels (<= 16 * nvec)
+};
+using FusedFn = void (*)(const uint8_t* x, const int8_t* w, int64_t K4, int nvec,
+                         const FusedStore& s);
+
 struct GemmIsa {
   GemmFn exact;  // exact_int32 (null: not provided)
   GemmFn pairs;  // mlas_u8s8_int16_pairs (null: not provided)
   StoreFn store;
+  // The same micro-kernels with the requantizing store fused (null: gemm then
+  // store). Used when the outputs are requantized codes.
+  FusedFn fused_exact = nullptr, fused_pairs = nullptr;
 };
 
 void run_gemm(const QConvProblem& p, const GemmIsa& isa);
@@ -52,9 +72,15 @@ void store_portable(const int32_t* c, int64_t n, const RowStore& s, void* y);
 void gemm_exact_avx512vnni(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t* c);
 void gemm_pairs_avx512(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t* c);
 void store_avx512(const int32_t* c, int64_t n, const RowStore& s, void* y);
+void fused_exact_avx512vnni(const uint8_t* x, const int8_t* w, int64_t K4, int nvec,
+                            const FusedStore& s);
+void fused_pairs_avx512(const uint8_t* x, const int8_t* w, int64_t K4, int nvec,
+                        const FusedStore& s);
 void gemm_exact_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t* c);
 void gemm_pairs_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t* c);
 void store_avx2(const int32_t* c, int64_t n, const RowStore& s, void* y);
+void fused_exact_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, const FusedStore& s);
+void fused_pairs_avx2(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, const FusedStore& s);
 
 // Depthwise (one input and one output channel per group), exact int32: one
 // output row of n columns from the int16 plane of x - x_zp (zero borders):
@@ -70,7 +96,16 @@ using DwRowFn = void (*)(const DwRow& r, int32_t* acc);
 void dw_row_portable(const DwRow& r, int32_t* acc);
 void dw_row_avx512(const DwRow& r, int32_t* acc);
 void dw_row_avx2(const DwRow& r, int32_t* acc);
+void dw_row_avx2_pairs(const DwRow& r, int32_t* acc);  // vpmaddwd, tap pairs
 void dw_row_avx512vnni(const DwRow& r, int32_t* acc);  // vpdpwssd, tap pairs
-void run_depthwise(const QConvProblem& p, DwRowFn row, StoreFn store);
+// One plane of x - x_zp as int16, rows Wp apart, from H x W codes (element
+// strides sh, sw); s8 codes are read as x ^ 0x80 (flip) with zero point zp + 128.
+using DwFillFn = void (*)(const uint8_t* src, int64_t sh, int64_t sw, int64_t H, int64_t W,
+                          int32_t zp, uint8_t flip, int16_t* dst, int64_t Wp);
+void dw_fill_portable(const uint8_t* src, int64_t sh, int64_t sw, int64_t H, int64_t W, int32_t zp,
+                      uint8_t flip, int16_t* dst, int64_t Wp);  // SSE2 where present
+void dw_fill_avx512(const uint8_t* src, int64_t sh, int64_t sw, int64_t H, int64_t W, int32_t zp,
+                    uint8_t flip, int16_t* dst, int64_t Wp);
+void run_depthwise(const QConvProblem& p, DwRowFn row, StoreFn store, DwFillFn fill);
 
 }  // namespace npukit::qconv

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "ops/cpu/qconv_gemm.hpp"
+#include "ops/cpu/qconv_nhwc.hpp"
 #include "ops/quantized_common.hpp"
 
 namespace npukit {
@@ -44,25 +45,34 @@ const char* declines_gemm_pairs(const QConvProblem& p) {
 }
 
 void run_dw_avx512vnni(const QConvProblem& p) {
-  qconv::run_depthwise(p, qconv::dw_row_avx512vnni, qconv::store_avx512);
+  qconv::run_depthwise(p, qconv::dw_row_avx512vnni, qconv::store_avx512, qconv::dw_fill_avx512);
 }
 void run_dw_avx512(const QConvProblem& p) {
-  qconv::run_depthwise(p, qconv::dw_row_avx512, qconv::store_avx512);
+  qconv::run_depthwise(p, qconv::dw_row_avx512, qconv::store_avx512, qconv::dw_fill_avx512);
 }
 void run_dw_avx2(const QConvProblem& p) {
-  qconv::run_depthwise(p, qconv::dw_row_avx2, qconv::store_avx2);
+  qconv::run_depthwise(p, qconv::dw_row_avx2_pairs, qconv::store_avx2, qconv::dw_fill_portable);
 }
 void run_dw_portable(const QConvProblem& p) {
-  qconv::run_depthwise(p, qconv::dw_row_portable, qconv::store_portable);
+  qconv::run_depthwise(p, qconv::dw_row_portable, qconv::store_portable, qconv::dw_fill_portable);
 }
 void run_gemm_vnni(const QConvProblem& p) {
-  qconv::run_gemm(p, {qconv::gemm_exact_avx512vnni, nullptr, qconv::store_avx512});
+  qconv::run_gemm(p, {qconv::gemm_exact_avx512vnni, nullptr, qconv::store_avx512,
+                      qconv::fused_exact_avx512vnni, nullptr});
 }
 void run_gemm_pairs_avx512(const QConvProblem& p) {
-  qconv::run_gemm(p, {nullptr, qconv::gemm_pairs_avx512, qconv::store_avx512});
+  qconv::run_gemm(p, {nullptr, qconv::gemm_pairs_avx512, qconv::store_avx512, nullptr,
+                      qconv::fused_pairs_avx512});
 }
 void run_gemm_avx2(const QConvProblem& p) {
-  qconv::run_gemm(p, {qconv::gemm_exact_avx2, qconv::gemm_pairs_avx2, qconv::store_avx2});
+  qconv::run_gemm(p, {qconv::gemm_exact_avx2, qconv::gemm_pairs_avx2, qconv::store_avx2,
+                      qconv::fused_exact_avx2, qconv::fused_pairs_avx2});
+}
+void run_nhwc_vnni(const QConvProblem& p) {
+  qconv::run_gemm_nhwc(p, qconv::nhwc_block_avx512vnni);
+}
+void run_nhwc_portable(const QConvProblem& p) {
+  qconv::run_gemm_nhwc(p, qconv::nhwc_block_portable);
 }
 void run_gemm_portable(const QConvProblem& p) {
   qconv::run_gemm(p,
@@ -105,13 +115,18 @@ const KernelList<QConvProblem>& qconv_kernels() {
   static const KernelList<QConvProblem> list{
       "qconv",
       {
+          {"x8-qconv-gemm-nhwc-avx512vnni", Isa::avx512_vnni,
+           "exact, one group, window > 1x1, weight zero point 0 (s8) or 128 (u8); output "
+           "channels in the lanes (no pixel-lane waste on 7x7/14x14 maps)",
+           qconv::nhwc_declines, run_nhwc_vnni},
           {"x8-qconv-dw-nchw-avx512vnni", Isa::avx512_vnni,
            "depthwise (group = C = OC), exact; two taps per vpdpwssd", declines_depthwise,
            run_dw_avx512vnni},
           {"x8-qconv-dw-nchw-avx512", Isa::avx512, "depthwise (group = C = OC), exact",
            declines_depthwise, run_dw_avx512},
-          {"x8-qconv-dw-nchw-avx2", Isa::avx2, "depthwise (group = C = OC), exact",
-           declines_depthwise, run_dw_avx2},
+          {"x8-qconv-dw-nchw-avx2", Isa::avx2,
+           "depthwise (group = C = OC), exact; two taps per vpmaddwd", declines_depthwise,
+           run_dw_avx2},
           {"x8-qconv-dw-nchw-portable", Isa::portable, "depthwise (group = C = OC), exact",
            declines_depthwise, run_dw_portable},
           {"x8-qconv-gemm-nchw-avx512vnni", Isa::avx512_vnni,
@@ -125,6 +140,9 @@ const KernelList<QConvProblem>& qconv_kernels() {
            run_gemm_avx2},
           {"x8-qconv-gemm-nchw-portable", Isa::portable, "either accumulation, not depthwise",
            declines_gemm, run_gemm_portable},
+          {"x8-qconv-gemm-nhwc-portable", Isa::portable,
+           "as x8-qconv-gemm-nhwc-avx512vnni (after the NCHW GEMM, which takes its problems)",
+           qconv::nhwc_declines, run_nhwc_portable},
           {"x8-qconv-reference", Isa::portable, "always (the specification)", nullptr,
            qconv_reference, true},
       }};

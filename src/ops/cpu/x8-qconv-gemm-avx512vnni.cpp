@@ -3,15 +3,18 @@
 //    without intermediate saturation (exact: the true sum fits int32);
 //  - pair micro-kernel (AVX-512BW): vpmaddubsw saturates each adjacent pair to
 //    int16, vpmaddwd by ones adds the two pairs of a lane, as MLAS's kernels;
-//  - requantizing row store with the reference's fp32 operations.
+//  - requantizing row store with the reference's fp32 operations, alone
+//    (store_avx512) or fused into the micro-kernels' epilogue (fused_*).
 // 8 weight rows x up to 3 vectors of 16 pixels = 24 accumulators.
 #include "ops/cpu/qconv_gemm.hpp"
 
 #if defined(__x86_64__)
 // GCC 12 reports its own _mm512_undefined_* placeholders inside the AVX-512
-// intrinsics as maybe-uninitialized (a false positive of the header).
+// intrinsics as maybe-uninitialized, and once inlined into the fused
+// epilogue as uninitialized (false positives of the header).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #include <immintrin.h>
 
@@ -46,7 +49,7 @@ inline int32_t word_at(const int8_t* p) {
     if (NV > 1) _mm512_storeu_si512(c + (r)*kTile + 16, a##r##1); \
     if (NV > 2) _mm512_storeu_si512(c + (r)*kTile + 32, a##r##2); \
   }
-#define NPUKIT_QCONV_KERNEL(OP)                                   \
+#define NPUKIT_QCONV_ACCUMULATE(OP)                               \
   const __m512i z = _mm512_setzero_si512();                       \
   NPUKIT_QCONV_ACC(0);                                            \
   NPUKIT_QCONV_ACC(1);                                            \
@@ -70,12 +73,22 @@ inline int32_t word_at(const int8_t* p) {
     NPUKIT_QCONV_STEP(5, OP)                                      \
     NPUKIT_QCONV_STEP(6, OP)                                      \
     NPUKIT_QCONV_STEP(7, OP)                                      \
-  }                                                               \
-  NPUKIT_QCONV_STORE(0)                                           \
-  NPUKIT_QCONV_STORE(1)                                           \
-  NPUKIT_QCONV_STORE(2)                                           \
-  NPUKIT_QCONV_STORE(3)                                           \
+  }
+#define NPUKIT_QCONV_KERNEL(OP) \
+  NPUKIT_QCONV_ACCUMULATE(OP)   \
+  NPUKIT_QCONV_STORE(0)         \
+  NPUKIT_QCONV_STORE(1)         \
+  NPUKIT_QCONV_STORE(2)         \
+  NPUKIT_QCONV_STORE(3)         \
   NPUKIT_QCONV_STORE(4) NPUKIT_QCONV_STORE(5) NPUKIT_QCONV_STORE(6) NPUKIT_QCONV_STORE(7)
+// The fused kernels keep the accumulation loop of the plain ones and pass the
+// accumulators through a stack tile (handing the registers to the epilogue
+// directly makes GCC spill them inside the loop).
+#define NPUKIT_QCONV_FUSED_KERNEL(OP)        \
+  alignas(64) int32_t c[kQConvRows * kTile]; \
+  NPUKIT_QCONV_KERNEL(OP)                    \
+  const Requant q = requant_constants(s);    \
+  for (int r = 0; r < kQConvRows; ++r) fused_row<NV>(c + r * kTile, r, s, q);
 
 NPUKIT_AVX512VNNI inline __m512i dot_exact(__m512i acc, __m512i x, __m512i w) {
   return _mm512_dpbusd_epi32(acc, x, w);
@@ -85,6 +98,49 @@ NPUKIT_AVX512 inline __m512i dot_pairs(__m512i acc, __m512i x, __m512i w) {
 }
 
 static_assert(kQConvRows == 8, "the kernels below name 8 rows");
+
+// One vector of accumulators to 16 codes, as store_avx512 does (same fp32
+// operations in the same order): acc + offset - w_zp * x_sum (wrapping),
+// float(acc) * M, clamp to the code range minus y_zp, round to nearest even,
+// + y_zp.
+struct Requant {
+  __m512 flo, fhi;
+  __m512i yzp;
+};
+NPUKIT_AVX512 inline Requant requant_constants(const FusedStore& s) {
+  const int32_t lo = s.y_s8 ? -128 : 0, hi = s.y_s8 ? 127 : 255;
+  return {_mm512_set1_ps(static_cast<float>(lo - s.y_zp)),
+          _mm512_set1_ps(static_cast<float>(hi - s.y_zp)), _mm512_set1_epi32(s.y_zp)};
+}
+NPUKIT_AVX512 inline __m128i requant16(__m512i a, __m512i offset, int32_t w_zp,
+                                       const int32_t* x_sum, int64_t t, __m512 m,
+                                       const Requant& q) {
+  a = _mm512_add_epi32(a, offset);
+  if (w_zp != 0)  // x_sum holds kTile sums: whole vectors are in bounds
+    a = _mm512_sub_epi32(
+        a, _mm512_mullo_epi32(_mm512_set1_epi32(w_zp), _mm512_loadu_si512(x_sum + t)));
+  __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(a), m);
+  v = _mm512_min_ps(_mm512_max_ps(v, q.flo), q.fhi);  // never NaN (see store_avx512)
+  return _mm512_cvtepi32_epi8(_mm512_add_epi32(
+      _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), q.yzp));
+}
+NPUKIT_AVX512 inline void store16(uint8_t* y, int64_t left, __m128i codes) {
+  if (left >= 16)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y), codes);
+  else if (left > 0)
+    _mm_mask_storeu_epi8(y, static_cast<__mmask16>((1u << left) - 1), codes);
+}
+template <int NV>
+NPUKIT_AVX512 inline void fused_row(const int32_t* c, int r, const FusedStore& s,
+                                    const Requant& q) {
+  const __m512i offset = _mm512_set1_epi32(s.offset[r]);
+  const __m512 m = _mm512_set1_ps(s.multiplier[r]);
+  const int32_t wz = s.w_zp[r];
+  uint8_t* y = s.y[r];
+  for (int v = 0; v < NV; ++v)
+    store16(y + 16 * v, s.n - 16 * v,
+            requant16(_mm512_load_si512(c + 16 * v), offset, wz, s.x_sum, 16 * v, m, q));
+}
 
 template <int NV>
 NPUKIT_AVX512VNNI void exact_nv(const uint8_t* x, const int8_t* w, int64_t K4, int32_t* c) {
@@ -96,7 +152,39 @@ NPUKIT_AVX512 void pairs_nv(const uint8_t* x, const int8_t* w, int64_t K4, int32
   NPUKIT_QCONV_KERNEL(dot_pairs);
 }
 
+template <int NV>
+NPUKIT_AVX512VNNI void fused_exact_nv(const uint8_t* x, const int8_t* w, int64_t K4,
+                                      const FusedStore& s) {
+  NPUKIT_QCONV_FUSED_KERNEL(dot_exact)
+}
+
+template <int NV>
+NPUKIT_AVX512 void fused_pairs_nv(const uint8_t* x, const int8_t* w, int64_t K4,
+                                  const FusedStore& s) {
+  NPUKIT_QCONV_FUSED_KERNEL(dot_pairs)
+}
+
 }  // namespace
+
+void fused_exact_avx512vnni(const uint8_t* x, const int8_t* w, int64_t K4, int nvec,
+                            const FusedStore& s) {
+  if (nvec == 3)
+    fused_exact_nv<3>(x, w, K4, s);
+  else if (nvec == 2)
+    fused_exact_nv<2>(x, w, K4, s);
+  else
+    fused_exact_nv<1>(x, w, K4, s);
+}
+
+void fused_pairs_avx512(const uint8_t* x, const int8_t* w, int64_t K4, int nvec,
+                        const FusedStore& s) {
+  if (nvec == 3)
+    fused_pairs_nv<3>(x, w, K4, s);
+  else if (nvec == 2)
+    fused_pairs_nv<2>(x, w, K4, s);
+  else
+    fused_pairs_nv<1>(x, w, K4, s);
+}
 
 void gemm_exact_avx512vnni(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t* c) {
   if (nvec == 3)
@@ -170,6 +258,8 @@ void gemm_pairs_avx512(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, 
 void store_avx512(const int32_t* c, int64_t n, const RowStore& s, void* y) {
   store_portable(c, n, s, y);
 }
+void fused_exact_avx512vnni(const uint8_t*, const int8_t*, int64_t, int, const FusedStore&) {}
+void fused_pairs_avx512(const uint8_t*, const int8_t*, int64_t, int, const FusedStore&) {}
 }  // namespace npukit::qconv
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "npukit/parallel.hpp"
 #include "ops/cpu/qconv_gemm.hpp"
+#include "ops/cpu/qconv_nhwc.hpp"
 #include "ops/quantized_common.hpp"
 
 #if defined(__SSE2__)
@@ -75,6 +76,7 @@ std::shared_ptr<const QConvPackedWeights> pack_qconv(const TensorView& w, const 
     }
     pk->w_sum[static_cast<size_t>(o)] = static_cast<int32_t>(sum);  // |sum| <= 33025 * 128
   }
+  if (!pairs && groups == 1 && KH * KW > 1) qconv::pack_nhwc(w, *pk);
   return pk;
 }
 
@@ -233,17 +235,19 @@ void image_rows_tile(const QConvProblem& p, const Geometry& G, int64_t K, int64_
                      int64_t gp0, int64_t np, bool want_sum, uint8_t* tile, int32_t* x_sum) {
   const uint8_t* x0 = static_cast<const uint8_t*>(p.x.raw()) + g * G.ICg * p.x.stride(1);
   const uint8_t flip = G.primed ? 0x80 : 0;
-  for (int64_t t = 0; t < kTile; ++t) {
+  // Zeros first (pixels past np, k past K), then each of the np pixels'
+  // K codes (a classifier at batch 1 has one pixel of kTile).
+  std::memset(tile, 0, static_cast<size_t>(K4 * kTile * 4));
+  if (want_sum) std::fill(x_sum, x_sum + kTile, 0);
+  for (int64_t t = 0; t < np; ++t) {
     const uint8_t* src = x0 + (gp0 + t) * p.x.stride(0);
     uint8_t* d = tile + t * 4;
     int32_t sum = 0;
-    for (int64_t q = 0; q < K4; ++q, d += kTile * 4)
-      for (int64_t j = 0; j < 4; ++j) {
-        const int64_t k = q * 4 + j;
-        const uint8_t v = t < np && k < K ? static_cast<uint8_t>(src[k] ^ flip) : 0;
-        d[j] = v;
-        sum += v;
-      }
+    for (int64_t k = 0; k < K; ++k) {
+      const uint8_t v = static_cast<uint8_t>(src[k] ^ flip);
+      d[k / 4 * kTile * 4 + k % 4] = v;
+      sum += v;
+    }
     if (want_sum) x_sum[t] = sum;
   }
 }
@@ -306,6 +310,7 @@ struct Scratch {
   std::vector<const uint8_t*> row_ptr;
   std::vector<int32_t> x_sum;
   alignas(64) int32_t c[kQConvRows * kTile];
+  alignas(64) uint8_t codes[kQConvRows * kTile];  // fused codes not written in place
 };
 
 }  // namespace
@@ -368,8 +373,27 @@ void run_gemm(const QConvProblem& p, const GemmIsa& isa) {
     mult[i] = (p.x_scale * p.wq.scale_at(o)) / p.y_scale;  // as the reference
   }
 
+  // The fused epilogue reads kQConvRows values per weight block: the same
+  // values laid out by (group, block, row), zero past the group's channels.
+  const FusedFn fused = !p.requantize ? nullptr : p.pairs ? isa.fused_pairs : isa.fused_exact;
+  const size_t rows_total = static_cast<size_t>(p.groups * pk->blocks * kQConvRows);
+  std::vector<int32_t> row_offset, row_wzp;
+  std::vector<float> row_mult;
+  if (fused) {
+    row_offset.assign(rows_total, 0), row_wzp.assign(rows_total, 0), row_mult.assign(rows_total, 0);
+    for (int64_t o = 0; o < G.OC; ++o) {
+      const int64_t g = o / G.OCg, og = o % G.OCg;
+      const size_t at =
+          static_cast<size_t>((g * pk->blocks + og / kQConvRows) * kQConvRows + og % kQConvRows);
+      const size_t i = static_cast<size_t>(o);
+      row_offset[at] = offset[i], row_wzp[at] = wzp[i], row_mult[at] = mult[i];
+    }
+  }
+
   G.padded = !G.direct && !G.image_rows && win.stride_h == win.stride_w && win.stride_h <= 4;
-  std::vector<uint8_t> planes;
+  // Per calling thread and kept between calls: a first layer's planes exceed
+  // malloc's mmap threshold, and a fresh mapping page-faults on every run.
+  thread_local std::vector<uint8_t> planes;
   std::vector<int64_t> tap_offset(static_cast<size_t>(K));
   if (G.padded) {
     G.s = win.stride_h;
@@ -381,7 +405,9 @@ void run_gemm(const QConvProblem& p, const GemmIsa& isa) {
     // Slack: a tile row starts at most ((KH-1)*dh/s + OH - 1) * Wp + (KW-1)*dw/s
     // + Wp - 1 into its phase plane, where (OH-1) + (KH-1)*dh/s <= Hp - 1, and
     // reads kTile bytes: up to Wp + kTile bytes past the plane.
-    planes.resize(static_cast<size_t>(G.N * G.C * G.s * G.s * G.Hp * G.Wp + G.Wp + 2 * kTile));
+    const int64_t plane_bytes = G.N * G.C * G.s * G.s * G.Hp * G.Wp;
+    planes.resize(static_cast<size_t>(plane_bytes + G.Wp + 2 * kTile));
+    std::memset(planes.data() + plane_bytes, 0, static_cast<size_t>(G.Wp + 2 * kTile));
     fill_planes(p, G, planes.data());
     G.planes = planes.data();
     // Each tap's phase plane and start within it, from its group's first plane.
@@ -461,7 +487,49 @@ void run_gemm(const QConvProblem& p, const GemmIsa& isa) {
       }
     }
     const int nvec = static_cast<int>((np + 15) / 16);
-    for (int64_t b = b0; b < b1; ++b) {
+    // Fused: a tile within one image (not on the padded grid) is one run of
+    // contiguous outputs per channel, written in place; otherwise the codes
+    // go to s.codes and are copied out per output row or image.
+    const bool in_place = !G.padded && (gp0 % G.P) + np <= G.P;
+    for (int64_t b = b0; b < b1 && fused; ++b) {
+      FusedStore fs;
+      const size_t at = static_cast<size_t>((g * pk->blocks + b) * kQConvRows);
+      fs.offset = row_offset.data() + at, fs.w_zp = row_wzp.data() + at;
+      fs.multiplier = row_mult.data() + at;
+      fs.x_sum = any_wzp ? s.x_sum.data() : nullptr;
+      fs.y_zp = p.y_zp, fs.y_s8 = y_s8, fs.n = np;
+      const int64_t n0 = gp0 / G.P, pix0 = gp0 % G.P;
+      for (int64_t r = 0; r < kQConvRows; ++r) {
+        const int64_t og = b * kQConvRows + r;
+        fs.y[r] = s.codes + r * kTile;
+        if (in_place && og < G.OCg)
+          fs.y[r] = static_cast<uint8_t*>(p.y.raw()) + n0 * p.y.stride(0) +
+                    (g * G.OCg + og) * p.y.stride(1) + pix0;
+      }
+      fused(s.tile.data(), pk->block(g, b), K4, nvec, fs);
+      if (in_place) continue;
+      for (int64_t r = 0; r < kQConvRows && b * kQConvRows + r < G.OCg; ++r) {
+        const int64_t o = g * G.OCg + b * kQConvRows + r;
+        for (int64_t t = 0; t < np;) {
+          int64_t n, pix, len;
+          if (G.padded) {
+            const int64_t oh = (gp0 + t) / G.Wp, ow = (gp0 + t) % G.Wp;
+            if (ow >= G.OW) {
+              t += G.Wp - ow;
+              continue;
+            }
+            n = img, pix = oh * G.OW + ow, len = std::min(np - t, G.OW - ow);
+          } else {
+            n = (gp0 + t) / G.P, pix = (gp0 + t) % G.P, len = std::min(np - t, G.P - pix);
+          }
+          std::memcpy(
+              static_cast<uint8_t*>(p.y.raw()) + n * p.y.stride(0) + o * p.y.stride(1) + pix,
+              s.codes + r * kTile + t, static_cast<size_t>(len));
+          t += len;
+        }
+      }
+    }
+    for (int64_t b = b0; b < b1 && !fused; ++b) {
       gemm(s.tile.data(), pk->block(g, b), K4, nvec, s.c);
       for (int64_t r = 0; r < kQConvRows; ++r) {
         const int64_t og = b * kQConvRows + r;

@@ -1,0 +1,48 @@
+// The channels-last form of the integer convolution (x8-qconv-nhwc.cpp
+// drives it): output channels in the vector lanes, output pixels broadcast.
+// Per call x' is copied once into a padded NHWC buffer (x_zp' in the padding,
+// channels rounded up to quads), so a pixel's taps are plain offsets from its
+// top-left corner and no im2col tile is built; weights are packed once as
+// [oc block of 64][tap][channel quad][64][4]. A micro-kernel computes up to
+// kNhwcPixels pixels x 64 channels, exactly in int32 (vpdpbusd or plain
+// loops), then requantizes with the reference's fp32 operations into an NHWC
+// staging buffer, which is transposed into the NCHW output.
+// Only for weights whose zero point w_zp' is 0 (symmetric s8): the sum of
+// x' over a pixel's taps is then not needed.
+#pragma once
+
+#include <cstdint>
+
+#include "ops/cpu/qconv_problem.hpp"
+
+namespace npukit::qconv {
+
+inline constexpr int64_t kNhwcOcBlock = 64;  // output channels per block: 4 vectors
+inline constexpr int kNhwcPixels = 6;        // pixels per micro-kernel call (24 accumulators)
+
+// One micro-kernel call: R pixels x kNhwcOcBlock channels.
+struct NhwcBlock {
+  const uint8_t* px[kNhwcPixels];  // each pixel's top-left tap in the padded copy
+  const int64_t* tap_off;          // byte offset of each tap from px[r]
+  int64_t taps = 0, C4 = 0;        // taps; channel quads per tap
+  const int8_t* w;                 // the block's weights [tap][C4][64][4]
+  const int32_t* offset;           // [64]: bias - x_zp' * sum(w') (wrapping)
+  const float* multiplier;         // [64]: (x_scale * w_scale) / y_scale
+  int32_t y_zp = 0;
+  bool y_s8 = false;
+  uint8_t* y;  // codes of pixel r, channel o at y[r * y_stride + o]
+  int64_t y_stride = 0;
+};
+using NhwcFn = void (*)(const NhwcBlock& b, int R);
+void nhwc_block_portable(const NhwcBlock& b, int R);
+void nhwc_block_avx512vnni(const NhwcBlock& b, int R);  // declared for every build
+
+// Why the NHWC kernels decline p (null: they accept it).
+const char* nhwc_declines(const QConvProblem& p);
+void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn);
+
+// Packs w' (s8; u8 weights as w ^ 0x80) into the NHWC layout; pk's other fields
+// (K, w_sum) are filled by pack_qconv.
+void pack_nhwc(const TensorView& w, QConvPackedWeights& pk);
+
+}  // namespace npukit::qconv

@@ -1,0 +1,102 @@
+// AVX-512 VNNI micro-kernel of the channels-last integer convolution
+// (qconv_nhwc.hpp): per channel quad, 4 vectors of 16 output channels'
+// weights and one broadcast u32 (4 channels) per pixel; vpdpbusd sums the 4
+// u8 x s8 products per lane exactly in int32. The requantization is
+// store_avx512's, with per-lane offsets and multipliers.
+#include "ops/cpu/qconv_nhwc.hpp"
+
+#if defined(__x86_64__)
+// GCC 12 reports its own _mm512_undefined_* placeholders inside the AVX-512
+// intrinsics as (maybe-)uninitialized (false positives of the header).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+#include <immintrin.h>
+
+#include <cstring>
+
+#define NPUKIT_AVX512VNNI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni")))
+
+namespace npukit::qconv {
+
+namespace {
+
+NPUKIT_AVX512VNNI inline __m512i bcast(const uint8_t* p) {
+  int32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return _mm512_set1_epi32(v);
+}
+
+// float(acc + offset) * m, clamped to the code range minus y_zp, rounded to
+// nearest even, + y_zp: the reference's operations (see store_avx512).
+NPUKIT_AVX512VNNI inline __m128i requant(__m512i a, const int32_t* offset, const float* m,
+                                         __m512 flo, __m512 fhi, __m512i yzp) {
+  a = _mm512_add_epi32(a, _mm512_loadu_si512(offset));
+  __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(a), _mm512_loadu_ps(m));
+  v = _mm512_min_ps(_mm512_max_ps(v, flo), fhi);  // never NaN: finite acc and multipliers
+  return _mm512_cvtepi32_epi8(_mm512_add_epi32(
+      _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), yzp));
+}
+
+template <int R>
+NPUKIT_AVX512VNNI void block(const NhwcBlock& b) {
+  __m512i acc[R][4];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < 4; ++v) acc[r][v] = _mm512_setzero_si512();
+  const int8_t* w = b.w;
+  for (int64_t t = 0; t < b.taps; ++t) {
+    const uint8_t* x[R];
+    for (int r = 0; r < R; ++r) x[r] = b.px[r] + b.tap_off[t];
+    for (int64_t q = 0; q < b.C4; ++q, w += kNhwcOcBlock * 4) {
+      const __m512i w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64);
+      const __m512i w2 = _mm512_loadu_si512(w + 128), w3 = _mm512_loadu_si512(w + 192);
+      for (int r = 0; r < R; ++r) {
+        const __m512i xv = bcast(x[r] + q * 4);
+        acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], xv, w0);
+        acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], xv, w1);
+        acc[r][2] = _mm512_dpbusd_epi32(acc[r][2], xv, w2);
+        acc[r][3] = _mm512_dpbusd_epi32(acc[r][3], xv, w3);
+      }
+    }
+  }
+  const int32_t lo = b.y_s8 ? -128 : 0, hi = b.y_s8 ? 127 : 255;
+  const __m512 flo = _mm512_set1_ps(static_cast<float>(lo - b.y_zp));
+  const __m512 fhi = _mm512_set1_ps(static_cast<float>(hi - b.y_zp));
+  const __m512i yzp = _mm512_set1_epi32(b.y_zp);
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < 4; ++v)
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(b.y + r * b.y_stride + 16 * v),
+                       requant(acc[r][v], b.offset + 16 * v, b.multiplier + 16 * v, flo, fhi, yzp));
+}
+
+}  // namespace
+
+void nhwc_block_avx512vnni(const NhwcBlock& b, int R) {
+  switch (R) {
+    case 6:
+      return block<6>(b);
+    case 5:
+      return block<5>(b);
+    case 4:
+      return block<4>(b);
+    case 3:
+      return block<3>(b);
+    case 2:
+      return block<2>(b);
+    default:
+      return block<1>(b);
+  }
+}
+
+}  // namespace npukit::qconv
+
+#else  // not x86-64: never listed as runnable
+
+namespace npukit::qconv {
+void nhwc_block_avx512vnni(const NhwcBlock& b, int R) {
+  nhwc_block_portable(b, R);
+}
+}  // namespace npukit::qconv
+
+#endif
