@@ -10,6 +10,7 @@
 #include "dot_chains.hpp"
 #include "finite.hpp"
 #include "npukit/parallel.hpp"
+#include "phase_split.hpp"
 
 namespace npukit::cpu {
 
@@ -91,6 +92,10 @@ void fill_plane(const ConvProblem& p, const Layout& l, const std::vector<int64_t
     const float* s = src + h * xs_h;
     if (copy_rows) {
       std::copy(s, s + W, row + win.pad_left);
+      continue;
+    }
+    if (l.sw == 2 && win.ins_w == 0 && xs_w == 1) {
+      split_row_stride2(s, W, win.pad_left, row, row + l.phase_size);
       continue;
     }
     if (win.ins_w == 0) {

@@ -9,6 +9,7 @@
 #include "finite.hpp"
 #include "flush_scope.hpp"
 #include "npukit/parallel.hpp"
+#include "phase_split.hpp"
 
 namespace npukit::cpu {
 
@@ -83,6 +84,10 @@ void fill_plane(const DwconvProblem& p, const Layout& l, const std::vector<int64
       std::copy(s, s + W, row + win.pad_left);
       continue;
     }
+    if (l.phases == 2 && win.ins_w == 0 && xs_w == 1) {
+      split_row_stride2(s, W, win.pad_left, row, row + l.phase_size);
+      continue;
+    }
     if (win.ins_w == 0) {
       // Without inserted zeros, every stride_w-th column goes to consecutive
       // columns of one phase: strided copies instead of indexed stores.
@@ -131,6 +136,7 @@ void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel) {
     buf.input.assign(static_cast<size_t>(l.plane), 0.0f);
     if (!y_rows_contiguous) buf.output.resize(static_cast<size_t>(OH * OW));
     std::vector<float> weights(static_cast<size_t>(KH * KW));
+    const auto* wbase = static_cast<const float*>(p.w.raw());
     int64_t filled = -1;  // the (n, ic) plane now in buf.input
     for (int64_t plane = begin; plane < end; ++plane) {
       const int64_t n = plane / OC, oc = plane % OC, ic = oc / p.multiplier;
@@ -140,7 +146,8 @@ void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel) {
       }
       for (int64_t kh = 0; kh < KH; ++kh)
         for (int64_t kw = 0; kw < KW; ++kw)
-          weights[static_cast<size_t>(kh * KW + kw)] = p.w.at<float>(oc, 0, kh, kw);
+          weights[static_cast<size_t>(kh * KW + kw)] =
+              wbase[oc * p.w.stride(0) + kh * p.w.stride(2) + kw * p.w.stride(3)];
       DwPlane d;
       d.x = buf.input.data();
       d.row = l.row;
