@@ -2,6 +2,7 @@
 // shape with the core's own shape function and returns a kernel that calls
 // the core operator. No arithmetic here.
 #include <limits>
+#include <memory>
 
 #include "npukit/error.hpp"
 #include "npukit/ops/activation.hpp"
@@ -163,6 +164,17 @@ NodePlan plan_softmax(const PlanContext& c) {
           }};
 }
 
+// A 2-D f32 tensor's transpose, contiguous.
+Tensor transposed(const Tensor& t) {
+  const TensorView v = t.view();
+  const int64_t rows = v.dim(0), cols = v.dim(1);
+  Tensor out(DType::f32, {cols, rows});
+  float* d = static_cast<float*>(out.view().raw());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t col = 0; col < cols; ++col) d[col * rows + r] = v.at2<float>(r, col);
+  return out;
+}
+
 NodePlan plan_gemm(const PlanContext& c) {
   expect_attrs(c.node, {"alpha", "beta", "transA", "transB", "broadcast"});
   const Operand& a = operand(c, 0, {F});
@@ -179,6 +191,19 @@ NodePlan plan_gemm(const PlanContext& c) {
     broadcast_view(TensorView(reinterpret_cast<void*>(64), DType::f32, c.in[2].shape,
                               contiguous_strides(c.in[2].shape)),
                    y, "Gemm", "C");
+  }
+  // A constant transposed b (the FC weights of torchvision's exports) is
+  // transposed back once here: the fast kernels then read its rows in place
+  // instead of gathering a column per output lane on every run.
+  std::shared_ptr<const Tensor> b_rows;
+  if (p.trans_b && b.value != nullptr)
+    b_rows = std::make_shared<const Tensor>(transposed(b.value->tensor));
+  if (b_rows) {
+    GemmParams q = p;
+    q.trans_b = false;
+    return {{make_operand(F, y)}, [q, has_c, b_rows](const auto& in, const auto& out) {
+              gemm(in[0], b_rows->view(), has_c ? in[2] : TensorView(), out[0], q);
+            }};
   }
   return {{make_operand(F, y)}, [p, has_c](const auto& in, const auto& out) {
             gemm(in[0], in[1], has_c ? in[2] : TensorView(), out[0], p);

@@ -269,6 +269,42 @@ def cli_info():
 
 
 @case
+def gemm_with_constant_transposed_b_equals_the_reference():
+    # The planner transposes a constant b of Gemm(transB=1) once (the fast
+    # kernels then read its rows in place): bit for bit the model with b as
+    # an input, and the reference kernels (NPUKIT_IMPL=reference, CLI). K = 150
+    # crosses the packing's chunks of 64, N = 37 leaves a partial block.
+    rng = np.random.default_rng(9)
+    M, K, N = 3, 150, 37
+    a = rng.uniform(-2, 2, (M, K)).astype(np.float32)
+    b = rng.uniform(-2, 2, (N, K)).astype(np.float32)
+    c = rng.uniform(-2, 2, (N,)).astype(np.float32)
+    a[0, 5], b[3, 9], b[4, 100], a[2, 140] = np.nan, -np.inf, 1e-40, -0.0
+
+    def same(x, y):  # bit for bit, a NaN equals any NaN
+        return np.array_equal(np.isnan(x), np.isnan(y)) and np.array_equal(
+            np.where(np.isnan(x), 0, x).view(np.uint32), np.where(np.isnan(y), 0, y).view(np.uint32))
+
+    node = helper.make_node("Gemm", ["a", "b", "c"], ["y"], transB=1, alpha=0.75, beta=1.5)
+    y_vi = vi("y", TensorProto.FLOAT, [M, N])
+    const = save(make([node], [vi("a", TensorProto.FLOAT, [M, K])], [y_vi],
+                      [numpy_helper.from_array(b, "b"), numpy_helper.from_array(c, "c")]),
+                 "gemm_const_b.onnx")
+    given = save(make([node], [vi("a", TensorProto.FLOAT, [M, K]), vi("b", TensorProto.FLOAT, [N, K])],
+                      [y_vi], [numpy_helper.from_array(c, "c")]), "gemm_input_b.onnx")
+    got = npukit.run_model(const, {"a": a})["y"]
+    want = npukit.run_model(given, {"a": a, "b": b})["y"]
+    assert np.isnan(got).any() and np.isfinite(got).sum() > M * N // 2, got
+    assert same(got, want), (got, want)
+    np.save(os.path.join(TMP, "gemm_a.npy"), a)
+    out = os.path.join(TMP, "gemm_ref")
+    subprocess.run([BIN, "run", const, "-i", os.path.join(TMP, "gemm_a.npy"), "-o", out],
+                   check=True, capture_output=True, env={**os.environ, "NPUKIT_IMPL": "reference"})
+    ref = np.load(os.path.join(out, "y.npy"))
+    assert same(got, ref), (got, ref)
+
+
+@case
 def shape_products_that_overflow():
     # Found by libFuzzer: a Reshape whose sizes multiply past 2^63 (and an input
     # whose declared dims do) must be rejected by name, not wrap around.
