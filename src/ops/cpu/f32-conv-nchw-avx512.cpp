@@ -31,6 +31,18 @@ struct Rows {
 template <int R>
 NPUKIT_AVX512 void finish(const ConvTile& t, const Rows<R> rows, int64_t q, int64_t q_end) {
   const __m512* acc = rows.v;
+  if (t.dense) {  // one segment, no division: lanes [0, q_end - q) go to q ..
+    const int64_t valid = std::min(q_end - q, kLanes);
+    const __mmask16 m = static_cast<__mmask16>((1u << valid) - 1u);
+    for (int r = 0; r < R; ++r) {
+      float* base = t.y[r] + q;
+      __m512 v = acc[r];
+      if (t.has_bias) v = _mm512_add_ps(v, _mm512_set1_ps(t.bias[r]));
+      if (t.result_add) v = _mm512_add_ps(_mm512_maskz_loadu_ps(m, base), v);
+      _mm512_mask_storeu_ps(base, m, v);
+    }
+    return;
+  }
   int64_t oh = q / t.wq, ow = q % t.wq, lane = 0;
   q_end = std::min(q_end, q + kLanes);
   while (q < q_end) {
