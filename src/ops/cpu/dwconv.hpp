@@ -22,6 +22,7 @@ struct DwconvProblem {
   bool has_bias = false, result_add = false;
   Fp32Accumulation accumulation = Fp32Accumulation::sequential;
   bool flush_denormals = false;
+  ClipParams clip = {};  // applied last (Conv2dParams::clip)
 };
 
 // One output plane for a plane kernel. The window of output (oh, ow) starts
@@ -39,6 +40,8 @@ struct DwPlane {
   bool interleaved;  // A[t % 2] accumulators (bm1684) instead of one
   bool has_bias, result_add;
   float bias;
+  bool clip;  // clamp to [clip_min, clip_max] last, as ref::clip_f32
+  float clip_min, clip_max;
 };
 using DwPlaneKernel = void (*)(const DwPlane& p);
 

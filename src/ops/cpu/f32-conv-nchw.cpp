@@ -223,6 +223,9 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
     t.has_bias = bias != nullptr;
     t.result_add = c.result_add;
     t.dense = dense;
+    t.clip = !clip_is_identity(c.clip);
+    t.clip_min = c.clip.min;
+    t.clip_max = c.clip.max;
     kernel(t);
   });
 }
@@ -241,6 +244,15 @@ bool any_nan(const TensorView& y) {
   return any != 0;
 }
 
+void run_reference(const ConvProblem& p) {
+  if (p.params.accumulation == Fp32Accumulation::interleaved)
+    ref::conv2d_f32_interleaved(p.x, p.w, p.bias, p.y, p.params);
+  else
+    ref::conv2d_f32(p.x, p.w, p.bias, p.y, p.params);
+  // The fused clip: the unfused Clip, on the finished output.
+  if (!clip_is_identity(p.params.clip)) ref::clip_f32(p.y, p.y, p.params.clip);
+}
+
 // Runs the kernel; when the weights' finiteness was left to the output
 // (checks_output), a NaN-free output proves that no infinite or NaN weight
 // met a padded tap (0 * such a weight is NaN, and a NaN term keeps the sum
@@ -249,7 +261,7 @@ bool any_nan(const TensorView& y) {
 void run_checked(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape shape) {
   run_conv_nchw(p, kernel, shape);
   if (has_zero_taps(p.params.window) && checks_output(p) && any_nan(p.y) && !all_finite_f32(p.w))
-    ref::conv2d_f32(p.x, p.w, p.bias, p.y, p.params);
+    run_reference(p);
 }
 
 void run_avx512(const ConvProblem& p) {
@@ -268,14 +280,15 @@ const char* declines_dot_chains(const ConvProblem& p) {
     return "a non-finite weight with padded taps";
   return nullptr;
 }
-void run_dot_chains(const ConvProblem& p) {
-  conv2d_f32(p.x, p.w, p.bias, p.y, p.params);
+// The fused clip of kernels that do not fuse it: the unfused Clip, on the
+// finished output.
+void clip_output(const ConvProblem& p) {
+  if (!clip_is_identity(p.params.clip)) ref::clip_f32(p.y, p.y, p.params.clip);
 }
 
-void run_reference(const ConvProblem& p) {
-  if (p.params.accumulation == Fp32Accumulation::interleaved)
-    return ref::conv2d_f32_interleaved(p.x, p.w, p.bias, p.y, p.params);
-  ref::conv2d_f32(p.x, p.w, p.bias, p.y, p.params);
+void run_dot_chains(const ConvProblem& p) {
+  conv2d_f32(p.x, p.w, p.bias, p.y, p.params);
+  clip_output(p);
 }
 
 constexpr const char* kNchw =

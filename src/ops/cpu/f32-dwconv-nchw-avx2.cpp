@@ -63,6 +63,10 @@ NPUKIT_AVX2 void plane_group(const DwPlane& p, int64_t v0, int64_t per_row) {
       // Operand order as in the references: sequential out + acc, interleaved r + out.
       r = kInterleaved ? _mm256_add_ps(r, old) : _mm256_add_ps(old, r);
     }
+    if (p.clip) {  // ref::clip_f32: max(lo, r) is lo > r ? lo : r (NaN and -0 pass)
+      r = _mm256_max_ps(_mm256_set1_ps(p.clip_min), r);
+      r = _mm256_min_ps(_mm256_set1_ps(p.clip_max), r);
+    }
     _mm256_maskstore_ps(y[i], m[i], r);
   }
 }

@@ -58,6 +58,11 @@ NPUKIT_AVX512 void plane_group(const DwPlane& p, int64_t v0, int64_t per_row) {
       // Operand order as in the references: sequential out + acc, interleaved r + out.
       r = kInterleaved ? _mm512_add_ps(r, old) : _mm512_add_ps(old, r);
     }
+    if (p.clip) {  // ref::clip_f32's two steps (ordered compares: NaN and -0 pass)
+      const __m512 lo = _mm512_set1_ps(p.clip_min), hi = _mm512_set1_ps(p.clip_max);
+      r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(r, lo, _CMP_LT_OQ), r, lo);
+      r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(r, hi, _CMP_GT_OQ), r, hi);
+    }
     _mm512_mask_storeu_ps(y[i], m[i], r);
   }
 }

@@ -128,6 +128,10 @@ void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel) {
   const float* bias = p.has_bias ? static_cast<const float*>(p.bias.raw()) : nullptr;
   const int64_t bias_step = p.has_bias ? p.bias.stride(p.bias.rank() == 1 ? 0 : 1) : 0;
   const bool y_rows_contiguous = p.y.stride(3) == 1;
+  // The clip is fused into the plane kernels, except under flushing (the
+  // MXCSR's DAZ would change its comparisons of denormals): applied after.
+  const bool clipped = !clip_is_identity(p.clip);
+  const bool fused_clip = clipped && !p.flush_denormals;
   // Enough planes per task to be worth a thread (a 7x7 3x3 plane is ~900 flops).
   const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, OH * OW * KH * KW));
   parallel_ranges(N * OC, grain, [&](int64_t begin, int64_t end) {
@@ -161,6 +165,9 @@ void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel) {
       d.has_bias = bias != nullptr;
       d.result_add = p.result_add;
       d.bias = bias ? bias[oc * bias_step] : 0.0f;
+      d.clip = fused_clip;
+      d.clip_min = p.clip.min;
+      d.clip_max = p.clip.max;
       float* yplane = static_cast<float*>(p.y.raw()) + n * p.y.stride(0) + oc * p.y.stride(1);
       if (y_rows_contiguous) {
         d.y = yplane;
@@ -182,6 +189,7 @@ void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel) {
               buf.output[static_cast<size_t>(h * OW + w)];
     }
   });
+  if (clipped && !fused_clip) ref::clip_f32(p.y, p.y, p.clip);
 }
 
 namespace {
@@ -191,11 +199,13 @@ void run_reference(const DwconvProblem& p) {
     Depthwise2dParams d{p.window,     p.multiplier,   p.has_bias,
                         p.result_add, p.accumulation, p.flush_denormals};
     ref::depthwise2d_f32_interleaved(p.x, p.w, p.bias, p.y, d);
-    return;
+  } else {
+    const Conv2dParams c{p.window,     p.x.dim(1),     p.has_bias,
+                         p.result_add, p.accumulation, p.flush_denormals};
+    ref::conv2d_f32(p.x, p.w, p.bias, p.y, c);
   }
-  const Conv2dParams c{p.window,     p.x.dim(1),     p.has_bias,
-                       p.result_add, p.accumulation, p.flush_denormals};
-  ref::conv2d_f32(p.x, p.w, p.bias, p.y, c);
+  // The fused clip: the unfused Clip, on the finished output.
+  if (!clip_is_identity(p.clip)) ref::clip_f32(p.y, p.y, p.clip);
 }
 
 void run_avx512(const DwconvProblem& p) {
