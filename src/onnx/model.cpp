@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "onnx/attributes.hpp"
+#include "onnx/conv_activation_fusion.hpp"
 #include "onnx/graph.hpp"
 #include "onnx/loaded.hpp"
 #include "onnx/op_families.hpp"
@@ -500,6 +501,8 @@ Model Model::from_bytes(const void* data, size_t size, Profile profile, const st
   // ONNX Runtime rewrites QDQ groups into integer operators before running
   // them; every other profile runs the QDQ graph literally (in float).
   if (semantics_base(profile) == Profile::onnxruntime) fuse_qdq(impl->g);
+  // Conv + Relu/Clip as one node (ORT's ConvActivationFusion; the same bits).
+  if (fuses_conv_activation(profile)) fuse_conv_activation(impl->g);
   std::vector<Issue> issues = impl->g.issues;
   impl->check_graph(issues);
   // Shape-check with every symbolic dimension bound to 1.
@@ -690,6 +693,7 @@ ModelSummary summarize(const std::string& path, Profile profile) {
     fuse_qdq(g, &log);
     s.rewrites = std::move(log.lines);
   }
+  if (fuses_conv_activation(profile)) fuse_conv_activation(g, &s.rewrites);
   s.producer = g.producer;
   s.ir_version = g.ir_version;
   s.opset = g.opset;

@@ -14,6 +14,7 @@ std::optional<OpFamily> op_family_of(const std::string& domain, const std::strin
       {{"", "GlobalMaxPool"}, OpFamily::pool2d},
       {{"", "GlobalAveragePool"}, OpFamily::pool2d},
       {{"", "Conv"}, OpFamily::conv2d},
+      {{"com.microsoft", "FusedConv"}, OpFamily::conv2d},
       {{"", "Gemm"}, OpFamily::matmul},
       {{"", "MatMul"}, OpFamily::matmul},
       {{"", "QuantizeLinear"}, OpFamily::quantize_linear},

@@ -21,8 +21,32 @@ namespace {
 
 constexpr auto F = Elem::f32;
 
-NodePlan plan_conv(const PlanContext& c) {
-  expect_attrs(c.node, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
+// com.microsoft FusedConv's activation (what fuse_conv_activation writes, and
+// ONNX Runtime's optimized models hold): Relu, or Clip with its [min, max] in
+// activation_params, applied as npukit's Clip to the finished output.
+ClipParams fused_activation(const Node& n) {
+  const std::string kind = attr_string(n, "activation", "");
+  if (kind == "Relu") {
+    check(!has_attr(n, "activation_params"), "FusedConv", "activation_params", "present",
+          "absent for Relu");
+    return {0.0f, std::numeric_limits<float>::infinity()};
+  }
+  check(kind == "Clip", "FusedConv", "activation", "'" + kind + "'", "Relu or Clip");
+  auto it = n.attrs.find("activation_params");
+  const bool two =
+      it != n.attrs.end() && it->second.kind == Attr::Kind::floats && it->second.floats.size() == 2;
+  check(two, "FusedConv", "activation_params",
+        it == n.attrs.end() ? "absent" : std::to_string(it->second.floats.size()) + " floats",
+        "[min, max] for Clip");
+  return {it->second.floats[0], it->second.floats[1]};
+}
+
+NodePlan plan_conv_or_fused(const PlanContext& c, bool fused) {
+  if (fused)
+    expect_attrs(c.node, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides",
+                          "activation", "activation_params"});
+  else
+    expect_attrs(c.node, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
   const Operand& x = operand(c, 0, {F});
   const Operand& w = operand(c, 1, {F});
   expect_rank(c, 0, 4, 4);
@@ -35,10 +59,18 @@ NodePlan plan_conv(const PlanContext& c) {
     operand(c, 2, {F});
     expect_rank(c, 2, 1, 1);
   }
+  if (fused) p.clip = fused_activation(c.node);
   Shape y = conv2d_output_shape(x.shape, w.shape, p);
   return {{make_operand(F, y)}, [p](const auto& in, const auto& out) {
             conv2d(in[0], in[1], p.has_bias ? in[2] : TensorView(), out[0], p);
           }};
+}
+
+NodePlan plan_conv(const PlanContext& c) {
+  return plan_conv_or_fused(c, false);
+}
+NodePlan plan_fused_conv(const PlanContext& c) {
+  return plan_conv_or_fused(c, true);
 }
 
 NodePlan plan_relu(const PlanContext& c) {
@@ -224,6 +256,7 @@ NodePlan plan_matmul(const PlanContext& c) {
 const std::vector<OpEntry>& fp32_ops() {
   static const std::vector<OpEntry> ops = {
       {"", "Conv", 2, 3, 1, plan_conv},
+      {"com.microsoft", "FusedConv", 2, 3, 1, plan_fused_conv},
       {"", "Relu", 1, 1, 1, plan_relu},
       {"", "Clip", 1, 3, 1, plan_clip},
       {"", "Add", 2, 2, 1, plan_binary<BinaryOp::add>},
