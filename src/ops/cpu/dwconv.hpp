@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "npukit/ops/conv2d.hpp"
+#include "ops/cpu/phase_split.hpp"
 #include "ops/kernel_list.hpp"
 
 namespace npukit::cpu {
@@ -51,8 +52,9 @@ void f32_dwconv_plane_portable(const DwPlane& p);
 void f32_dwconv_plane_avx2(const DwPlane& p);
 void f32_dwconv_plane_avx512(const DwPlane& p);
 
-// Runs the plane kernel over every (n, channel) plane, threaded.
-void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel);
+// Runs the plane kernel over every (n, channel) plane, threaded; `split`
+// copies stride-2 input rows into their column phases.
+void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel, RowSplit split = split_row_stride2);
 
 // The family: f32-dwconv-nchw-{avx512, avx2, portable}, then the reference.
 const KernelList<DwconvProblem>& dwconv_kernels();

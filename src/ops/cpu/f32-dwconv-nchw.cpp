@@ -71,7 +71,7 @@ std::vector<int64_t> column_map(const DwconvProblem& p, const Layout& l) {
 
 // Writes input plane (n, ic) into its padded positions; the zeros stay.
 void fill_plane(const DwconvProblem& p, const Layout& l, const std::vector<int64_t>& columns,
-                int64_t n, int64_t ic, float* dst) {
+                int64_t n, int64_t ic, float* dst, RowSplit split) {
   const Window2d& win = p.window;
   const int64_t H = p.x.dim(2), W = p.x.dim(3);
   const float* src = static_cast<const float*>(p.x.raw()) + n * p.x.stride(0) + ic * p.x.stride(1);
@@ -85,7 +85,7 @@ void fill_plane(const DwconvProblem& p, const Layout& l, const std::vector<int64
       continue;
     }
     if (l.phases == 2 && win.ins_w == 0 && xs_w == 1) {
-      split_row_stride2(s, W, win.pad_left, row, row + l.phase_size);
+      split(s, W, win.pad_left, row, row + l.phase_size);
       continue;
     }
     if (win.ins_w == 0) {
@@ -112,7 +112,7 @@ PlaneBuffers& plane_buffers() {
 
 }  // namespace
 
-void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel) {
+void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel, RowSplit split) {
   const Window2d& win = p.window;
   const int64_t N = p.y.dim(0), OC = p.y.dim(1), OH = p.y.dim(2), OW = p.y.dim(3);
   const int64_t KH = win.kernel_h, KW = win.kernel_w;
@@ -145,7 +145,7 @@ void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel) {
     for (int64_t plane = begin; plane < end; ++plane) {
       const int64_t n = plane / OC, oc = plane % OC, ic = oc / p.multiplier;
       if (n * p.x.dim(1) + ic != filled) {
-        fill_plane(p, l, columns, n, ic, buf.input.data());
+        fill_plane(p, l, columns, n, ic, buf.input.data(), split);
         filled = n * p.x.dim(1) + ic;
       }
       for (int64_t kh = 0; kh < KH; ++kh)
@@ -209,7 +209,7 @@ void run_reference(const DwconvProblem& p) {
 }
 
 void run_avx512(const DwconvProblem& p) {
-  run_dwconv(p, f32_dwconv_plane_avx512);
+  run_dwconv(p, f32_dwconv_plane_avx512, split_row_stride2_avx512);
 }
 void run_avx2(const DwconvProblem& p) {
   run_dwconv(p, f32_dwconv_plane_avx2);

@@ -30,4 +30,9 @@ inline void split_row_stride2(const float* s, int64_t W, int64_t pad_left, float
   if (w + 2 * pairs < W) e[pairs] = s[W - 1];
 }
 
+// The same copy with AVX-512 permutes (phase-split-avx512.cpp; only where
+// the host runs AVX-512).
+void split_row_stride2_avx512(const float* s, int64_t W, int64_t pad_left, float* even, float* odd);
+using RowSplit = void (*)(const float* s, int64_t W, int64_t pad_left, float* even, float* odd);
+
 }  // namespace npukit::cpu
