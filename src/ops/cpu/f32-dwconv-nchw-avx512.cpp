@@ -31,6 +31,9 @@ NPUKIT_AVX512 void plane_group(const DwPlane& p, int64_t v0, int64_t per_row) {
     m[i] = static_cast<__mmask16>((1u << lanes) - 1u);
   }
   __m512 a0[G], a1[G];
+  // Unrolled: as a loop, GCC turned this zeroing into a memset of the arrays
+  // in memory (rep stos) on every call, which kept them out of registers.
+#pragma GCC unroll 16
   for (int i = 0; i < G; ++i) a0[i] = a1[i] = _mm512_setzero_ps();
   int64_t t = 0;
   if (kInterleaved) {
