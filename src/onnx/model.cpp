@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "onnx/attributes.hpp"
+#include "onnx/conv_activation_fusion.hpp"
 #include "onnx/graph.hpp"
 #include "onnx/loaded.hpp"
 #include "onnx/op_families.hpp"
@@ -532,13 +533,13 @@ Model::Model(Model&&) noexcept = default;
 Model& Model::operator=(Model&&) noexcept = default;
 Model::~Model() = default;
 
-Model Model::load(const std::string& path, Profile profile, bool fallback) {
+Model Model::load(const std::string& path, Profile profile, bool fallback, Intermediates kept) {
   const std::vector<char> bytes = read_file(path);
-  return from_bytes(bytes.data(), bytes.size(), profile, path, fallback);
+  return from_bytes(bytes.data(), bytes.size(), profile, path, fallback, kept);
 }
 
 Model Model::from_bytes(const void* data, size_t size, Profile profile, const std::string& source,
-                        bool fallback) {
+                        bool fallback, Intermediates kept) {
   auto impl = std::make_unique<Impl>();
   impl->profile = profile;
   impl->fallback = fallback;
@@ -547,6 +548,10 @@ Model Model::from_bytes(const void* data, size_t size, Profile profile, const st
   // ONNX Runtime rewrites QDQ groups into integer operators before running
   // them; every other profile runs the QDQ graph literally (in float).
   if (semantics_base(profile) == Profile::onnxruntime) fuse_qdq(impl->g);
+  // Conv + Relu/Clip as one node (ORT's ConvActivationFusion; the same bits),
+  // unless the caller wants the conv's own output too.
+  if (fuses_conv_activation(profile) && kept == Intermediates::may_fuse)
+    fuse_conv_activation(impl->g);
   std::vector<Issue> issues = impl->g.issues;
   impl->check_graph(issues);
   // Shape-check with every symbolic dimension bound to 1.
@@ -737,6 +742,7 @@ ModelSummary summarize(const std::string& path, Profile profile) {
     fuse_qdq(g, &log);
     s.rewrites = std::move(log.lines);
   }
+  if (fuses_conv_activation(profile)) fuse_conv_activation(g, &s.rewrites);
   s.producer = g.producer;
   s.ir_version = g.ir_version;
   s.opset = g.opset;

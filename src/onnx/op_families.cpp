@@ -22,6 +22,7 @@ std::optional<OpFamily> op_family_of(const std::string& domain, const std::strin
       {{"", "GlobalMaxPool"}, OpFamily::pool2d},
       {{"", "GlobalAveragePool"}, OpFamily::pool2d},
       {{"", "Conv"}, OpFamily::conv2d},
+      {{"com.microsoft", "FusedConv"}, OpFamily::conv2d},
       {{"", "Gemm"}, OpFamily::gemm},
       {{"", "MatMul"}, OpFamily::gemm},
       {{"", "QuantizeLinear"}, OpFamily::quantize_linear},

@@ -2,6 +2,7 @@
 // shape with the core's own shape function and returns a kernel that calls
 // the core operator. No arithmetic here.
 #include <limits>
+#include <memory>
 
 #include "npukit/error.hpp"
 #include "npukit/ops/activation.hpp"
@@ -20,8 +21,32 @@ namespace {
 
 constexpr auto F = Elem::f32;
 
-NodePlan plan_conv(const PlanContext& c) {
-  expect_attrs(c.node, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
+// com.microsoft FusedConv's activation (what fuse_conv_activation writes, and
+// ONNX Runtime's optimized models hold): Relu, or Clip with its [min, max] in
+// activation_params, applied as npukit's Clip to the finished output.
+ClipParams fused_activation(const Node& n) {
+  const std::string kind = attr_string(n, "activation", "");
+  if (kind == "Relu") {
+    check(!has_attr(n, "activation_params"), "FusedConv", "activation_params", "present",
+          "absent for Relu");
+    return {0.0f, std::numeric_limits<float>::infinity()};
+  }
+  check(kind == "Clip", "FusedConv", "activation", "'" + kind + "'", "Relu or Clip");
+  auto it = n.attrs.find("activation_params");
+  const bool two =
+      it != n.attrs.end() && it->second.kind == Attr::Kind::floats && it->second.floats.size() == 2;
+  check(two, "FusedConv", "activation_params",
+        it == n.attrs.end() ? "absent" : std::to_string(it->second.floats.size()) + " floats",
+        "[min, max] for Clip");
+  return {it->second.floats[0], it->second.floats[1]};
+}
+
+NodePlan plan_conv_or_fused(const PlanContext& c, bool fused) {
+  if (fused)
+    expect_attrs(c.node, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides",
+                          "activation", "activation_params"});
+  else
+    expect_attrs(c.node, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
   const Operand& x = operand(c, 0, {F});
   const Operand& w = operand(c, 1, {F});
   expect_rank(c, 0, 4, 4);
@@ -35,10 +60,18 @@ NodePlan plan_conv(const PlanContext& c) {
     operand(c, 2, {F});
     expect_rank(c, 2, 1, 1);
   }
+  if (fused) p.clip = fused_activation(c.node);
   Shape y = conv2d_output_shape(x.shape, w.shape, p);
   return {{make_operand(F, y)}, [p](const auto& in, const auto& out) {
             conv2d(in[0], in[1], p.has_bias ? in[2] : TensorView(), out[0], p);
           }};
+}
+
+NodePlan plan_conv(const PlanContext& c) {
+  return plan_conv_or_fused(c, false);
+}
+NodePlan plan_fused_conv(const PlanContext& c) {
+  return plan_conv_or_fused(c, true);
 }
 
 NodePlan plan_relu(const PlanContext& c) {
@@ -173,6 +206,17 @@ NodePlan plan_softmax(const PlanContext& c) {
           }};
 }
 
+// A 2-D f32 tensor's transpose, contiguous.
+Tensor transposed(const Tensor& t) {
+  const TensorView v = t.view();
+  const int64_t rows = v.dim(0), cols = v.dim(1);
+  Tensor out(DType::f32, {cols, rows});
+  float* d = static_cast<float*>(out.view().raw());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t col = 0; col < cols; ++col) d[col * rows + r] = v.at2<float>(r, col);
+  return out;
+}
+
 NodePlan plan_gemm(const PlanContext& c) {
   expect_attrs(c.node, {"alpha", "beta", "transA", "transB", "broadcast"});
   const Operand& a = operand(c, 0, {F});
@@ -189,6 +233,19 @@ NodePlan plan_gemm(const PlanContext& c) {
     broadcast_view(TensorView(reinterpret_cast<void*>(64), DType::f32, c.in[2].shape,
                               contiguous_strides(c.in[2].shape)),
                    y, "Gemm", "C");
+  }
+  // A constant transposed b (the FC weights of torchvision's exports) is
+  // transposed back once here: the fast kernels then read its rows in place
+  // instead of gathering a column per output lane on every run.
+  std::shared_ptr<const Tensor> b_rows;
+  if (p.trans_b && b.value != nullptr)
+    b_rows = std::make_shared<const Tensor>(transposed(b.value->tensor));
+  if (b_rows) {
+    GemmParams q = p;
+    q.trans_b = false;
+    return {{make_operand(F, y)}, [q, has_c, b_rows](const auto& in, const auto& out) {
+              gemm(in[0], b_rows->view(), has_c ? in[2] : TensorView(), out[0], q);
+            }};
   }
   return {{make_operand(F, y)}, [p, has_c](const auto& in, const auto& out) {
             gemm(in[0], in[1], has_c ? in[2] : TensorView(), out[0], p);
@@ -209,6 +266,7 @@ NodePlan plan_matmul(const PlanContext& c) {
 const std::vector<OpEntry>& fp32_ops() {
   static const std::vector<OpEntry> ops = {
       {"", "Conv", 2, 3, 1, plan_conv},
+      {"com.microsoft", "FusedConv", 2, 3, 1, plan_fused_conv},
       {"", "Relu", 1, 1, 1, plan_relu},
       {"", "Clip", 1, 3, 1, plan_clip},
       {"", "Add", 2, 2, 1, plan_binary<BinaryOp::add>},

@@ -73,7 +73,8 @@ void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, co
                          p.has_bias,
                          p.result_add,
                          p.accumulation,
-                         p.flush_denormals};
+                         p.flush_denormals,
+                         p.clip};
     return cpu::dwconv_kernels().run(d);
   }
   cpu::conv_nchw_kernels().run({x, w, bias, y, p});
@@ -137,7 +138,8 @@ void depthwise2d(const TensorView& x, const TensorView& w, const TensorView& bia
                        p.has_bias,
                        p.result_add,
                        p.accumulation,
-                       p.flush_denormals};
+                       p.flush_denormals,
+                       p.clip};
   cpu::dwconv_kernels().run(d);
 }
 

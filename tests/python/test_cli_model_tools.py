@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 from PIL import Image
 
 import npukit
@@ -263,6 +263,62 @@ def the_profile_table_decides_fallback():
     assert [n["profile"] for n in fb.nodes()] == ["onnxruntime"], fb.nodes()
     covered = npukit.OnnxModel(path, profile="bm1684")
     assert [n["profile"] for n in covered.nodes()] == ["bm1684"], covered.nodes()
+
+
+@case
+def dump_all_and_compare_keep_the_fused_convs_outputs():
+    # Under onnxruntime Conv + Relu/Clip run as one FusedConv, which never
+    # stores the conv's own output. --dump-all and compare MODEL ask for every
+    # value the file names: the convs' outputs must be there, equal to the
+    # pytorch profile's (same conv semantics, no fusion) bit for bit, and the
+    # graph outputs must not change.
+    x = rng.uniform(-2, 2, (2, 3, 7, 5)).astype(np.float32)
+    x[1, 1, 3, 2] = np.nan
+    w = rng.uniform(-1, 1, (4, 3, 3, 3)).astype(np.float32)
+    inits = [numpy_helper.from_array(w, "w"),
+             numpy_helper.from_array(np.array(-0.25, np.float32), "lo"),
+             numpy_helper.from_array(np.array(0.5, np.float32), "hi")]
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c1"], pads=[1, 1, 1, 1], name="conv1"),
+             helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+             helper.make_node("Conv", ["x", "w"], ["c2"], name="conv2"),
+             helper.make_node("Clip", ["c2", "lo", "hi"], ["k2"], name="clip2")]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 7, 5])],
+                          [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in ["r1", "k2"]],
+                          inits)
+    path = os.path.join(TMP, "conv_act_dump.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+    # The plain load does fuse (else this test could not fail).
+    fused = sorted(t[1] for t in npukit.OnnxModel(path).layer_times())
+    assert fused == ["FusedConv", "FusedConv"], fused
+    xin = os.path.join(TMP, "conv_act_dump_x.npy")
+    np.save(xin, x)
+
+    def dump(profile, tag):
+        d, out = os.path.join(TMP, "dump_" + tag), os.path.join(TMP, "out_" + tag)
+        cli("run", path, "--profile", profile, "-i", f"x={xin}", "-o", out, "--dump-all", d)
+        rows = [l.split("\t") for l in open(os.path.join(d, "values.tsv")).read().splitlines()[1:]]
+        return {r[1]: (r[2], np.load(os.path.join(d, r[0]))) for r in rows}, out
+
+    ort, ort_out = dump("onnxruntime", "ort")
+    pyt, _ = dump("pytorch", "pyt")
+    assert set(ort) == {"x", "c1", "r1", "c2", "k2"}, sorted(ort)
+    assert ort["c1"][0] == "conv1" and ort["k2"][0] == "clip2", {k: v[0] for k, v in ort.items()}
+    for name, (_, v) in ort.items():
+        assert v.tobytes() == pyt[name][1].tobytes(), name
+    c1, c2 = ort["c1"][1], ort["c2"][1]
+    assert (c1 < 0).any() and (c2 > 0.5).any() and np.isnan(c1).any()  # the clips had work to do
+    assert np.array_equal(ort["r1"][1], np.where(c1 < 0, np.float32(0), c1), equal_nan=True)
+    # The outputs equal a plain (fused) run's.
+    plain = npukit.OnnxModel(path).run({"x": x})
+    for o in ["r1", "k2"]:
+        assert np.load(os.path.join(ort_out, o + ".npy")).tobytes() == plain[o].tobytes(), o
+    # compare MODEL lines up conv1's output across profiles (all equal).
+    r = cli("compare", path, "--input", f"x={xin}", "--profiles", "onnxruntime,pytorch")
+    rows = [l.split() for l in r.stdout.splitlines()
+            if l.split()[:1] in (["conv1"], ["relu1"], ["conv2"], ["clip2"])]
+    assert [row[:2] for row in rows] == [["conv1", "(Conv)"], ["relu1", "(Relu)"], ["conv2", "(Conv)"],
+                                         ["clip2", "(Clip)"]], r.stdout
+    assert all(row[2] == "=" for row in rows), r.stdout
 
 
 print(f"{results['passed']} passed, {results['failed']} failed")

@@ -182,7 +182,8 @@ def repeated_runs_and_batch_change():
     assert a.shape == (5, 10) and np.array_equal(a, b)
     assert np.array_equal(a[2:3], c)  # per-image results do not depend on the batch
     times = m.layer_times()
-    assert [t[1] for t in times] == ["Conv", "Relu", "MaxPool", "Conv", "Relu", "AveragePool", "Flatten", "Gemm"], times
+    # Conv + Relu run as one com.microsoft FusedConv under onnxruntime (ORT's fusion).
+    assert [t[1] for t in times] == ["FusedConv", "MaxPool", "FusedConv", "AveragePool", "Flatten", "Gemm"], times
     # Milliseconds per run over the runs since the last change of shapes (one here).
     assert m.timed_runs == 1 and all(t[2] == "onnxruntime" and t[3] >= 0 for t in times), times
     m.run({"image": x[2:3]})
@@ -230,7 +231,7 @@ def cli_run_writes_outputs_and_json():
                         "--json"], capture_output=True, text=True, check=True)
     info = json.loads(r.stdout)
     assert info["runs"] == 3 and info["outputs"][0]["shape"] == [3, 10], info
-    assert len(info["layers"]) == 8
+    assert len(info["layers"]) == 6  # two Conv + Relu pairs run as FusedConv
     got = np.load(os.path.join(out, "logits.npy"))
     want = npukit.run_model(FP32, {"image": x})["logits"]
     assert np.array_equal(got, want)
@@ -266,6 +267,116 @@ def cli_info():
     ops = {o["op"]: o["supported"] for o in info["ops"]}
     assert ops == {"Sin": False, "Relu": True, "Cos": False}, ops
     assert not info["runnable"] and len(info["problems"]) == 2, info
+
+
+@case
+def gemm_with_constant_transposed_b_equals_the_reference():
+    # The planner transposes a constant b of Gemm(transB=1) once (the fast
+    # kernels then read its rows in place): bit for bit the model with b as
+    # an input, and the reference kernels (NPUKIT_IMPL=reference, CLI). K = 150
+    # crosses the packing's chunks of 64, N = 37 leaves a partial block.
+    rng = np.random.default_rng(9)
+    M, K, N = 3, 150, 37
+    a = rng.uniform(-2, 2, (M, K)).astype(np.float32)
+    b = rng.uniform(-2, 2, (N, K)).astype(np.float32)
+    c = rng.uniform(-2, 2, (N,)).astype(np.float32)
+    a[0, 5], b[3, 9], b[4, 100], a[2, 140] = np.nan, -np.inf, 1e-40, -0.0
+
+    def same(x, y):  # bit for bit, a NaN equals any NaN
+        return np.array_equal(np.isnan(x), np.isnan(y)) and np.array_equal(
+            np.where(np.isnan(x), 0, x).view(np.uint32), np.where(np.isnan(y), 0, y).view(np.uint32))
+
+    node = helper.make_node("Gemm", ["a", "b", "c"], ["y"], transB=1, alpha=0.75, beta=1.5)
+    y_vi = vi("y", TensorProto.FLOAT, [M, N])
+    const = save(make([node], [vi("a", TensorProto.FLOAT, [M, K])], [y_vi],
+                      [numpy_helper.from_array(b, "b"), numpy_helper.from_array(c, "c")]),
+                 "gemm_const_b.onnx")
+    given = save(make([node], [vi("a", TensorProto.FLOAT, [M, K]), vi("b", TensorProto.FLOAT, [N, K])],
+                      [y_vi], [numpy_helper.from_array(c, "c")]), "gemm_input_b.onnx")
+    got = npukit.run_model(const, {"a": a})["y"]
+    want = npukit.run_model(given, {"a": a, "b": b})["y"]
+    assert np.isnan(got).any() and np.isfinite(got).sum() > M * N // 2, got
+    assert same(got, want), (got, want)
+    np.save(os.path.join(TMP, "gemm_a.npy"), a)
+    out = os.path.join(TMP, "gemm_ref")
+    subprocess.run([BIN, "run", const, "-i", os.path.join(TMP, "gemm_a.npy"), "-o", out],
+                   check=True, capture_output=True, env={**os.environ, "NPUKIT_IMPL": "reference"})
+    ref = np.load(os.path.join(out, "y.npy"))
+    assert same(got, ref), (got, ref)
+
+
+@case
+def conv_activation_fusion_keeps_the_unfused_bits():
+    # Under onnxruntime a Conv whose output only feeds a Relu, or a Clip with
+    # constant bounds, runs as one FusedConv (ORT's ConvActivationFusion); the
+    # pytorch profile (same convolution semantics) runs the nodes as written.
+    # Every output must be the same bits (a NaN equals any NaN), and equal the
+    # reference kernels'. Not fused: a Conv output used twice, a Clip whose
+    # bound is a graph input.
+    rng = np.random.default_rng(12)
+    x = rng.uniform(-2, 2, (2, 3, 9, 11)).astype(np.float32)
+    x[0, 0, 2, 3], x[1, 2, 4, 4] = np.nan, -0.0
+    w = rng.uniform(-1, 1, (5, 3, 3, 3)).astype(np.float32)
+    b = rng.uniform(-1, 1, (5,)).astype(np.float32)
+    inits = [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b"),
+             numpy_helper.from_array(np.array(-0.5, np.float32), "lo"),
+             numpy_helper.from_array(np.array(0.75, np.float32), "hi")]
+    conv = lambda o: helper.make_node("Conv", ["x", "w", "b"], [o], pads=[1, 1, 1, 1], name=o)
+    nodes = [conv("c1"), helper.make_node("Relu", ["c1"], ["relu"], name="r1"),
+             conv("c2"), helper.make_node("Clip", ["c2", "lo", "hi"], ["clip"], name="k2"),
+             conv("c3"), helper.make_node("Relu", ["c3"], ["twice_a"], name="r3"),
+             helper.make_node("Add", ["c3", "c3"], ["twice_b"], name="n3"),
+             conv("c4"), helper.make_node("Clip", ["c4", "lo", "top"], ["given"], name="k4")]
+    outs = ["relu", "clip", "twice_a", "twice_b", "given"]
+    path = save(make(nodes, [vi("x", TensorProto.FLOAT, [2, 3, 9, 11]), vi("top", TensorProto.FLOAT, [])],
+                     [vi(o, TensorProto.FLOAT, None) for o in outs], inits), "conv_act.onnx")
+    feeds = {"x": x, "top": np.array(0.5, np.float32)}
+
+    def same(p, q):
+        return np.array_equal(np.isnan(p), np.isnan(q)) and np.array_equal(
+            np.where(np.isnan(p), 0, p).view(np.uint32), np.where(np.isnan(q), 0, q).view(np.uint32))
+
+    m = npukit.OnnxModel(path)  # onnxruntime
+    got = m.run(feeds)
+    ops = sorted(t[1] for t in m.layer_times())
+    assert ops == ["Add", "Clip", "Conv", "Conv", "FusedConv", "FusedConv", "Relu"], ops
+    want = npukit.run_model(path, feeds, profile="pytorch")
+    for o in outs:
+        assert same(got[o], want[o]), o
+        assert np.isnan(got[o]).any(), o  # the NaN input reached every output
+    assert (got["relu"] == 0).any() and (got["relu"] > 0).any()
+    assert (got["clip"] == np.float32(0.75)).any() and (got["clip"] == np.float32(-0.5)).any()
+    np.save(os.path.join(TMP, "conv_act_x.npy"), x)
+    np.save(os.path.join(TMP, "conv_act_top.npy"), feeds["top"])
+    out = os.path.join(TMP, "conv_act_ref")
+    subprocess.run([BIN, "run", path, "-i", "x=" + os.path.join(TMP, "conv_act_x.npy"),
+                    "top=" + os.path.join(TMP, "conv_act_top.npy"), "-o", out],
+                   check=True, capture_output=True, env={**os.environ, "NPUKIT_IMPL": "reference"})
+    for o in outs:
+        assert same(got[o], np.load(os.path.join(out, o + ".npy"))), o
+
+
+@case
+def fused_conv_node_as_onnxruntime_saves_it():
+    # An ORT-optimized model holds com.microsoft FusedConv nodes itself.
+    rng = np.random.default_rng(13)
+    x = rng.uniform(-2, 2, (1, 2, 6, 6)).astype(np.float32)
+    w = rng.uniform(-1, 1, (4, 2, 3, 3)).astype(np.float32)
+    inits = [numpy_helper.from_array(w, "w")]
+
+    def model(**attrs):
+        n = helper.make_node("FusedConv", ["x", "w"], ["y"], domain="com.microsoft", name="fc", **attrs)
+        m = make([n], [vi("x", TensorProto.FLOAT, [1, 2, 6, 6])], [vi("y", TensorProto.FLOAT, None)], inits)
+        m.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+        return m
+
+    y = npukit.run_model(save(model(activation="Clip", activation_params=[-0.25, 0.5]), "fc.onnx"), {"x": x})["y"]
+    plain = save(make([helper.make_node("Conv", ["x", "w"], ["c"])], [vi("x", TensorProto.FLOAT, [1, 2, 6, 6])],
+                      [vi("c", TensorProto.FLOAT, None)], inits), "fc_plain.onnx")
+    c = npukit.run_model(plain, {"x": x}, profile="pytorch")["c"]
+    assert np.array_equal(y, np.clip(c, np.float32(-0.25), np.float32(0.5))), (y, c)
+    expect_model_error(save(model(activation="Sigmoid"), "fc_bad.onnx"), "activation", "Relu or Clip")
+    expect_model_error(save(model(activation="Clip"), "fc_noparams.onnx"), "activation_params")
 
 
 @case

@@ -287,12 +287,13 @@ def cases(rng):
 
 
 # The operator each case must contain after fusion (first matching label part).
+# A kept float Conv -> Relu/Clip becomes one FusedConv (ORT's ConvActivationFusion).
 EXPECT = [("s8 activations: Conv", "QLinearConv"), ("s8 activations: Add", "QLinearAdd"),
           ("s8 activations: Concat", "QLinearConcat"), ("s8 activations: LeakyRelu", "QLinearLeakyRelu"),
           ("s8 activations: MaxPool", "MaxPool"), ("7-bit", "QLinearConv"), ("MatMul", "QLinearMatMul"), ("roundings differ", "QLinearMul"), ("SiLU", "QLinearMul"), ("Mul ", "QLinearMul"), ("LeakyRelu", "QLinearLeakyRelu"), ("Sigmoid", "QLinearSigmoid"),
           ("GlobalAveragePool", "QLinearGlobalAveragePool"), ("AveragePool", "QLinearAveragePool"),
           ("Add", "QLinearAdd"), ("Concat", "QLinearConcat"), ("(redundant)", "QLinearConv"),
-          ("(kept)", "Conv"), ("not fused", "DequantizeLinear"), ("MaxPool", "MaxPool"),
+          ("(kept)", "FusedConv"), ("not fused", "DequantizeLinear"), ("MaxPool", "MaxPool"),
           ("Reshape", "Reshape"), ("shuffle", "Transpose"), ("Transpose", "Transpose"), ("MatMul", "QLinearMatMul"),
           ("Gemm", "QGemm")]
 

@@ -18,6 +18,7 @@
 
 #include "npukit/npukit.hpp"
 #include "ops/cpu/conv_nchw.hpp"
+#include "test_util.hpp"
 
 namespace npukit {
 namespace {
@@ -61,16 +62,18 @@ std::string text(const cpu::ConvProblem& p, const char* kernel, int threads, boo
     << w.stride_w << " dilation " << w.dilation_h << "x" << w.dilation_w << " ins " << w.ins_h
     << "x" << w.ins_w << " pads " << w.pad_top << "," << w.pad_bottom << "," << w.pad_left << ","
     << w.pad_right << " bias " << c.has_bias << " result_add " << c.result_add << " accumulation "
-    << fp32_accumulation_name(c.accumulation) << " flush " << c.flush_denormals << " threads "
-    << threads;
+    << fp32_accumulation_name(c.accumulation) << " flush " << c.flush_denormals << " "
+    << test::clip_text(c.clip) << " threads " << threads;
   return s.str();
 }
 
+// The definition of a fused clip: the unfused convolution, then npukit's Clip.
 void reference(const cpu::ConvProblem& p) {
   if (p.params.accumulation == Fp32Accumulation::interleaved)
     ref::conv2d_f32_interleaved(p.x, p.w, p.bias, p.y, p.params);
   else
     ref::conv2d_f32(p.x, p.w, p.bias, p.y, p.params);
+  ref::clip_f32(p.y, p.y, p.params.clip);
 }
 
 TEST(ConvFast, EveryVariantEqualsReferenceBitForBit) {
@@ -101,6 +104,7 @@ TEST(ConvFast, EveryVariantEqualsReferenceBitForBit) {
     p.groups = interleaved ? 1 : 1 + rng() % 3;
     p.has_bias = rng() % 2;
     p.result_add = rng() % 2;
+    p.clip = test::fused_clip_case(static_cast<uint32_t>(iter));
     const int64_t IC = p.groups * (1 + rng() % 7), OC = p.groups * (1 + rng() % 15);
     const int64_t W = iter % 7 == 0 ? 1 : 1 + rng() % 40;
     const Shape xs{int64_t(1 + rng() % 2), IC, int64_t(1 + rng() % 11), W};
@@ -206,6 +210,7 @@ TEST(ConvFast, UnpaddedInputEveryTailEqualsReference) {
     p.groups = 1 + rng() % 2;
     p.has_bias = rng() % 2;
     p.result_add = rng() % 3 == 0;
+    p.clip = test::fused_clip_case(static_cast<uint32_t>(iter) + 1000u);
     const int64_t IC = p.groups * (1 + rng() % 5), OC = p.groups * (1 + rng() % 13);
     // Output positions 1 .. 160: every tail of a 64-position block.
     const int64_t OW = 1 + iter % 13, OH = 1 + (iter / 13) % 12;

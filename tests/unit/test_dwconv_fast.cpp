@@ -16,6 +16,7 @@
 
 #include "npukit/npukit.hpp"
 #include "ops/cpu/dwconv.hpp"
+#include "test_util.hpp"
 
 namespace npukit {
 namespace {
@@ -60,8 +61,8 @@ std::string text(const cpu::DwconvProblem& p, const char* kernel, int threads, b
     << w.stride_w << " dilation " << w.dilation_h << "x" << w.dilation_w << " ins " << w.ins_h
     << "x" << w.ins_w << " pads " << w.pad_top << "," << w.pad_bottom << "," << w.pad_left << ","
     << w.pad_right << " bias " << p.has_bias << " result_add " << p.result_add << " accumulation "
-    << fp32_accumulation_name(p.accumulation) << " flush " << p.flush_denormals << " threads "
-    << threads;
+    << fp32_accumulation_name(p.accumulation) << " flush " << p.flush_denormals << " "
+    << test::clip_text(p.clip) << " threads " << threads;
   return s.str();
 }
 
@@ -94,6 +95,7 @@ void reference(const cpu::DwconvProblem& p) {
         p.x, p.w, p.bias, p.y,
         {p.window, p.x.dim(1), p.has_bias, p.result_add, p.accumulation, p.flush_denormals});
   }
+  ref::clip_f32(p.y, p.y, p.clip);  // a fused clip is the unfused Clip after the convolution
 }
 
 TEST(DwconvFast, EveryVariantEqualsReferenceBitForBit) {
@@ -125,6 +127,7 @@ TEST(DwconvFast, EveryVariantEqualsReferenceBitForBit) {
     dp.multiplier = rng() % 4 == 0 ? 2 + rng() % 2 : 1;
     dp.has_bias = rng() % 2;
     dp.result_add = rng() % 2;
+    dp.clip = test::fused_clip_case(static_cast<uint32_t>(iter));
     const int64_t C = 1 + rng() % 7;  // odd counts too
     // Widths from 1 to 70 so that every vector grouping and tail is reached.
     const int64_t W = iter % 7 == 0 ? 1 : 1 + rng() % 70;
@@ -153,7 +156,8 @@ TEST(DwconvFast, EveryVariantEqualsReferenceBitForBit) {
                          dp.has_bias,
                          dp.result_add,
                          dp.accumulation,
-                         dp.flush_denormals};
+                         dp.flush_denormals,
+                         dp.clip};
     reference(p);
     const std::vector<float> expected = want.values();
     for (const auto& v : list.variants) {

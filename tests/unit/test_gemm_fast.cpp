@@ -43,9 +43,14 @@ TEST(GemmFast, EveryVariantEqualsReferenceBitForBit) {
   std::mt19937 rng(seed);
   const auto& list = cpu::gemm_kernels();
   std::map<std::string, int> runs;
+  int wide = 0;  // problems that reach f32_gemm_wide_avx512 (b rows contiguous, N >= 128)
   for (int iter = 0; iter < 120; ++iter) {
-    const int64_t M = 1 + rng() % 9, K = 1 + rng() % 50, N = 1 + rng() % 70;
+    // K past 64 crosses the packing's chunks of k (f32-gemm.cpp, kPackChunk); N
+    // past 128 takes the wide strips read in place (kGemmWideColumns) and a rest.
+    const int64_t M = 1 + rng() % 9, K = rng() % 4 == 0 ? 60 + rng() % 140 : 1 + rng() % 50,
+                  N = rng() % 4 == 0 ? 120 + rng() % 200 : 1 + rng() % 70;
     const bool ta = rng() % 2, tb = rng() % 2;
+    wide += !tb && N >= cpu::kGemmWideColumns;
     Tensor a(DType::f32, ta ? Shape{K, M} : Shape{M, K});
     Tensor b(DType::f32, tb ? Shape{N, K} : Shape{K, N});
     const int c_kind = static_cast<int>(rng() % 5);  // none, scalar, row, column, full
@@ -95,6 +100,7 @@ TEST(GemmFast, EveryVariantEqualsReferenceBitForBit) {
       EXPECT_EQ(runs[v.name], 360) << v.name;
     }
   }
+  EXPECT_GE(wide, 5);
 }
 
 }  // namespace

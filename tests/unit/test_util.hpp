@@ -114,4 +114,33 @@ struct ThreadGuard {
   ~ThreadGuard() { set_num_threads(0); }
 };
 
+// Bounds for a convolution's fused clip (Conv2dParams::clip), from its own
+// generator seeded by `key` (the caller's other draws stay as they were):
+// half the time none, else Relu {0, inf}, Relu6 {0, 6}, a -0 bound, random
+// bounds (min > max too) or a NaN bound.
+inline ClipParams fused_clip_case(uint32_t key) {
+  std::mt19937 g(key * 2654435761u + 17u);
+  std::uniform_real_distribution<float> d(-2.0f, 2.0f);
+  switch (g() % 12) {
+    case 0:
+    case 1:
+      return {0.0f, kInf};
+    case 2:
+      return {0.0f, 6.0f};
+    case 3:
+      return {-0.0f, 1.0f};
+    case 4:
+    case 5:
+      return {d(g), d(g)};
+    case 6:
+      return {kNaN, 0.5f};
+    default:
+      return {};
+  }
+}
+
+inline std::string clip_text(const ClipParams& c) {
+  return "clip [" + std::to_string(c.min) + ", " + std::to_string(c.max) + "]";
+}
+
 }  // namespace npukit::test

@@ -97,7 +97,10 @@ void print_layers(const std::vector<onnx::LayerTime>& layers, double runs) {
 
 int run_model(const RunOptions& o) {
   constexpr const char* fn = "npukit run";
-  onnx::Model model = onnx::Model::load(o.model, profile_from_name(o.profile), o.fallback);
+  // --dump-all wants every value the file names: no fusion may drop one.
+  const onnx::Intermediates kept =
+      o.dump_dir.empty() ? onnx::Intermediates::may_fuse : onnx::Intermediates::keep_all;
+  onnx::Model model = onnx::Model::load(o.model, profile_from_name(o.profile), o.fallback, kept);
   const std::vector<Tensor> tensors = read_model_inputs(model, o.inputs, o.preprocess, fn);
   std::vector<TensorView> views;
   for (const Tensor& t : tensors) views.push_back(t.view());
@@ -207,7 +210,8 @@ void add_run_command(CLI::App& app) {
                   "mean and std); it is resized to the input's H and W, gray or RGB as its C");
   cmd->add_option("--dump-all", o.dump_dir,
                   "Write every value of the last run (inputs, intermediates, outputs) to "
-                  "DIR/<name>.npy, names sanitized, with an index DIR/values.tsv");
+                  "DIR/<name>.npy, names sanitized, with an index DIR/values.tsv (Conv + "
+                  "Relu/Clip then run unfused so the conv's output is kept; same outputs)");
   cmd->add_flag("--fallback", o.fallback,
                 "Nodes whose operator has no semantics for --profile follow onnxruntime");
   cmd->add_flag("--json", o.json, "Print machine-readable JSON");

@@ -85,7 +85,9 @@ ProfileResult run_one(const ModelCompareOptions& o, const std::string& name,
   ProfileResult r;
   r.profile = name;
   try {
-    onnx::Model model = onnx::Model::load(o.model, profile_from_name(name), o.fallback);
+    // Every profile keeps every value, so layers line up by name.
+    onnx::Model model = onnx::Model::load(o.model, profile_from_name(name), o.fallback,
+                                          onnx::Intermediates::keep_all);
     const std::vector<Tensor> inputs = read_model_inputs(model, input_args, o.preprocess, kFn);
     std::vector<TensorView> views;
     for (const Tensor& t : inputs) views.push_back(t.view());

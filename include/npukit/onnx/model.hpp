@@ -98,6 +98,15 @@ struct NamedValue {
   TensorView view;
 };
 
+// What a load may leave out of the file's values. `may_fuse`: rewrites that
+// only save work run (under onnxruntime, Conv + Relu/Clip as one FusedConv),
+// so the conv's unclipped output is never stored and values() lacks it.
+// `keep_all`: every value the file's nodes compute is kept for values()
+// (`npukit run --dump-all`, `npukit compare MODEL`); outputs are the same bits
+// either way (the fused clip is exact). ONNX Runtime's QDQ fusion runs under
+// both: it changes what is computed (integer kernels), not only how fast.
+enum class Intermediates { may_fuse, keep_all };
+
 class Model {
  public:
   // Loads and checks the model; throws ModelError naming every offending node.
@@ -106,9 +115,10 @@ class Model {
   // follows onnxruntime instead, and layer_times() says which profile each
   // node followed. Without fallback such a node is a load error.
   static Model load(const std::string& path, Profile profile = Profile::onnxruntime,
-                    bool fallback = false);
+                    bool fallback = false, Intermediates kept = Intermediates::may_fuse);
   static Model from_bytes(const void* data, size_t size, Profile profile = Profile::onnxruntime,
-                          const std::string& source = "<memory>", bool fallback = false);
+                          const std::string& source = "<memory>", bool fallback = false,
+                          Intermediates kept = Intermediates::may_fuse);
   Model(Model&&) noexcept;
   Model& operator=(Model&&) noexcept;
   ~Model();
@@ -137,7 +147,8 @@ class Model {
   // returns the nodes; the next run plans again.
   std::vector<NodeInfo> infer(const std::vector<Shape>& input_shapes);
   // After a run: every value it computed, for dumps and per-layer comparisons.
-  // Values held only as load-time constants (int64 shape data) are left out.
+  // Values held only as load-time constants (int64 shape data) are left out,
+  // and so are values fused away unless the load asked for keep_all.
   std::vector<NamedValue> values() const;
 
   // Per-node time, in execution order.

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "npukit/ops/activation.hpp"
 #include "npukit/ops/fp32_semantics.hpp"
 #include "npukit/profile.hpp"
 #include "npukit/tensor.hpp"
@@ -18,7 +19,17 @@ struct Conv2dParams {
   bool result_add = false;  // y = y + conv(x) instead of y = conv(x)
   Fp32Accumulation accumulation = Fp32Accumulation::sequential;
   bool flush_denormals = false;  // FTZ/DAZ on every operand and result
+  // Last step, on the value written to y: clip's rule (if (v < min) v = min;
+  // if (v > max) v = max), as npukit::clip on the unfused output. A Relu
+  // (NaN and -0 pass) is {0, +inf}. The default bounds change nothing.
+  ClipParams clip = {};
 };
+
+// True when `c` leaves every value unchanged (NaN included).
+inline bool clip_is_identity(const ClipParams& c) {
+  return c.min == -std::numeric_limits<float>::infinity() &&
+         c.max == std::numeric_limits<float>::infinity();
+}
 
 // x (N, C, H, W), w (OC, C/groups, KH, KW) -> (N, OC, OH, OW). The kernel size
 // comes from w; p.window.kernel_h/w must match it.
@@ -36,6 +47,7 @@ struct Depthwise2dParams {
   bool result_add = false;
   Fp32Accumulation accumulation = Fp32Accumulation::sequential;
   bool flush_denormals = false;
+  ClipParams clip = {};  // as Conv2dParams::clip
 };
 
 // Fills the summation semantics of `profile` (bm1684: interleaved + flush;

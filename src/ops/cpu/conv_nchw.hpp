@@ -38,6 +38,11 @@ struct ConvTile {
   int64_t ow;     // output width
   int64_t y_row;  // floats between output rows
   bool has_bias, result_add;
+  // q layout == output layout (wq == ow == y_row: no padding columns, e.g.
+  // 1x1 stride 1): position q is output element q of every row's plane.
+  bool dense;
+  bool clip;  // clamp to [clip_min, clip_max] last, as ref::clip_f32
+  float clip_min, clip_max;
 };
 using ConvTileKernel = void (*)(const ConvTile& t);
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "npukit/ops/conv2d.hpp"
+#include "ops/cpu/phase_split.hpp"
 #include "ops/kernel_list.hpp"
 
 namespace npukit::cpu {
@@ -22,6 +23,7 @@ struct DwconvProblem {
   bool has_bias = false, result_add = false;
   Fp32Accumulation accumulation = Fp32Accumulation::sequential;
   bool flush_denormals = false;
+  ClipParams clip = {};  // applied last (Conv2dParams::clip)
 };
 
 // One output plane for a plane kernel. The window of output (oh, ow) starts
@@ -39,6 +41,8 @@ struct DwPlane {
   bool interleaved;  // A[t % 2] accumulators (bm1684) instead of one
   bool has_bias, result_add;
   float bias;
+  bool clip;  // clamp to [clip_min, clip_max] last, as ref::clip_f32
+  float clip_min, clip_max;
 };
 using DwPlaneKernel = void (*)(const DwPlane& p);
 
@@ -48,8 +52,9 @@ void f32_dwconv_plane_portable(const DwPlane& p);
 void f32_dwconv_plane_avx2(const DwPlane& p);
 void f32_dwconv_plane_avx512(const DwPlane& p);
 
-// Runs the plane kernel over every (n, channel) plane, threaded.
-void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel);
+// Runs the plane kernel over every (n, channel) plane, threaded; `split`
+// copies stride-2 input rows into their column phases.
+void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel, RowSplit split = split_row_stride2);
 
 // The family: f32-dwconv-nchw-{avx512, avx2, portable}, then the reference.
 const KernelList<DwconvProblem>& dwconv_kernels();

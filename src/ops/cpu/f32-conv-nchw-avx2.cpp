@@ -25,9 +25,28 @@ NPUKIT_AVX2 __m256i lane_mask(int64_t first, int64_t count) {
   return _mm256_and_si256(lo, hi);
 }
 
+// ref::clip_f32's two steps: max(lo, v) is lo > v ? lo : v, so a NaN v
+// (every comparison false) passes, as does -0 against a bound of 0.
+NPUKIT_AVX2 inline __m256 clamp(const ConvTile& t, __m256 v) {
+  v = _mm256_max_ps(_mm256_set1_ps(t.clip_min), v);
+  return _mm256_min_ps(_mm256_set1_ps(t.clip_max), v);
+}
+
 // As the AVX-512 kernel's finish: acc + bias, then old + that, per output row segment.
 template <int R>
 NPUKIT_AVX2 void finish(const ConvTile& t, const __m256 (&acc)[R], int64_t q, int64_t q_end) {
+  if (t.dense) {  // one segment, no division: lanes [0, q_end - q) go to q ..
+    const __m256i m = lane_mask(0, std::min(q_end - q, kLanes));
+    for (int r = 0; r < R; ++r) {
+      float* base = t.y[r] + q;
+      __m256 v = acc[r];
+      if (t.has_bias) v = _mm256_add_ps(v, _mm256_set1_ps(t.bias[r]));
+      if (t.result_add) v = _mm256_add_ps(_mm256_maskload_ps(base, m), v);
+      if (t.clip) v = clamp(t, v);
+      _mm256_maskstore_ps(base, m, v);
+    }
+    return;
+  }
   int64_t oh = q / t.wq, ow = q % t.wq, lane = 0;
   q_end = std::min(q_end, q + kLanes);
   while (q < q_end) {
@@ -40,6 +59,7 @@ NPUKIT_AVX2 void finish(const ConvTile& t, const __m256 (&acc)[R], int64_t q, in
         __m256 v = acc[r];
         if (t.has_bias) v = _mm256_add_ps(v, _mm256_set1_ps(t.bias[r]));
         if (t.result_add) v = _mm256_add_ps(_mm256_maskload_ps(base, m), v);
+        if (t.clip) v = clamp(t, v);
         _mm256_maskstore_ps(base, m, v);
       }
     }

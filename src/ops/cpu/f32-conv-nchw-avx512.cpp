@@ -25,12 +25,33 @@ struct Rows {
   __m512 v[R];
 };
 
+// ref::clip_f32's two steps, literally: ordered compares are false for a
+// NaN v (it passes), and -0 < 0 is false (-0 passes a bound of 0).
+NPUKIT_AVX512 inline __m512 clamp(const ConvTile& t, __m512 v) {
+  const __m512 lo = _mm512_set1_ps(t.clip_min), hi = _mm512_set1_ps(t.clip_max);
+  v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, lo, _CMP_LT_OQ), v, lo);
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, hi, _CMP_GT_OQ), v, hi);
+}
+
 // Stores lanes of `acc` (row r, positions q .. q + 15, valid below q_end) to
 // the output rows they belong to, finishing each output as the reference:
 // acc + bias, then old + that.
 template <int R>
 NPUKIT_AVX512 void finish(const ConvTile& t, const Rows<R> rows, int64_t q, int64_t q_end) {
   const __m512* acc = rows.v;
+  if (t.dense) {  // one segment, no division: lanes [0, q_end - q) go to q ..
+    const int64_t valid = std::min(q_end - q, kLanes);
+    const __mmask16 m = static_cast<__mmask16>((1u << valid) - 1u);
+    for (int r = 0; r < R; ++r) {
+      float* base = t.y[r] + q;
+      __m512 v = acc[r];
+      if (t.has_bias) v = _mm512_add_ps(v, _mm512_set1_ps(t.bias[r]));
+      if (t.result_add) v = _mm512_add_ps(_mm512_maskz_loadu_ps(m, base), v);
+      if (t.clip) v = clamp(t, v);
+      _mm512_mask_storeu_ps(base, m, v);
+    }
+    return;
+  }
   int64_t oh = q / t.wq, ow = q % t.wq, lane = 0;
   q_end = std::min(q_end, q + kLanes);
   while (q < q_end) {
@@ -44,6 +65,7 @@ NPUKIT_AVX512 void finish(const ConvTile& t, const Rows<R> rows, int64_t q, int6
         __m512 v = acc[r];
         if (t.has_bias) v = _mm512_add_ps(v, _mm512_set1_ps(t.bias[r]));
         if (t.result_add) v = _mm512_add_ps(_mm512_maskz_loadu_ps(m, base), v);
+        if (t.clip) v = clamp(t, v);
         _mm512_mask_storeu_ps(base, m, v);
       }
     }

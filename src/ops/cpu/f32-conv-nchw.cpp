@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "conv_nchw.hpp"
 #include "dot_chains.hpp"
 #include "finite.hpp"
 #include "npukit/parallel.hpp"
+#include "phase_split.hpp"
 
 namespace npukit::cpu {
 
@@ -93,6 +95,10 @@ void fill_plane(const ConvProblem& p, const Layout& l, const std::vector<int64_t
       std::copy(s, s + W, row + win.pad_left);
       continue;
     }
+    if (l.sw == 2 && win.ins_w == 0 && xs_w == 1) {
+      split_row_stride2(s, W, win.pad_left, row, row + l.phase_size);
+      continue;
+    }
     if (win.ins_w == 0) {
       // Without inserted zeros, every sw-th column goes to consecutive
       // columns of one phase: strided copies instead of indexed stores.
@@ -112,6 +118,37 @@ std::vector<float>& input_scratch() {
   return v;
 }
 
+// Whether the memory of two views may overlap (their address ranges do).
+bool overlaps(const TensorView& a, const TensorView& b) {
+  auto range = [](const TensorView& v) {
+    const auto* lo = static_cast<const char*>(v.raw());
+    const char* hi = lo;
+    for (int i = 0; i < v.rank(); ++i) {
+      const int64_t span = (v.dim(i) - 1) * v.stride(i) * static_cast<int64_t>(sizeof(float));
+      (span < 0 ? lo : hi) += span;
+    }
+    return std::pair<const char*, const char*>(lo, hi + sizeof(float));
+  };
+  const auto [alo, ahi] = range(a);
+  const auto [blo, bhi] = range(b);
+  return alo < bhi && blo < ahi;
+}
+
+// Whether the input itself has the padded phase-split layout (1x1, stride 1,
+// nothing padded or inserted, x contiguous): then it is read in place, not
+// copied. The kernels' reads end at the tile's last position rounded up to
+// 16 (q_tile is a multiple of 16), so a plane size that is a multiple of 16
+// keeps them inside x.
+bool reads_input_in_place(const ConvProblem& p, const Layout& l) {
+  const Window2d& win = p.params.window;
+  const TensorView& x = p.x;
+  const int64_t H = x.dim(2), W = x.dim(3);
+  return !has_zero_taps(win) && l.sh == 1 && l.sw == 1 && p.w.dim(2) == 1 && p.w.dim(3) == 1 &&
+         x.stride(3) == 1 && x.stride(2) == W && x.stride(1) == H * W &&
+         x.stride(0) == x.dim(1) * H * W && l.plane == H * W && l.plane % 16 == 0 &&
+         !overlaps(x, p.y);
+}
+
 }  // namespace
 
 void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape shape) {
@@ -125,7 +162,10 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
   std::vector<float>& xp = input_scratch();
   const auto planes = static_cast<size_t>(N * IC * l.plane);
   const auto size = planes + static_cast<size_t>(shape.positions + l.wq + 64);
-  if (!has_zero_taps(win) && l.sh == 1 && l.sw == 1) {
+  const bool in_place = reads_input_in_place(p, l);
+  if (in_place) {
+    // x is read where it is: no scratch.
+  } else if (!has_zero_taps(win) && l.sh == 1 && l.sw == 1) {
     // Nothing padded and one phase: the planes are written whole, only the
     // slack after them needs its zeros.
     xp.resize(size);
@@ -133,9 +173,11 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
   } else {
     xp.assign(size, 0.0f);
   }
-  parallel_for(N * IC, std::max<int64_t>(1, 4096 / l.plane), [&](int64_t nc) {
-    fill_plane(p, l, columns, nc / IC, nc % IC, xp.data() + nc * l.plane);
-  });
+  const float* xbase = in_place ? static_cast<const float*>(p.x.raw()) : xp.data();
+  if (!in_place)
+    parallel_for(N * IC, std::max<int64_t>(1, 4096 / l.plane), [&](int64_t nc) {
+      fill_plane(p, l, columns, nc / IC, nc % IC, xp.data() + nc * l.plane);
+    });
   std::vector<int64_t> offset;
   offset.reserve(static_cast<size_t>(ICG * KH * KW));
   for (int64_t ic = 0; ic < ICG; ++ic)
@@ -158,11 +200,12 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
   const float* bias = c.has_bias ? static_cast<const float*>(p.bias.raw()) : nullptr;
   const int64_t bias_step = c.has_bias ? p.bias.stride(p.bias.rank() == 1 ? 0 : 1) : 0;
   float* ybase = static_cast<float*>(p.y.raw());
+  const bool dense = l.wq == OW && p.y.stride(2) == OW;
   parallel_for(tiles, std::max<int64_t>(1, 65536 / flops_per_tile), [&](int64_t tile) {
     const int64_t rb = tile % row_blocks, qt = tile / row_blocks % q_tiles;
     const int64_t g = tile / row_blocks / q_tiles % G, n = tile / row_blocks / q_tiles / G;
     ConvTile t;
-    t.x = xp.data() + (n * IC + g * ICG) * l.plane;
+    t.x = xbase + (n * IC + g * ICG) * l.plane;
     t.offset = offset.data();
     t.steps = steps;
     t.rows = std::min(shape.rows, OCG - rb * shape.rows);
@@ -179,6 +222,10 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
     t.y_row = p.y.stride(2);
     t.has_bias = bias != nullptr;
     t.result_add = c.result_add;
+    t.dense = dense;
+    t.clip = !clip_is_identity(c.clip);
+    t.clip_min = c.clip.min;
+    t.clip_max = c.clip.max;
     kernel(t);
   });
 }
@@ -197,6 +244,15 @@ bool any_nan(const TensorView& y) {
   return any != 0;
 }
 
+void run_reference(const ConvProblem& p) {
+  if (p.params.accumulation == Fp32Accumulation::interleaved)
+    ref::conv2d_f32_interleaved(p.x, p.w, p.bias, p.y, p.params);
+  else
+    ref::conv2d_f32(p.x, p.w, p.bias, p.y, p.params);
+  // The fused clip: the unfused Clip, on the finished output.
+  if (!clip_is_identity(p.params.clip)) ref::clip_f32(p.y, p.y, p.params.clip);
+}
+
 // Runs the kernel; when the weights' finiteness was left to the output
 // (checks_output), a NaN-free output proves that no infinite or NaN weight
 // met a padded tap (0 * such a weight is NaN, and a NaN term keeps the sum
@@ -205,7 +261,7 @@ bool any_nan(const TensorView& y) {
 void run_checked(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape shape) {
   run_conv_nchw(p, kernel, shape);
   if (has_zero_taps(p.params.window) && checks_output(p) && any_nan(p.y) && !all_finite_f32(p.w))
-    ref::conv2d_f32(p.x, p.w, p.bias, p.y, p.params);
+    run_reference(p);
 }
 
 void run_avx512(const ConvProblem& p) {
@@ -224,14 +280,15 @@ const char* declines_dot_chains(const ConvProblem& p) {
     return "a non-finite weight with padded taps";
   return nullptr;
 }
-void run_dot_chains(const ConvProblem& p) {
-  conv2d_f32(p.x, p.w, p.bias, p.y, p.params);
+// The fused clip of kernels that do not fuse it: the unfused Clip, on the
+// finished output.
+void clip_output(const ConvProblem& p) {
+  if (!clip_is_identity(p.params.clip)) ref::clip_f32(p.y, p.y, p.params.clip);
 }
 
-void run_reference(const ConvProblem& p) {
-  if (p.params.accumulation == Fp32Accumulation::interleaved)
-    return ref::conv2d_f32_interleaved(p.x, p.w, p.bias, p.y, p.params);
-  ref::conv2d_f32(p.x, p.w, p.bias, p.y, p.params);
+void run_dot_chains(const ConvProblem& p) {
+  conv2d_f32(p.x, p.w, p.bias, p.y, p.params);
+  clip_output(p);
 }
 
 constexpr const char* kNchw =

@@ -36,6 +36,9 @@ NPUKIT_AVX2 void plane_group(const DwPlane& p, int64_t v0, int64_t per_row) {
     m[i] = lane_mask(std::min(kLanes, p.ow - ow));
   }
   __m256 a0[G], a1[G];
+  // Unrolled: as a loop, GCC turned this zeroing into a memset of the arrays
+  // in memory (rep stos) on every call, which kept them out of registers.
+#pragma GCC unroll 16
   for (int i = 0; i < G; ++i) a0[i] = a1[i] = _mm256_setzero_ps();
   int64_t t = 0;
   if (kInterleaved) {
@@ -62,6 +65,10 @@ NPUKIT_AVX2 void plane_group(const DwPlane& p, int64_t v0, int64_t per_row) {
       const __m256 old = _mm256_maskload_ps(y[i], m[i]);
       // Operand order as in the references: sequential out + acc, interleaved r + out.
       r = kInterleaved ? _mm256_add_ps(r, old) : _mm256_add_ps(old, r);
+    }
+    if (p.clip) {  // ref::clip_f32: max(lo, r) is lo > r ? lo : r (NaN and -0 pass)
+      r = _mm256_max_ps(_mm256_set1_ps(p.clip_min), r);
+      r = _mm256_min_ps(_mm256_set1_ps(p.clip_max), r);
     }
     _mm256_maskstore_ps(y[i], m[i], r);
   }

@@ -31,6 +31,9 @@ NPUKIT_AVX512 void plane_group(const DwPlane& p, int64_t v0, int64_t per_row) {
     m[i] = static_cast<__mmask16>((1u << lanes) - 1u);
   }
   __m512 a0[G], a1[G];
+  // Unrolled: as a loop, GCC turned this zeroing into a memset of the arrays
+  // in memory (rep stos) on every call, which kept them out of registers.
+#pragma GCC unroll 16
   for (int i = 0; i < G; ++i) a0[i] = a1[i] = _mm512_setzero_ps();
   int64_t t = 0;
   if (kInterleaved) {
@@ -57,6 +60,11 @@ NPUKIT_AVX512 void plane_group(const DwPlane& p, int64_t v0, int64_t per_row) {
       const __m512 old = _mm512_maskz_loadu_ps(m[i], y[i]);
       // Operand order as in the references: sequential out + acc, interleaved r + out.
       r = kInterleaved ? _mm512_add_ps(r, old) : _mm512_add_ps(old, r);
+    }
+    if (p.clip) {  // ref::clip_f32's two steps (ordered compares: NaN and -0 pass)
+      const __m512 lo = _mm512_set1_ps(p.clip_min), hi = _mm512_set1_ps(p.clip_max);
+      r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(r, lo, _CMP_LT_OQ), r, lo);
+      r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(r, hi, _CMP_GT_OQ), r, hi);
     }
     _mm512_mask_storeu_ps(y[i], m[i], r);
   }

@@ -21,6 +21,10 @@ void f32_dwconv_plane_portable(const DwPlane& p) {
         if (p.has_bias) acc = acc + p.bias;
         out = p.result_add ? out + acc : acc;
       }
+      if (p.clip) {  // ref::clip_f32's two steps
+        if (out < p.clip_min) out = p.clip_min;
+        if (out > p.clip_max) out = p.clip_max;
+      }
     }
   }
 }

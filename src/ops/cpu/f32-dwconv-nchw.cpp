@@ -9,6 +9,7 @@
 #include "finite.hpp"
 #include "flush_scope.hpp"
 #include "npukit/parallel.hpp"
+#include "phase_split.hpp"
 
 namespace npukit::cpu {
 
@@ -70,7 +71,7 @@ std::vector<int64_t> column_map(const DwconvProblem& p, const Layout& l) {
 
 // Writes input plane (n, ic) into its padded positions; the zeros stay.
 void fill_plane(const DwconvProblem& p, const Layout& l, const std::vector<int64_t>& columns,
-                int64_t n, int64_t ic, float* dst) {
+                int64_t n, int64_t ic, float* dst, RowSplit split) {
   const Window2d& win = p.window;
   const int64_t H = p.x.dim(2), W = p.x.dim(3);
   const float* src = static_cast<const float*>(p.x.raw()) + n * p.x.stride(0) + ic * p.x.stride(1);
@@ -81,6 +82,10 @@ void fill_plane(const DwconvProblem& p, const Layout& l, const std::vector<int64
     float* row = dst + (win.pad_top + h * (win.ins_h + 1)) * l.row;
     if (copy_rows) {
       std::copy(s, s + W, row + win.pad_left);
+      continue;
+    }
+    if (l.phases == 2 && win.ins_w == 0 && xs_w == 1) {
+      split(s, W, win.pad_left, row, row + l.phase_size);
       continue;
     }
     if (win.ins_w == 0) {
@@ -107,7 +112,7 @@ PlaneBuffers& plane_buffers() {
 
 }  // namespace
 
-void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel) {
+void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel, RowSplit split) {
   const Window2d& win = p.window;
   const int64_t N = p.y.dim(0), OC = p.y.dim(1), OH = p.y.dim(2), OW = p.y.dim(3);
   const int64_t KH = win.kernel_h, KW = win.kernel_w;
@@ -123,6 +128,10 @@ void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel) {
   const float* bias = p.has_bias ? static_cast<const float*>(p.bias.raw()) : nullptr;
   const int64_t bias_step = p.has_bias ? p.bias.stride(p.bias.rank() == 1 ? 0 : 1) : 0;
   const bool y_rows_contiguous = p.y.stride(3) == 1;
+  // The clip is fused into the plane kernels, except under flushing (the
+  // MXCSR's DAZ would change its comparisons of denormals): applied after.
+  const bool clipped = !clip_is_identity(p.clip);
+  const bool fused_clip = clipped && !p.flush_denormals;
   // Enough planes per task to be worth a thread (a 7x7 3x3 plane is ~900 flops).
   const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, OH * OW * KH * KW));
   parallel_ranges(N * OC, grain, [&](int64_t begin, int64_t end) {
@@ -131,16 +140,18 @@ void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel) {
     buf.input.assign(static_cast<size_t>(l.plane), 0.0f);
     if (!y_rows_contiguous) buf.output.resize(static_cast<size_t>(OH * OW));
     std::vector<float> weights(static_cast<size_t>(KH * KW));
+    const auto* wbase = static_cast<const float*>(p.w.raw());
     int64_t filled = -1;  // the (n, ic) plane now in buf.input
     for (int64_t plane = begin; plane < end; ++plane) {
       const int64_t n = plane / OC, oc = plane % OC, ic = oc / p.multiplier;
       if (n * p.x.dim(1) + ic != filled) {
-        fill_plane(p, l, columns, n, ic, buf.input.data());
+        fill_plane(p, l, columns, n, ic, buf.input.data(), split);
         filled = n * p.x.dim(1) + ic;
       }
       for (int64_t kh = 0; kh < KH; ++kh)
         for (int64_t kw = 0; kw < KW; ++kw)
-          weights[static_cast<size_t>(kh * KW + kw)] = p.w.at<float>(oc, 0, kh, kw);
+          weights[static_cast<size_t>(kh * KW + kw)] =
+              wbase[oc * p.w.stride(0) + kh * p.w.stride(2) + kw * p.w.stride(3)];
       DwPlane d;
       d.x = buf.input.data();
       d.row = l.row;
@@ -154,6 +165,9 @@ void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel) {
       d.has_bias = bias != nullptr;
       d.result_add = p.result_add;
       d.bias = bias ? bias[oc * bias_step] : 0.0f;
+      d.clip = fused_clip;
+      d.clip_min = p.clip.min;
+      d.clip_max = p.clip.max;
       float* yplane = static_cast<float*>(p.y.raw()) + n * p.y.stride(0) + oc * p.y.stride(1);
       if (y_rows_contiguous) {
         d.y = yplane;
@@ -175,6 +189,7 @@ void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel) {
               buf.output[static_cast<size_t>(h * OW + w)];
     }
   });
+  if (clipped && !fused_clip) ref::clip_f32(p.y, p.y, p.clip);
 }
 
 namespace {
@@ -184,15 +199,17 @@ void run_reference(const DwconvProblem& p) {
     Depthwise2dParams d{p.window,     p.multiplier,   p.has_bias,
                         p.result_add, p.accumulation, p.flush_denormals};
     ref::depthwise2d_f32_interleaved(p.x, p.w, p.bias, p.y, d);
-    return;
+  } else {
+    const Conv2dParams c{p.window,     p.x.dim(1),     p.has_bias,
+                         p.result_add, p.accumulation, p.flush_denormals};
+    ref::conv2d_f32(p.x, p.w, p.bias, p.y, c);
   }
-  const Conv2dParams c{p.window,     p.x.dim(1),     p.has_bias,
-                       p.result_add, p.accumulation, p.flush_denormals};
-  ref::conv2d_f32(p.x, p.w, p.bias, p.y, c);
+  // The fused clip: the unfused Clip, on the finished output.
+  if (!clip_is_identity(p.clip)) ref::clip_f32(p.y, p.y, p.clip);
 }
 
 void run_avx512(const DwconvProblem& p) {
-  run_dwconv(p, f32_dwconv_plane_avx512);
+  run_dwconv(p, f32_dwconv_plane_avx512, split_row_stride2_avx512);
 }
 void run_avx2(const DwconvProblem& p) {
   run_dwconv(p, f32_dwconv_plane_avx2);

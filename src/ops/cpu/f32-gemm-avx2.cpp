@@ -26,8 +26,8 @@ NPUKIT_AVX2 void store_row(const GemmProblem& p, int64_t r, __m256 acc, int64_t 
 
 // Four rows at once: each row's sum is one chain of dependent additions, so
 // four independent chains keep the adder busy (each row's order unchanged).
-NPUKIT_AVX2 void f32_gemm_block_avx2(const GemmProblem& p, const float* packed, int64_t n0,
-                                     int64_t cols) {
+NPUKIT_AVX2 void f32_gemm_block_avx2(const GemmProblem& p, const float* packed, int64_t pitch,
+                                     int64_t n0, int64_t cols) {
   const int64_t M = p.a.dim(0), K = p.a.dim(1);
   const auto* a = static_cast<const float*>(p.a.raw());
   const int64_t as0 = p.a.stride(0), as1 = p.a.stride(1);
@@ -36,7 +36,7 @@ NPUKIT_AVX2 void f32_gemm_block_avx2(const GemmProblem& p, const float* packed, 
     const float *a0 = a + r * as0, *a1 = a0 + as0, *a2 = a1 + as0, *a3 = a2 + as0;
     __m256 c0 = _mm256_setzero_ps(), c1 = c0, c2 = c0, c3 = c0;
     for (int64_t k = 0; k < K; ++k) {
-      const __m256 b = _mm256_loadu_ps(packed + k * 8);
+      const __m256 b = _mm256_loadu_ps(packed + k * pitch);
       c0 = _mm256_add_ps(c0, _mm256_mul_ps(_mm256_set1_ps(a0[k * as1]), b));
       c1 = _mm256_add_ps(c1, _mm256_mul_ps(_mm256_set1_ps(a1[k * as1]), b));
       c2 = _mm256_add_ps(c2, _mm256_mul_ps(_mm256_set1_ps(a2[k * as1]), b));
@@ -52,7 +52,7 @@ NPUKIT_AVX2 void f32_gemm_block_avx2(const GemmProblem& p, const float* packed, 
     __m256 acc = _mm256_setzero_ps();
     for (int64_t k = 0; k < K; ++k)
       acc = _mm256_add_ps(
-          acc, _mm256_mul_ps(_mm256_set1_ps(ar[k * as1]), _mm256_loadu_ps(packed + k * 8)));
+          acc, _mm256_mul_ps(_mm256_set1_ps(ar[k * as1]), _mm256_loadu_ps(packed + k * pitch)));
     store_row(p, r, acc, n0, cols);
   }
 }

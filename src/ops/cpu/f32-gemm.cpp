@@ -10,34 +10,71 @@ namespace npukit::cpu {
 
 namespace {
 
-using Block = void (*)(const GemmProblem&, const float*, int64_t, int64_t);
+using Block = void (*)(const GemmProblem&, const float*, int64_t, int64_t, int64_t);
+
+constexpr int64_t kPackChunk = 64;  // k steps packed at a time (64 x 16 floats: 4 KB)
 
 void run_blocks(const GemmProblem& p, Block block, int64_t lanes) {
   const int64_t M = p.a.dim(0), K = p.a.dim(1), N = p.b.dim(1);
   const int64_t blocks = (N + lanes - 1) / lanes;
   const int64_t grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, M * K * lanes));
   const bool k_contiguous = p.b.stride(0) == 1 && p.b.stride(1) != 1;
+  const auto* b = static_cast<const float*>(p.b.raw());
+  const int64_t b_col = p.b.stride(1), b_row = p.b.stride(0);
+  const bool n_contiguous = b_col == 1 && K > 0;
   parallel_ranges(blocks, grain, [&](int64_t begin, int64_t end) {
-    std::vector<float> packed(static_cast<size_t>(K * lanes), 0.0f);
+    std::vector<float> packed;  // lanes past `cols` read its zeros
     for (int64_t blk = begin; blk < end; ++blk) {
       const int64_t n0 = blk * lanes, cols = std::min(lanes, N - n0);
+      // Rows of b contiguous along n (a constant FC weight that the ONNX
+      // planner transposed once): a full block is read in place.
+      if (n_contiguous && cols == lanes) {
+        block(p, b + n0, b_row, n0, cols);
+        continue;
+      }
       // Read b along its contiguous axis: a transposed b (ONNX Gemm's FC
-      // weights, transB = 1) is contiguous along k, one column per row.
+      // weights, transB = 1) is contiguous along k, one column per row. In
+      // chunks of k so that the part of `packed` being written stays in L1
+      // (a whole block, K * 64 bytes, does not for K = 1280: the column-at-a-time
+      // pass cost 20x the arithmetic of a one-row Gemm).
+      if (packed.empty()) packed.assign(static_cast<size_t>(K * lanes), 0.0f);
       if (k_contiguous)
-        for (int64_t l = 0; l < cols; ++l)
-          for (int64_t k = 0; k < K; ++k)
-            packed[static_cast<size_t>(k * lanes + l)] = p.b.at2<float>(k, n0 + l);
+        for (int64_t k0 = 0; k0 < K; k0 += kPackChunk) {
+          const int64_t k1 = std::min(K, k0 + kPackChunk);
+          for (int64_t l = 0; l < cols; ++l) {
+            const float* column = b + (n0 + l) * b_col;
+            float* dst = packed.data() + l;
+            for (int64_t k = k0; k < k1; ++k) dst[k * lanes] = column[k];
+          }
+        }
       else
         for (int64_t k = 0; k < K; ++k)
           for (int64_t l = 0; l < cols; ++l)
             packed[static_cast<size_t>(k * lanes + l)] = p.b.at2<float>(k, n0 + l);
-      block(p, packed.data(), n0, cols);
+      block(p, packed.data(), lanes, n0, cols);
     }
   });
 }
 
 void run_avx512(const GemmProblem& p) {
-  run_blocks(p, f32_gemm_block_avx512, 16);
+  const int64_t M = p.a.dim(0), K = p.a.dim(1), N = p.b.dim(1);
+  if (p.b.stride(1) != 1 || N < kGemmWideColumns) return run_blocks(p, f32_gemm_block_avx512, 16);
+  // Rows of b contiguous: wide strips read in place, the last columns as before.
+  const int64_t strips = N / kGemmWideColumns;
+  const int64_t grain =
+      std::max<int64_t>(1, 65536 / std::max<int64_t>(1, M * K * kGemmWideColumns));
+  parallel_for(strips, grain, [&](int64_t s) { f32_gemm_wide_avx512(p, s * kGemmWideColumns); });
+  const int64_t done = strips * kGemmWideColumns;
+  if (done == N) return;
+  GemmProblem rest = p;
+  auto columns = [&](const TensorView& v) {
+    return TensorView(static_cast<float*>(v.raw()) + done * v.stride(1), v.dtype(),
+                      {v.dim(0), N - done}, {v.stride(0), v.stride(1)});
+  };
+  rest.b = columns(p.b);
+  rest.y = columns(p.y);
+  if (!p.c.empty()) rest.c = columns(p.c);
+  run_blocks(rest, f32_gemm_block_avx512, 16);
 }
 void run_avx2(const GemmProblem& p) {
   run_blocks(p, f32_gemm_block_avx2, 8);

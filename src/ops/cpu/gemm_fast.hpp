@@ -15,10 +15,19 @@ struct GemmProblem {
   float alpha = 1.0f, beta = 1.0f;
 };
 
-// Columns [n0, n0 + cols) of y for every row, from the packed b block
-// (packed[k * lanes + l] = b(k, n0 + l)); cols <= lanes.
-void f32_gemm_block_avx512(const GemmProblem& p, const float* packed, int64_t n0, int64_t cols);
-void f32_gemm_block_avx2(const GemmProblem& p, const float* packed, int64_t n0, int64_t cols);
+// Columns [n0, n0 + cols) of y for every row, from a block of b whose step k
+// holds the lanes' weights at packed + k * pitch (packed[k * pitch + l] =
+// b(k, n0 + l)); cols <= lanes, every lane of a step readable. pitch is the
+// lanes for a packed copy, or b's row stride when b is read in place.
+void f32_gemm_block_avx512(const GemmProblem& p, const float* packed, int64_t pitch, int64_t n0,
+                           int64_t cols);
+void f32_gemm_block_avx2(const GemmProblem& p, const float* packed, int64_t pitch, int64_t n0,
+                         int64_t cols);
+
+// Columns [n0, n0 + kGemmWideColumns) of y, every row, reading b (rows
+// contiguous, stride(1) == 1) in place; n0 + kGemmWideColumns <= N.
+inline constexpr int64_t kGemmWideColumns = 128;
+void f32_gemm_wide_avx512(const GemmProblem& p, int64_t n0);
 
 // f32-gemm-{avx512, avx2}, then the reference.
 const KernelList<GemmProblem>& gemm_kernels();
