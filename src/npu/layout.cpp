@@ -76,16 +76,24 @@ void check_place(const char* fn, const char* name, const Place& p) {
              " bytes of each NPU's local memory");
   } else {
     const uint64_t bytes = static_cast<uint64_t>(p.esize) * (last_offset(p, p.shape.c) + 1);
-    rule(m.global(p.addr, bytes) != nullptr, fn, name,
-         std::to_string(p.addr) + " (tensor " + shape + " spanning " + std::to_string(bytes) +
-             " bytes)",
-         "a tensor inside one device memory allocation (bm_malloc_device_byte)");
+    if (m.global(p.addr, bytes)) return;
+    const std::string value = std::to_string(p.addr) + " (tensor " + shape + " spanning " +
+                              std::to_string(bytes) + " bytes";
+    // The vendor's device memory is one flat range: a tensor running past its
+    // allocation into free space or another allocation is a warning, beyond
+    // the range (or straddling L2 SRAM / DTCM) an error.
+    rule(m.device(p.addr, bytes) != nullptr, fn, name, value + ")",
+         "a tensor inside device memory [" + std::to_string(cfg.global_mem_start) + ", " +
+             std::to_string(cfg.global_mem_start + cfg.global_mem_size) + "), L2 SRAM or DTCM");
+    if (warning_due(fn, name))
+      warning(fn, name, value + ": " + m.device_range_text(p.addr, bytes) + ")",
+              "a tensor inside one device memory allocation (bm_malloc_device_byte)");
   }
 }
 
 uint8_t* plane(Machine& m, const Place& p, int64_t n, int64_t c) {
   if (p.space == Space::system)
-    return m.global(p.addr, 1) + p.esize * (n * p.stride.n + c * p.stride.c);
+    return m.device(p.addr, 1) + p.esize * (n * p.stride.n + c * p.stride.c);
   const Config& cfg = m.config();
   const int q = start_npu(cfg, p.addr);
   const uint64_t r = p.addr % cfg.local_mem_size;

@@ -68,7 +68,7 @@ void gdma_matrix(const char* fn, bool to_local, uint64_t local, uint64_t system,
   const dim4 sstride{rows * row_stride, rows * row_stride, row_stride, 1};
   system_place(fn, to_local ? "src_addr" : "dst_addr", system, Dims{1, 1, rows, cols}, &sstride, 4);
   Machine& m = machine();
-  uint8_t* sys = m.global(system, 4);
+  uint8_t* sys = m.device(system, 4);
   bool check = true;  // until the first never-written element
   for (int r = 0; r < rows; ++r) {
     for (int col = 0; col < cols; ++col) {
