@@ -185,6 +185,12 @@ def main():
         r = run("isa", "disasm", "--bin", prog_bin)
         report(r.returncode == 0 and "# 8 instructions, 0 problems" in r.stdout,
                "disasm reports no consistency problem")
+        # issue #11: disasm lists every instruction and exits 1 when one is invalid.
+        r = run("isa", "disasm", "--asm", stride0, expect_ok=False)
+        report(r.returncode == 1 and r.stdout.count("# [") == 2 and "#   error:" in r.stdout
+               and "strideH" in r.stdout and "# 2 instructions, 1 problems" in r.stdout
+               and "npukit isa disasm: 1 problems in 2 instructions" in r.stderr,
+               f"disasm of strideH=0 exits 1: rc {r.returncode}, stderr {r.stderr.strip()}")
 
         # bad input: non-zero exit and a message naming the problem
         x0 = os.path.join(out, "X0.bin")
