@@ -76,16 +76,24 @@ void check_place(const char* fn, const char* name, const Place& p) {
              " bytes of each NPU's local memory");
   } else {
     const uint64_t bytes = static_cast<uint64_t>(p.esize) * (last_offset(p, p.shape.c) + 1);
-    rule(m.global(p.addr, bytes) != nullptr, fn, name,
-         std::to_string(p.addr) + " (tensor " + shape + " spanning " + std::to_string(bytes) +
-             " bytes)",
-         "a tensor inside one device memory allocation (bm_malloc_device_byte)");
+    if (m.global(p.addr, bytes)) return;
+    const std::string value = std::to_string(p.addr) + " (tensor " + shape + " spanning " +
+                              std::to_string(bytes) + " bytes";
+    // The vendor's device memory is one flat range: a tensor running past its
+    // allocation into free space or another allocation is a warning, beyond
+    // the range (or straddling L2 SRAM / DTCM) an error.
+    rule(m.device(p.addr, bytes) != nullptr, fn, name, value + ")",
+         "a tensor inside device memory [" + std::to_string(cfg.global_mem_start) + ", " +
+             std::to_string(cfg.global_mem_start + cfg.global_mem_size) + "), L2 SRAM or DTCM");
+    if (warning_due(fn, name))
+      warning(fn, name, value + ": " + m.device_range_text(p.addr, bytes) + ")",
+              "a tensor inside one device memory allocation (bm_malloc_device_byte)");
   }
 }
 
 uint8_t* plane(Machine& m, const Place& p, int64_t n, int64_t c) {
   if (p.space == Space::system)
-    return m.global(p.addr, 1) + p.esize * (n * p.stride.n + c * p.stride.c);
+    return m.device(p.addr, 1) + p.esize * (n * p.stride.n + c * p.stride.c);
   const Config& cfg = m.config();
   const int q = start_npu(cfg, p.addr);
   const uint64_t r = p.addr % cfg.local_mem_size;
@@ -114,7 +122,70 @@ void unwritten(const char* fn, const char* name, const Place& p, int64_t n, int6
 }
 }  // namespace
 
+namespace {
+// Were all `bytes` flag bytes written? A word compare for the common 4 bytes
+// (element paths call this per element; memchr's call costs more).
+bool written_bytes(const uint8_t* flag, int64_t bytes) {
+  if (bytes == 4) {
+    uint32_t v;
+    std::memcpy(&v, flag, 4);
+    return v == 0x01010101u;
+  }
+  return !std::memchr(flag, 0, static_cast<size_t>(bytes));
+}
+
+// Elements of one (n, c) plane in runs of consecutive elements: one run of
+// h*w when the rows follow each other, h runs of w when only w is unit
+// stride, else 0 (element by element).
+int64_t run_length(const Place& p) {
+  if (p.stride.w != 1) return 0;
+  return p.shape.h == 1 || p.stride.h == p.shape.w ? p.shape.h * p.shape.w : p.shape.w;
+}
+
+// The first never-written element of a run of `len` elements from `flag`
+// (row h, column w0 of plane (n, c)), reported; false if there is one.
+bool run_written(const char* fn, const char* name, const Place& p, const uint8_t* flag, int64_t len,
+                 int64_t n, int64_t c, int64_t h, int64_t w0) {
+  const int64_t es = p.esize;
+  if (!std::memchr(flag, 0, static_cast<size_t>(es * len))) return true;
+  for (int64_t i = 0; i < len; ++i)
+    if (std::memchr(flag + es * i, 0, static_cast<size_t>(es))) {
+      const int64_t e = w0 + i;  // element index within the plane row chain
+      unwritten(fn, name, p, n, c, h + e / p.shape.w, e % p.shape.w);
+      break;
+    }
+  return false;
+}
+
+// copy_place over runs: both sides have the same run layout and do not
+// overlap (element order cannot matter).
+bool copy_runs(const char* fn, const char* src_name, const Place& src, const Place& dst) {
+  const int64_t len = run_length(src);
+  if (len == 0 || run_length(dst) != len) return false;
+  if (src.space == dst.space && places_overlap(src, dst)) return false;
+  Machine& m = machine();
+  const int64_t es = src.esize, rows = src.shape.h * src.shape.w / len;
+  const size_t bytes = static_cast<size_t>(es * len);
+  bool check = true;  // until the first never-written element
+  for (int64_t n = 0; n < src.shape.n; ++n)
+    for (int64_t c = 0; c < src.shape.c; ++c) {
+      const uint8_t* s = plane(m, src, n, c);
+      uint8_t* d = plane(m, dst, n, c);
+      const uint8_t* sf = src.space == Space::local ? flags(m, src, n, c) : nullptr;
+      uint8_t* df = dst.space == Space::local ? flags(m, dst, n, c) : nullptr;
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t so = es * r * src.stride.h, d_o = es * r * dst.stride.h;
+        if (check && sf) check = run_written(fn, src_name, src, sf + so, len, n, c, r, 0);
+        std::memcpy(d + d_o, s + so, bytes);
+        if (df) std::memset(df + d_o, 1, bytes);
+      }
+    }
+  return true;
+}
+}  // namespace
+
 void copy_place(const char* fn, const char* src_name, const Place& src, const Place& dst) {
+  if (copy_runs(fn, src_name, src, dst)) return;
   Machine& m = machine();
   const int64_t es = src.esize;
   bool check = true;  // until the first never-written element
@@ -128,7 +199,7 @@ void copy_place(const char* fn, const char* src_name, const Place& src, const Pl
         for (int64_t w = 0; w < src.shape.w; ++w) {
           const int64_t so = es * (h * src.stride.h + w * src.stride.w);
           const int64_t d_o = es * (h * dst.stride.h + w * dst.stride.w);
-          if (check && sf && std::memchr(sf + so, 0, static_cast<size_t>(es))) {
+          if (check && sf && !written_bytes(sf + so, es)) {
             unwritten(fn, src_name, src, n, c, h, w);
             check = false;
           }
@@ -158,48 +229,53 @@ void fill_place(const Place& dst, const void* value) {
 
 Tensor gather_f32(const char* fn, const char* name, const Place& p) {
   Tensor t(DType::f32, {p.shape.n, p.shape.c, p.shape.h, p.shape.w});
-  Place dst{Space::system, 0, p.shape, continuous_stride(p.shape), 4};
-  // Copy through a plain loop: the destination is host memory, not a place.
   Machine& m = machine();
   float* out = t.data<float>();
+  const int64_t len = run_length(p), hw = p.shape.h * p.shape.w;
   bool check = true;  // until the first never-written element
   for (int64_t n = 0; n < p.shape.n; ++n)
     for (int64_t c = 0; c < p.shape.c; ++c) {
       const uint8_t* s = plane(m, p, n, c);
       const uint8_t* sf = check && p.space == Space::local ? flags(m, p, n, c) : nullptr;
-      float* o = out + n * dst.stride.n + c * dst.stride.c;
-      for (int64_t h = 0; h < p.shape.h; ++h) {
-        if (p.stride.w == 1) {
-          const int64_t so = 4 * h * p.stride.h;
-          if (check && sf && std::memchr(sf + so, 0, static_cast<size_t>(4 * p.shape.w))) {
-            for (int64_t w = 0; check && w < p.shape.w; ++w)
-              if (std::memchr(sf + so + 4 * w, 0, 4)) {
-                unwritten(fn, name, p, n, c, h, w);
-                check = false;
-              }
-          }
-          std::memcpy(o + h * p.shape.w, s + so, static_cast<size_t>(4 * p.shape.w));
-          continue;
+      float* o = out + (n * p.shape.c + c) * hw;
+      if (len > 0) {
+        for (int64_t r = 0; r < hw / len; ++r) {
+          const int64_t so = 4 * r * p.stride.h;
+          if (check && sf) check = run_written(fn, name, p, sf + so, len, n, c, r, 0);
+          std::memcpy(o + r * len, s + so, static_cast<size_t>(4 * len));
         }
+        continue;
+      }
+      for (int64_t h = 0; h < p.shape.h; ++h)
         for (int64_t w = 0; w < p.shape.w; ++w) {
           const int64_t so = 4 * (h * p.stride.h + w * p.stride.w);
-          if (check && sf && std::memchr(sf + so, 0, 4)) {
+          if (check && sf && !written_bytes(sf + so, 4)) {
             unwritten(fn, name, p, n, c, h, w);
             check = false;
           }
           std::memcpy(o + h * p.shape.w + w, s + so, 4);
         }
-      }
     }
   return t;
 }
 
 void scatter_f32(const TensorView& t, const Place& p) {
   Machine& m = machine();
+  const int64_t len = run_length(p), hw = p.shape.h * p.shape.w;
+  const bool dense = t.is_contiguous();
   for (int64_t n = 0; n < p.shape.n; ++n)
     for (int64_t c = 0; c < p.shape.c; ++c) {
       uint8_t* d = plane(m, p, n, c);
       uint8_t* df = p.space == Space::local ? flags(m, p, n, c) : nullptr;
+      if (dense && len > 0) {
+        const float* in = t.data<float>() + (n * p.shape.c + c) * hw;
+        for (int64_t r = 0; r < hw / len; ++r) {
+          const int64_t o = 4 * r * p.stride.h;
+          std::memcpy(d + o, in + r * len, static_cast<size_t>(4 * len));
+          if (df) std::memset(df + o, 1, static_cast<size_t>(4 * len));
+        }
+        continue;
+      }
       for (int64_t h = 0; h < p.shape.h; ++h)
         for (int64_t w = 0; w < p.shape.w; ++w) {
           const int64_t o = 4 * (h * p.stride.h + w * p.stride.w);

@@ -1,5 +1,6 @@
 #include "okk_face.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace npukit::npu::face {
@@ -126,26 +127,47 @@ npukit::Tensor gather_matrix(const char* fn, const char* name, const Place& p, i
   float* out = t.data<float>();
   bool check = true;
   for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c) {
-      uint8_t* ptr = plane(m, p, r, c / cpc) + 4 * (c % cpc) * p.stride.w;
-      if (check && std::memchr(flag_of(m, ptr), 0, 4)) {
-        never_written(fn, name, p,
-                      "matrix element (" + std::to_string(r) + ", " + std::to_string(c) + ")");
-        check = false;
+    for (int64_t first = 0; first < cols; first += cpc) {
+      // One channel's chunk of the row; elements p.stride.w apart (1: one copy).
+      const int64_t count = std::min(cpc, cols - first);
+      uint8_t* base = plane(m, p, r, first / cpc);
+      if (p.stride.w == 1 && !(check && std::memchr(flag_of(m, base), 0, 4 * count))) {
+        std::memcpy(out + r * cols + first, base, static_cast<size_t>(4 * count));
+        continue;
       }
-      std::memcpy(out + r * cols + c, ptr, 4);
+      for (int64_t k = 0; k < count; ++k) {
+        uint8_t* ptr = base + 4 * k * p.stride.w;
+        if (check && std::memchr(flag_of(m, ptr), 0, 4)) {
+          never_written(
+              fn, name, p,
+              "matrix element (" + std::to_string(r) + ", " + std::to_string(first + k) + ")");
+          check = false;
+        }
+        std::memcpy(out + r * cols + first + k, ptr, 4);
+      }
     }
   return t;
 }
 
 void scatter_matrix(const npukit::TensorView& t, const Place& p, int64_t cpc) {
   Machine& m = machine();
+  const int64_t cols = t.dim(1);
+  const bool dense = t.is_contiguous() && p.stride.w == 1;
   for (int64_t r = 0; r < t.dim(0); ++r)
-    for (int64_t c = 0; c < t.dim(1); ++c) {
-      uint8_t* ptr = plane(m, p, r, c / cpc) + 4 * (c % cpc) * p.stride.w;
-      const float v = t.at2<float>(r, c);
-      std::memcpy(ptr, &v, 4);
-      std::memset(flag_of(m, ptr), 1, 4);
+    for (int64_t first = 0; first < cols; first += cpc) {
+      const int64_t count = std::min(cpc, cols - first);
+      uint8_t* base = plane(m, p, r, first / cpc);
+      if (dense) {
+        std::memcpy(base, t.data<float>() + r * cols + first, static_cast<size_t>(4 * count));
+        std::memset(flag_of(m, base), 1, static_cast<size_t>(4 * count));
+        continue;
+      }
+      for (int64_t k = 0; k < count; ++k) {
+        uint8_t* ptr = base + 4 * k * p.stride.w;
+        const float v = t.at2<float>(r, first + k);
+        std::memcpy(ptr, &v, 4);
+        std::memset(flag_of(m, ptr), 1, 4);
+      }
     }
 }
 

@@ -1,5 +1,6 @@
 // okk.h face: the GDMA engine (copies between system and local memory,
 // matrix copies, set-constant). Pure data movement.
+#include <algorithm>
 #include <cstring>
 
 #include "cost_instruction.hpp"
@@ -68,27 +69,31 @@ void gdma_matrix(const char* fn, bool to_local, uint64_t local, uint64_t system,
   const dim4 sstride{rows * row_stride, rows * row_stride, row_stride, 1};
   system_place(fn, to_local ? "src_addr" : "dst_addr", system, Dims{1, 1, rows, cols}, &sstride, 4);
   Machine& m = machine();
-  uint8_t* sys = m.global(system, 4);
+  uint8_t* sys = m.device(system, 4);
   bool check = true;  // until the first never-written element
+  // One channel's chunk of a row at a time: cpc consecutive local elements.
   for (int r = 0; r < rows; ++r) {
-    for (int col = 0; col < cols; ++col) {
-      uint8_t* lptr = plane(m, lp, r, col / cpc) + 4 * (col % cpc);
+    for (int first = 0; first < cols; first += cpc) {
+      const size_t bytes = 4 * static_cast<size_t>(std::min(cpc, cols - first));
+      uint8_t* lptr = plane(m, lp, r, first / cpc);
       uint8_t* flag = m.written(0, 0) + (lptr - m.local(0, 0));
-      uint8_t* sptr = sys + 4 * (static_cast<int64_t>(r) * row_stride + col);
+      uint8_t* sptr = sys + 4 * (static_cast<int64_t>(r) * row_stride + first);
       if (to_local) {
-        std::memcpy(lptr, sptr, 4);
-        std::memset(flag, 1, 4);
-      } else {
-        if (check && std::memchr(flag, 0, 4)) {
-          check = false;
-          if (warning_due(fn, "src_addr"))
-            warning(fn, "src_addr",
-                    std::to_string(local) + ": matrix element (" + std::to_string(r) + ", " +
-                        std::to_string(col) + ") was never written",
-                    "reads of local memory written before (by GDMA or BDC)");
-        }
-        std::memcpy(sptr, lptr, 4);
+        std::memcpy(lptr, sptr, bytes);
+        std::memset(flag, 1, bytes);
+        continue;
       }
+      if (check && std::memchr(flag, 0, bytes)) {
+        const size_t at =
+            static_cast<size_t>(static_cast<const uint8_t*>(std::memchr(flag, 0, bytes)) - flag);
+        check = false;
+        if (warning_due(fn, "src_addr"))
+          warning(fn, "src_addr",
+                  std::to_string(local) + ": matrix element (" + std::to_string(r) + ", " +
+                      std::to_string(first + static_cast<int>(at / 4)) + ") was never written",
+                  "reads of local memory written before (by GDMA or BDC)");
+      }
+      std::memcpy(sptr, lptr, bytes);
     }
   }
   record_cost(gdma_matrix_instruction(fn, to_local, lp, system, rows, cols, row_stride));

@@ -43,7 +43,7 @@ unsigned int okk_l2_sram_start_addr(void) {
   return static_cast<unsigned>(cfg().l2_sram_start);
 }
 unsigned int okk_dtcm_start_addr(void) {
-  return 0;
+  return static_cast<unsigned>(cfg().dtcm_start);
 }
 unsigned int okk_lookup_table_start_addr(void) {
   return 0;
@@ -61,16 +61,16 @@ unsigned int okk_l2_sram_size(void) {
   return cfg().l2_sram_size;
 }
 unsigned int okk_dtcm_size(void) {
-  return 0;
+  return cfg().dtcm_size;
 }
 int okk_npu_num(void) {
   return cfg().npu_num;
 }
 
 unsigned char* okk_global_mem_addr(unsigned long long addr) {
-  unsigned char* p = machine().global(addr, 1);
+  unsigned char* p = machine().device(addr, 1);
   rule(p != nullptr, "okk_global_mem_addr", "addr", std::to_string(addr),
-       "an address inside a device memory allocation");
+       "an address inside device memory, L2 SRAM or DTCM");
   return p;
 }
 
@@ -82,13 +82,22 @@ unsigned char* okk_local_mem_addr(unsigned int idx, unsigned int addr) {
   return machine().local(static_cast<int>(idx), addr);
 }
 
+// Both take system addresses, as the vendor's do (probed:
+// okk_l2_sram_addr(okk_l2_sram_start_addr()) - okk_l2_sram_addr(0) is the
+// start address; the same for the DTCM). The host pointer lets the kernel's
+// own C code read what a GDMA copy stored there after okk_poll.
 unsigned char* okk_l2_sram_addr(unsigned int addr) {
-  rule_range("okk_l2_sram_addr", "addr", addr, 0, cfg().l2_sram_size - 1);
-  return machine().l2(addr);
+  const Config& c = cfg();
+  rule_range("okk_l2_sram_addr", "addr", addr, static_cast<int64_t>(c.l2_sram_start),
+             static_cast<int64_t>(c.l2_sram_start + c.l2_sram_size - 1));
+  return machine().l2(addr - c.l2_sram_start);
 }
 
-unsigned char* okk_dtcm_addr(unsigned int) {
-  violation("okk_dtcm_addr", "addr", "any", "nothing: npukit simulates no DTCM");
+unsigned char* okk_dtcm_addr(unsigned int addr) {
+  const Config& c = cfg();
+  rule_range("okk_dtcm_addr", "addr", addr, static_cast<int64_t>(c.dtcm_start),
+             static_cast<int64_t>(c.dtcm_start + c.dtcm_size - 1));
+  return machine().dtcm(addr - c.dtcm_start);
 }
 
 void okk_initialize(void) {}

@@ -14,15 +14,17 @@ namespace npukit {
 
 namespace {
 
-constexpr int kMaxTerms = 64;
+constexpr int kMaxTerms = 64;  // num_series in [1, 64]: terms c[0] .. c[num_series]
 
-const std::array<float, kMaxTerms>& coefficients() {
-  static const std::array<float, kMaxTerms> c = [] {
-    std::array<float, kMaxTerms> t{};
-    long double fact = 1.0L;
-    for (int k = 0; k < kMaxTerms; ++k) {
-      if (k > 0) fact *= static_cast<long double>(k);
-      t[static_cast<size_t>(k)] = static_cast<float>(1.0L / fact);
+// 1/k! as the vendor's C-model has it (probed bit for bit): each entry the one
+// before divided by k in fp32, a denormal flushed (the unit runs with FTZ).
+const std::array<float, kMaxTerms + 1>& coefficients() {
+  static const std::array<float, kMaxTerms + 1> c = [] {
+    std::array<float, kMaxTerms + 1> t{};
+    t[0] = 1.0f;
+    for (int k = 1; k <= kMaxTerms; ++k) {
+      const float v = t[static_cast<size_t>(k - 1)] / static_cast<float>(k);
+      t[static_cast<size_t>(k)] = std::fpclassify(v) == FP_SUBNORMAL ? 0.0f : v;
     }
     return t;
   }();
@@ -47,7 +49,7 @@ void same_length(size_t a, size_t b, const char* fn, const char* name) {
 }  // namespace
 
 float taylor_exp_coefficient(int k) {
-  check_range("npukit::taylor_exp_coefficient", "k", k, 0, kMaxTerms - 1);
+  check_range("npukit::taylor_exp_coefficient", "k", k, 0, kMaxTerms);
   return coefficients()[static_cast<size_t>(k)];
 }
 
@@ -55,8 +57,8 @@ float taylor_exp_f32(float x, int num_series, const Fp32Arith& f) {
   check_range("npukit::taylor_exp_f32", "num_series", num_series, 1, kMaxTerms);
   const auto& c = coefficients();
   const float v = f.in(x);
-  float r = f.in(c[static_cast<size_t>(num_series - 1)]);
-  for (int k = num_series - 2; k >= 0; --k) r = f.add(f.mul(r, v), c[static_cast<size_t>(k)]);
+  float r = f.in(c[static_cast<size_t>(num_series)]);
+  for (int k = num_series - 1; k >= 0; --k) r = f.add(f.mul(r, v), c[static_cast<size_t>(k)]);
   return f.out(r);
 }
 
@@ -76,10 +78,17 @@ float lookup_int8_to_f32(int32_t x) {
 }
 
 float exp_series_f32(float x, int num_series, const Fp32Arith& f) {
+  check_range("npukit::exp_series_f32", "num_series", num_series, 1, kMaxTerms);
+  const auto& c = coefficients();
   const float v = f.in(x);
-  const int32_t n = floor_to_int32(v);
-  const float frac = f.out(v - static_cast<float>(n));  // exact for |v| < 2^23
-  return f.mul(lookup_exp_f32(n), taylor_exp_f32(frac, num_series, f));
+  // Integer part toward zero, so the fraction is in (-1, 1) with x's sign.
+  const float n = std::isfinite(v) ? std::trunc(v) : v;
+  const float frac = f.out(v - n);  // exact
+  float r = f.in(c[static_cast<size_t>(num_series)]);
+  for (int k = num_series - 1; k >= 1; --k) r = f.add(f.mul(r, frac), c[static_cast<size_t>(k)]);
+  // e^n * (1 + frac * r), distributed as the vendor's unit does: e*(frac*r) + e.
+  const float e = f.in(lookup_exp_f32(floor_to_int32(n)));
+  return f.add(f.mul(e, f.mul(r, frac)), e);
 }
 
 float sigmoid_series_f32(float x, int num_series, const Fp32Arith& f) {

@@ -13,7 +13,14 @@
  *   (one channel per row, padded), left matrix cols_per_channel 128 < cols.
  * - partial_tiles: row tiles of a fixed height T; the last tile holds fewer
  *   image rows, and the pool runs over all T rows, reading rows that were
- *   never written; only the rows of the image are stored. */
+ *   never written; only the rows of the image are stored.
+ * - past_allocation: vectors of `n` floats loaded and stored in whole 64-float
+ *   rows, so the last row reads past the input allocation (device memory is
+ *   one flat range on the vendor's C-model: a warning) and stays inside the
+ *   output's 4 KiB; only the first n results are checked.
+ * - dtcm_sum: a vector stored to the DTCM by GDMA, summed by the kernel's own
+ *   C code through okk_dtcm_addr (published softmax kernels do this), the sum
+ *   broadcast with a set-constant and stored. */
 #include "okk.h"
 
 static int min_int(int a, int b) {
@@ -121,3 +128,39 @@ void partial_tiles(const void* args) {
   okk_poll();
 }
 OKKERNEL_FUNC_REGISTER(partial_tiles);
+
+typedef struct {
+  int n;
+  unsigned long long output_addr, input_addr;
+} __attribute__((packed)) vector_param_t;
+
+void past_allocation(const void* args) {
+  okk_initialize();
+  const vector_param_t* p = (const vector_param_t*)args;
+  const int rows = (p->n + 63) / 64;
+  const dim4 shape = {1, rows, 1, 64};
+  okk_gdma_32bit_cpy_S2L(0, p->input_addr, &shape, NULL, NULL);
+  okk_bdc_mul_C(65536, 0, 2.0f, &shape, NULL, NULL);
+  okk_gdma_32bit_cpy_L2S(p->output_addr, 65536, &shape, NULL, NULL);
+  okk_poll();
+}
+OKKERNEL_FUNC_REGISTER(past_allocation);
+
+void dtcm_sum(const void* args) {
+  okk_initialize();
+  const vector_param_t* p = (const vector_param_t*)args;
+  const dim4 shape = {1, 1, 1, p->n};
+  okk_gdma_32bit_cpy_S2L(131072, p->input_addr, &shape, NULL, NULL);
+  const unsigned dtcm = okk_dtcm_start_addr();
+  okk_gdma_32bit_cpy_L2S(dtcm, 131072, &shape, NULL, NULL);
+  okk_poll();
+  const float* v = (const float*)okk_dtcm_addr(dtcm);
+  float sum = 0.0f;
+  for (int i = 0; i < p->n; ++i) sum += v[i];
+  x32 s;
+  s.fp32 = sum;
+  const dim4 out = {1, 1, 1, 1};
+  okk_gdma_32bit_set_C_system(p->output_addr, s, &out, NULL);
+  okk_poll();
+}
+OKKERNEL_FUNC_REGISTER(dtcm_sum);

@@ -101,6 +101,37 @@ static int partial_tiles(bm_handle_t h, int C, int H, int W, int k, int T, unsig
   return contest_compare(name, yd.download(out_len), pool_ref(x, C, H, W, k, true));
 }
 
+typedef struct {
+  int n;
+  unsigned long long output_addr, input_addr;
+} __attribute__((packed)) vector_param_t;
+
+static int past_allocation(bm_handle_t h, int n, unsigned seed) {
+  const std::vector<float> x = random_floats(size_t(n), seed);
+  DeviceBuffer xd(h, size_t(n) * 4), yd(h, size_t(n) * 4);
+  xd.upload(x);
+  vector_param_t p{n, yd.addr(), xd.addr()};
+  BMLIB_SAFE_CALL(okkernel_launch_sync(h, "past_allocation", &p, sizeof p));
+  std::vector<double> ref(x.begin(), x.end());
+  for (double& v : ref) v *= 2;
+  char name[64];
+  std::snprintf(name, sizeof name, "past_allocation n%d", n);
+  return contest_compare(name, yd.download(size_t(n)), ref);
+}
+
+static int dtcm_sum(bm_handle_t h, int n, unsigned seed) {
+  const std::vector<float> x = random_floats(size_t(n), seed);
+  DeviceBuffer xd(h, size_t(n) * 4), yd(h, 4);
+  xd.upload(x);
+  vector_param_t p{n, yd.addr(), xd.addr()};
+  BMLIB_SAFE_CALL(okkernel_launch_sync(h, "dtcm_sum", &p, sizeof p));
+  double sum = 0;
+  for (float v : x) sum += v;
+  char name[64];
+  std::snprintf(name, sizeof name, "dtcm_sum n%d", n);
+  return contest_compare(name, yd.download(1), std::vector<double>{sum});
+}
+
 int main() {
   bm_handle_t h;
   BMLIB_SAFE_CALL(bm_dev_request(&h, 0));
@@ -117,6 +148,8 @@ int main() {
   // First a single short tile (reads rows never written), then tiles 4, 4, 1.
   count(partial_tiles(h, 3, 4, 5, 2, 4, 9));
   count(partial_tiles(h, 70, 11, 9, 3, 4, 8));
+  count(past_allocation(h, 1000, 10));  // 16 rows of 64: 24 floats past the input
+  count(dtcm_sum(h, 777, 11));
   std::printf("%d passed, %d failed\n", passed, failed);
   bm_dev_free(h);
   return failed ? 1 : 0;

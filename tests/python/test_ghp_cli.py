@@ -185,6 +185,36 @@ def main():
         r = run("isa", "disasm", "--bin", prog_bin)
         report(r.returncode == 0 and "# 8 instructions, 0 problems" in r.stdout,
                "disasm reports no consistency problem")
+        # issue #11: disasm lists every instruction and exits 1 when one is invalid.
+        r = run("isa", "disasm", "--asm", stride0, expect_ok=False)
+        report(r.returncode == 1 and r.stdout.count("# [") == 2 and "#   error:" in r.stdout
+               and "strideH" in r.stdout and "# 2 instructions, 1 problems" in r.stdout
+               and "npukit isa disasm: 1 problems in 2 instructions" in r.stderr,
+               f"disasm of strideH=0 exits 1: rc {r.returncode}, stderr {r.stderr.strip()}")
+
+        # issue #11: `isa exec` of a line whose fields describe an output far
+        # larger than its input (here a 1-wide input padded to 60,000 columns)
+        # is refused before anything is allocated or written.
+        wide = re.sub(r"INW_=\d+", "INW_=1", pool_line)
+        wide = re.sub(r"INW2=\d+", "INW2=60000", wide)
+        wide = re.sub(r"strideW=\d+(:\d+)?", "strideW=1", wide)
+        wide = re.sub(r"col_bound=\d+", "col_bound=59998", wide)
+        wide_asm, x_small, y_wide = (os.path.join(tmp, n) for n in ("wide.asm", "xs.bin", "yw.bin"))
+        with open(wide_asm, "w") as f:
+            f.write(wide + "\n")
+        with open(x_small, "wb") as f:
+            f.write(bytes(1))
+        r = run("isa", "exec", "--asm", wide_asm, "--line", "0", "--input", x_small, "--output",
+                y_wide, expect_ok=False)
+        need = re.search(r"allowed: (\d+) bytes", r.stderr)
+        if need:
+            with open(x_small, "wb") as f:
+                f.write(bytes(int(need.group(1))))
+            r = run("isa", "exec", "--asm", wide_asm, "--line", "0", "--input", x_small, "--output",
+                    y_wide, expect_ok=False)
+        report(r.returncode != 0 and "at most 256 x its input + 1 MiB" in r.stderr
+               and not os.path.exists(y_wide),
+               f"isa exec refuses an output 256x its input: rc {r.returncode}, {r.stderr.strip()}")
 
         # bad input: non-zero exit and a message naming the problem
         x0 = os.path.join(out, "X0.bin")

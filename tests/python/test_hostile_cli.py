@@ -77,5 +77,27 @@ onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), bad
 expect_fail(["info", bad_model], "problem")
 expect_fail(["info", "--json", bad_model], "\"runnable\": false")
 
+# A chain of 40,000 Relu nodes listed in reverse order loads (the graph check
+# and the topological sort are O(E log N); the quadratic sort of issue #11 took
+# 53 s for 20,000 nodes, so this would overrun the 120 s guard of npukit()).
+chain = 40000
+nodes = [helper.make_node("Relu", [f"t{k}"], [f"t{k + 1}"]) for k in range(chain)]
+g = helper.make_graph(list(reversed(nodes)), "chain",
+                      [helper.make_tensor_value_info("t0", TensorProto.FLOAT, [1, 4])],
+                      [helper.make_tensor_value_info(f"t{chain}", TensorProto.FLOAT, [1, 4])])
+long_model = os.path.join(TMP, "reverse_chain.onnx")
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), long_model)
+try:
+    r = npukit("info", long_model)
+    ok = r.returncode == 0 and str(chain) in r.stdout
+    detail = f"status {r.returncode}: {(r.stdout + r.stderr)[-300:]}"
+except subprocess.TimeoutExpired:
+    ok, detail = False, "still loading after 120 s"
+if ok:
+    print(f"ok    info on {chain} nodes in reverse order")
+else:
+    failed += 1
+    print(f"FAIL  info on {chain} nodes in reverse order: {detail}")
+
 print(f"{'FAILED' if failed else 'all passed'} ({failed} failed)")
 sys.exit(1 if failed else 0)

@@ -443,7 +443,18 @@ const std::vector<RuleCase>& cases() {
          okk_gdma_32bit_cpy_L2S(g, 0, &s, nullptr, nullptr);
        },
        {"okk_gdma_32bit_cpy_L2S", "'dst_addr'", "spanning 16 bytes",
+        "allocation 0x100000000 (12 of its 12 bytes) + free space (4 bytes)",
         "inside one device memory allocation"}},
+      {"system_tensor_inside_device_memory",
+       [] {
+         machine().allocate(12);
+         const dim4 s{1, 1, 1, 4};
+         fill(0, s);
+         const uint64_t end = okk_global_mem_start_addr() + (4ull << 30);
+         okk_gdma_32bit_cpy_L2S(end - 8, 0, &s, nullptr, nullptr);
+       },
+       {"okk_gdma_32bit_cpy_L2S", "'dst_addr' = 8589934584", "spanning 16 bytes",
+        "inside device memory [4294967296, 8589934592), L2 SRAM or DTCM"}},
       // ---- reads of never-written local memory ----
       {"never_written_nn_input",
        [] {
@@ -626,6 +637,7 @@ const std::vector<std::string>& warning_rules() {
       "never_written_matmul_right_matrix",
       "never_written_old_output_of_result_add",
       "never_written_gdma_source",
+      "system_tensor_inside_one_allocation",
   };
   return w;
 }

@@ -172,7 +172,11 @@ int run_disasm(const ProgramSource& src, const std::string& hw_name) {
     offset += static_cast<size_t>(instruction_bytes(ins.format()));
   }
   fmt::print("# {} instructions, {} problems (hardware {})\n", program.size(), problems, hw.name);
-  return 0;
+  // Like decode: the listing is complete, the status tells scripts it has problems.
+  if (problems > 0)
+    fmt::print(stderr, "npukit isa disasm: {} problems in {} instructions (hardware {})\n",
+               problems, program.size(), hw.name);
+  return problems > 0 ? 1 : 0;
 }
 
 }  // namespace
@@ -240,10 +244,14 @@ void add_isa_command(CLI::App& app) {
     static ProgramSource src;
     static std::string hw = "M64P64Q16R16S8";
     auto* cmd = isa->add_subcommand(
-        "disasm", "List instructions with real and stored values, derived shapes and warnings");
+        "disasm",
+        "List instructions with real and stored values, derived shapes and warnings (exit 1 if "
+        "an instruction is invalid or inconsistent)");
     add_source_options(cmd, src);
     cmd->add_option("--hw", hw, hw_help);
-    cmd->callback([] { run_disasm(src, hw); });
+    cmd->callback([] {
+      if (const int rc = run_disasm(src, hw)) throw CLI::RuntimeError(rc);
+    });
   }
 }
 

@@ -24,8 +24,18 @@ struct Config {
   // 0x100a2000, okk_l2_sram_size() 2482176): GDMA reaches it as system memory.
   uint32_t l2_sram_size = 2482176;
   uint64_t l2_sram_start = 0x100a2000ull;
+  // DTCM (the ARM9's data memory) as the C-model reports it (probed:
+  // okk_dtcm_start_addr() 0x2020000, okk_dtcm_size() 390144; the kit's
+  // documentation says 512 KiB): GDMA reaches it as system memory.
+  uint32_t dtcm_size = 390144;
+  uint64_t dtcm_start = 0x2020000ull;
+  // Device memory is one flat range, as in the vendor's C-model (probed:
+  // 4 GiB; a GDMA tensor may run from one allocation into free space or the
+  // next allocation, and an access beyond the range asserts). Allocations
+  // are 4 KiB aligned as the vendor's are.
   uint64_t global_mem_start = 0x100000000ull;
   uint64_t global_mem_size = 4ull << 30;
+  uint64_t global_alignment = 4096;
   // Timing constants of the cost model (cost_model.hpp).
   CostModel cost = bm1684_cost_model();
 
@@ -38,6 +48,9 @@ Config bm1684x_config();  // 256 KiB / 16 banks / 64-byte alignment
 class Machine {
  public:
   explicit Machine(Config config);
+  ~Machine();
+  Machine(const Machine&) = delete;
+  Machine& operator=(const Machine&) = delete;
 
   const Config& config() const { return config_; }
 
@@ -51,23 +64,31 @@ class Machine {
     return written_.data() + static_cast<size_t>(npu) * config_.local_mem_size + offset;
   }
   uint8_t* l2(uint64_t offset) { return l2_.data() + offset; }
+  uint8_t* dtcm(uint64_t offset) { return dtcm_.data() + offset; }
 
-  // Device memory: allocations at addresses from global_mem_start.
+  // Device memory: allocations at addresses from global_mem_start
+  // (src/npu/device_memory.cpp).
   uint64_t allocate(uint64_t bytes);  // 0 when out of address space
   bool release(uint64_t addr);        // false if addr starts no allocation
-  // Host pointer for [addr, addr + bytes) if it lies inside one allocation.
+  // Host pointer for [addr, addr + bytes) if it lies inside one allocation,
+  // the L2 SRAM or the DTCM.
   uint8_t* global(uint64_t addr, uint64_t bytes);
+  // Host pointer for [addr, addr + bytes) if it lies inside the flat device
+  // memory (allocations and free space between and after them), the L2 SRAM
+  // or the DTCM: what the vendor's GDMA reaches.
+  uint8_t* device(uint64_t addr, uint64_t bytes);
+  // What [addr, addr + bytes) of device memory covers, e.g. "allocation
+  // 0x100000000 (256 bytes) + free space (3840 bytes) + allocation ...".
+  std::string device_range_text(uint64_t addr, uint64_t bytes) const;
   size_t allocation_count() const { return blocks_.size(); }
 
  private:
-  struct Block {
-    uint64_t size;
-    std::unique_ptr<uint8_t[]> data;
-  };
   Config config_;
-  std::vector<uint8_t> local_, written_, l2_;
-  std::map<uint64_t, Block> blocks_;
+  std::vector<uint8_t> local_, written_, l2_, dtcm_;
+  std::map<uint64_t, uint64_t> blocks_;  // start -> size in bytes
+  uint8_t* flat_ = nullptr;              // global_mem_size bytes, mapped on first use
   uint64_t next_;
+  bool map_flat();
 };
 
 // The process-wide machine the faces use (created with bm1684_config() on

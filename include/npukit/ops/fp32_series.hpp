@@ -15,10 +15,13 @@ namespace npukit {
 
 // ---- scalar specification --------------------------------------------------
 
-// 1/k! rounded to fp32, k in [0, 63].
+// 1/k! in fp32 as the vendor's table: c[0] = 1, c[k] = c[k-1] / k rounded
+// (denormals flushed), k in [0, 64].
 float taylor_exp_coefficient(int k);
-// sum_{k < num_series} x^k / k!, by Horner's rule from the highest term:
-// r = c[N-1]; r = r*x + c[k] for k = N-2 .. 0 (product and sum each rounded).
+// sum_{k <= num_series} x^k / k! (num_series + 1 terms, as the vendor's
+// C-model computes okk_bdc_taylor_exp; probed bit for bit), by Horner's rule
+// from the highest term: r = c[N]; r = r*x + c[k] for k = N-1 .. 0 (product
+// and sum each rounded).
 float taylor_exp_f32(float x, int num_series, const Fp32Arith& f);
 // e^n rounded to fp32 (a table of n in [-103, 88]; entries below -87 are
 // denormal and vanish when a flushing unit reads them).
@@ -27,7 +30,9 @@ float lookup_exp_f32(int32_t n);
 int32_t floor_to_int32(float x);
 // The signed low byte of x as fp32: a 256-entry table indexed by x & 0xff.
 float lookup_int8_to_f32(int32_t x);
-// e^x = lookup_exp(floor(x)) * taylor_exp(x - floor(x), num_series); x in [-103, 88].
+// e^x with n = trunc(x), f = x - n (in (-1, 1)), e = lookup_exp(n) and
+// r = c[N]; r = r*f + c[k] for k = N-1 .. 1: e*(r*f) + e, each step rounded
+// (the vendor's okk_bdc_exp_tunable bit for bit, probed); x in [-103, 88].
 float exp_series_f32(float x, int num_series, const Fp32Arith& f);
 // e / (1 + e) with e = exp_series(x).
 float sigmoid_series_f32(float x, int num_series, const Fp32Arith& f);
@@ -39,7 +44,7 @@ float tanh_series_f32(float x, int num_series, const Fp32Arith& f);
 enum class Fp32SeriesOp : uint8_t { taylor_exp, exp, sigmoid, tanh };
 
 struct Fp32SeriesParams {
-  int num_series = 32;           // Taylor terms, [1, 64]
+  int num_series = 32;           // [1, 64]: Taylor terms c[0] .. c[num_series]
   bool flush_denormals = false;  // FTZ/DAZ on every operand and result
 };
 // bm1684: flush_denormals; other profiles are rejected (the series are OKKernel's).
