@@ -394,8 +394,9 @@ void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* iss
         node_profile[ni] = Profile::onnxruntime;
         p = planner(PlanContext{n, in, Profile::onnxruntime});
       }
-      // Arithmetic kernels pad views to 4-D: only data movement sees higher ranks.
-      const bool any_rank = is_data_movement_op(n.domain, n.op_type);
+      // Most arithmetic kernels pad views to 4-D: only data movement and
+      // element-wise math see higher ranks.
+      const bool any_rank = accepts_any_rank(n.domain, n.op_type);
       const size_t max_rank = any_rank ? kMaxRank : kMaxKernelRank;
       for (size_t k = 0; k < in.size(); ++k)
         if (in[k].present && in[k].shape.size() > max_rank)
