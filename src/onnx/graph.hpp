@@ -76,6 +76,9 @@ struct PlanContext {
   const Node& node;
   const std::vector<Operand>& in;
   Profile profile;
+  // Whether ONNX Runtime's NCHWc rewrite reaches this node if it is a global
+  // pool (ort_nchwc.hpp); true for a node planned on its own.
+  bool ort_nchwc = true;
 };
 using Planner = NodePlan (*)(const PlanContext& ctx);
 

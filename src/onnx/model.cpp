@@ -2,6 +2,7 @@
 // per input shape, then runs the planned kernels in topological order.
 #include "npukit/onnx/model.hpp"
 #include "npukit/memory_budget.hpp"
+#include "npukit/ops/pool2d.hpp"
 #include "npukit/read_file.hpp"
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include "onnx/graph.hpp"
 #include "onnx/loaded.hpp"
 #include "onnx/op_families.hpp"
+#include "onnx/ort_nchwc.hpp"
 #include "onnx/qdq_fusion.hpp"
 
 namespace npukit::onnx {
@@ -348,6 +350,9 @@ void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* iss
         deferred[input_ids[i]] = 1;
     }
   steps.clear();
+  std::vector<std::string> graph_outputs;
+  for (const Declared& d : g.outputs) graph_outputs.push_back(d.info.name);
+  OrtNchwcTracker nchwc(g.nodes, graph_outputs, onnxruntime_nchwc_block());
   for (size_t ni : order) {
     const Node& n = g.nodes[ni];
     Step s;
@@ -384,7 +389,7 @@ void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* iss
       }
       node_profile[ni] = node_semantics;
       try {
-        p = planner(PlanContext{n, in, node_semantics});
+        p = planner(PlanContext{n, in, node_semantics, nchwc.global_pool_rewritten(n, in)});
       } catch (const Error& e) {
         // Operators outside the table have ONNX Runtime's semantics only, and
         // their planners refuse other profiles (parameter "profile").
@@ -392,7 +397,7 @@ void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* iss
             e.parameter() != "profile")
           throw;
         node_profile[ni] = Profile::onnxruntime;
-        p = planner(PlanContext{n, in, Profile::onnxruntime});
+        p = planner(PlanContext{n, in, Profile::onnxruntime, nchwc.global_pool_rewritten(n, in)});
       }
       // Most arithmetic kernels pad views to 4-D: only data movement and
       // element-wise math see higher ranks.
@@ -406,7 +411,8 @@ void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* iss
         if (o.shape.size() > max_rank || shape_numel(o.shape) > kMaxElements)
           fail(n.op_type, "output", "shape " + shape_text(o.shape),
                "rank up to " + std::to_string(max_rank) + " and at most 2^28 elements");
-      if (fold(n, in, p)) continue;
+      if (fold(n, in, p)) continue;  // ONNX Runtime folds it too: its outputs are initializers
+      nchwc.record(n, in);
       for (size_t k = 0; k < n.outputs.size(); ++k) {
         if (n.outputs[k].empty()) continue;
         const size_t v = id(n.outputs[k]);

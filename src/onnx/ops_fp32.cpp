@@ -115,6 +115,7 @@ NodePlan plan_global_pool(const PlanContext& c) {
   expect_rank(c, 0, 4, 4);
   Pool2dParams p = global_pool2d_params(x.shape, mode);
   apply_global_profile(p, c.profile);
+  if (!c.ort_nchwc) p.nchwc_block = 0;  // ONNX Runtime keeps its plain global pool
   Shape y = pool2d_output_shape(x.shape, p);
   return {{make_operand(F, y)}, [p](const auto& in, const auto& out) { pool2d(in[0], out[0], p); }};
 }
