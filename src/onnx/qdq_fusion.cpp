@@ -5,6 +5,8 @@
 // removal are not modelled (see docs/qdq.md).
 #include "onnx/qdq_fusion.hpp"
 
+#include "onnx/ort_level1.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -558,6 +560,7 @@ class Fuser {
 }  // namespace
 
 void fuse_qdq(LoadedGraph& g, QdqFusionLog* log) {
+  ort_level1_cleanups(g, log);
   Fuser(g, log).run();
 }
 
