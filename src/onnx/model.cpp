@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -497,6 +498,20 @@ Model Model::load(const std::string& path, Profile profile, bool fallback) {
   return from_bytes(bytes.data(), bytes.size(), profile, path, fallback);
 }
 
+namespace {
+// ONNX Runtime rewrites QDQ groups into integer operators before running them;
+// profile pytorch runs the same groups as PyTorch's quantized operators (the
+// fused operators follow the profile). Other profiles, and every profile with
+// NPUKIT_QDQ=literal, run the QDQ graph literally: dequantize, float operator,
+// quantize (docs/qdq.md).
+bool fuses_qdq(Profile profile) {
+  const char* mode = std::getenv("NPUKIT_QDQ");
+  if (mode && std::string(mode) == "literal") return false;
+  const Profile base = semantics_base(profile);
+  return base == Profile::onnxruntime || base == Profile::pytorch;
+}
+}  // namespace
+
 Model Model::from_bytes(const void* data, size_t size, Profile profile, const std::string& source,
                         bool fallback) {
   auto impl = std::make_unique<Impl>();
@@ -504,9 +519,8 @@ Model Model::from_bytes(const void* data, size_t size, Profile profile, const st
   impl->fallback = fallback;
   impl->source = source;
   impl->g = read_model(data, size, source);
-  // ONNX Runtime rewrites QDQ groups into integer operators before running
-  // them; every other profile runs the QDQ graph literally (in float).
-  if (semantics_base(profile) == Profile::onnxruntime) fuse_qdq(impl->g);
+  if (fuses_qdq(profile))
+    fuse_qdq(impl->g, nullptr, semantics_base(profile) == Profile::onnxruntime);
   std::vector<Issue> issues = impl->g.issues;
   impl->check_graph(issues);
   // Shape-check with every symbolic dimension bound to 1.
@@ -692,9 +706,9 @@ ModelSummary summarize(const std::string& path, Profile profile) {
   LoadedGraph g = read_model(bytes.data(), bytes.size(), path);
   ModelSummary s;
   s.profile = profile;
-  if (semantics_base(profile) == Profile::onnxruntime) {
+  if (fuses_qdq(profile)) {
     QdqFusionLog log;
-    fuse_qdq(g, &log);
+    fuse_qdq(g, &log, semantics_base(profile) == Profile::onnxruntime);
     s.rewrites = std::move(log.lines);
   }
   s.producer = g.producer;
