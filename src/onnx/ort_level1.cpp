@@ -1,5 +1,6 @@
 #include "onnx/ort_level1.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 
@@ -57,8 +58,12 @@ class Level1 {
         if (auto it = n.attrs.find("value"); it != n.attrs.end()) value = it->second.tensor;
         if (!k || k->ints.size() != static_cast<size_t>(k->tensor.numel())) continue;
         if (value && (value->tensor.numel() != 1 || !dtype_of(value->elem))) continue;
-        for (int64_t d : k->ints)
-          if (d < 0 || d > (1 << 24)) return;  // leave odd shapes to the planner's checks
+        // Odd or large shapes are left to the planner (its checks, its memory budget).
+        double count = 1;
+        for (int64_t d : k->ints) count *= static_cast<double>(d);
+        if (std::any_of(k->ints.begin(), k->ints.end(), [](int64_t d) { return d < 0; }) ||
+            count > double(1 << 22))
+          continue;
         Tensor t(value ? *dtype_of(value->elem) : DType::f32, k->ints);
         if (value) fill(t.view(), value->tensor.view());  // default: zeros
         elem_[y] = value ? value->elem : Elem::f32;
@@ -69,8 +74,6 @@ class Level1 {
         elem_[y] = Elem::f32;
       }
     }
-    for (const Declared& d : g_.outputs)
-      if (alias.count(d.info.name)) return;  // not reached: graph outputs are never aliased
     std::vector<Node> kept;
     for (size_t i = 0; i < g_.nodes.size(); ++i)
       if (!dead[i]) kept.push_back(std::move(g_.nodes[i]));
