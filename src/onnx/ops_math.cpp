@@ -193,6 +193,7 @@ const std::vector<OpEntry>& math_ops() {
       {"", "ReduceMax", 1, 2, 1, plan_reduce_max},
       {"", "ReduceMin", 1, 2, 1, plan_reduce_min},
       {"", "LayerNormalization", 2, 3, 3, plan_layer_norm},
+      {"", "Einsum", 1, -1, 1, plan_einsum},
   };
   return ops;
 }

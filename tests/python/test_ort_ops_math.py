@@ -29,8 +29,9 @@ SPECIALS = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-45, -1e-45, 1e-39, 3
 # Softmax and LogSoftmax: 0 ulp, every bit of ORT's MLAS kernels, except the
 # sign or payload of a NaN (a NaN in a row: not modelled; still a NaN).
 ULP_TOLERANCE = {"Exp": 1, "Log": 2, "Pow": 1, "ReduceSum": 64, "ReduceMean": 64,
-                 "LayerNormalization": 16, "Softmax": 0, "LogSoftmax": 0}
-ABS_TOLERANCE = {"ReduceSum": 1e-5, "ReduceMean": 1e-6, "LayerNormalization": 4e-6}
+                 "LayerNormalization": 16, "Softmax": 0, "LogSoftmax": 0, "Einsum": 64}
+ABS_TOLERANCE = {"ReduceSum": 1e-5, "ReduceMean": 1e-6, "LayerNormalization": 4e-6,
+                 "Einsum": 2e-5}
 
 
 def values(rng, shape, lo=-6.0, hi=6.0, specials=True):
@@ -201,6 +202,27 @@ def gen_softmax(op):
     return gen
 
 
+def gen_einsum(rng, i):
+    """The batched products npukit accepts (maxvit's two forms, ranks 2 to 5);
+    ORT sums with MLAS's GEMM, hence the tolerance."""
+    nb = int(rng.integers(0, 4))
+    batch = "ABCD"[:nb]
+    dims = [int(rng.integers(1, 5)) for _ in range(nb)]
+    I, K, N = (int(rng.integers(1, 40)) for _ in range(3))
+    if i % 2:
+        eq = f"{batch}ik,{batch}jk->{batch}ij"
+        bshape = dims + [N, K]
+    else:
+        eq = f"{batch}ik,{batch}kj->{batch}ij"
+        bshape = dims + [K, N]
+    a = values(rng, dims + [I, K], -2, 2, specials=False)
+    b = values(rng, bshape, -2, 2, specials=False)
+    if rng.random() < 0.3:
+        eq = eq.replace(",", ", ").replace("->", " -> ")  # spaces are allowed
+    return make("Einsum", {"equation": eq, "a": list(a.shape), "b": list(b.shape)},
+                {"a": a, "b": b}, {"equation": eq}, opset=13)
+
+
 def gen_dropout(rng, i):
     shape = rand_shape(rng)
     x = values(rng, shape)
@@ -249,6 +271,7 @@ GENERATORS = [
     ("LayerNormalization", gen_layer_norm, 60),
     ("LogSoftmax", gen_softmax("LogSoftmax"), 80),
     ("Softmax", gen_softmax("Softmax"), 80),
+    ("Einsum", gen_einsum, 30),
     ("Dropout", gen_dropout, 5),
     ("rejected", gen_bad, 8),
 ]
