@@ -337,6 +337,30 @@ def run_tolerant(cases):
     return report
 
 
+def einsum_refusals():
+    """Equations outside the two batched products are npukit errors naming the
+    equation and the accepted forms (ORT runs them: not an ORT differential)."""
+    bad = 0
+    for eq, shapes in (("ij->ji", [[2, 3]]), ("bij,bjk->bki", [[2, 3, 4], [2, 4, 5]]),
+                       ("ij,jk", [[2, 3], [3, 4]]), ("bij,bjk->bik", [[2, 3, 4], [1, 4, 5]])):
+        ins = {f"x{k}": np.ones(sh, np.float32) for k, sh in enumerate(shapes)}
+        c = Case("Einsum", {}, "Einsum", ins, {"equation": eq}, None, opset=13)
+        c.out_dtype = np.dtype(np.float32)
+        with tempfile.TemporaryDirectory() as d:
+            import onnx
+            onnx.save(c.model(), os.path.join(d, "m.onnx"))
+            try:
+                npukit.run_model(os.path.join(d, "m.onnx"), ins)
+                print(f"FAIL Einsum '{eq}' ran; expected an npukit error")
+                bad += 1
+            except npukit.Error as e:
+                if "Einsum" not in str(e) or ("equation" not in str(e) and "inputs" not in str(e)):
+                    print(f"FAIL Einsum '{eq}': unclear error {e}")
+                    bad += 1
+    print(f"Einsum refusals: {4 - bad} of 4 named")
+    return bad
+
+
 def main():
     missing = ort_missing()
     if missing:
@@ -358,6 +382,7 @@ def main():
     for op, (n, bad, worst, worst_abs) in sorted(report.items()):
         print(f"  {op:<22}{n:>8}{bad:>8}{worst:>6} ({ULP_TOLERANCE[op]}){worst_abs:>11.3g} "
               f"({ABS_TOLERANCE.get(op, 0.0):g})")
+    failed += einsum_refusals() if not only or "Einsum" in only else 0
     print(f"\nseed {SEED}: {passed} passed, {failed} failed ({secs:.1f} s in ONNX Runtime)")
     return 1 if failed else 0
 
