@@ -145,8 +145,10 @@ NodePlan plan_softmax(const PlanContext& c) {
   const Operand& x = operand(c, 0, {F});
   const auto rank = static_cast<int64_t>(x.shape.size());
   check(rank >= 1, "Softmax", "input", "a scalar", "rank 1 to 4");
-  // ONNX Runtime's MLAS softmax under onnxruntime (its lane orders and exp).
+  // ONNX Runtime's MLAS softmax under onnxruntime (its lane orders and exp, any
+  // rank up to 8); the other profiles' softmax takes rank 1 to 4.
   const bool ort = semantics_base(c.profile) == Profile::onnxruntime;
+  check(ort || rank <= 4, "Softmax", "input", "shape " + shape_text(x.shape), "rank 1 to 4");
   if (c.node.opset >= 13) {
     const int64_t axis = attr_int(c.node, "axis", -1);
     check_range("Softmax", "axis", axis, -rank, rank - 1);

@@ -188,7 +188,7 @@ def gen_softmax(op):
     """Softmax / LogSoftmax: MLAS's lane orders (blocks of 48 / 24 / 16 / 8 and
     tails), so rows from 1 to 300 elements, any axis, opsets 11 and 13."""
     def gen(rng, i):
-        shape = rand_shape(rng, int(rng.integers(1, 5)))
+        shape = rand_shape(rng, int(rng.integers(1, 6)))  # rank 5: maxvit's attention
         rank = len(shape)
         if rng.random() < 0.5:
             shape[int(rng.integers(0, rank))] = int(rng.integers(7, 300))
