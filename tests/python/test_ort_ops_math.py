@@ -32,6 +32,12 @@ ULP_TOLERANCE = {"Exp": 1, "Log": 2, "Pow": 1, "ReduceSum": 64, "ReduceMean": 64
                  "LayerNormalization": 16, "Softmax": 0, "LogSoftmax": 0, "Einsum": 64}
 ABS_TOLERANCE = {"ReduceSum": 1e-5, "ReduceMean": 1e-6, "LayerNormalization": 4e-6,
                  "Einsum": 2e-5}
+# Without AVX512F, ORT sums exponentials with its FMA3 kernel, which npukit
+# models from ORT's source but has not yet checked against ORT itself: until
+# it has been, those hosts keep the former tolerance.
+if not npukit.host_cpu_features()["avx512_core"]:
+    ULP_TOLERANCE.update({"Softmax": 16, "LogSoftmax": 16})
+    ABS_TOLERANCE.update({"Softmax": 2e-6, "LogSoftmax": 2e-6})
 
 
 def values(rng, shape, lo=-6.0, hi=6.0, specials=True):
