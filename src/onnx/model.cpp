@@ -1,6 +1,7 @@
 // The executor: checks the graph once at load, plans shapes and buffers once
 // per input shape, then runs the planned kernels in topological order.
 #include "npukit/onnx/model.hpp"
+
 #include "npukit/memory_budget.hpp"
 #include "npukit/ops/pool2d.hpp"
 #include "npukit/read_file.hpp"
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -47,6 +49,12 @@ std::string shape_with_names(const ValueInfo& v) {
 std::vector<char> read_file(const std::string& path) {
   return read_file_bounded("npukit::onnx::Model::load", "path", path, kMaxModelFileBytes,
                            "a readable ONNX file");
+}
+
+// External initializer data is named relative to this directory.
+std::string model_directory(const std::string& path) {
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  return dir.empty() ? "." : dir;
 }
 }  // namespace
 
@@ -495,7 +503,8 @@ Model::~Model() = default;
 
 Model Model::load(const std::string& path, Profile profile, bool fallback) {
   const std::vector<char> bytes = read_file(path);
-  return from_bytes(bytes.data(), bytes.size(), profile, path, fallback);
+  const std::string dir = model_directory(path);
+  return from_bytes_in(bytes.data(), bytes.size(), profile, path, fallback, &dir);
 }
 
 namespace {
@@ -514,11 +523,16 @@ bool fuses_qdq(Profile profile) {
 
 Model Model::from_bytes(const void* data, size_t size, Profile profile, const std::string& source,
                         bool fallback) {
+  return from_bytes_in(data, size, profile, source, fallback, nullptr);
+}
+
+Model Model::from_bytes_in(const void* data, size_t size, Profile profile,
+                           const std::string& source, bool fallback, const std::string* model_dir) {
   auto impl = std::make_unique<Impl>();
   impl->profile = profile;
   impl->fallback = fallback;
   impl->source = source;
-  impl->g = read_model(data, size, source);
+  impl->g = read_model(data, size, source, model_dir);
   if (fuses_qdq(profile))
     fuse_qdq(impl->g, nullptr, semantics_base(profile) == Profile::onnxruntime);
   std::vector<Issue> issues = impl->g.issues;
@@ -703,7 +717,8 @@ std::vector<OperatorInfo> operator_list() {
 
 ModelSummary summarize(const std::string& path, Profile profile) {
   const std::vector<char> bytes = read_file(path);
-  LoadedGraph g = read_model(bytes.data(), bytes.size(), path);
+  const std::string dir = model_directory(path);
+  LoadedGraph g = read_model(bytes.data(), bytes.size(), path, &dir);
   ModelSummary s;
   s.profile = profile;
   if (fuses_qdq(profile)) {
