@@ -1,7 +1,7 @@
 // Element-wise float math at every rank 0 to 8 (swin_t adds rank-5 tensors):
 // npukit::binary, broadcast_binary and unary against a per-element loop over
-// the original (uncollapsed) views, on random shapes with broadcasting,
-// transposed and gapped strides, special values, 1/2/3 threads, every ISA
+// the original (uncollapsed) views (Relu and Clip against the reference per element), on random
+// shapes with broadcasting, transposed and gapped strides, special values, 1/2/3 threads, every ISA
 // level the host runs and the reference kernels. Seed and case are printed.
 #include <algorithm>
 #include <bit>
@@ -209,6 +209,67 @@ TEST(ElementwiseRank8, BinaryBroadcastUnaryEqualPerElementLoop) {
   EXPECT_GT(compared, 1000);
 }
 
+// Relu and Clip of rank 0 to 8 (ONNX allows any rank): every element equals
+// the reference kernel applied to that element alone, under every setting,
+// with random NaN handling, FTZ, result_add and bounds (min > max included).
+TEST(ElementwiseRank8, ReluClipEqualPerElementReference) {
+  Restore restore;
+  std::mt19937 rng(kSeed + 1);
+  int cases = 0, compared = 0;
+  for (int iter = 0; iter < 120; ++iter) {
+    const int r = iter % 9;
+    Shape out = random_shape(r, rng);
+    const bool is_relu = iter % 2 == 0, dense = iter % 3 == 0;
+    if (is_relu)
+      for (auto& d : out) d = std::max<int64_t>(d, 1);  // relu wants sizes of at least 1
+    Tensor kx, ky;
+    std::string text = "seed " + std::to_string(kSeed + 1) + " iter " + std::to_string(iter) +
+                       " shape " + shape_text(out);
+    const TensorView x = random_layout(out, rng, kx, dense, text);
+    const TensorView y = random_layout(out, rng, ky, dense, text);
+    ElementwiseParams ep;
+    ep.relu_nan = rng() % 2 ? ReluNaN::zero : ReluNaN::propagate;
+    ep.flush_denormals = rng() % 2;
+    ep.result_add = rng() % 3 == 0;
+    ClipParams cp;
+    cp.min = rng() % 4 ? special_or_uniform(rng) : -INFINITY;
+    cp.max = rng() % 4 ? special_or_uniform(rng) : INFINITY;
+    if (std::isnan(cp.min)) cp.min = -1.0f;
+    if (std::isnan(cp.max)) cp.max = 1.0f;
+    text += is_relu ? " relu nan_zero " + std::to_string(ep.relu_nan == ReluNaN::zero) + " ftz " +
+                          std::to_string(ep.flush_denormals) + " result_add " +
+                          std::to_string(ep.result_add)
+                    : " clip [" + std::to_string(cp.min) + ", " + std::to_string(cp.max) + "]";
+    constexpr float kStale = -7.0f;
+    auto op = [&](const TensorView& a, const TensorView& b) {
+      if (is_relu)
+        relu(a, b, ep);
+      else
+        clip(a, b, cp);
+    };
+    const std::function<float(const int64_t*)> want = [&](const int64_t* pos) {
+      set_impl(Impl::reference);
+      Tensor x1(DType::f32, {1}), y1(DType::f32, {1});
+      x1.data<float>()[0] = at(x, out, pos);
+      y1.data<float>()[0] = kStale;
+      op(x1, y1);
+      return y1.data<float>()[0];
+    };
+    ++cases;
+    for (const Setting& s : settings()) {
+      apply(s);
+      float* yp = ky.data<float>();
+      std::fill(yp, yp + ky.numel(), kStale);
+      op(x, y);
+      ++compared;
+      ASSERT_TRUE(same(y, out, want)) << text << " " << setting_text(s);
+    }
+  }
+  std::printf("seed %u: %d relu/clip cases, %d runs compared, 0 mismatches\n", kSeed + 1, cases,
+              compared);
+  EXPECT_GT(compared, 500);
+}
+
 // Contiguous views of any rank become one contiguous block (the fast
 // kernels' condition); views that cannot merge become several 4-D blocks.
 TEST(ElementwiseRank8, BlocksKeepContiguityAndCoverEveryElement) {
@@ -247,6 +308,8 @@ TEST(ElementwiseRank8, RanksAboveEightAndBadBroadcastsAreErrors) {
                      "npukit::broadcast_binary", "b", "[4, 1, 2]"));
   Tensor y6(DType::f32, {2, 1, 3, 1, 2, 1});
   EXPECT_TRUE(raises([&] { unary(UnaryOp::neg, a, y6); }, "npukit::unary", "y"));
+  EXPECT_TRUE(raises([&] { relu(a, y6); }, "npukit::relu", "y"));
+  EXPECT_TRUE(raises([&] { clip(a, y6, {}); }, "npukit::clip", "y"));
 }
 
 }  // namespace
