@@ -247,13 +247,20 @@ TEST(ElementwiseRank8, ReluClipEqualPerElementReference) {
       else
         clip(a, b, cp);
     };
-    const std::function<float(const int64_t*)> want = [&](const int64_t* pos) {
-      set_impl(Impl::reference);
-      Tensor x1(DType::f32, {1}), y1(DType::f32, {1});
+    // The expected values once per case, in row-major order of `out`.
+    set_impl(Impl::reference);
+    std::vector<float> expected;
+    Tensor x1(DType::f32, {1}), y1(DType::f32, {1});
+    for_each_index(out, [&](const int64_t* pos) {
       x1.data<float>()[0] = at(x, out, pos);
       y1.data<float>()[0] = kStale;
       op(x1, y1);
-      return y1.data<float>()[0];
+      expected.push_back(y1.data<float>()[0]);
+    });
+    const std::function<float(const int64_t*)> want = [&](const int64_t* pos) {
+      int64_t flat = 0;
+      for (size_t i = 0; i < out.size(); ++i) flat = flat * out[i] + pos[i];
+      return expected[static_cast<size_t>(flat)];
     };
     ++cases;
     for (const Setting& s : settings()) {
