@@ -47,6 +47,7 @@
 #include "npukit/ops/quantized.hpp"
 #include "npukit/ops/reduce.hpp"
 #include "npukit/ops/resize.hpp"
+#include "npukit/ops/softmax_onnxruntime.hpp"
 #include "npukit/ops/tensor_ops.hpp"
 #include "npukit/ops/unary.hpp"
 #include "npukit/parallel.hpp"

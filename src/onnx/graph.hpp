@@ -76,6 +76,9 @@ struct PlanContext {
   const Node& node;
   const std::vector<Operand>& in;
   Profile profile;
+  // Whether ONNX Runtime's NCHWc rewrite reaches this node if it is a global
+  // pool (ort_nchwc.hpp); true for a node planned on its own.
+  bool ort_nchwc = true;
 };
 using Planner = NodePlan (*)(const PlanContext& ctx);
 
@@ -103,6 +106,9 @@ Planner known_int_arith_planner(const Node& n, const std::vector<Operand>& in);
 
 // Operators of any rank (up to kMaxRank) whose nodes are folded when their inputs are known.
 bool is_data_movement_op(const std::string& domain, const std::string& op_type);
+// Operators whose kernels take any rank up to kMaxRank: data movement and the
+// element-wise float math (their drivers collapse axes, elementwise_blocks.hpp).
+bool accepts_any_rank(const std::string& domain, const std::string& op_type);
 const OpEntry* find_op(const std::string& domain, const std::string& op_type);
 
 }  // namespace npukit::onnx

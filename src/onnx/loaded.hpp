@@ -33,7 +33,10 @@ struct LoadedGraph {
 };
 
 // Throws ModelError when the bytes are not a readable ONNX model.
-LoadedGraph read_model(const void* data, size_t size, const std::string& source);
+// `model_dir`: the model file's directory, where external initializer data
+// is read from; null for a model given as bytes (external data refused).
+LoadedGraph read_model(const void* data, size_t size, const std::string& source,
+                       const std::string* model_dir = nullptr);
 
 inline constexpr int64_t kMinOpset = 6, kMaxOpset = 25;
 

@@ -16,5 +16,6 @@ NodePlan plan_reduce_mean(const PlanContext& c);
 NodePlan plan_reduce_max(const PlanContext& c);
 NodePlan plan_reduce_min(const PlanContext& c);
 NodePlan plan_layer_norm(const PlanContext& c);
+NodePlan plan_einsum(const PlanContext& c);  // ops_einsum.cpp
 
 }  // namespace npukit::onnx

@@ -1,11 +1,15 @@
 // The executor: checks the graph once at load, plans shapes and buffers once
 // per input shape, then runs the planned kernels in topological order.
 #include "npukit/onnx/model.hpp"
+
 #include "npukit/memory_budget.hpp"
+#include "npukit/ops/pool2d.hpp"
 #include "npukit/read_file.hpp"
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -19,6 +23,7 @@
 #include "onnx/graph.hpp"
 #include "onnx/loaded.hpp"
 #include "onnx/op_families.hpp"
+#include "onnx/ort_nchwc.hpp"
 #include "onnx/qdq_fusion.hpp"
 
 namespace npukit::onnx {
@@ -45,6 +50,12 @@ std::string shape_with_names(const ValueInfo& v) {
 std::vector<char> read_file(const std::string& path) {
   return read_file_bounded("npukit::onnx::Model::load", "path", path, kMaxModelFileBytes,
                            "a readable ONNX file");
+}
+
+// External initializer data is named relative to this directory.
+std::string model_directory(const std::string& path) {
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  return dir.empty() ? "." : dir;
 }
 }  // namespace
 
@@ -396,6 +407,9 @@ void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* iss
         deferred[input_ids[i]] = 1;
     }
   steps.clear();
+  std::vector<std::string> graph_outputs;
+  for (const Declared& d : g.outputs) graph_outputs.push_back(d.info.name);
+  OrtNchwcTracker nchwc(g.nodes, graph_outputs, onnxruntime_nchwc_block());
   for (size_t ni : order) {
     const Node& n = g.nodes[ni];
     Step s;
@@ -432,7 +446,7 @@ void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* iss
       }
       node_profile[ni] = node_semantics;
       try {
-        p = planner(PlanContext{n, in, node_semantics});
+        p = planner(PlanContext{n, in, node_semantics, nchwc.global_pool_rewritten(n, in)});
       } catch (const Error& e) {
         // Operators outside the table have ONNX Runtime's semantics only, and
         // their planners refuse other profiles (parameter "profile").
@@ -440,10 +454,11 @@ void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* iss
             e.parameter() != "profile")
           throw;
         node_profile[ni] = Profile::onnxruntime;
-        p = planner(PlanContext{n, in, Profile::onnxruntime});
+        p = planner(PlanContext{n, in, Profile::onnxruntime, nchwc.global_pool_rewritten(n, in)});
       }
-      // Arithmetic kernels pad views to 4-D: only data movement sees higher ranks.
-      const bool any_rank = is_data_movement_op(n.domain, n.op_type);
+      // Most arithmetic kernels pad views to 4-D: only data movement and
+      // element-wise math see higher ranks.
+      const bool any_rank = accepts_any_rank(n.domain, n.op_type);
       const size_t max_rank = any_rank ? kMaxRank : kMaxKernelRank;
       for (size_t k = 0; k < in.size(); ++k)
         if (in[k].present && in[k].shape.size() > max_rank)
@@ -453,7 +468,8 @@ void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* iss
         if (o.shape.size() > max_rank || shape_numel(o.shape) > kMaxElements)
           fail(n.op_type, "output", "shape " + shape_text(o.shape),
                "rank up to " + std::to_string(max_rank) + " and at most 2^28 elements");
-      if (fold(n, in, p)) continue;
+      if (fold(n, in, p)) continue;  // ONNX Runtime folds it too: its outputs are initializers
+      nchwc.record(n, in);
       for (size_t k = 0; k < n.outputs.size(); ++k) {
         if (n.outputs[k].empty()) continue;
         const size_t v = id(n.outputs[k]);
@@ -535,19 +551,41 @@ Model::~Model() = default;
 
 Model Model::load(const std::string& path, Profile profile, bool fallback, Intermediates kept) {
   const std::vector<char> bytes = read_file(path);
-  return from_bytes(bytes.data(), bytes.size(), profile, path, fallback, kept);
+  const std::string dir = model_directory(path);
+  return from_bytes_in(bytes.data(), bytes.size(), profile, path, fallback, &dir, kept);
 }
+
+namespace {
+// ONNX Runtime rewrites QDQ groups into integer operators before running them;
+// profile pytorch runs the same groups as PyTorch's quantized operators (the
+// fused operators follow the profile). Other profiles, and every profile with
+// NPUKIT_QDQ=literal, run the QDQ graph literally: dequantize, float operator,
+// quantize (docs/qdq.md).
+bool fuses_qdq(Profile profile) {
+  const char* mode = std::getenv("NPUKIT_QDQ");
+  if (mode && std::string(mode) == "literal") return false;
+  const Profile base = semantics_base(profile);
+  return base == Profile::onnxruntime || base == Profile::pytorch;
+}
+}  // namespace
 
 Model Model::from_bytes(const void* data, size_t size, Profile profile, const std::string& source,
                         bool fallback, Intermediates kept) {
+  return from_bytes_in(data, size, profile, source, fallback, nullptr, kept);
+}
+
+Model Model::from_bytes_in(const void* data, size_t size, Profile profile,
+                           const std::string& source, bool fallback, const std::string* model_dir,
+                           Intermediates kept) {
   auto impl = std::make_unique<Impl>();
   impl->profile = profile;
   impl->fallback = fallback;
   impl->source = source;
-  impl->g = read_model(data, size, source);
-  // ONNX Runtime rewrites QDQ groups into integer operators before running
-  // them; every other profile runs the QDQ graph literally (in float).
-  if (semantics_base(profile) == Profile::onnxruntime) fuse_qdq(impl->g);
+  impl->g = read_model(data, size, source, model_dir);
+  // ONNX Runtime and PyTorch rewrite QDQ groups into integer operators
+  // (fuses_qdq); every other profile runs the QDQ graph literally (in float).
+  if (fuses_qdq(profile))
+    fuse_qdq(impl->g, nullptr, semantics_base(profile) == Profile::onnxruntime);
   // Conv + Relu/Clip as one node (ORT's ConvActivationFusion; the same bits),
   // unless the caller wants the conv's own output too.
   if (fuses_conv_activation(profile) && kept == Intermediates::may_fuse)
@@ -734,12 +772,13 @@ std::vector<OperatorInfo> operator_list() {
 
 ModelSummary summarize(const std::string& path, Profile profile) {
   const std::vector<char> bytes = read_file(path);
-  LoadedGraph g = read_model(bytes.data(), bytes.size(), path);
+  const std::string dir = model_directory(path);
+  LoadedGraph g = read_model(bytes.data(), bytes.size(), path, &dir);
   ModelSummary s;
   s.profile = profile;
-  if (semantics_base(profile) == Profile::onnxruntime) {
+  if (fuses_qdq(profile)) {
     QdqFusionLog log;
-    fuse_qdq(g, &log);
+    fuse_qdq(g, &log, semantics_base(profile) == Profile::onnxruntime);
     s.rewrites = std::move(log.lines);
   }
   if (fuses_conv_activation(profile)) fuse_conv_activation(g, &s.rewrites);

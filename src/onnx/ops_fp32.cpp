@@ -13,6 +13,7 @@
 #include "npukit/ops/gemm.hpp"
 #include "npukit/ops/matmul.hpp"
 #include "npukit/ops/pool2d.hpp"
+#include "npukit/ops/softmax_onnxruntime.hpp"
 #include "onnx/attributes.hpp"
 
 namespace npukit::onnx {
@@ -158,6 +159,7 @@ NodePlan plan_global_pool(const PlanContext& c) {
   expect_rank(c, 0, 4, 4);
   Pool2dParams p = global_pool2d_params(x.shape, mode);
   apply_global_profile(p, c.profile);
+  if (!c.ort_nchwc) p.nchwc_block = 0;  // ONNX Runtime keeps its plain global pool
   Shape y = pool2d_output_shape(x.shape, p);
   return {{make_operand(F, y)}, [p](const auto& in, const auto& out) { pool2d(in[0], out[0], p); }};
 }
@@ -186,11 +188,19 @@ NodePlan plan_softmax(const PlanContext& c) {
   const Operand& x = operand(c, 0, {F});
   const auto rank = static_cast<int64_t>(x.shape.size());
   check(rank >= 1, "Softmax", "input", "a scalar", "rank 1 to 4");
+  // ONNX Runtime's MLAS softmax under onnxruntime (its lane orders and exp, any
+  // rank up to 8); the other profiles' softmax takes rank 1 to 4.
+  const bool ort = semantics_base(c.profile) == Profile::onnxruntime;
+  check(ort || rank <= 4, "Softmax", "input", "shape " + shape_text(x.shape), "rank 1 to 4");
   if (c.node.opset >= 13) {
     const int64_t axis = attr_int(c.node, "axis", -1);
     check_range("Softmax", "axis", axis, -rank, rank - 1);
-    return {{make_operand(F, x.shape)},
-            [axis](const auto& in, const auto& out) { softmax(in[0], out[0], axis); }};
+    return {{make_operand(F, x.shape)}, [axis, ort](const auto& in, const auto& out) {
+              if (ort)
+                softmax_onnxruntime(in[0], out[0], axis, false);
+              else
+                softmax(in[0], out[0], axis);
+            }};
   }
   // Before opset 13 the input is coerced to 2-D at `axis` and normalised over
   // all the trailing axes at once.
@@ -199,10 +209,13 @@ NodePlan plan_softmax(const PlanContext& c) {
   if (axis < 0) axis += rank;
   int64_t outer = 1, inner = 1;
   for (int64_t i = 0; i < rank; ++i) (i < axis ? outer : inner) *= x.shape[static_cast<size_t>(i)];
-  return {{make_operand(F, x.shape)}, [outer, inner](const auto& in, const auto& out) {
+  return {{make_operand(F, x.shape)}, [outer, inner, ort](const auto& in, const auto& out) {
             const TensorView a = TensorView::contiguous(in[0].raw(), DType::f32, {outer, inner});
             const TensorView b = TensorView::contiguous(out[0].raw(), DType::f32, {outer, inner});
-            softmax(a, b, 1);
+            if (ort)
+              softmax_onnxruntime(a, b, 1, false);
+            else
+              softmax(a, b, 1);
           }};
 }
 

@@ -8,6 +8,7 @@
 #include "npukit/ops/binary.hpp"
 #include "npukit/ops/broadcast_binary.hpp"
 #include "npukit/ops/log_softmax.hpp"
+#include "npukit/ops/softmax_onnxruntime.hpp"
 #include "npukit/ops/unary.hpp"
 #include "onnx/attributes.hpp"
 #include "onnx/math_planners.hpp"
@@ -146,8 +147,9 @@ NodePlan plan_log_softmax(const PlanContext& c) {
   if (c.node.opset >= 13) {
     const int64_t axis = attr_int(c.node, "axis", -1);
     check_range("LogSoftmax", "axis", axis, -rank, rank - 1);
-    return {{make_operand(F, x.shape)},
-            [axis](const auto& in, const auto& out) { log_softmax(in[0], out[0], axis); }};
+    return {{make_operand(F, x.shape)}, [axis](const auto& in, const auto& out) {
+              softmax_onnxruntime(in[0], out[0], axis, true);
+            }};
   }
   int64_t axis = attr_int(c.node, "axis", 1);
   check_range("LogSoftmax", "axis", axis, -rank, rank - 1);
@@ -155,8 +157,9 @@ NodePlan plan_log_softmax(const PlanContext& c) {
   int64_t outer = 1, inner = 1;
   for (int64_t i = 0; i < rank; ++i) (i < axis ? outer : inner) *= x.shape[static_cast<size_t>(i)];
   return {{make_operand(F, x.shape)}, [outer, inner](const auto& in, const auto& out) {
-            log_softmax(TensorView::contiguous(in[0].raw(), DType::f32, {outer, inner}),
-                        TensorView::contiguous(out[0].raw(), DType::f32, {outer, inner}), 1);
+            softmax_onnxruntime(TensorView::contiguous(in[0].raw(), DType::f32, {outer, inner}),
+                                TensorView::contiguous(out[0].raw(), DType::f32, {outer, inner}), 1,
+                                true);
           }};
 }
 
@@ -190,6 +193,7 @@ const std::vector<OpEntry>& math_ops() {
       {"", "ReduceMax", 1, 2, 1, plan_reduce_max},
       {"", "ReduceMin", 1, 2, 1, plan_reduce_min},
       {"", "LayerNormalization", 2, 3, 3, plan_layer_norm},
+      {"", "Einsum", 1, -1, 1, plan_einsum},
   };
   return ops;
 }

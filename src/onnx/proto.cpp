@@ -4,6 +4,8 @@
 #include <onnx/onnx_pb.h>
 
 #include "npukit/error.hpp"
+#include "npukit/memory_budget.hpp"
+#include "onnx/external_data.hpp"
 #include "onnx/loaded.hpp"
 
 namespace npukit::onnx {
@@ -12,16 +14,44 @@ namespace {
 
 namespace pb = ::onnx;
 
+// Raw bool bytes other than 0 and 1 read as true.
+std::shared_ptr<Constant> finish_constant(Tensor data, Elem elem) {
+  if (elem == Elem::b8) {
+    auto* b = static_cast<uint8_t*>(data.view().raw());
+    for (int64_t i = 0; i < data.view().numel(); ++i) b[i] = b[i] != 0;
+  }
+  return constant_from(std::move(data));
+}
+
+// Reads the bytes of an EXTERNAL tensor straight into its Tensor (no second
+// copy: these are the models over 2 GB). `model_dir` is null for a model
+// given as bytes, which has no directory to read from.
+std::shared_ptr<Constant> read_external(const pb::TensorProto& t, Elem elem, const Shape& shape,
+                                        size_t bytes, const std::string* model_dir,
+                                        std::string& why) {
+  ExternalEntries entries;
+  for (const auto& kv : t.external_data()) entries.emplace_back(kv.key(), kv.value());
+  if (!model_dir) {
+    why =
+        "its data is stored in an external file, which a model given as bytes cannot reach "
+        "(load the model from its path)";
+    return nullptr;
+  }
+  check_allocation("npukit::onnx::Model::load", "model",
+                   "initializer '" + t.name() + "' " + shape_text(shape), bytes, 1);
+  Tensor data(*dtype_of(elem), shape);
+  why = read_external_data(entries, *model_dir, data.view().raw(), bytes);
+  if (!why.empty()) return nullptr;
+  return finish_constant(std::move(data), elem);
+}
+
 // Reads a TensorProto; returns null and sets `why` when it cannot be used.
-std::shared_ptr<Constant> read_tensor(const pb::TensorProto& t, std::string& why) {
+std::shared_ptr<Constant> read_tensor(const pb::TensorProto& t, const std::string* model_dir,
+                                      std::string& why) {
   auto elem = elem_from_onnx(t.data_type());
   if (!elem) {
     why = "element type " + onnx_type_name(t.data_type()) +
           " is not supported (float, uint8, int8, int32, int64)";
-    return nullptr;
-  }
-  if (t.data_location() == pb::TensorProto::EXTERNAL || t.external_data_size() > 0) {
-    why = "external data is not supported (save the model with its tensors inside)";
     return nullptr;
   }
   if (t.has_segment()) {
@@ -46,6 +76,8 @@ std::shared_ptr<Constant> read_tensor(const pb::TensorProto& t, std::string& why
   }
   const size_t esize = dtype_size(*dtype_of(*elem));
   const auto n = static_cast<size_t>(numel);
+  if (t.data_location() == pb::TensorProto::EXTERNAL)
+    return read_external(t, *elem, k->shape, n * esize, model_dir, why);
   auto wrong_count = [&](size_t got) {
     why = "holds " + std::to_string(got) + " values for shape " + shape_text(k->shape) + " (" +
           std::to_string(n) + " expected)";
@@ -81,11 +113,7 @@ std::shared_ptr<Constant> read_tensor(const pb::TensorProto& t, std::string& why
   }
   Tensor data(*dtype_of(*elem), k->shape);
   if (n) std::memcpy(data.view().raw(), bytes.data(), bytes.size());
-  if (*elem == Elem::b8) {  // raw bool bytes other than 0 and 1 read as true
-    auto* b = static_cast<uint8_t*>(data.view().raw());
-    for (size_t i = 0; i < n; ++i) b[i] = b[i] != 0;
-  }
-  return constant_from(std::move(data));
+  return finish_constant(std::move(data), *elem);
 }
 
 Declared read_value_info(const pb::ValueInfoProto& v) {
@@ -109,7 +137,7 @@ Declared read_value_info(const pb::ValueInfoProto& v) {
   return d;
 }
 
-Attr read_attr(const pb::AttributeProto& a, std::string& why) {
+Attr read_attr(const pb::AttributeProto& a, const std::string* model_dir, std::string& why) {
   Attr r;
   switch (a.type()) {
     case pb::AttributeProto::INT:
@@ -134,7 +162,7 @@ Attr read_attr(const pb::AttributeProto& a, std::string& why) {
       break;
     case pb::AttributeProto::TENSOR:
       r.kind = Attr::Kind::tensor;
-      r.tensor = read_tensor(a.t(), why);
+      r.tensor = read_tensor(a.t(), model_dir, why);
       break;
     default:
       break;  // graphs, sparse tensors, ...: no supported operator takes them
@@ -144,7 +172,8 @@ Attr read_attr(const pb::AttributeProto& a, std::string& why) {
 
 }  // namespace
 
-LoadedGraph read_model(const void* data, size_t size, const std::string& source) {
+LoadedGraph read_model(const void* data, size_t size, const std::string& source,
+                       const std::string* model_dir) {
   pb::ModelProto m;
   if (size > static_cast<size_t>(std::numeric_limits<int>::max()) ||
       !m.ParseFromArray(data, static_cast<int>(size)))
@@ -177,7 +206,7 @@ LoadedGraph read_model(const void* data, size_t size, const std::string& source)
   const pb::GraphProto& graph = m.graph();
   for (const auto& t : graph.initializer()) {
     std::string why;
-    auto k = read_tensor(t, why);
+    auto k = read_tensor(t, model_dir, why);
     if (!k)
       g.issues.push_back({"", "", "initializer '" + t.name() + "': " + why});
     else
@@ -199,7 +228,7 @@ LoadedGraph read_model(const void* data, size_t size, const std::string& source)
     node.outputs.assign(n.output().begin(), n.output().end());
     for (const auto& a : n.attribute()) {
       std::string why;
-      Attr attr = read_attr(a, why);
+      Attr attr = read_attr(a, model_dir, why);
       if (!why.empty())
         g.issues.push_back({node.name, node.op_type, "attribute '" + a.name() + "': " + why});
       node.attrs[a.name()] = std::move(attr);

@@ -5,6 +5,8 @@
 // removal are not modelled (see docs/qdq.md).
 #include "onnx/qdq_fusion.hpp"
 
+#include "onnx/ort_level1.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -49,7 +51,8 @@ int32_t to_int32_x86(double v) {
 
 class Fuser {
  public:
-  Fuser(LoadedGraph& g, QdqFusionLog* log) : g_(g), log_(log), dead_(g.nodes.size(), 0) {
+  Fuser(LoadedGraph& g, QdqFusionLog* log, bool ort_only_ops)
+      : g_(g), log_(log), ort_only_ops_(ort_only_ops), dead_(g.nodes.size(), 0) {
     for (const auto& [name, k] : g.constants) konst_[name] = k.get();
     for (const Declared& d : g.outputs) graph_outputs_.insert(d.info.name);
     for (const Declared& d : g.inputs)
@@ -87,6 +90,7 @@ class Fuser {
  private:
   LoadedGraph& g_;
   QdqFusionLog* log_;
+  bool ort_only_ops_;
   std::vector<char> dead_;
   std::map<std::string, const Constant*> konst_;
   std::map<std::string, Elem> elem_;  // element types known before any rewrite
@@ -533,6 +537,9 @@ class Fuser {
       }
     }
     if (!find_op(f.domain, f.op_type)) return;  // no planner yet (e.g. QLinearMul): run literally
+    const bool ort_only = f.op_type == "QLinearConcat" || f.op_type == "QLinearSigmoid" ||
+                          f.op_type == "QLinearLeakyRelu";
+    if (ort_only && !ort_only_ops_) return;  // PyTorch has no such operator: run literally
     // A zero point the Q or DQ leaves out is a trailing optional input of the
     // QLinear ops only for the output; an absent input zero point in the middle
     // stays an empty name (the planners read it as 0).
@@ -557,8 +564,9 @@ class Fuser {
 
 }  // namespace
 
-void fuse_qdq(LoadedGraph& g, QdqFusionLog* log) {
-  Fuser(g, log).run();
+void fuse_qdq(LoadedGraph& g, QdqFusionLog* log, bool ort_only_ops) {
+  ort_level1_cleanups(g, log);
+  Fuser(g, log, ort_only_ops).run();
 }
 
 }  // namespace npukit::onnx

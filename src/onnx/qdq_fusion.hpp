@@ -34,6 +34,9 @@ struct QdqFusionLog {
 // Groups whose scales or zero points are not constants, whose types differ
 // from ORT's conditions, or whose intermediate values are used elsewhere stay
 // as they are (run literally, as ORT also runs them in float).
-void fuse_qdq(LoadedGraph& g, QdqFusionLog* log = nullptr);
+// `ort_only_ops` false (profile pytorch): the groups whose integer operator is
+// ONNX Runtime's own (QLinearConcat, QLinearSigmoid, QLinearLeakyRelu) stay
+// as they are, run literally.
+void fuse_qdq(LoadedGraph& g, QdqFusionLog* log = nullptr, bool ort_only_ops = true);
 
 }  // namespace npukit::onnx

@@ -31,6 +31,19 @@ bool is_data_movement_op(const std::string& domain, const std::string& op_type) 
   return false;
 }
 
+bool accepts_any_rank(const std::string& domain, const std::string& op_type) {
+  if (is_data_movement_op(domain, op_type)) return true;
+  if (!(domain.empty() || domain == "ai.onnx")) return false;
+  static const char* const elementwise[] = {
+      "Add",     "Mul",     "Sub",        "Div",  "Pow",         "Min",        "Max",
+      "Sigmoid", "Tanh",    "Erf",        "Gelu", "HardSigmoid", "HardSwish",  "LeakyRelu",
+      "Sqrt",    "Exp",     "Log",        "Neg",  "Abs",         "Reciprocal", "Dropout",
+      "Einsum",  "Softmax", "LogSoftmax", "Relu", "Clip"};
+  for (const char* op : elementwise)
+    if (op_type == op) return true;
+  return false;
+}
+
 std::shared_ptr<Constant> constant_from(Tensor t) {
   auto k = std::make_shared<Constant>();
   k->elem = elem_of(t.dtype());

@@ -4,6 +4,7 @@
 
 #include "npukit/error.hpp"
 #include "ops/cpu/elementwise_fast.hpp"
+#include "ops/elementwise_blocks.hpp"
 
 namespace npukit {
 
@@ -12,8 +13,8 @@ const char* binary_op_name(BinaryOp op) {
 }
 
 Shape broadcast_shape(const Shape& a, const Shape& b, const char* function) {
-  check(a.size() <= 4, function, "a", "shape " + shape_text(a), "rank 0 to 4");
-  check(b.size() <= 4, function, "b", "shape " + shape_text(b), "rank 0 to 4");
+  check(a.size() <= kMaxRank, function, "a", "shape " + shape_text(a), "rank 0 to 8");
+  check(b.size() <= kMaxRank, function, "b", "shape " + shape_text(b), "rank 0 to 8");
   const size_t rank = std::max(a.size(), b.size());
   Shape out(rank);
   for (size_t i = 0; i < rank; ++i) {
@@ -42,17 +43,6 @@ TensorView broadcast_view(const TensorView& t, const Shape& shape, const char* f
   return TensorView(t.raw(), t.dtype(), shape, st, function);
 }
 
-namespace {
-// Pads a view to 4-D with leading size-1 axes.
-TensorView as_4d(const TensorView& t) {
-  expect_kernel_rank(t, "npukit::binary", "operand");
-  Shape sh(4 - t.rank(), 1), st(4 - t.rank(), 0);
-  sh.insert(sh.end(), t.shape().begin(), t.shape().end());
-  st.insert(st.end(), t.strides().begin(), t.strides().end());
-  return TensorView(t.raw(), t.dtype(), sh, st);
-}
-}  // namespace
-
 void binary(BinaryOp op, const TensorView& a, const TensorView& b, const TensorView& y) {
   constexpr const char* fn = "npukit::binary";
   a.expect_dtype(DType::f32, fn, "a.dtype");
@@ -62,10 +52,13 @@ void binary(BinaryOp op, const TensorView& a, const TensorView& b, const TensorV
   y.expect_shape(out, fn, "y");
   cpu::EwProblem e;
   e.op = op == BinaryOp::add ? cpu::EwOp::add : cpu::EwOp::mul;
-  e.a = as_4d(broadcast_view(a, out, fn, "a"));
-  e.b = as_4d(broadcast_view(b, out, fn, "b"));
-  e.y = as_4d(y);
-  cpu::binary_kernels().run(e);
+  for_each_4d_block({broadcast_view(a, out, fn, "a"), broadcast_view(b, out, fn, "b"), y},
+                    [&e](const std::vector<TensorView>& v) {
+                      e.a = v[0];
+                      e.b = v[1];
+                      e.y = v[2];
+                      cpu::binary_kernels().run(e);
+                    });
 }
 
 }  // namespace npukit

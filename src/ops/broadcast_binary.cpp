@@ -2,6 +2,7 @@
 
 #include "npukit/error.hpp"
 #include "npukit/ops/binary.hpp"
+#include "ops/elementwise_blocks.hpp"
 
 namespace npukit {
 
@@ -10,15 +11,6 @@ const char* broadcast_op_name(BroadcastOp op) {
   const auto i = static_cast<size_t>(op);
   return i < sizeof(names) / sizeof(names[0]) ? names[i] : "invalid";
 }
-
-namespace {
-TensorView as_4d(const TensorView& t) {
-  Shape sh(4 - t.rank(), 1), st(4 - t.rank(), 0);
-  sh.insert(sh.end(), t.shape().begin(), t.shape().end());
-  st.insert(st.end(), t.strides().begin(), t.strides().end());
-  return TensorView(t.raw(), t.dtype(), sh, st);
-}
-}  // namespace
 
 void broadcast_binary(BroadcastOp op, const TensorView& a, const TensorView& b,
                       const TensorView& y) {
@@ -30,8 +22,11 @@ void broadcast_binary(BroadcastOp op, const TensorView& a, const TensorView& b,
   y.expect_dtype(DType::f32, fn, "y.dtype");
   const Shape out = broadcast_shape(a.shape(), b.shape(), fn);
   y.expect_shape(out, fn, "y");
-  ref::broadcast_binary_f32(op, as_4d(broadcast_view(a, out, fn, "a")),
-                            as_4d(broadcast_view(b, out, fn, "b")), as_4d(y), b.numel() == 1);
+  const bool scalar_b = b.numel() == 1;
+  for_each_4d_block({broadcast_view(a, out, fn, "a"), broadcast_view(b, out, fn, "b"), y},
+                    [op, scalar_b](const std::vector<TensorView>& v) {
+                      ref::broadcast_binary_f32(op, v[0], v[1], v[2], scalar_b);
+                    });
 }
 
 }  // namespace npukit

@@ -2,6 +2,7 @@
 
 #include "npukit/error.hpp"
 #include "ops/cpu/elementwise_fast.hpp"
+#include "ops/elementwise_blocks.hpp"
 
 namespace npukit {
 
@@ -21,7 +22,7 @@ void check_xy(const TensorView& x, const TensorView& y, const char* fn, bool fou
   x.expect_dtype(DType::f32, fn, "x.dtype");
   y.expect_dtype(DType::f32, fn, "y.dtype");
   if (four_d) x.expect_rank(4, fn, "x");
-  expect_kernel_rank(x, fn, "x");
+  if (x.rank() > kMaxRank) fail(fn, "x", "shape " + shape_text(x.shape()), "rank 0 to 8");
   for (int64_t d : x.shape())
     check(d >= 1, fn, "x", "shape " + shape_text(x.shape()), "sizes of at least 1");
   y.expect_shape(x.shape(), fn, "y");
@@ -50,12 +51,15 @@ void apply_profile(ElementwiseParams& p, Profile profile) {
 
 void relu(const TensorView& x, const TensorView& y, const ElementwiseParams& p) {
   check_xy(x, y, "npukit::relu", false);
-  cpu::EwProblem e;
-  e.op = cpu::EwOp::relu;
-  e.a = x;
-  e.y = y;
-  e.relu = p;
-  cpu::relu_kernels().run(e);
+  // Ranks above 4 run the 4-D kernels block by block (same bits per element).
+  for_each_4d_block({x, y}, [&p](const std::vector<TensorView>& v) {
+    cpu::EwProblem e;
+    e.op = cpu::EwOp::relu;
+    e.a = v[0];
+    e.y = v[1];
+    e.relu = p;
+    cpu::relu_kernels().run(e);
+  });
 }
 
 void bias(const TensorView& x, const TensorView& b, const TensorView& y,

@@ -2,6 +2,7 @@
 
 #include "npukit/error.hpp"
 #include "ops/cpu/unary_kernels.hpp"
+#include "ops/elementwise_blocks.hpp"
 
 namespace npukit {
 
@@ -22,8 +23,11 @@ void unary(UnaryOp op, const TensorView& x, const TensorView& y, const UnaryPara
   y.expect_shape(x.shape(), fn, "y");
   check(x.empty() == y.empty() || x.numel() == 0, fn, "x", "a view without data",
         "views with data");
-  cpu::UnaryProblem u{op, p, x, y};
-  cpu::unary_kernels().run(u);
+  if (x.numel() == 0) return;
+  for_each_4d_block({x, y}, [op, &p](const std::vector<TensorView>& v) {
+    cpu::UnaryProblem u{op, p, v[0], v[1]};
+    cpu::unary_kernels().run(u);
+  });
 }
 
 }  // namespace npukit

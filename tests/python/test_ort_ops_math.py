@@ -27,10 +27,18 @@ SPECIALS = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-45, -1e-45, 1e-39, 3
 # allowed distance: at most `ulp` units in the last place, or an absolute
 # error of at most `atol` (outputs near 0 after cancellation). Every other
 # operator must give ORT's bits.
+# Softmax and LogSoftmax: 0 ulp, every bit of ORT's MLAS kernels, except the
+# sign or payload of a NaN (a NaN in a row: not modelled; still a NaN).
 ULP_TOLERANCE = {"Exp": 1, "Log": 2, "Pow": 1, "ReduceSum": 64, "ReduceMean": 64,
-                 "LayerNormalization": 16, "LogSoftmax": 16, "Softmax": 8}
+                 "LayerNormalization": 16, "Softmax": 0, "LogSoftmax": 0, "Einsum": 64}
 ABS_TOLERANCE = {"ReduceSum": 1e-5, "ReduceMean": 1e-6, "LayerNormalization": 4e-6,
-                 "LogSoftmax": 2e-6, "Softmax": 5e-7}
+                 "Einsum": 2e-5}
+# Without AVX512F, ORT sums exponentials with its FMA3 kernel, which npukit
+# models from ORT's source but has not yet checked against ORT itself: until
+# it has been, those hosts keep the former tolerance.
+if not npukit.host_cpu_features()["avx512_core"]:
+    ULP_TOLERANCE.update({"Softmax": 16, "LogSoftmax": 16})
+    ABS_TOLERANCE.update({"Softmax": 2e-6, "LogSoftmax": 2e-6})
 
 
 def values(rng, shape, lo=-6.0, hi=6.0, specials=True):
@@ -175,28 +183,51 @@ def gen_layer_norm(rng, i):
         consts["bias"] = values(rng, inner, -2, 2, specials=False)
         order.append("bias")
     attrs = {"axis": axis, "epsilon": float(rng.choice([1e-5, 1e-6, 1e-3]))}
-    return make("LayerNormalization", dict(attrs, shape=shape, bias="bias" in consts),
-                {"x": x}, attrs, opset=17, consts=consts, order=order)
+    c = make("LayerNormalization", dict(attrs, shape=shape, bias="bias" in consts),
+             {"x": x}, attrs, opset=17, consts=consts, order=order)
+    # Rows shorter than 8 elements: ORT's scalar Welford loop, reproduced bit for bit.
+    if int(np.prod(inner)) < 8:
+        c.op = "LayerNormalization (rows < 8)"
+    return c
 
 
-def gen_log_softmax(rng, i):
-    shape = rand_shape(rng, int(rng.integers(1, 5)))
-    rank = len(shape)
-    x = values(rng, shape, -8, 8, specials=rng.random() < 0.3)
-    opset = 13 if rng.random() < 0.7 else 11
-    axis = int(rng.integers(-rank, rank))
-    return make("LogSoftmax", {"shape": shape, "axis": axis, "opset": opset}, {"x": x},
-                {"axis": axis}, opset=opset)
+def gen_softmax(op):
+    """Softmax / LogSoftmax: MLAS's lane orders (blocks of 48 / 24 / 16 / 8 and
+    tails), so rows from 1 to 300 elements, any axis, opsets 11 and 13."""
+    def gen(rng, i):
+        shape = rand_shape(rng, int(rng.integers(1, 6)))  # rank 5: maxvit's attention
+        rank = len(shape)
+        if rng.random() < 0.5:
+            shape[int(rng.integers(0, rank))] = int(rng.integers(7, 300))
+        x = values(rng, shape, -8, 8, specials=rng.random() < 0.3)
+        if rng.random() < 0.2:
+            x *= np.float32(12)  # exp of -100 and below: MLAS's clamps
+        opset = 13 if rng.random() < 0.7 else 11
+        axis = int(rng.integers(-rank, rank))
+        return make(op, {"shape": shape, "axis": axis, "opset": opset}, {"x": x},
+                    {"axis": axis}, opset=opset)
+    return gen
 
 
-def gen_softmax(rng, i):
-    shape = rand_shape(rng, int(rng.integers(1, 5)))
-    rank = len(shape)
-    x = values(rng, shape, -8, 8, specials=rng.random() < 0.3)
-    opset = 13 if rng.random() < 0.7 else 11
-    axis = int(rng.integers(-rank, rank))
-    return make("Softmax", {"shape": shape, "axis": axis, "opset": opset}, {"x": x},
-                {"axis": axis}, opset=opset)
+def gen_einsum(rng, i):
+    """The batched products npukit accepts (maxvit's two forms, ranks 2 to 5);
+    ORT sums with MLAS's GEMM, hence the tolerance."""
+    nb = int(rng.integers(0, 4))
+    batch = "ABCD"[:nb]
+    dims = [int(rng.integers(1, 5)) for _ in range(nb)]
+    I, K, N = (int(rng.integers(1, 40)) for _ in range(3))
+    if i % 2:
+        eq = f"{batch}ik,{batch}jk->{batch}ij"
+        bshape = dims + [N, K]
+    else:
+        eq = f"{batch}ik,{batch}kj->{batch}ij"
+        bshape = dims + [K, N]
+    a = values(rng, dims + [I, K], -2, 2, specials=False)
+    b = values(rng, bshape, -2, 2, specials=False)
+    if rng.random() < 0.3:
+        eq = eq.replace(",", ", ").replace("->", " -> ")  # spaces are allowed
+    return make("Einsum", {"equation": eq, "a": list(a.shape), "b": list(b.shape)},
+                {"a": a, "b": b}, {"equation": eq}, opset=13)
 
 
 def gen_clip(rng, i):
@@ -277,14 +308,15 @@ GENERATORS = [
     ("ReduceMax", gen_reduce("ReduceMax"), 40),
     ("ReduceMin", gen_reduce("ReduceMin"), 30),
     ("LayerNormalization", gen_layer_norm, 60),
-    ("LogSoftmax", gen_log_softmax, 40),
+    ("LogSoftmax", gen_softmax("LogSoftmax"), 80),
+    ("Softmax", gen_softmax("Softmax"), 80),
+    ("Einsum", gen_einsum, 30),
     ("Dropout", gen_dropout, 5),
     ("rejected", gen_bad, 8),
     # Appended so that the cases above keep their random draws.
     ("Add", gen_binary("Add"), 40),
     ("Mul", gen_binary("Mul"), 40),
     ("Clip", gen_clip, 40),
-    ("Softmax", gen_softmax, 40),
     ("BatchNormalization", gen_batch_norm, 40),
 ]
 
@@ -349,6 +381,30 @@ def run_tolerant(cases):
     return report
 
 
+def einsum_refusals():
+    """Equations outside the two batched products are npukit errors naming the
+    equation and the accepted forms (ORT runs them: not an ORT differential)."""
+    bad = 0
+    for eq, shapes in (("ij->ji", [[2, 3]]), ("bij,bjk->bki", [[2, 3, 4], [2, 4, 5]]),
+                       ("ij,jk", [[2, 3], [3, 4]]), ("bij,bjk->bik", [[2, 3, 4], [1, 4, 5]])):
+        ins = {f"x{k}": np.ones(sh, np.float32) for k, sh in enumerate(shapes)}
+        c = Case("Einsum", {}, "Einsum", ins, {"equation": eq}, None, opset=13)
+        c.out_dtype = np.dtype(np.float32)
+        with tempfile.TemporaryDirectory() as d:
+            import onnx
+            onnx.save(c.model(), os.path.join(d, "m.onnx"))
+            try:
+                npukit.run_model(os.path.join(d, "m.onnx"), ins)
+                print(f"FAIL Einsum '{eq}' ran; expected an npukit error")
+                bad += 1
+            except npukit.Error as e:
+                if "Einsum" not in str(e) or ("equation" not in str(e) and "inputs" not in str(e)):
+                    print(f"FAIL Einsum '{eq}': unclear error {e}")
+                    bad += 1
+    print(f"Einsum refusals: {4 - bad} of 4 named")
+    return bad
+
+
 def main():
     missing = ort_missing()
     if missing:
@@ -370,6 +426,7 @@ def main():
     for op, (n, bad, worst, worst_abs) in sorted(report.items()):
         print(f"  {op:<22}{n:>8}{bad:>8}{worst:>6} ({ULP_TOLERANCE[op]}){worst_abs:>11.3g} "
               f"({ABS_TOLERANCE.get(op, 0.0):g})")
+    failed += einsum_refusals() if not only or "Einsum" in only else 0
     print(f"\nseed {SEED}: {passed} passed, {failed} failed ({secs:.1f} s in ONNX Runtime)")
     return 1 if failed else 0
 

@@ -62,10 +62,15 @@ EXPECTED_MISSING = {
     "convnext_tiny": "ReduceMean, Sub, Pow, Sqrt, Div, Erf", "vit_b_16": "ReduceMean, Softmax, ...",
     "swin_t": "Mod, ScatterND, Range, Softmax, ...",
 }
-# Weights above ~1 GB: not built in a test run.
-TOO_LARGE = {"vit_h_14", "vit_l_16", "vit_l_32", "regnet_y_128gf", "regnet_y_32gf",
-             "regnet_x_32gf", "regnet_y_16gf", "efficientnet_v2_l", "vgg19_bn", "vgg19", "vgg16",
-             "vgg16_bn"}
+# Weights above 2 GB (632M and 645M parameters): torch.onnx.export stores them
+# as ONNX external data (files next to the .onnx), which npukit reads. Each is
+# exported into its own directory so that the tensor files of two models
+# cannot collide. Only in --full.
+OVER_2GB = {"vit_h_14", "regnet_y_128gf"}
+# Slow or memory-hungry (0.3 to 1.2 GB of weights): only in --full, not in the
+# default or --models-less ctest run. Listed for the documentation.
+LARGE = {"vit_l_16", "vit_l_32", "regnet_y_32gf", "regnet_x_32gf", "regnet_y_16gf",
+         "efficientnet_v2_l", "vgg19_bn", "vgg19", "vgg16", "vgg16_bn"}
 
 
 def model_names():
@@ -83,6 +88,8 @@ def build(name, seed):
         size = 75 if name == "inception_v3" else 64
     elif name.startswith(("alexnet", "vgg")):
         size = 224  # adaptive pooling to 6x6 / 7x7 exports only from a divisible size
+    elif name == "maxvit_t":
+        size = 224  # 7x7 partitions at every stage: 224 / 32 = 7
     m = torchvision.models.get_model(name, weights=None, **kw).eval()
     g = torch.Generator().manual_seed(seed + 1)
     for mod in m.modules():
@@ -130,8 +137,9 @@ def missing_ops(message):
 
 def check(name, tmp, seed):
     """('PASS' | 'FAIL' | 'SKIP', detail)."""
-    if name in TOO_LARGE:
-        return "SKIP", "weights above 1 GB (run it by hand with --models)"
+    if name in OVER_2GB:
+        tmp = os.path.join(tmp, name)
+        os.makedirs(tmp, exist_ok=True)
     path = os.path.join(tmp, f"{name}.onnx")
     x, opset, err = export(name, path, seed)
     if x is None:
@@ -175,11 +183,10 @@ def main():
     a = ap.parse_args()
     torch.set_num_threads(1)
     names = a.models or (model_names() if a.full else FAST)
-    if a.models:
-        TOO_LARGE.difference_update(a.models)
     tmp = a.keep or tempfile.mkdtemp(prefix="npukit_tv_")
     os.makedirs(tmp, exist_ok=True)
     counts = {"PASS": 0, "FAIL": 0, "SKIP": 0}
+    table = []
     print(f"seed {a.seed}, tolerance {TOL} relative, models in {tmp}")
     for name in names:
         t0 = time.time()
@@ -188,11 +195,16 @@ def main():
         except Exception as e:  # noqa: BLE001 - one model's crash must not hide the others
             status, detail = "FAIL", f"{type(e).__name__}: {e}"[:1500]
         counts[status] += 1
-        print(f"{status} {name:<22} {time.time() - t0:6.1f}s  {detail}", flush=True)
+        secs = time.time() - t0
+        table.append((name, status, re.search(r"max rel err (\S+)", detail), secs))
+        print(f"{status} {name:<22} {secs:6.1f}s  {detail}", flush=True)
         print(f"     repro: /usr/bin/python3 tests/python/test_torchvision_fp32.py --seed {a.seed} "
               f"--models {name}", flush=True) if status == "FAIL" else None
     if not a.keep:
         shutil.rmtree(tmp, ignore_errors=True)
+    print(f"\n| model | result | max rel error vs ORT | time (s) |\n|---|---|---|---|")
+    for name, status, err, secs in table:
+        print(f"| {name} | {status} | {err.group(1) if err else '-'} | {secs:.1f} |")
     print(f"\n{counts['PASS']} passed, {counts['FAIL']} failed, {counts['SKIP']} skipped "
           f"(skips are not passes)")
     return 1 if counts["FAIL"] or not counts["PASS"] else 0

@@ -179,6 +179,23 @@ TEST(Resize, NearestModes) {
   EXPECT_TRUE(same_bits(resize(x, 1, 8, p), {1, 2, 2, 3, 3, 4, 4, 4}));
 }
 
+// ONNX Runtime 1.30 rounds a coordinate one ulp from x.5 as the tie: 7 -> 8
+// asymmetric, output 4 reads float 4 / (8/7) = 3.4999998, which it rounds to
+// 4 with round_prefer_ceil (std::round alone gives 3); floor keeps 3.
+TEST(Resize, NearestOneUlpFromHalfIsATie) {
+  const Tensor x = Tensor::from<float>({1, 1, 1, 7}, {0, 1, 2, 3, 4, 5, 6});
+  ResizeParams p;
+  p.scale_w = 8.0f / 7.0f;
+  p.coord = ResizeCoord::asymmetric;
+  ASSERT_EQ(4.0f / p.scale_w, 3.4999998f);
+  p.nearest = ResizeNearest::round_prefer_ceil;
+  EXPECT_EQ(resize(x, 1, 8, p).data<float>()[4], 4.0f);
+  p.nearest = ResizeNearest::round_prefer_floor;
+  EXPECT_EQ(resize(x, 1, 8, p).data<float>()[4], 3.0f);
+  p.nearest = ResizeNearest::floor;
+  EXPECT_EQ(resize(x, 1, 8, p).data<float>()[4], 3.0f);
+}
+
 TEST(Resize, Bilinear) {
   const Tensor x = Tensor::from<float>({1, 1, 2, 2}, {1, 2, 3, 4});
   ResizeParams p;

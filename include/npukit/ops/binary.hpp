@@ -12,7 +12,7 @@ enum class BinaryOp : uint8_t { add, mul };
 
 const char* binary_op_name(BinaryOp op);
 
-// The broadcast shape of a and b (ranks up to 4): axes are aligned from the
+// The broadcast shape of a and b (ranks up to 8): axes are aligned from the
 // right and each pair must be equal or contain a 1.
 Shape broadcast_shape(const Shape& a, const Shape& b, const char* function = "npukit::binary");
 

@@ -18,7 +18,7 @@ enum class BroadcastOp : uint8_t {
 
 const char* broadcast_op_name(BroadcastOp op);
 
-// y = a op b after broadcasting (shapes as npukit::broadcast_shape, ranks 0 to 4).
+// y = a op b after broadcasting (shapes as npukit::broadcast_shape, ranks 0 to 8).
 void broadcast_binary(BroadcastOp op, const TensorView& a, const TensorView& b,
                       const TensorView& y);
 

@@ -33,7 +33,7 @@ struct UnaryParams {
   float beta = 0.0f;   // hard_sigmoid
 };
 
-// y = op(x) element by element; x and y of one shape (rank 0 to 4, any
+// y = op(x) element by element; x and y of one shape (rank 0 to 8, any
 // strides; y may be x).
 void unary(UnaryOp op, const TensorView& x, const TensorView& y, const UnaryParams& p = {});
 
