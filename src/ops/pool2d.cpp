@@ -321,12 +321,6 @@ Shape pool2d_output_shape(const Shape& x, const Pool2dParams& p) {
           "kernel_area or valid_count for PoolLoop::mlas (ONNX Runtime's MLAS pooling)");
   }
   if (loop == PoolLoop::mlas_nchwc) check_nchwc_window(p.window, "npukit::pool2d");
-  // MLAS's loops divide by the kernel area or the taps on the input, never by
-  // the window clipped to the padding (ONNX Runtime takes its own loop for that).
-  if ((loop == PoolLoop::mlas || loop == PoolLoop::mlas_nchwc) && p.mode == PoolMode::avg)
-    check(p.divisor != AvgDivisor::clipped_window, "npukit::pool2d", "divisor",
-          avg_divisor_name(p.divisor),
-          std::string("kernel_area or valid_count under PoolLoop::") + pool_loop_name(loop));
   return window_output_shape(x, p.window, "npukit::pool2d");
 }
 
