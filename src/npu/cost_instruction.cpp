@@ -121,8 +121,8 @@ Instruction gdma_matrix_instruction(const char* fn, bool to_local, const Place& 
   in.cycles = gdma_transfer_cycles(m, d, r.count, r.bytes, r.aligned, l.npus);
   in.detail = std::string(gdma_direction_name(d)) + " matrix " + std::to_string(rows) + "x" +
               std::to_string(cols) + " into " + shape_text(local.shape) + ", " +
-              std::to_string(r.count) + " runs of " + std::to_string(r.bytes) + " B, " +
-              std::to_string(l.npus) + " NPUs";
+              std::to_string(r.count) + " runs of " + std::to_string(r.bytes) + " B" +
+              (r.aligned ? "" : ", unaligned") + ", " + std::to_string(l.npus) + " NPUs";
   return in;
 }
 
