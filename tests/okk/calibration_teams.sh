@@ -89,12 +89,11 @@ for op in $ops; do
     exe=$work/${op}_${team//\*/x}
     if [ ! -x "$exe" ]; then
       git -C "$teams_git" show "HEAD:$teams_dir/$team/ok_device_${op}_contest.c" > "$exe.c"
-      cc -O2 -g -w -c "$exe.c" -o "$exe.o" -I"$src/include/npukit/compat" &&
-        c++ "$work/host_$op.o" "$exe.o" -o "$exe" -L"$build" -lnpukit -Wl,-rpath,"$build" -lm ||
-        {
-          echo "calibration_teams: $team $op does not build" >&2
-          continue
-        }
+      if ! cc -O2 -g -w -c "$exe.c" -o "$exe.o" -I"$src/include/npukit/compat" ||
+        ! c++ "$work/host_$op.o" "$exe.o" -o "$exe" -L"$build" -lnpukit -Wl,-rpath,"$build" -lm; then
+        echo "calibration_teams: $team $op does not build" >&2
+        continue
+      fi
     fi
     for ((i = 0; i < n; i++)); do
       if [ -n "${NPUKIT_TEAMS_CASES:-}" ] && [[ " $NPUKIT_TEAMS_CASES " != *" $i "* ]]; then continue; fi

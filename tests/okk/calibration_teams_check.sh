@@ -18,7 +18,7 @@ band=0.20
 failed=0
 checked=0
 printf '%-10s %4s %10s %12s %8s  %s\n' op case hardware estimate error team
-while IFS=, read -r op case _ _ _ _ _ _ _ _ _ _ _ _ _ _ hw team_us team npukit_us note; do
+while IFS=, read -r op case _ _ _ _ _ _ _ _ _ _ _ _ _ _ hw _ team _ note; do
   [[ "$op" == \#* || -z "$op" || "$team" == "-" ]] && continue
   out=$(NPUKIT_TEAMS_WORK=$work NPUKIT_TEAMS_CASES=$case NPUKIT_TEAMS_ONLY=$team \
     "$here/calibration_teams.sh" "$build" "$op" 2> "$work/stderr")
