@@ -274,7 +274,10 @@ void okk_bdc_conv2d(local_addr_t output_addr, local_addr_t input_addr, local_add
   Tensor y = result_add ? gather_f32(fn, "output_addr", op) : Tensor(DType::f32, {s.n, OC, oh, ow});
   conv2d(x, w, b, y, p);
   scatter_f32(y, op);
-  record_cost(bdc_window_instruction(fn, OpClass::conv, op, IC, KH, KW, p.window.stride_h,
+  // The fp32 MAC array reads the weights as 2IC pairs, the dummy partner of
+  // an odd IC included (kit docs, layout: 2IC-mode), so it works ceil(IC/2)
+  // pairs of 2 lane-MACs.
+  record_cost(bdc_window_instruction(fn, OpClass::conv, op, 2 * ICn, KH, KW, p.window.stride_h,
                                      p.window.stride_w));
 }
 

@@ -167,6 +167,37 @@ TEST_F(NpuCost, BdcInstructionsCarryTheirClass) {
   begin_launch("cost_kernel");
 }
 
+// fp32 conv reads its weights as 2IC pairs (kit docs, layout: 2IC-mode), an
+// odd IC with a dummy partner: IC 2k-1 costs as much as IC 2k, and more than
+// IC 2k-2.
+TEST_F(NpuCost, ConvPaysWhole2ICPairs) {
+  auto conv_cycles = [&](int ic) {
+    begin_launch("cost_kernel");
+    const dim4 xs{1, ic, 4, 4};
+    const uint64_t g = upload(static_cast<size_t>(ic) * 16);
+    okk_gdma_32bit_cpy_S2L(0, g, &xs, nullptr, nullptr);
+    const int pairs = (ic + 1) / 2, oc = 2;
+    for (int o = 0; o < oc; ++o) {  // weights (pairs, OC, 3, 3) of 8-byte pairs on NPU o
+      std::memset(okk_local_mem_addr(o, 65536), 0, static_cast<size_t>(pairs) * 9 * 8);
+      std::memset(machine().written(o, 65536), 1, static_cast<size_t>(pairs) * 9 * 8);
+    }
+    okk_bdc_conv2d(131072, 0, 65536, 0, &xs, oc, 3, 3, nullptr, nullptr, false, false, nullptr,
+                   nullptr, nullptr);
+    const LaunchReport r = end_launch();
+    EXPECT_EQ(r.slices.back().op_class, OpClass::conv);
+    return r.slices.back().cycles;
+  };
+  end_launch();  // the fixture's launch: each call below opens its own
+  // Output 2x2: 1 slot x 1 lane row x (2 * pairs * 9 taps) x 2 cycles per MAC.
+  for (int ic : {1, 2, 3, 4, 5}) {
+    SCOPED_TRACE("IC " + std::to_string(ic));
+    EXPECT_EQ(conv_cycles(ic), 10 + 2 * ((ic + 1) / 2) * 9 * 2);
+  }
+  EXPECT_EQ(conv_cycles(3), conv_cycles(4));
+  EXPECT_GT(conv_cycles(3), conv_cycles(2));
+  begin_launch("cost_kernel");
+}
+
 TEST_F(NpuCost, ParallelRegionOverlapsEnginesAndIsRecorded) {
   const dim4 s{1, 64, 1, 32};
   const uint64_t g = upload(64 * 32);
