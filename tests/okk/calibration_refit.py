@@ -15,6 +15,7 @@ re-costing reproduces the simulator's own estimate of every trace (so the two
 cannot drift apart unnoticed); name=value pairs (e.g. issue_cycles=600
 gdma_npu_port_bytes_per_cycle=2.2) show what other constants would give.
 """
+import bisect
 import csv
 import glob
 import json
@@ -40,7 +41,7 @@ SHIPPED = dict(clock_mhz=550.0, launch_overhead_us=28.0, issue_cycles=500, bdc_s
                gdma_s2l_bytes_per_cycle=42.0, gdma_l2s_bytes_per_cycle=42.0,
                gdma_l2l_bytes_per_cycle=84.0, gdma_s2s_bytes_per_cycle=21.0,
                gdma_npu_port_bytes_per_cycle=2.0, gdma_descriptor_cycles=1000, gdma_burst_bytes=64,
-               eu=32)
+               eu=32, conv_2ic_pairs=1)
 
 GDMA = re.compile(r"(S2L|L2S|L2L|S2S|fill)\b.*?(\d+) runs of (\d+) B(, unaligned)?, (\d+) NPUs")
 BDC = re.compile(r"(\d+) slots x (\d+) elements x (\d+) ops")
@@ -82,13 +83,14 @@ def load(path):
         else:
             i.update(slots=int(m.group(1)), elements=int(m.group(2)), ops=int(m.group(3)))
             k = KERNEL.search(d)
-            if i["cls"] == "conv" and k:
-                # 2IC pairs, odd IC padded (traces recorded before the simulator did it say IC)
-                taps = int(k.group(1)) * int(k.group(2))
-                i["ops"] = 2 * -(-(i["ops"] // taps) // 2) * taps
+            if i["cls"] == "conv" and k:  # IC x taps; traces before 2IC pairs said IC
+                i["taps"] = int(k.group(1)) * int(k.group(2))
         instructions.append(i)
-    for i in instructions:
-        i["region"] = next((k for k, (b, e) in enumerate(regions) if b <= i["start"] < e), -1)
+    regions.sort()
+    starts = [b for b, _ in regions]
+    for i in instructions:  # regions do not overlap: the last one starting at or before i
+        k = bisect.bisect_right(starts, i["start"]) - 1
+        i["region"] = k if k >= 0 and i["start"] < regions[k][1] else -1
     return instructions, estimate
 
 
@@ -102,8 +104,11 @@ def cycles(i, m):
         if i["npus"] > 0:
             c = max(c, i["runs"] * i["run_bytes"] / (i["npus"] * m["gdma_npu_port_bytes_per_cycle"]))
         return m["gdma_descriptor_cycles"] + math.ceil(c)
+    ops = i["ops"]
+    if "taps" in i and m["conv_2ic_pairs"]:  # whole 2IC pairs: an odd IC pays its dummy
+        ops = 2 * -(-(ops // i["taps"]) // 2) * i["taps"]
     rows = -(-i["elements"] // m["eu"])  # every class costs 1 cycle per lane-operation on BM1684
-    return m["bdc_startup_cycles"] + i["slots"] * rows * i["ops"]
+    return m["bdc_startup_cycles"] + i["slots"] * rows * ops
 
 
 def device_us(instructions, m):
