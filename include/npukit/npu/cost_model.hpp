@@ -58,7 +58,8 @@ struct CostModel {
   // Cycles per lane-operation by class (a lane does one fp32 MAC or one
   // element-wise op per cycle: the 2.2 TFLOPS figure above). Pooling and
   // depthwise reuse the MAC array one window element per cycle; lookups and
-  // casts are single-pass element-wise operations.
+  // casts are single-pass element-wise operations. Conv counts its input
+  // channels in whole 2IC pairs (kit layout docs: an odd IC gets a dummy).
   double conv_cycles_per_mac = 1.0;
   double depthwise_cycles_per_mac = 1.0;
   double matmul_cycles_per_mac = 1.0;
