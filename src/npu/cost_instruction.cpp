@@ -80,7 +80,8 @@ Instruction gdma_copy_instruction(const char* fn, const Place& dst, const Place&
   in.cycles = gdma_transfer_cycles(m, d, r.count, r.bytes, r.aligned, npus);
   in.detail = std::string(gdma_direction_name(d)) + " " + shape_text(src.shape) + " x" +
               std::to_string(src.esize) + "B, " + std::to_string(r.count) + " runs of " +
-              std::to_string(r.bytes) + " B" + (r.aligned ? "" : ", unaligned");
+              std::to_string(r.bytes) + " B" + (r.aligned ? "" : ", unaligned") + ", " +
+              std::to_string(npus) + " NPUs";
   return in;
 }
 
@@ -95,7 +96,8 @@ Instruction gdma_fill_instruction(const char* fn, const Place& dst) {
   in.bytes = dst.shape.n * dst.shape.c * dst.shape.h * dst.shape.w * dst.esize;
   in.cycles = gdma_transfer_cycles(m, d, r.count, r.bytes, r.aligned, r.npus);
   in.detail = std::string("fill ") + shape_text(dst.shape) + " x" + std::to_string(dst.esize) +
-              "B, " + std::to_string(r.count) + " runs of " + std::to_string(r.bytes) + " B";
+              "B, " + std::to_string(r.count) + " runs of " + std::to_string(r.bytes) + " B, " +
+              std::to_string(r.npus) + " NPUs";
   return in;
 }
 
@@ -119,7 +121,8 @@ Instruction gdma_matrix_instruction(const char* fn, bool to_local, const Place& 
   in.cycles = gdma_transfer_cycles(m, d, r.count, r.bytes, r.aligned, l.npus);
   in.detail = std::string(gdma_direction_name(d)) + " matrix " + std::to_string(rows) + "x" +
               std::to_string(cols) + " into " + shape_text(local.shape) + ", " +
-              std::to_string(r.count) + " runs of " + std::to_string(r.bytes) + " B";
+              std::to_string(r.count) + " runs of " + std::to_string(r.bytes) + " B" +
+              (r.aligned ? "" : ", unaligned") + ", " + std::to_string(l.npus) + " NPUs";
   return in;
 }
 
@@ -142,6 +145,14 @@ Instruction bdc_instruction(const char* fn, OpClass c, const Place& out, int64_t
   Instruction in = bdc_slots_instruction(fn, c, slots, out.shape.h * out.shape.w, ops,
                                          "out " + shape_text(out.shape));
   in.bytes = out.shape.n * out.shape.c * out.shape.h * out.shape.w * out.esize;
+  return in;
+}
+
+Instruction bdc_window_instruction(const char* fn, OpClass c, const Place& out, int64_t ic,
+                                   int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w) {
+  Instruction in = bdc_instruction(fn, c, out, ic * kh * kw);
+  in.detail += ", kernel " + std::to_string(kh) + "x" + std::to_string(kw) + " stride " +
+               std::to_string(stride_h) + "x" + std::to_string(stride_w);
   return in;
 }
 

@@ -20,6 +20,10 @@ Instruction gdma_matrix_instruction(const char* fn, bool to_local, const Place& 
 // A BDC instruction producing `out` (a local place) with `ops` operations of
 // class `c` per output element.
 Instruction bdc_instruction(const char* fn, OpClass c, const Place& out, int64_t ops = 1);
+// A sliding-window BDC instruction (conv, depthwise, pooling) producing `out`:
+// `ic * kh * kw` operations per output element, read at the window's stride.
+Instruction bdc_window_instruction(const char* fn, OpClass c, const Place& out, int64_t ic,
+                                   int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w);
 // A BDC instruction given its channel slots on the busiest NPU directly.
 Instruction bdc_slots_instruction(const char* fn, OpClass c, int64_t slots, int64_t elements,
                                   int64_t ops, const std::string& detail);

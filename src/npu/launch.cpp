@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <mutex>
 
@@ -24,8 +25,13 @@ struct Context {
   bool active = false;
   bool parallel = false;
   int64_t instructions = 0;
-  int64_t now = 0;                          // end of the finished timeline
-  int64_t region_gdma = 0, region_bdc = 0;  // open parallel region: each engine's busy time
+  int64_t now = 0;  // end of the finished timeline
+  // Open parallel region, in cycles from its start: when the issuing CPU has
+  // issued its last instruction, when each engine becomes free, and the
+  // engines' busy intervals that may still overlap a later one of the other
+  // engine (for the overlap).
+  int64_t region_cpu = 0, region_gdma = 0, region_bdc = 0;
+  std::deque<std::pair<int64_t, int64_t>> region_gdma_busy, region_bdc_busy;
   int64_t gdma_busy = 0, bdc_busy = 0, overlap = 0;
   std::map<std::string, FunctionCost> functions;
   std::vector<TraceSlice> slices;
@@ -68,6 +74,23 @@ const std::string& current_kernel() {
   return ctx().kernel;
 }
 
+namespace {
+
+// Cycles of [begin, end) during which the other engine was busy. Each
+// engine's intervals come in time order, so intervals of the other engine
+// that end before `begin` can never overlap a later interval: dropped.
+int64_t overlap_with(std::deque<std::pair<int64_t, int64_t>>& other, int64_t begin, int64_t end) {
+  while (!other.empty() && other.front().second <= begin) other.pop_front();
+  int64_t total = 0;
+  for (const auto& [b, e] : other) {
+    if (b >= end) break;
+    total += std::min(e, end) - std::max(b, begin);
+  }
+  return total;
+}
+
+}  // namespace
+
 void record_cost(const Instruction& in) {
   Context& c = ctx();
   ++c.instructions;
@@ -76,15 +99,24 @@ void record_cost(const Instruction& in) {
   fc.engine = in.engine;
   ++fc.calls;
   fc.cycles += in.cycles;
+  // The firmware issues every engine instruction (issue_cycles each).
+  // Outside a region it waits for each to finish; inside, an instruction
+  // starts once issued and its engine has finished the previous one.
+  const bool engine = in.engine == Engine::gdma || in.engine == Engine::bdc;
+  const int64_t issue = engine ? machine().config().cost.issue_cycles : 0;
   int64_t start = c.now;
   if (!c.parallel) {
-    c.now += in.cycles;
-  } else if (in.engine == Engine::gdma) {
-    start += c.region_gdma;
-    c.region_gdma += in.cycles;
-  } else if (in.engine == Engine::bdc) {
-    start += c.region_bdc;
-    c.region_bdc += in.cycles;
+    start += issue;
+    c.now += issue + in.cycles;
+  } else if (engine) {
+    c.region_cpu += issue;
+    int64_t& free = in.engine == Engine::gdma ? c.region_gdma : c.region_bdc;
+    const int64_t begin = std::max(c.region_cpu, free);
+    free = begin + in.cycles;
+    const bool g = in.engine == Engine::gdma;
+    c.overlap += overlap_with(g ? c.region_bdc_busy : c.region_gdma_busy, begin, free);
+    (g ? c.region_gdma_busy : c.region_bdc_busy).push_back({begin, free});
+    start += begin;
   }
   if (in.engine == Engine::gdma) c.gdma_busy += in.cycles;
   if (in.engine == Engine::bdc) c.bdc_busy += in.cycles;
@@ -105,23 +137,31 @@ void record_cost(const char* function, Engine engine, int64_t cycles) {
   record_cost(in);
 }
 
+namespace {
+
+void reset_region(Context& c) {
+  c.region_cpu = c.region_gdma = c.region_bdc = 0;
+  c.region_gdma_busy.clear();
+  c.region_bdc_busy.clear();
+}
+
+}  // namespace
+
 void parallel_start(const char*) {
   Context& c = ctx();
   c.parallel = true;
-  c.region_gdma = c.region_bdc = 0;
+  reset_region(c);
 }
 
-// Both engines start at the region's start, so they overlap for the shorter
-// engine's busy time.
+// okk_parallel_end waits for both engines (and the last issue).
 void parallel_end(const char*) {
   Context& c = ctx();
   if (!c.parallel) return;
-  const int64_t length = std::max(c.region_gdma, c.region_bdc);
-  c.overlap += std::min(c.region_gdma, c.region_bdc);
+  const int64_t length = std::max({c.region_cpu, c.region_gdma, c.region_bdc});
   if (length > 0) c.regions.push_back(TraceRegion{c.now, c.now + length});
   c.now += length;
   c.parallel = false;
-  c.region_gdma = c.region_bdc = 0;
+  reset_region(c);
 }
 
 namespace {
@@ -152,7 +192,8 @@ void begin_launch(const std::string& kernel) {
   c.kernel = kernel;
   c.active = true;
   c.parallel = false;
-  c.instructions = c.now = c.region_gdma = c.region_bdc = 0;
+  c.instructions = c.now = 0;
+  reset_region(c);
   c.gdma_busy = c.bdc_busy = c.overlap = c.slices_dropped = 0;
   c.functions.clear();
   c.slices.clear();

@@ -171,7 +171,8 @@ void pool(const char* fn, PoolMode mode, local_addr_t output_addr, local_addr_t 
   Tensor y(DType::f32, {s.n, s.c, oh, ow});
   pool2d(x, y, p);
   scatter_f32(y, op);
-  record_cost(bdc_instruction(fn, OpClass::pool, op, static_cast<int64_t>(kernel_h) * kernel_w));
+  record_cost(bdc_window_instruction(fn, OpClass::pool, op, 1, kernel_h, kernel_w,
+                                     p.window.stride_h, p.window.stride_w));
 }
 
 }  // namespace
@@ -273,7 +274,11 @@ void okk_bdc_conv2d(local_addr_t output_addr, local_addr_t input_addr, local_add
   Tensor y = result_add ? gather_f32(fn, "output_addr", op) : Tensor(DType::f32, {s.n, OC, oh, ow});
   conv2d(x, w, b, y, p);
   scatter_f32(y, op);
-  record_cost(bdc_instruction(fn, OpClass::conv, op, static_cast<int64_t>(IC) * KH * KW));
+  // The fp32 MAC array reads the weights as 2IC pairs, the dummy partner of
+  // an odd IC included (kit docs, layout: 2IC-mode), so it works ceil(IC/2)
+  // pairs of 2 lane-MACs.
+  record_cost(bdc_window_instruction(fn, OpClass::conv, op, 2 * ICn, KH, KW, p.window.stride_h,
+                                     p.window.stride_w));
 }
 
 void okk_bdc_depthwise2d(local_addr_t output_addr, local_addr_t input_addr,
@@ -311,8 +316,8 @@ void okk_bdc_depthwise2d(local_addr_t output_addr, local_addr_t input_addr,
   Tensor y(DType::f32, {s.n, s.c, oh, ow});
   depthwise2d(x, w, b, y, p);
   scatter_f32(y, op);
-  record_cost(
-      bdc_instruction(fn, OpClass::depthwise, op, static_cast<int64_t>(kernel_h) * kernel_w));
+  record_cost(bdc_window_instruction(fn, OpClass::depthwise, op, 1, kernel_h, kernel_w,
+                                     p.window.stride_h, p.window.stride_w));
 }
 
 void okk_bdc_avg_pool2d(local_addr_t output_addr, local_addr_t input_addr, const dim4* input_shape,

@@ -41,6 +41,7 @@ CostModel simple_model() {
   m.gdma_npu_port_bytes_per_cycle = 2.0;
   m.gdma_descriptor_cycles = 100;
   m.gdma_burst_bytes = 64;
+  m.issue_cycles = 0;  // IssueDelays... sets its own
   return m;
 }
 
@@ -166,6 +167,37 @@ TEST_F(NpuCost, BdcInstructionsCarryTheirClass) {
   begin_launch("cost_kernel");
 }
 
+// fp32 conv reads its weights as 2IC pairs (kit docs, layout: 2IC-mode), an
+// odd IC with a dummy partner: IC 2k-1 costs as much as IC 2k, and more than
+// IC 2k-2.
+TEST_F(NpuCost, ConvPaysWhole2ICPairs) {
+  auto conv_cycles = [&](int ic) {
+    begin_launch("cost_kernel");
+    const dim4 xs{1, ic, 4, 4};
+    const uint64_t g = upload(static_cast<size_t>(ic) * 16);
+    okk_gdma_32bit_cpy_S2L(0, g, &xs, nullptr, nullptr);
+    const int pairs = (ic + 1) / 2, oc = 2;
+    for (int o = 0; o < oc; ++o) {  // weights (pairs, OC, 3, 3) of 8-byte pairs on NPU o
+      std::memset(okk_local_mem_addr(o, 65536), 0, static_cast<size_t>(pairs) * 9 * 8);
+      std::memset(machine().written(o, 65536), 1, static_cast<size_t>(pairs) * 9 * 8);
+    }
+    okk_bdc_conv2d(131072, 0, 65536, 0, &xs, oc, 3, 3, nullptr, nullptr, false, false, nullptr,
+                   nullptr, nullptr);
+    const LaunchReport r = end_launch();
+    EXPECT_EQ(r.slices.back().op_class, OpClass::conv);
+    return r.slices.back().cycles;
+  };
+  end_launch();  // the fixture's launch: each call below opens its own
+  // Output 2x2: 1 slot x 1 lane row x (2 * pairs * 9 taps) x 2 cycles per MAC.
+  for (int ic : {1, 2, 3, 4, 5}) {
+    SCOPED_TRACE("IC " + std::to_string(ic));
+    EXPECT_EQ(conv_cycles(ic), 10 + 2 * ((ic + 1) / 2) * 9 * 2);
+  }
+  EXPECT_EQ(conv_cycles(3), conv_cycles(4));
+  EXPECT_GT(conv_cycles(3), conv_cycles(2));
+  begin_launch("cost_kernel");
+}
+
 TEST_F(NpuCost, ParallelRegionOverlapsEnginesAndIsRecorded) {
   const dim4 s{1, 64, 1, 32};
   const uint64_t g = upload(64 * 32);
@@ -194,6 +226,39 @@ TEST_F(NpuCost, ParallelRegionOverlapsEnginesAndIsRecorded) {
   EXPECT_NE(text.find("GDMA busy 3.680 us"), std::string::npos) << text;
   EXPECT_NE(text.find("overlap 0.044 us"), std::string::npos) << text;
   EXPECT_NE(text.find("okk_gdma_32bit_cpy_S2L"), std::string::npos) << text;
+  begin_launch("cost_kernel");
+}
+
+// The firmware's issue time: added to every instruction outside a region;
+// inside one it only delays an engine that is idle, and the overlap counts
+// the cycles both engines really worked at once.
+TEST_F(NpuCost, IssueDelaysInstructionsAndOverlapCountsRealIntervals) {
+  Config c = machine().config();
+  c.cost.issue_cycles = 50;
+  select_machine(c);
+  begin_launch("cost_kernel");
+  const dim4 s{1, 64, 1, 32};
+  const uint64_t g = upload(64 * 32);
+  okk_gdma_32bit_cpy_S2L(0, g, &s, nullptr, nullptr);  // issue 50, then 920
+  okk_parallel_start();
+  okk_bdc_relu(131072, 0, &s, nullptr, nullptr);           // issued at 50: 50..61
+  okk_bdc_relu(196608, 0, &s, nullptr, nullptr);           // issued at 100: 100..111
+  okk_gdma_32bit_cpy_S2L(65536, g, &s, nullptr, nullptr);  // issued at 150: 150..1070
+  okk_bdc_relu(262144, 0, &s, nullptr, nullptr);           // issued at 200: 200..211
+  okk_parallel_end();
+  const LaunchReport r = end_launch();
+  ASSERT_EQ(r.slices.size(), 5u);
+  EXPECT_EQ(r.slices[0].start, 50);
+  EXPECT_EQ(r.slices[1].start, 970 + 50);
+  EXPECT_EQ(r.slices[2].start, 970 + 100);
+  EXPECT_EQ(r.slices[3].start, 970 + 150);
+  EXPECT_EQ(r.slices[4].start, 970 + 200);
+  EXPECT_EQ(r.device_cycles, 970 + 1070);
+  EXPECT_EQ(r.gdma_busy_cycles, 1840);
+  EXPECT_EQ(r.bdc_busy_cycles, 33);
+  EXPECT_EQ(r.overlap_cycles, 11);  // only the last relu runs under the GDMA
+  ASSERT_EQ(r.regions.size(), 1u);
+  EXPECT_EQ(r.regions[0].end - r.regions[0].start, 1070);
   begin_launch("cost_kernel");
 }
 
