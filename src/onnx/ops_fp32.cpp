@@ -55,6 +55,14 @@ NodePlan plan_conv_or_fused(const PlanContext& c, bool fused) {
   Conv2dParams p;
   p.window = onnx_window(c, x.shape, &w.shape, false);
   p.groups = attr_int(c.node, "group", 1);
+  // The BM1684's interleaved accumulation is modelled for dense convolutions;
+  // grouped ones (okk_bdc_depthwise2d on the chip) keep ONNX Runtime's
+  // semantics under --fallback (the "profile" refusal is what the runner
+  // falls back on).
+  if (p.groups != 1)
+    check(semantics_base(c.profile) != Profile::bm1684, "Conv", "profile", profile_name(c.profile),
+          "a profile other than bm1684 for group = " + std::to_string(p.groups) +
+              " (bm1684 covers dense convolutions, group = 1)");
   apply_profile(p, c.profile);  // the BM1684's interleaved accumulators and FTZ/DAZ
   p.has_bias = present(c, 2);
   if (p.has_bias) {

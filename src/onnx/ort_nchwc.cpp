@@ -10,6 +10,12 @@ bool is(const Node& n, const char* op) {
   return n.domain.empty() && n.op_type == op;
 }
 
+// A Conv, or the Conv + Relu/Clip that npukit's (and ORT's) activation fusion
+// made of it before this rewrite: the same NCHWc candidate.
+bool is_conv(const Node& n) {
+  return is(n, "Conv") || (n.domain == "com.microsoft" && n.op_type == "FusedConv");
+}
+
 bool f32_4d(const Operand& o) {
   return o.present && o.elem == Elem::f32 && o.shape.size() == 4;
 }
@@ -65,7 +71,7 @@ OrtNchwcTracker::Format OrtNchwcTracker::format_after(const Node& n,
                                                       const std::vector<Operand>& in) const {
   if (block_ <= 0 || in.empty() || n.inputs.empty()) return Format::plain;
   const std::string& x = n.inputs[0];
-  if (is(n, "Conv")) return conv_rewritten(n, in, block_) ? Format::nchwc : Format::plain;
+  if (is_conv(n)) return conv_rewritten(n, in, block_) ? Format::nchwc : Format::plain;
   if (is(n, "MaxPool") || is(n, "AveragePool")) {
     if (!f32_4d(in[0]) || channels(in[0]) % block_ != 0) return Format::plain;
     if (is(n, "MaxPool") && n.outputs.size() > 1 && !n.outputs[1].empty()) return Format::plain;
@@ -117,7 +123,7 @@ void OrtNchwcTracker::record(const Node& n, const std::vector<Operand>& in) {
   const std::string& y = n.outputs[0];
   // BatchNormalization after a single-use convolution folds into it.
   const bool conv_like =
-      is(n, "Conv") || (is(n, "BatchNormalization") && fusable_conv_.count(n.inputs[0]));
+      is_conv(n) || (is(n, "BatchNormalization") && fusable_conv_.count(n.inputs[0]));
   if (conv_like && single_use(y)) fusable_conv_.insert(y);
 }
 

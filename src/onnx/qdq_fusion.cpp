@@ -324,7 +324,9 @@ class Fuser {
     if (!(n.domain.empty() || n.domain == "ai.onnx")) return Rule::none;
     const std::string& t = n.op_type;
     if (t == "Conv") return Rule::conv;
-    if (t == "Gemm") return Rule::gemm;
+    // QGemm is ONNX Runtime's own operator (the profile table gives it to ORT
+    // alone): under pytorch a Gemm group runs literally.
+    if (t == "Gemm") return ort_only_ops_ ? Rule::gemm : Rule::none;
     if (t == "MatMul") return Rule::matmul;
     if (t == "Add" || t == "Mul") return Rule::binary;
     if (t == "AveragePool" || t == "GlobalAveragePool" || t == "Sigmoid" || t == "LeakyRelu")
@@ -537,9 +539,12 @@ class Fuser {
       }
     }
     if (!find_op(f.domain, f.op_type)) return;  // no planner yet (e.g. QLinearMul): run literally
+    // com.microsoft operators that the profile table gives to ONNX Runtime
+    // alone (src/ops/profile_support.cpp): under pytorch their groups run literally.
     const bool ort_only = f.op_type == "QLinearConcat" || f.op_type == "QLinearSigmoid" ||
-                          f.op_type == "QLinearLeakyRelu";
-    if (ort_only && !ort_only_ops_) return;  // PyTorch has no such operator: run literally
+                          f.op_type == "QLinearLeakyRelu" || f.op_type == "QGemm" ||
+                          f.op_type == "QLinearMul";
+    if (ort_only && !ort_only_ops_) return;
     // A zero point the Q or DQ leaves out is a trailing optional input of the
     // QLinear ops only for the output; an absent input zero point in the middle
     // stays an empty name (the planners read it as 0).

@@ -165,8 +165,8 @@ class Model {
   // from_bytes with the model file's directory (null: none), where external
   // initializer data is read from.
   static Model from_bytes_in(const void* data, size_t size, Profile profile,
-                             const std::string& source, bool fallback,
-                             const std::string* model_dir, Intermediates kept);
+                             const std::string& source, bool fallback, const std::string* model_dir,
+                             Intermediates kept);
   std::unique_ptr<Impl> impl_;
 };
 
