@@ -289,8 +289,11 @@ void bind_conv(py::module_& m) {
 void bind_matmul_elementwise(py::module_& m) {
   def_checked(
       m, "mat_mul",
-      [](const py::object& ao, const py::object& bo) {
+      [](const py::object& ao, const py::object& bo, const std::string& profile) {
         constexpr const char* fn = "npukit.mat_mul";
+        // The runner's MatMul (family gemm): sequential fp32 sums, the profiles
+        // the table gives that family; others are refused as the runner does.
+        expect_supported(OpFamily::gemm, profile_arg(profile, fn), fn);
         py::array a = as_dtype(ao, DType::f32, fn, "a");
         py::array b = as_dtype(bo, DType::f32, fn, "b");
         TensorView av = view_of(a), bv = view_of(b);
@@ -298,7 +301,9 @@ void bind_matmul_elementwise(py::module_& m) {
         matmul_broadcast(av, bv, view_of(y));
         return y;
       },
-      arg("a"), arg("b"), "ONNX MatMul (numpy.matmul broadcasting, ranks 1 to 4), float32.");
+      arg("a"), arg("b"), py::kw_only(), arg("profile") = "onnxruntime",
+      "ONNX MatMul (numpy.matmul broadcasting, ranks 1 to 4), float32; profile: one the profile "
+      "table gives the gemm family (onnxruntime, pytorch and their variants).");
   def_checked(
       m, "matmul",
       [](const py::object& ao, const py::object& bo, const py::object& biaso, const py::object& yo,

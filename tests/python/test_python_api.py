@@ -104,7 +104,8 @@ def onnx_attribute_order_and_defaults():
     assert sig[3:10] == [("*", None), ("auto_pad", "'NOTSET'"), ("dilations", "None"),
                          ("group", "1"), ("kernel_shape", "None"), ("pads", "None"),
                          ("strides", "None")], sig
-    assert [n for n, _ in signature(npukit.mat_mul)] == ["a", "b"]
+    assert signature(npukit.mat_mul) == [("a", None), ("b", None), ("*", None),
+                                         ("profile", "'onnxruntime'")]
     for pool in (npukit.global_average_pool, npukit.global_max_pool):
         assert signature(pool) == [("x", None), ("*", None), ("profile", "'onnxruntime'")]
     # The profile decides NaN: onnxruntime's max ignores it, pytorch's propagates it.
@@ -523,6 +524,13 @@ def conv_and_matmul_errors():
     expect_error(lambda: mm(np.ones((2, 2, 3), np.float32), np.ones((3, 3, 2), np.float32)), "b")
     expect_error(lambda: mm(np.ones((1, 1, 1, 1, 2), np.float32), np.ones((2,), np.float32)), "a")
     expect_error(lambda: mm(np.ones((0, 3), np.float32), np.ones((3, 2), np.float32)), "a")
+    # profile= as the runner's MatMul: gemm-family profiles run (same bits), others refused.
+    a23, b32 = iota((2, 3)), iota((3, 2))
+    want = mm(a23, b32)
+    for prof in ("pytorch", "onnxruntime_avx2"):
+        assert np.array_equal(mm(a23, b32, profile=prof), want), prof
+    expect_error(lambda: mm(a23, b32, profile="bm1684"), "profile", "npukit.mat_mul")
+    expect_error(lambda: mm(a23, b32, profile="nonsense"), "profile")
     expect_error(lambda: npukit.matmul(np.ones((2, 3), np.float32), np.ones((3,), np.float32)), "b")
     expect_error(lambda: npukit.matmul(np.ones((2, 3), np.float32), np.ones((3, 2), np.float32),
                                        f32([1, 2, 3], (3,))), "bias")
