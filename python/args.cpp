@@ -1,5 +1,7 @@
 #include "args.hpp"
 
+#include "checked_def.hpp"
+
 #include <limits>
 
 #include "npukit/error.hpp"
@@ -8,18 +10,10 @@ namespace npukit::python {
 
 namespace {
 
-// repr() of the offending value, short enough for a message and without NUL bytes.
+// repr() of the offending value, short and without NUL bytes: the checked
+// wrapper's own helper, so both kinds of message show values alike.
 std::string shown(const py::handle& obj) {
-  std::string s;
-  try {
-    s = py::cast<std::string>(py::repr(obj));
-  } catch (const py::error_already_set&) {
-    s = "<" + std::string(Py_TYPE(obj.ptr())->tp_name) + ">";
-  }
-  for (char& c : s)
-    if (c == '\0') c = '?';
-  if (s.size() > 80) s = s.substr(0, 77) + "...";
-  return s;
+  return checked_detail::shown_value(obj);
 }
 
 std::string type_name(const py::handle& obj) {
