@@ -195,6 +195,29 @@ struct Geometry {
   const uint8_t* planes = nullptr;
 };
 
+// Calls f(t, n, pix, len) for each run of a tile's np pixels (from grid pixel
+// gp0) that is contiguous in the output: split where one image ends and the
+// next begins, or, on the padded grid, into output rows without the extra
+// columns.
+template <class F>
+void for_each_output_run(const Geometry& G, int64_t img, int64_t gp0, int64_t np, F&& f) {
+  for (int64_t t = 0; t < np;) {
+    int64_t n, pix, len;
+    if (G.padded) {
+      const int64_t oh = (gp0 + t) / G.Wp, ow = (gp0 + t) % G.Wp;
+      if (ow >= G.OW) {
+        t += G.Wp - ow;
+        continue;
+      }
+      n = img, pix = oh * G.OW + ow, len = std::min(np - t, G.OW - ow);
+    } else {
+      n = (gp0 + t) / G.P, pix = (gp0 + t) % G.P, len = std::min(np - t, G.P - pix);
+    }
+    f(t, n, pix, len);
+    t += len;
+  }
+}
+
 // Fills the phase planes (N * C * s * s of Hp x Wp, then slack) of G.padded.
 void fill_planes(const QConvProblem& p, const Geometry& G, uint8_t* planes) {
   const Window2d& win = p.window;
@@ -510,23 +533,11 @@ void run_gemm(const QConvProblem& p, const GemmIsa& isa) {
       if (in_place) continue;
       for (int64_t r = 0; r < kQConvRows && b * kQConvRows + r < G.OCg; ++r) {
         const int64_t o = g * G.OCg + b * kQConvRows + r;
-        for (int64_t t = 0; t < np;) {
-          int64_t n, pix, len;
-          if (G.padded) {
-            const int64_t oh = (gp0 + t) / G.Wp, ow = (gp0 + t) % G.Wp;
-            if (ow >= G.OW) {
-              t += G.Wp - ow;
-              continue;
-            }
-            n = img, pix = oh * G.OW + ow, len = std::min(np - t, G.OW - ow);
-          } else {
-            n = (gp0 + t) / G.P, pix = (gp0 + t) % G.P, len = std::min(np - t, G.P - pix);
-          }
+        for_each_output_run(G, img, gp0, np, [&](int64_t t, int64_t n, int64_t pix, int64_t len) {
           std::memcpy(
               static_cast<uint8_t*>(p.y.raw()) + n * p.y.stride(0) + o * p.y.stride(1) + pix,
               s.codes + r * kTile + t, static_cast<size_t>(len));
-          t += len;
-        }
+        });
       }
     }
     for (int64_t b = b0; b < b1 && !fused; ++b) {
@@ -543,26 +554,12 @@ void run_gemm(const QConvProblem& p, const GemmIsa& isa) {
         st.multiplier = mult[i];
         st.y_zp = p.y_zp;
         st.y_s8 = y_s8;
-        // The tile's pixels, split where one image ends and the next begins
-        // (or, on the padded grid, into output rows without the extra columns).
-        for (int64_t t = 0; t < np;) {
-          int64_t n, pix, len;
-          if (G.padded) {
-            const int64_t oh = (gp0 + t) / G.Wp, ow = (gp0 + t) % G.Wp;
-            if (ow >= G.OW) {
-              t += G.Wp - ow;
-              continue;
-            }
-            n = img, pix = oh * G.OW + ow, len = std::min(np - t, G.OW - ow);
-          } else {
-            n = (gp0 + t) / G.P, pix = (gp0 + t) % G.P, len = std::min(np - t, G.P - pix);
-          }
+        for_each_output_run(G, img, gp0, np, [&](int64_t t, int64_t n, int64_t pix, int64_t len) {
           st.x_sum = any_wzp ? s.x_sum.data() + t : nullptr;
           char* yp =
               static_cast<char*>(p.y.raw()) + esize * (n * p.y.stride(0) + o * p.y.stride(1) + pix);
           isa.store(s.c + r * kTile + t, len, st, yp);
-          t += len;
-        }
+        });
       }
     }
   });
