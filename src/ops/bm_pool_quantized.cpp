@@ -25,6 +25,13 @@ const char* bm_declines_nhwc(const BmPoolProblem& p) {
   return p.q.x.stride(1) == 1 ? nullptr : "x is not unit-stride along C (not NHWC-like)";
 }
 
+const char* bm_declines_u16_nchw(const BmPoolProblem& p) {
+  return qavg_u16_declines(p.q, false);
+}
+const char* bm_declines_u16_nhwc(const BmPoolProblem& p) {
+  return qavg_u16_declines(p.q, true);
+}
+
 const char* bm_declines_max(const BmPoolProblem& p) {
   return p.params->mode == QuantPoolMode::max ? nullptr : "not max";
 }
@@ -73,6 +80,12 @@ const KernelList<BmPoolProblem>& bm_pool_quantized_kernels() {
       "bm_pool_quantized",
       {
 #if defined(__x86_64__)
+          {"x8-bmpool-avg-u16-nchw-avx512", Isa::avx512,
+           "avg, no zero insertion or dilation, <= 257 taps, stride_w <= 2, NCHW",
+           bm_declines_u16_nchw, [](const BmPoolProblem& p) { x8_qavgpool_u16_nchw_avx512(p.q); }},
+          {"x8-bmpool-avg-u16-nhwc-avx512", Isa::avx512,
+           "avg, no zero insertion or dilation, <= 257 taps, NHWC", bm_declines_u16_nhwc,
+           [](const BmPoolProblem& p) { x8_qavgpool_u16_nhwc_avx512(p.q); }},
           {"x8-bmpool-avg-nchw-avx512", Isa::avx512, "avg, no zero insertion or dilation, NCHW",
            bm_declines_nchw, [](const BmPoolProblem& p) { x8_qavgpool_nchw_avx512(p.q); }},
           {"x8-bmpool-avg-nhwc-avx512", Isa::avx512, "avg, no zero insertion or dilation, NHWC",

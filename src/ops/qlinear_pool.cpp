@@ -37,6 +37,13 @@ const char* declines_fmean_nchw(const QAvgPoolProblem& p) {
   return nullptr;
 }
 
+const char* declines_u16_nchw(const QAvgPoolProblem& p) {
+  return qavg_u16_declines(p, false);
+}
+const char* declines_u16_nhwc(const QAvgPoolProblem& p) {
+  return qavg_u16_declines(p, true);
+}
+
 void run_reference(const QAvgPoolProblem& p) {
   ref::qlinear_average_pool(p.x, p.y, *p.params);
 }
@@ -54,6 +61,12 @@ const KernelList<QAvgPoolProblem>& qlinear_average_pool_kernels() {
           {"x8-qavgpool-fmean-nchw-avx2", Isa::avx2,
            "float_mean (ONNX Runtime, calibrated scales), unit stride along W", declines_fmean_nchw,
            x8_qavgpool_fmean_nchw_avx2},
+          {"x8-qavgpool-u16-nchw-avx512", Isa::avx512,
+           "integer window sums (every profile but GHP), <= 257 taps, unit stride along W",
+           declines_u16_nchw, x8_qavgpool_u16_nchw_avx512},
+          {"x8-qavgpool-u16-nhwc-avx512", Isa::avx512,
+           "integer window sums (every profile but GHP), <= 257 taps, unit stride along C",
+           declines_u16_nhwc, x8_qavgpool_u16_nhwc_avx512},
           {"x8-qavgpool-nchw-avx512", Isa::avx512, "u8/s8, unit stride along W, every profile",
            declines_nchw, x8_qavgpool_nchw_avx512},
           {"x8-qavgpool-nhwc-avx512", Isa::avx512, "u8/s8, unit stride along C, every profile",

@@ -187,6 +187,35 @@ QAvgPlan make_bm_pool_plan(const TensorView& x, const TensorView& y, const BmPoo
   return P;
 }
 
+const char* qavg_u16_declines(const QAvgPoolProblem& p, bool nhwc) {
+  const QAvgPlan& P = p.plan;
+  if (P.unsupported) return P.unsupported;
+  if (!P.bm_shift) switch (P.arith) {
+      case QAvgArith::float_mean:
+        if (!P.exact_float_sum) return "float_mean with fp32 sums that need their order";
+        [[fallthrough]];
+      case QAvgArith::int_sum_requant:
+        if (!P.vector_tail)
+          return "rounding other than half to even, or a non-default fp rounding mode";
+        break;
+      case QAvgArith::int_mean:
+        break;
+      case QAvgArith::int_sum_float:
+        return "whole-image integer path (one output per plane)";
+      case QAvgArith::int_sum_ghp:
+        return "GHP post-processing (its lookup table)";
+    }
+  if (P.taps > 257) return "more than 257 taps (16-bit window sums)";
+  if (nhwc) {
+    if (p.x.stride(1) != 1 || p.y.stride(1) != 1) return "x or y not unit-stride along C";
+    return nullptr;
+  }
+  if (p.x.stride(3) != 1 || p.y.stride(3) != 1) return "x or y not unit-stride along W";
+  if (P.w.stride > 2) return "stride along W above 2";
+  if (P.h.out * P.w.out == 1) return "one output per plane (whole-plane sums)";
+  return nullptr;
+}
+
 int32_t qavg_finalize_scalar(const QAvgPlan& P, int64_t sum, float fsum, int64_t valid,
                              int64_t clipped) {
   const int64_t N = P.taps;

@@ -103,7 +103,13 @@ void x8_qavgpool_nhwc_avx512(const QAvgPoolProblem& p);
 // (x8-qavgpool-fmean-nchw.inc).
 void x8_qavgpool_fmean_nchw_avx2(const QAvgPoolProblem& p);
 void x8_qavgpool_fmean_nchw_avx512(const QAvgPoolProblem& p);
+// 16-bit window sums and the final step in registers
+// (x8-qavgpool-u16-avx512.cpp); qavg_u16_declines says when they apply.
+void x8_qavgpool_u16_nchw_avx512(const QAvgPoolProblem& p);
+void x8_qavgpool_u16_nhwc_avx512(const QAvgPoolProblem& p);
 #endif
+// nullptr when the u16 kernels take p (nhwc: the NHWC one), else why not.
+const char* qavg_u16_declines(const QAvgPoolProblem& p, bool nhwc);
 
 struct BmPoolProblem {
   QAvgPoolProblem q;  // q.params unused
