@@ -5,10 +5,11 @@
 // step per lane is the vector tail of x8-qavgpool-body.inc, operation for
 // operation (fp32 ones included), so the codes are the reference's bit for bit
 // (qavgpool.hpp explains why each form equals the reference's scalar step);
-// u16_final_supported names the cases it covers.
+// qavg_u16_declines names the cases they cover.
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "npukit/parallel.hpp"
@@ -34,12 +35,14 @@ namespace {
 
 // Per-call constants of the final step, broadcast once.
 struct Final {
-  enum Kind { float_mean, requant, int_mean, bm_shift } kind = float_mean;
+  enum Kind { float_mean, int_float_mean, requant, int_mean, bm_shift } kind = float_mean;
   bool s8 = false, area = false;  // area: the divisor is kernel_area
   bool pow2_rcp = false;          // float_mean, area, ys == 1, taps a power of 2
   bool ys_one = false, zp_inside = false;
   Rounding rounding = Rounding::half_to_even;
   int rshift = 0;
+  int32_t taps_scalar = 1, x_zp_scalar = 0, y_zp_scalar = 0;
+  float ratio_scalar = 0;
   AvgDivisor divisor = AvgDivisor::valid_count;
   __m512i lo, hi, y_zp, x_zp, taps, sum_m, bias;
   __m512 flo, fhi, zpf, div_area, rcp, ys, pow2, ratio, rlo, rhi;
@@ -59,7 +62,15 @@ Final make_final(const QAvgPlan& P) {
            : P.arith == QAvgArith::int_mean        ? Final::int_mean
            : P.arith == QAvgArith::int_sum_requant ? Final::requant
                                                    : Final::float_mean;
+  // x_scale == y_scale == 2^j (normal): final16's integer form of float_mean.
+  if (F.kind == Final::float_mean && P.sum_m == 1 && P.x_scale == P.y_scale &&
+      P.y_scale >= 0x1p-60f && P.y_scale <= 0x1p60f)
+    F.kind = Final::int_float_mean;
   F.rshift = P.bm_rshift;
+  F.taps_scalar = taps;
+  F.x_zp_scalar = P.x_zp;
+  F.y_zp_scalar = P.y_zp;
+  F.ratio_scalar = P.scale_ratio;
   const int32_t lo = P.bm_shift && P.bm_relu && P.lo < 0 ? 0 : P.lo;  // ReLU after saturation
   F.lo = _mm512_set1_epi32(lo);
   F.hi = _mm512_set1_epi32(P.hi);
@@ -88,61 +99,61 @@ inline __m512i round_even(__m512 v) {
   return _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 }
 
-// int_mean: round(s / d) under the plan's rule, d >= 1, |s| < 2^24 (the Small
-// form of div_round_rule: truncated fp32 quotient, then two exact correction
-// steps each way put the remainder in [0, d)).
-inline __m512i div_round(const Final& F, __m512i s, __m512i d) {
-  __m512i q = _mm512_cvttps_epi32(_mm512_div_ps(_mm512_cvtepi32_ps(s), _mm512_cvtepi32_ps(d)));
-  __m512i rem = _mm512_sub_epi32(s, _mm512_mullo_epi32(q, d));
-  const __m512i one = _mm512_set1_epi32(1), zero = _mm512_setzero_si512();
-  for (int step = 0; step < 2; ++step) {
-    const __mmask16 neg = _mm512_cmplt_epi32_mask(rem, zero);
-    q = _mm512_mask_sub_epi32(q, neg, q, one);
-    rem = _mm512_mask_add_epi32(rem, neg, rem, d);
-    const __mmask16 over = _mm512_cmpge_epi32_mask(rem, d);
-    q = _mm512_mask_add_epi32(q, over, q, one);
-    rem = _mm512_mask_sub_epi32(rem, over, rem, d);
-  }
-  const __m512i twice = _mm512_add_epi32(rem, rem);
-  const __mmask16 odd = _mm512_test_epi32_mask(q, one);
-  const __mmask16 qneg = _mm512_cmplt_epi32_mask(q, zero);
-  const __mmask16 above = _mm512_cmpgt_epi32_mask(twice, d);
-  const __mmask16 tie = _mm512_cmpeq_epi32_mask(twice, d);
-  const __mmask16 nonzero = _mm512_cmpneq_epi32_mask(rem, zero);
-  __mmask16 up = 0;
-  switch (F.rounding) {
-    case Rounding::floor:
-      up = 0;
-      break;
-    case Rounding::ceil:
-      up = nonzero;
-      break;
-    case Rounding::toward_zero:
-      up = nonzero & qneg;
-      break;
+// x = fl(t / d) rounded to an integer under rule R, for integers t, d with
+// 1 <= d <= 257 and |t / d| <= 510. Exact: t/d is either a multiple of 1/2
+// (then x is exact) or at least 1/(2d) >= 1/514 from every multiple of 1/2,
+// while x and x +- 0.5 err by at most 2^-15 (|x| < 2^9): so x lies on the
+// same side of every integer and half-integer as t/d, and each rule's
+// rounding of x is that of t/d.
+inline __m512i round_rule(Rounding R, __m512 x) {
+  const __m512 half = _mm512_set1_ps(0.5f);
+  constexpr int kFloor = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
+  constexpr int kCeil = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC;
+  switch (R) {
     case Rounding::half_to_even:
-      up = above | (tie & odd);
-      break;
+      return round_even(x);
+    case Rounding::toward_zero:
+      return _mm512_cvttps_epi32(x);
+    case Rounding::floor:
+      return _mm512_cvt_roundps_epi32(x, kFloor);
+    case Rounding::ceil:
+      return _mm512_cvt_roundps_epi32(x, kCeil);
     case Rounding::half_up:
-      up = above | tie;
-      break;
+      return _mm512_cvt_roundps_epi32(_mm512_add_ps(x, half), kFloor);
     case Rounding::half_down:
-      up = above;
-      break;
-    case Rounding::half_away_from_zero:
-      up = above | (tie & static_cast<__mmask16>(~qneg));
-      break;
-    case Rounding::half_toward_zero:
-      up = above | (tie & qneg);
-      break;
+      return _mm512_cvt_roundps_epi32(_mm512_sub_ps(x, half), kCeil);
+    case Rounding::half_away_from_zero: {  // trunc(x + copysign(0.5, x))
+      const __m512 sign = _mm512_and_ps(x, _mm512_set1_ps(-0.0f));
+      return _mm512_cvttps_epi32(_mm512_add_ps(x, _mm512_or_ps(half, sign)));
+    }
+    case Rounding::half_toward_zero: {  // x >= 0: ceil(x - 0.5), else floor(x + 0.5)
+      const __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
+      const __m512i up = _mm512_cvt_roundps_epi32(_mm512_sub_ps(x, half), kCeil);
+      const __m512i down = _mm512_cvt_roundps_epi32(_mm512_add_ps(x, half), kFloor);
+      return _mm512_mask_mov_epi32(up, neg, down);
+    }
   }
-  return _mm512_mask_add_epi32(q, up, q, one);
+  return round_even(x);
 }
 
-// Codes of 16 outputs from their exact code sums s and tap counts (the vector
-// tail of x8-qavgpool-body.inc per lane; clamping before rounding equals the
-// reference's round-then-clamp: the bounds are integers, rounding monotone).
-inline __m512i final16(const Final& F, __m512i s, __m512i valid, __m512i clipped) {
+// Codes of 16 outputs from s, the biased code sums plus the lane's integer
+// offset (lane_consts: the bias and zero point terms), and r, the lane's
+// divisor or multiplier. Forms:
+// - float_mean, general: the vector tail of x8-qavgpool-body.inc per lane
+//   (the reference's fp32 operations; s = sum - x_zp*valid, r = valid).
+// - int_float_mean (x_scale == y_scale == 2^j, |j| <= 60): the reference's
+//   v is fl(fl(t'/d) + y_zp) with t' = sum - x_zp*valid (the scalings by 2^j
+//   are exact), rounded half to even. |t'| <= 255*valid <= 255*d bounds
+//   |t'/d| by 255: fl errs by at most 2^-17 and the sum (magnitude <= 510) by
+//   at most 2^-15, less than 1/(2d) >= 1/514, the distance from t'/d to any
+//   half-integer it is not equal to. So the code is the round-half-even of
+//   (t' + y_zp*d) / d (s here, r = d), clamped: round_rule.
+// - int_mean: round(sum / d) under the plan's rule (s = sum, r = d; r = 0:
+//   empty window, y_zp), round_rule; requant: the reference's fp32 product
+//   (s = sum - x_zp*valid, r = ratio / d); bm_shift: its integer shift.
+// Clamping before rounding equals the reference's round-then-clamp (integer
+// bounds, monotone rounding).
+inline __m512i final16(const Final& F, __m512i s, __m512 r) {
   switch (F.kind) {
     case Final::bm_shift: {
       // (s + 2^(r-1)) >> r as ((s >> (r-1)) + 1) >> 1 (no int32 overflow).
@@ -154,19 +165,18 @@ inline __m512i final16(const Final& F, __m512i s, __m512i valid, __m512i clipped
       return _mm512_min_epi32(_mm512_max_epi32(v, F.lo), F.hi);
     }
     case Final::int_mean: {
-      const __m512i d = F.area ? F.taps : valid;
-      const __mmask16 empty = _mm512_cmple_epi32_mask(d, _mm512_setzero_si512());
-      const __m512i q = div_round(F, s, _mm512_mask_mov_epi32(d, empty, _mm512_set1_epi32(1)));
+      const __mmask16 empty = _mm512_cmp_ps_mask(r, _mm512_setzero_ps(), _CMP_EQ_OQ);
+      const __m512 d = _mm512_mask_mov_ps(r, empty, _mm512_set1_ps(1.0f));
+      const __m512i q = round_rule(F.rounding, _mm512_div_ps(_mm512_cvtepi32_ps(s), d));
       return _mm512_mask_mov_epi32(_mm512_min_epi32(_mm512_max_epi32(q, F.lo), F.hi), empty,
                                    F.y_zp);
     }
+    case Final::int_float_mean: {
+      const __m512i q = round_even(_mm512_div_ps(_mm512_cvtepi32_ps(s), r));
+      return _mm512_min_epi32(_mm512_max_epi32(q, F.lo), F.hi);
+    }
     case Final::requant: {
-      const __m512i d = F.area ? F.taps : F.divisor == AvgDivisor::clipped_window ? clipped : valid;
-      // ratio / d, and 0 where d == 0 (gives y_zp, the reference's empty window).
-      const __mmask16 some = _mm512_cmpgt_epi32_mask(d, _mm512_setzero_si512());
-      const __m512 m = _mm512_maskz_div_ps(some, F.ratio, _mm512_cvtepi32_ps(d));
-      const __m512i acc = _mm512_sub_epi32(s, _mm512_mullo_epi32(F.x_zp, valid));
-      const __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), m);
+      const __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(s), r);
       if (F.zp_inside)
         return round_even(_mm512_min_ps(_mm512_max_ps(_mm512_add_ps(v, F.zpf), F.flo), F.fhi));
       return _mm512_add_epi32(round_even(_mm512_min_ps(_mm512_max_ps(v, F.rlo), F.rhi)), F.y_zp);
@@ -175,8 +185,7 @@ inline __m512i final16(const Final& F, __m512i s, __m512i valid, __m512i clipped
       break;
   }
   // exact_float_sum: the reference's fp32 sum is float(sum_m * acc) * 2^k.
-  const __m512i acc = _mm512_sub_epi32(s, _mm512_mullo_epi32(F.x_zp, valid));
-  const __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_mullo_epi32(F.sum_m, acc)), F.pow2);
+  const __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_mullo_epi32(F.sum_m, s)), F.pow2);
   __m512 v;
   if (F.area) {
     if (F.pow2_rcp)
@@ -186,34 +195,62 @@ inline __m512i final16(const Final& F, __m512i s, __m512i valid, __m512i clipped
     else
       v = _mm512_div_ps(_mm512_div_ps(f, F.div_area), F.ys);
   } else {
-    v = _mm512_div_ps(_mm512_div_ps(f, _mm512_cvtepi32_ps(valid)), F.ys);
+    v = _mm512_div_ps(_mm512_div_ps(f, r), F.ys);
   }
   v = _mm512_add_ps(v, F.zpf);
   return round_even(_mm512_min_ps(_mm512_max_ps(v, F.flo), F.fhi));
 }
 
-// Codes of the 16 outputs whose biased 16-bit sums are in `half`, with
-// valid/clipped tap counts per lane.
-inline __m128i codes16(const Final& F, __m256i half, __m512i valid, __m512i clipped) {
-  __m512i s = _mm512_maskz_cvtepu16_epi32(0xffff, half);
-  if (F.s8) s = _mm512_sub_epi32(s, _mm512_mullo_epi32(F.bias, valid));  // taps were biased by 128
-  return _mm512_cvtepi32_epi8(final16(F, s, valid, clipped));
+// A lane's constants for final16: the integer added to its biased sum and r.
+struct LaneConsts {
+  int32_t offset = 0;
+  float r = 1;
+};
+inline LaneConsts lane_consts(const Final& F, int32_t valid, int32_t clipped) {
+  const int32_t d = F.area                                    ? F.taps_scalar
+                    : F.divisor == AvgDivisor::clipped_window ? clipped
+                                                              : valid;
+  LaneConsts c;
+  c.offset = -(F.s8 ? 128 : 0) * valid;  // the taps' bias
+  switch (F.kind) {
+    case Final::bm_shift:
+      break;
+    case Final::int_mean:
+      c.r = static_cast<float>(d > 0 ? d : 0);
+      break;
+    case Final::int_float_mean:
+      c.offset += -F.x_zp_scalar * valid + F.y_zp_scalar * d;
+      c.r = static_cast<float>(d);
+      break;
+    case Final::requant:
+      c.offset -= F.x_zp_scalar * valid;
+      c.r = d > 0 ? F.ratio_scalar / static_cast<float>(d) : 0.0f;  // 0: y_zp
+      break;
+    case Final::float_mean:
+      c.offset -= F.x_zp_scalar * valid;
+      c.r = static_cast<float>(valid > 0 ? valid : 1);
+      break;
+  }
+  return c;
+}
+
+// Codes of the 16 outputs whose biased 16-bit sums are in `half`.
+inline __m128i codes16(const Final& F, __m256i half, __m512i offset, __m512 r) {
+  const __m512i s = _mm512_add_epi32(_mm512_maskz_cvtepu16_epi32(0xffff, half), offset);
+  return _mm512_cvtepi32_epi8(final16(F, s, r));
 }
 
 // Stores the codes of outputs [0, n) (n <= 32) whose biased 16-bit sums are in
-// sum16. Tap counts: vh * vw[i] and ch * cw[i] per lane (Uniform: vh and ch
-// themselves in every lane).
-// Counts come from registers and read-only tables: a vector load of counts
-// just stored as scalars would stall on store forwarding.
+// sum16, with lane constants from the tables off/r (Uniform: u in every lane).
 template <bool Uniform>
-inline void store32(const Final& F, __m512i sum16, int32_t vh, int32_t ch, const int32_t* vw,
-                    const int32_t* cw, int64_t n, void* y) {
-  const __m512i vh16 = _mm512_set1_epi32(vh), ch16 = _mm512_set1_epi32(ch);
+inline void store32(const Final& F, __m512i sum16, const int32_t* off, const float* r, LaneConsts u,
+                    int64_t n, void* y) {
   // maskz forms: GCC 12 warns about the undefined operand of the plain ones.
   const __m256i lo_half = _mm512_maskz_extracti64x4_epi64(0xff, sum16, 0);
-  const __m128i lo = Uniform ? codes16(F, lo_half, vh16, ch16)
-                             : codes16(F, lo_half, _mm512_mullo_epi32(vh16, _mm512_loadu_si512(vw)),
-                                       _mm512_mullo_epi32(ch16, _mm512_loadu_si512(cw)));
+  const __m512i uoff = _mm512_set1_epi32(u.offset);
+  const __m512 ur = _mm512_set1_ps(u.r);
+  const __m128i lo = Uniform ? codes16(F, lo_half, uoff, ur)
+                             : codes16(F, lo_half, _mm512_loadu_si512(off), _mm512_loadu_ps(r));
   if (n <= 16) {
     _mm_mask_storeu_epi8(y, n >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << n) - 1),
                          lo);
@@ -221,9 +258,8 @@ inline void store32(const Final& F, __m512i sum16, int32_t vh, int32_t ch, const
   }
   const __m256i hi_half = _mm512_maskz_extracti64x4_epi64(0xff, sum16, 1);
   const __m128i hi =
-      Uniform ? codes16(F, hi_half, vh16, ch16)
-              : codes16(F, hi_half, _mm512_mullo_epi32(vh16, _mm512_loadu_si512(vw + 16)),
-                        _mm512_mullo_epi32(ch16, _mm512_loadu_si512(cw + 16)));
+      Uniform ? codes16(F, hi_half, uoff, ur)
+              : codes16(F, hi_half, _mm512_loadu_si512(off + 16), _mm512_loadu_ps(r + 16));
   const __m256i both = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
   const __mmask32 m = n >= 32 ? ~__mmask32(0) : (__mmask32(1) << n) - 1;
   _mm256_mask_storeu_epi8(y, m, both);
@@ -240,88 +276,81 @@ void for_chunks(int64_t count, const F& body) {
                [&](int64_t chunk) { body(chunk * size, std::min(count, (chunk + 1) * size)); });
 }
 
-// 2x2 windows at stride 2 lying on the input: one output row from its two
-// input rows, vpmaddubsw adding byte pairs (s8 biased by +128 into u8).
-template <class T>
-void plane_k2s2(const Final& F, const T* xp, int64_t sH, int64_t OH, int64_t OW, const T* xend,
-                T* yp, int64_t ysH) {
-  const __m512i bias = _mm512_set1_epi8(F.s8 ? -128 : 0);
-  const __m512i ones = _mm512_set1_epi8(1);
-  for (int64_t oh = 0; oh < OH; ++oh) {
-    const T* r0 = xp + 2 * oh * sH;
-    const T* r1 = r0 + sH;
-    for (int64_t o = 0; o < OW; o += 32) {
-      const int64_t bytes = std::min<int64_t>(64, 2 * (OW - o));
-      __m512i a, b;
-      if (bytes == 64 || r1 + 2 * o + 64 <= xend) {
-        a = _mm512_loadu_si512(r0 + 2 * o);
-        b = _mm512_loadu_si512(r1 + 2 * o);
-      } else {
-        const __mmask64 m = (uint64_t{1} << bytes) - 1;
-        a = _mm512_maskz_loadu_epi8(m, r0 + 2 * o);
-        b = _mm512_maskz_loadu_epi8(m, r1 + 2 * o);
-      }
-      const __m512i sum = _mm512_add_epi16(_mm512_maddubs_epi16(_mm512_xor_si512(a, bias), ones),
-                                           _mm512_maddubs_epi16(_mm512_xor_si512(b, bias), ones));
-      store32<true>(F, sum, 4, 4, nullptr, nullptr, OW - o, yp + oh * ysH + o);
-    }
+// One load of a row block: 64 bytes from column a, keeping the columns in
+// [0, W) (mask m; padding adds 0 to a sum). Built once per call: the masks
+// depend on the output block and the tap only.
+struct RowLoad {
+  int64_t a = 0;
+  __mmask64 m = 0;
+};
+
+RowLoad row_load(int64_t a, int64_t W) {
+  const int64_t lo = std::max<int64_t>(0, -a), hi = std::min<int64_t>(64, W - a);
+  RowLoad l;
+  l.a = a;
+  if (hi > lo) {
+    const uint64_t upto = hi >= 64 ? ~uint64_t{0} : (uint64_t{1} << hi) - 1;
+    l.m = upto & ~((uint64_t{1} << lo) - 1);
   }
+  return l;
 }
 
-// Windows of at most 257 taps (255 * 257 < 2^16) at stride_w 1 or 2, in three
-// passes over the plane (a buffer read right after its masked store would
-// stall on store forwarding): column sums of every output row's valid input
-// rows into its zero-bordered row of col (pitch apart, s8 biased by +128),
-// then (stride 2) the even/odd split of col, then per 32 outputs the KW
-// column sums of their row and the final step. Exact in any order.
+// s8 codes biased by +128 into u8; masked-off bytes stay 0.
 template <class T>
-void plane_u16(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, uint16_t* col,
-               int64_t pitch, int64_t off, uint16_t* ev, uint16_t* od, const int32_t* vw,
-               const int32_t* cw, T* yp, int64_t ysH) {
-  const __m256i bias = _mm256_set1_epi8(F.s8 ? static_cast<char>(0x80) : 0);
-  const QAvgAxis& ah = P.h;
-  const int64_t OH = ah.out, OW = P.w.out, W = P.W, KW = P.w.kernel, sw = P.w.stride;
-  const int64_t b0 = P.w.start + off;  // col index of output 0's tap 0
-  for (int64_t oh = 0; oh < OH; ++oh) {
-    const auto* src = reinterpret_cast<const uint8_t*>(xp + ah.first[static_cast<size_t>(oh)] * sH);
-    const int64_t vh = ah.valid[static_cast<size_t>(oh)];
-    uint16_t* dst = col + oh * pitch + off;
-    for (int64_t i = 0; i < W; i += 32) {
-      const int64_t n = std::min<int64_t>(32, W - i);
-      const __mmask32 m = n == 32 ? ~__mmask32(0) : (__mmask32(1) << n) - 1;
-      __m512i sum = _mm512_setzero_si512();
-      for (int64_t r = 0; r < vh; ++r) {
-        const __m256i b = _mm256_xor_si256(_mm256_maskz_loadu_epi8(m, src + r * sH + i), bias);
-        sum = _mm512_add_epi16(sum, _mm512_maskz_cvtepu8_epi16(~__mmask32(0), b));
-      }
-      _mm512_mask_storeu_epi16(dst + i, m, sum);
-    }
-  }
+inline __m512i load_codes(const T* row, const RowLoad& l) {
+  const __m512i v = _mm512_maskz_loadu_epi8(l.m, row + l.a);
+  if constexpr (std::is_signed_v<T>)
+    return _mm512_maskz_mov_epi8(l.m, _mm512_xor_si512(v, _mm512_set1_epi8(-128)));
+  return v;
+}
+
+// Biased window sums of the 32 outputs of one row block in 16-bit lanes from
+// its loads. Stride 2: load k holds the tap pairs (2k, 2k + 1) of every output
+// (bytes 2j, 2j + 1 for output j), added by vpmaddubsw (codes times 1); an odd
+// window's last tap is the even byte of its load (the low byte of each 16-bit
+// lane). Stride 1: load k holds tap k of outputs j = byte j, widened.
+template <class T>
+inline __m512i row_sums(const T* row, const RowLoad* loads, int64_t sw, int64_t KW) {
+  __m512i sum = _mm512_setzero_si512();
   if (sw == 2) {
-    alignas(64) uint16_t even_index[32];
-    for (int i = 0; i < 32; ++i) even_index[i] = static_cast<uint16_t>(2 * i);
-    const __m512i even = _mm512_load_si512(even_index);
-    const __m512i odd = _mm512_add_epi16(even, _mm512_set1_epi16(1));
-    const int64_t halves = OH * pitch / 2 + 32;
-    for (int64_t j = 0; j < halves; j += 32) {
-      const __m512i a = _mm512_loadu_si512(col + 2 * j), b = _mm512_loadu_si512(col + 2 * j + 32);
-      _mm512_storeu_si512(ev + j, _mm512_permutex2var_epi16(a, even, b));
-      _mm512_storeu_si512(od + j, _mm512_permutex2var_epi16(a, odd, b));
-    }
+    const __m512i ones = _mm512_set1_epi8(1);
+    int64_t k = 0;
+    for (; k + 2 <= KW; k += 2)
+      sum = _mm512_add_epi16(sum, _mm512_maddubs_epi16(load_codes(row, loads[k / 2]), ones));
+    if (k < KW)
+      sum = _mm512_add_epi16(
+          sum, _mm512_and_si512(load_codes(row, loads[k / 2]), _mm512_set1_epi16(0xff)));
+    return sum;
   }
+  for (int64_t k = 0; k < KW; ++k) {
+    const __m512i v = load_codes(row, loads[k]);
+    sum = _mm512_add_epi16(sum, _mm512_maskz_cvtepu8_epi16(
+                                    ~__mmask32(0), _mm512_maskz_extracti64x4_epi64(0xff, v, 0)));
+  }
+  return sum;
+}
+
+// One plane, NCHW, stride_w 1 or 2, at most 257 taps (255 * 257 < 2^16): per
+// output row and 32 outputs, the 16-bit sums of its valid input rows in one
+// register, then the final step and the store. No buffer between the loads
+// and the stored codes. Integer sums are exact in any order.
+template <class T>
+void plane_rows(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, const RowLoad* loads,
+                int64_t loads_per_block, const int32_t* otab, const float* rtab,
+                const int32_t* row_class, T* yp, int64_t ysH) {
+  const int64_t OH = P.h.out, OW = P.w.out, KW = P.w.kernel, sw = P.w.stride;
+  const int64_t OWp = (OW + 31) / 32 * 32;
   for (int64_t oh = 0; oh < OH; ++oh) {
-    const int64_t row0 = oh * pitch + b0;
-    const int32_t vh = ah.valid[static_cast<size_t>(oh)];
-    const int32_t ch = ah.clipped[static_cast<size_t>(oh)];
+    const T* row0 = xp + P.h.first[static_cast<size_t>(oh)] * sH;
+    const int32_t vh = P.h.valid[static_cast<size_t>(oh)];
+    const int32_t* orow = otab + row_class[oh] * OWp;
+    const float* rrow = rtab + row_class[oh] * OWp;
     for (int64_t o = 0; o < OW; o += 32) {
+      const RowLoad* bl = loads + o / 32 * loads_per_block;
       __m512i sum = _mm512_setzero_si512();
-      for (int64_t k = 0; k < KW; ++k) {
-        // Stride 2: position row0 + k + 2o lies in its parity's half at (row0 + k) / 2 + o.
-        const uint16_t* p =
-            sw == 1 ? col + row0 + k : ((row0 + k) % 2 == 0 ? ev : od) + (row0 + k) / 2;
-        sum = _mm512_add_epi16(sum, _mm512_loadu_si512(p + o));
-      }
-      store32<false>(F, sum, vh, ch, vw + o, cw + o, OW - o, yp + oh * ysH + o);
+      for (int32_t r = 0; r < vh; ++r)
+        sum = _mm512_add_epi16(sum, row_sums(row0 + r * sH, bl, sw, KW));
+      store32<false>(F, sum, orow + o, rrow + o, LaneConsts{}, OW - o, yp + oh * ysH + o);
     }
   }
 }
@@ -331,39 +360,50 @@ void nchw(const QAvgPoolProblem& pr) {
   const QAvgPlan& P = pr.plan;
   const TensorView &x = pr.x, &y = pr.y;
   const Final F = make_final(P);
-  const int64_t OH = P.h.out, OW = P.w.out, KW = P.w.kernel, sw = P.w.stride, W = P.W;
+  const int64_t OH = P.h.out, OW = P.w.out, KW = P.w.kernel, sw = P.w.stride;
   const int64_t OWp = (OW + 31) / 32 * 32;
-  const int64_t pmin = std::min<int64_t>(0, P.w.start);
-  const int64_t pmax = std::max<int64_t>(W, P.w.start + (OWp - 1) * sw + KW);
-  const int64_t width = pmax - pmin + 32, off = -pmin;  // off: col index of input column 0
-  const int64_t pitch = (width + 1) / 2 * 2;
   const int64_t sN = x.stride(0), sC = x.stride(1), sH = x.stride(2);
-  const bool k2s2 =
-      P.h.kernel == 2 && P.w.kernel == 2 && P.h.stride == 2 && sw == 2 && P.h.start == 0 &&
-      P.w.start == 0 && !P.h.any_empty &&
-      std::all_of(P.h.valid.begin(), P.h.valid.end(), [](int32_t v) { return v == 2; }) &&
-      std::all_of(P.w.valid.begin(), P.w.valid.end(), [](int32_t v) { return v == 2; });
-  const T* xend = static_cast<const T*>(x.raw()) + (P.N - 1) * sN + (P.C - 1) * sC +
-                  (P.H - 1) * sH + P.W;  // the end of x's data
-  // Tap counts along W (padded lanes: 1).
-  std::vector<int32_t> vw(static_cast<size_t>(OWp), 1), cw(static_cast<size_t>(OWp), 1);
-  for (int64_t o = 0; o < OW; ++o) {
-    vw[static_cast<size_t>(o)] = P.w.valid[static_cast<size_t>(o)];
-    cw[static_cast<size_t>(o)] = P.w.clipped[static_cast<size_t>(o)];
+  // The loads of every row block (stride 2: one per tap pair).
+  const int64_t per_block = sw == 2 ? (KW + 1) / 2 : KW;
+  std::vector<RowLoad> loads;
+  for (int64_t o = 0; o < OW; o += 32)
+    for (int64_t l = 0; l < per_block; ++l) {
+      RowLoad rl = row_load(P.w.start + sw * o + (sw == 2 ? 2 * l : l), P.W);
+      if (sw == 1) rl.m &= 0xffffffffu;  // 32 outputs read 32 bytes
+      loads.push_back(rl);
+    }
+  // final16's lane constants, one row of OWp per distinct (valid, clipped)
+  // count pair of the output rows (a few: border rows and the rest); padded
+  // lanes take those of a one-tap window (never stored).
+  std::vector<std::pair<int32_t, int32_t>> classes;
+  std::vector<int32_t> row_class(static_cast<size_t>(OH));
+  std::vector<int32_t> otab;
+  std::vector<float> rtab;
+  for (int64_t oh = 0; oh < OH; ++oh) {
+    const std::pair<int32_t, int32_t> key{P.h.valid[static_cast<size_t>(oh)],
+                                          P.h.clipped[static_cast<size_t>(oh)]};
+    auto it = std::find(classes.begin(), classes.end(), key);
+    if (it == classes.end()) {
+      classes.push_back(key);
+      it = classes.end() - 1;
+      for (int64_t o = 0; o < OWp; ++o) {
+        const auto i = static_cast<size_t>(o);
+        const LaneConsts c =
+            o < OW ? lane_consts(F, key.first * P.w.valid[i], key.second * P.w.clipped[i])
+                   : lane_consts(F, 1, 1);
+        otab.push_back(c.offset);
+        rtab.push_back(c.r);
+      }
+    }
+    row_class[static_cast<size_t>(oh)] = static_cast<int32_t>(it - classes.begin());
   }
   for_chunks(P.N * P.C, [&](int64_t begin, int64_t end) {
-    // Zero-bordered column sums (slack for whole-vector reads past the end).
-    const auto size = static_cast<size_t>(k2s2 ? 0 : OH * pitch + 2 * pitch + 512);
-    std::vector<uint16_t> col(size, 0), ev(sw == 2 ? size : 0), od(sw == 2 ? size : 0);
     for (int64_t nc = begin; nc < end; ++nc) {
       const int64_t n = nc / P.C, c = nc % P.C;
       const T* xp = static_cast<const T*>(x.raw()) + n * sN + c * sC;
       T* yp = static_cast<T*>(y.raw()) + n * y.stride(0) + c * y.stride(1);
-      if (k2s2)
-        plane_k2s2(F, xp, sH, OH, OW, xend, yp, y.stride(2));
-      else
-        plane_u16(F, P, xp, sH, col.data(), pitch, off, ev.data(), od.data(), vw.data(), cw.data(),
-                  yp, y.stride(2));
+      plane_rows(F, P, xp, sH, loads.data(), per_block, otab.data(), rtab.data(), row_class.data(),
+                 yp, y.stride(2));
     }
   });
 }
@@ -389,6 +429,7 @@ void nhwc(const QAvgPoolProblem& pr) {
       for (int64_t ow = 0; ow < OW; ++ow) {
         const int32_t vw = P.w.valid[static_cast<size_t>(ow)];
         const int32_t v = vh * vw, cl = ch * P.w.clipped[static_cast<size_t>(ow)];
+        const LaneConsts u = lane_consts(F, v, cl);
         const T* xw = xn + P.w.first[static_cast<size_t>(ow)] * sW;
         T* yp = yrow + ow * y.stride(3);
         for (int64_t c = 0; c < C; c += 64) {
@@ -406,8 +447,8 @@ void nhwc(const QAvgPoolProblem& pr) {
                   hi, _mm512_maskz_cvtepu8_epi16(~__mmask32(0),
                                                  _mm512_maskz_extracti64x4_epi64(0xff, b, 1)));
             }
-          store32<true>(F, lo, v, cl, nullptr, nullptr, len, yp + c);
-          if (len > 32) store32<true>(F, hi, v, cl, nullptr, nullptr, len - 32, yp + c + 32);
+          store32<true>(F, lo, nullptr, nullptr, u, len, yp + c);
+          if (len > 32) store32<true>(F, hi, nullptr, nullptr, u, len - 32, yp + c + 32);
         }
       }
     }
