@@ -164,13 +164,15 @@ void qlinear_average_pool(const TensorView& x, const TensorView& y, const QLinea
   constexpr const char* fn = "npukit::qlinear_average_pool";
   detail::expect_code_dtype(x, fn, "x.dtype");
   x.expect_rank(4, fn, "x");
-  check(y.dtype() == x.dtype(), fn, "y.dtype", dtype_name(y.dtype()), dtype_name(x.dtype()));
+  // Messages are built only on failure (fail, not check): this runs per call.
+  if (y.dtype() != x.dtype()) fail(fn, "y.dtype", dtype_name(y.dtype()), dtype_name(x.dtype()));
   y.expect_shape(qlinear_average_pool_output_shape(x.shape(), p), fn, "y");
-  check(p.window.dilation_h == 1 && p.window.dilation_w == 1, fn, "dilation",
-        std::to_string(p.window.dilation_h) + "x" + std::to_string(p.window.dilation_w),
-        "1x1 (QLinearAveragePool has no dilation)");
-  check(p.window.ins_h == 0 && p.window.ins_w == 0, fn, "ins",
-        std::to_string(p.window.ins_h) + "x" + std::to_string(p.window.ins_w), "0x0");
+  if (p.window.dilation_h != 1 || p.window.dilation_w != 1)
+    fail(fn, "dilation",
+         std::to_string(p.window.dilation_h) + "x" + std::to_string(p.window.dilation_w),
+         "1x1 (QLinearAveragePool has no dilation)");
+  if (p.window.ins_h != 0 || p.window.ins_w != 0)
+    fail(fn, "ins", std::to_string(p.window.ins_h) + "x" + std::to_string(p.window.ins_w), "0x0");
   detail::check_scale(p.x_scale, fn, "x_scale");
   detail::check_scale(p.y_scale, fn, "y_scale");
   detail::check_zero_point(p.x_zero_point, x.dtype(), fn, "x_zero_point");
@@ -179,28 +181,32 @@ void qlinear_average_pool(const TensorView& x, const TensorView& y, const QLinea
   check_range(fn, "kernel_h*kernel_w", p.window.kernel_h * p.window.kernel_w, 1, kMaxInt32Taps);
   check_range(fn, "H*W", x.dim(2) * x.dim(3), 1, kMaxInt32Taps);
   if (p.requires_same_quantization) {
-    check(p.y_scale == p.x_scale, fn, "y_scale", std::to_string(p.y_scale),
-          "x_scale = " + std::to_string(p.x_scale) +
-              " (this profile averages the codes and keeps the input's scale; requantize "
-              "separately)");
-    check(p.y_zero_point == p.x_zero_point, fn, "y_zero_point", std::to_string(p.y_zero_point),
-          "x_zero_point = " + std::to_string(p.x_zero_point) +
-              " (this profile keeps the input's zero point)");
+    if (p.y_scale != p.x_scale)
+      fail(fn, "y_scale", std::to_string(p.y_scale),
+           "x_scale = " + std::to_string(p.x_scale) +
+               " (this profile averages the codes and keeps the input's scale; requantize "
+               "separately)");
+    if (p.y_zero_point != p.x_zero_point)
+      fail(fn, "y_zero_point", std::to_string(p.y_zero_point),
+           "x_zero_point = " + std::to_string(p.x_zero_point) +
+               " (this profile keeps the input's zero point)");
   }
-  if (p.requires_zero_point_zero)
-    check(p.x_zero_point == 0, fn, "x_zero_point", std::to_string(p.x_zero_point),
-          "0 (this profile has no zero point)");
+  if (p.requires_zero_point_zero && p.x_zero_point != 0)
+    fail(fn, "x_zero_point", std::to_string(p.x_zero_point), "0 (this profile has no zero point)");
   // No system averages codes or dequantized taps over the window clipped to the
   // padding: refuse it rather than divide by something else.
-  if (p.arith == QAvgArith::float_mean || p.arith == QAvgArith::int_mean)
-    check(p.divisor != AvgDivisor::clipped_window, fn, "divisor", avg_divisor_name(p.divisor),
-          std::string("kernel_area or valid_count (") + qavg_arith_name(p.arith) +
-              " has no clipped-window divisor)");
+  if ((p.arith == QAvgArith::float_mean || p.arith == QAvgArith::int_mean) &&
+      p.divisor == AvgDivisor::clipped_window)
+    fail(fn, "divisor", avg_divisor_name(p.divisor),
+         std::string("kernel_area or valid_count (") + qavg_arith_name(p.arith) +
+             " has no clipped-window divisor)");
   if (p.arith == QAvgArith::int_sum_ghp) {
-    check(x.dtype() == DType::u8, fn, "x.dtype", dtype_name(x.dtype()),
-          "u8 (the GHP accelerator's activations are uint8)");
-    check(p.divisor == AvgDivisor::kernel_area, fn, "divisor", avg_divisor_name(p.divisor),
-          "kernel_area (GHP: N = KH*KW, count_include_pad = 1)");
+    if (x.dtype() != DType::u8)
+      fail(fn, "x.dtype", dtype_name(x.dtype()),
+           "u8 (the GHP accelerator's activations are uint8)");
+    if (p.divisor != AvgDivisor::kernel_area)
+      fail(fn, "divisor", avg_divisor_name(p.divisor),
+           "kernel_area (GHP: N = KH*KW, count_include_pad = 1)");
     check_range(fn, "ghp_sum_bits", p.ghp_sum_bits, 0, 32);
   }
   if (impl() == Impl::reference) return ref::qlinear_average_pool(x, y, p);
