@@ -44,6 +44,16 @@ const char* declines_u16_nhwc(const QAvgPoolProblem& p) {
   return qavg_u16_declines(p, true);
 }
 
+const char* declines_fmean_nhwc(const QAvgPoolProblem& p) {
+  const QAvgPlan& P = p.plan;
+  if (P.unsupported) return P.unsupported;
+  if (P.arith != QAvgArith::float_mean) return "not ONNX Runtime's float path (float_mean)";
+  if (P.exact_float_sum) return "exact_float_sum: integer sums give the fp32 sums";
+  if (!P.vector_tail) return "rounding other than half to even, or a non-default fp rounding mode";
+  if (p.x.stride(1) != 1 || p.y.stride(1) != 1) return "x or y not unit-stride along C";
+  return nullptr;
+}
+
 void run_reference(const QAvgPoolProblem& p) {
   ref::qlinear_average_pool(p.x, p.y, *p.params);
 }
@@ -58,6 +68,9 @@ const KernelList<QAvgPoolProblem>& qlinear_average_pool_kernels() {
           {"x8-qavgpool-fmean-nchw-avx512", Isa::avx512,
            "float_mean (ONNX Runtime, calibrated scales), unit stride along W", declines_fmean_nchw,
            x8_qavgpool_fmean_nchw_avx512},
+          {"x8-qavgpool-fmean-nhwc-avx512", Isa::avx512,
+           "float_mean (ONNX Runtime, calibrated scales), unit stride along C", declines_fmean_nhwc,
+           x8_qavgpool_fmean_nhwc_avx512},
           {"x8-qavgpool-fmean-nchw-avx2", Isa::avx2,
            "float_mean (ONNX Runtime, calibrated scales), unit stride along W", declines_fmean_nchw,
            x8_qavgpool_fmean_nchw_avx2},

@@ -565,7 +565,7 @@ TEST(QPoolFast, FloatPathNchwOnWideImagesWithCalibratedScales) {
   EXPECT_GT(cases, 300);
   for (const auto& v : list.variants) {
     if (!v.reference && list.runnable(v) &&
-        std::string(v.name).find("fmean") != std::string::npos) {
+        std::string(v.name).find("fmean-nchw") != std::string::npos) {
       EXPECT_GT(ran[v.name], 250) << v.name;
     }
   }

@@ -1,5 +1,6 @@
 // The in-register 16-bit kernels of QLinearAveragePool and bm_pool_quantized
-// (x8-qavgpool-u16-*, x8-bmpool-avg-u16-*) against the reference, bit for bit,
+// (x8-qavgpool-u16-*, x8-bmpool-avg-u16-*) and the NHWC float path
+// (x8-qavgpool-fmean-nhwc-*) against the reference, bit for bit,
 // where their final steps differ most from the reference's code: wide rows
 // (several 32-output blocks, masked first and last loads, padding and
 // ceil-mode overhang on both sides), strides 1 and 2 with odd and even
@@ -179,11 +180,15 @@ TEST(QPoolU16, EveryVariantEqualsReferenceOnWideRowsUnderEveryProfile) {
     }
   }
   for (const auto& [name, n] : runs) std::printf("[ qpool-u16 ] ran %s: %d\n", name.c_str(), n);
-  // On an AVX-512 host the u16 kernels must have run on many cases.
+  // On an AVX-512 host the u16 kernels and the NHWC float path must have run.
   for (const auto& v : list.variants) {
-    if (!v.reference && list.runnable(v) &&
-        std::string(v.name).find("-u16-") != std::string::npos) {
-      EXPECT_GT(runs[v.name], 100) << v.name;
+    const std::string name = v.name;
+    if (v.reference || !list.runnable(v)) continue;
+    if (name.find("-u16-") != std::string::npos) {
+      EXPECT_GT(runs[name], 100) << name;
+    }
+    if (name.find("fmean-nhwc") != std::string::npos) {
+      EXPECT_GT(runs[name], 10) << name;
     }
   }
 }
