@@ -355,6 +355,41 @@ void plane_rows(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, cons
   }
 }
 
+// Narrow rows (stride_w 1, OW + KW - 1 <= 16): per output row, the vertical
+// sum of its valid input rows over the 16 columns its windows touch (one
+// masked 16-byte load per row, columns outside [0, W) read as 0), then tap k
+// of output j is lane j + k of that sum: KW - 1 in-register lane shifts
+// instead of KW loads per row, and no 32-lane block that is mostly unused.
+template <class T>
+void plane_narrow(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, __mmask16 m,
+                  const int32_t* otab, const float* rtab, const int32_t* row_class, T* yp,
+                  int64_t ysH) {
+  const int64_t OH = P.h.out, OW = P.w.out, KW = P.w.kernel, s0 = P.w.start;
+  const int64_t OWp = (OW + 31) / 32 * 32;
+  const __m128i bias = _mm_set1_epi8(std::is_signed_v<T> ? -128 : 0);
+  const __m256i lane = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const __mmask16 out = static_cast<__mmask16>((1u << OW) - 1);
+  for (int64_t oh = 0; oh < OH; ++oh) {
+    const T* row0 = xp + P.h.first[static_cast<size_t>(oh)] * sH + s0;
+    const int32_t vh = P.h.valid[static_cast<size_t>(oh)];
+    __m256i v = _mm256_setzero_si256();
+    for (int32_t r = 0; r < vh; ++r) {
+      const __m128i b =
+          _mm_maskz_mov_epi8(m, _mm_xor_si128(_mm_maskz_loadu_epi8(m, row0 + r * sH), bias));
+      v = _mm256_add_epi16(v, _mm256_cvtepu8_epi16(b));
+    }
+    __m256i sum = v;
+    for (int64_t k = 1; k < KW; ++k)  // lanes past 15 - k are never stored
+      sum = _mm256_add_epi16(
+          sum, _mm256_permutexvar_epi16(
+                   _mm256_add_epi16(lane, _mm256_set1_epi16(static_cast<short>(k))), v));
+    const int64_t cls = row_class[oh] * OWp;
+    const __m128i codes =
+        codes16(F, sum, _mm512_loadu_si512(otab + cls), _mm512_loadu_ps(rtab + cls));
+    _mm_mask_storeu_epi8(yp + oh * ysH, out, codes);
+  }
+}
+
 template <class T>
 void nchw(const QAvgPoolProblem& pr) {
   const QAvgPlan& P = pr.plan;
@@ -372,6 +407,11 @@ void nchw(const QAvgPoolProblem& pr) {
       if (sw == 1) rl.m &= 0xffffffffu;  // 32 outputs read 32 bytes
       loads.push_back(rl);
     }
+  // Narrow rows: columns s0 + i, i < 16, of which those in [0, W) are read.
+  const bool narrow = sw == 1 && OW + KW - 1 <= 16;
+  __mmask16 narrow_mask = 0;
+  for (int64_t i = 0; i < 16; ++i)
+    if (P.w.start + i >= 0 && P.w.start + i < P.W) narrow_mask |= static_cast<__mmask16>(1u << i);
   // final16's lane constants, one row of OWp per distinct (valid, clipped)
   // count pair of the output rows (a few: border rows and the rest); padded
   // lanes take those of a one-tap window (never stored).
@@ -402,8 +442,12 @@ void nchw(const QAvgPoolProblem& pr) {
       const int64_t n = nc / P.C, c = nc % P.C;
       const T* xp = static_cast<const T*>(x.raw()) + n * sN + c * sC;
       T* yp = static_cast<T*>(y.raw()) + n * y.stride(0) + c * y.stride(1);
-      plane_rows(F, P, xp, sH, loads.data(), per_block, otab.data(), rtab.data(), row_class.data(),
-                 yp, y.stride(2));
+      if (narrow)
+        plane_narrow(F, P, xp, sH, narrow_mask, otab.data(), rtab.data(), row_class.data(), yp,
+                     y.stride(2));
+      else
+        plane_rows(F, P, xp, sH, loads.data(), per_block, otab.data(), rtab.data(),
+                   row_class.data(), yp, y.stride(2));
     }
   });
 }
