@@ -329,18 +329,18 @@ void pool2d(const TensorView& x, const TensorView& y, const Pool2dParams& p) {
   x.expect_rank(4, fn, "x");
   y.expect_shape(pool2d_output_shape(x.shape(), p), fn, "y");
   check(x.dtype() == y.dtype(), fn, "y.dtype", dtype_name(y.dtype()), dtype_name(x.dtype()));
-  if (x.dtype() != DType::f32)
-    check(p.mode == PoolMode::max, fn, "x.dtype", dtype_name(x.dtype()),
-          std::string("f32 for ") + pool_mode_name(p.mode) +
-              " pooling (quantized averages: qlinear_average_pool in npukit/ops/quantized.hpp)");
+  if (x.dtype() != DType::f32 && p.mode != PoolMode::max)  // message built only on failure
+    fail(fn, "x.dtype", dtype_name(x.dtype()),
+         std::string("f32 for ") + pool_mode_name(p.mode) +
+             " pooling (quantized averages: qlinear_average_pool in npukit/ops/quantized.hpp)");
   check(x.dtype() == DType::f32 || x.dtype() == DType::s8 || x.dtype() == DType::u8, fn, "x.dtype",
         dtype_name(x.dtype()), "f32, s8 or u8");
   pool2d_kernels().run(Pool2dProblem{x, y, p});
 }
 
 Pool2dParams global_pool2d_params(const Shape& x, PoolMode mode) {
-  check(x.size() == 4, "npukit::global_pool2d", "x", "shape " + shape_text(x),
-        "a 4-D (N, C, H, W) tensor");
+  if (x.size() != 4)  // message built only on failure
+    fail("npukit::global_pool2d", "x", "shape " + shape_text(x), "a 4-D (N, C, H, W) tensor");
   Pool2dParams p;
   p.mode = mode;
   p.window.kernel_h = x[2];
