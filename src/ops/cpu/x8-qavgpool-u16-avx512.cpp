@@ -2,10 +2,10 @@
 // the final step in registers (x8_qavgpool_u16_{nchw,nhwc}_avx512): window
 // sums of 32-64 outputs stay in one register from the first tap to the stored
 // codes, with no int32 sum buffer or per-block tail call in between. The final
-// step per lane is the vector tail of x8-qavgpool-body.inc, operation for
-// operation (fp32 ones included), so the codes are the reference's bit for bit
-// (qavgpool.hpp explains why each form equals the reference's scalar step);
-// qavg_u16_declines names the cases they cover.
+// step per lane is either the vector tail of x8-qavgpool-body.inc operation
+// for operation, or an integer-exact form of it whose proof is at final16 and
+// round_rule; the codes are the reference's bit for bit. qavg_u16_declines
+// names the cases they cover.
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
