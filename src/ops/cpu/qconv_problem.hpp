@@ -47,7 +47,7 @@ struct QConvPackedWeights {
   // its (kh, kw), in packing order: k -> (ic, kh, kw).
   std::vector<int32_t> k_ic, k_kh, k_kw;
   // The channels-last layout (qconv_nhwc.hpp), packed when it may serve
-  // (exact mode, one group, a window larger than 1x1): [OC/64 rounded
+  // (exact mode, one group): [OC/64 rounded
   // up][KH*KW][C/4 rounded up][64][4] s8 codes w', 0 past OC and C.
   std::vector<int8_t> nhwc_w;
   const int8_t* block(int64_t g, int64_t b) const {

@@ -76,7 +76,7 @@ std::shared_ptr<const QConvPackedWeights> pack_qconv(const TensorView& w, const 
     }
     pk->w_sum[static_cast<size_t>(o)] = static_cast<int32_t>(sum);  // |sum| <= 33025 * 128
   }
-  if (!pairs && groups == 1 && KH * KW > 1) qconv::pack_nhwc(w, *pk);
+  if (!pairs && groups == 1) qconv::pack_nhwc(w, *pk);  // 1x1 too: channels-last x
   return pk;
 }
 

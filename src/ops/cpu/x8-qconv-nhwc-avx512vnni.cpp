@@ -64,10 +64,23 @@ NPUKIT_AVX512VNNI void block(const NhwcBlock& b) {
   const __m512 flo = _mm512_set1_ps(static_cast<float>(lo - b.y_zp));
   const __m512 fhi = _mm512_set1_ps(static_cast<float>(hi - b.y_zp));
   const __m512i yzp = _mm512_set1_epi32(b.y_zp);
-  for (int r = 0; r < R; ++r)
-    for (int v = 0; v < 4; ++v)
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(b.y + r * b.y_stride + 16 * v),
-                       requant(acc[r][v], b.offset + 16 * v, b.multiplier + 16 * v, flo, fhi, yzp));
+  if (b.lanes == kNhwcOcBlock) {
+    for (int r = 0; r < R; ++r)
+      for (int v = 0; v < 4; ++v)
+        _mm_storeu_si128(
+            reinterpret_cast<__m128i*>(b.y + r * b.y_stride + 16 * v),
+            requant(acc[r][v], b.offset + 16 * v, b.multiplier + 16 * v, flo, fhi, yzp));
+    return;
+  }
+  // A channels-last y's last block: only its own channels (the next pixel follows).
+  for (int v = 0; v < 4 && 16 * v < b.lanes; ++v) {
+    const int n = b.lanes - 16 * v;
+    const __mmask16 m = n >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << n) - 1);
+    for (int r = 0; r < R; ++r)
+      _mm_mask_storeu_epi8(
+          b.y + r * b.y_stride + 16 * v, m,
+          requant(acc[r][v], b.offset + 16 * v, b.multiplier + 16 * v, flo, fhi, yzp));
+  }
 }
 
 }  // namespace

@@ -1,0 +1,89 @@
+// The int8 layout pass (int8_layout.hpp): candidates, then QLinearAdd nodes
+// that cannot be all channels-last drop their operands until nothing changes.
+#include "onnx/int8_layout.hpp"
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "npukit/kernels.hpp"
+#include "onnx/attributes.hpp"
+
+namespace npukit::onnx {
+
+namespace {
+
+bool is_op(const Node& n, const char* domain, const char* op) {
+  return n.domain == domain && n.op_type == op;
+}
+bool is_qconv(const Node& n) {
+  return is_op(n, "", "QLinearConv");
+}
+bool is_qadd(const Node& n) {
+  return is_op(n, "com.microsoft", "QLinearAdd");
+}
+bool is_nchw_global_pool(const Node& n) {
+  return is_op(n, "com.microsoft", "QLinearGlobalAveragePool") &&
+         attr_int(n, "channels_last", 0) == 0;
+}
+
+bool enabled() {
+  const char* env = std::getenv("NPUKIT_INT8_LAYOUT");
+  if (env && std::string(env) == "nchw") return false;
+  // The channels-last convolutions that make it pay run from AVX-512 VNNI.
+  return kernel_allowed(Isa::avx512_vnni, false);
+}
+
+size_t at(const std::vector<size_t>& ids, size_t i) {
+  return i < ids.size() ? ids[i] : SIZE_MAX;
+}
+
+}  // namespace
+
+std::vector<bool> channels_last_values(const std::vector<LayoutStep>& steps,
+                                       const std::vector<Operand>& types,
+                                       const std::vector<size_t>& output_ids) {
+  std::vector<bool> cl(types.size(), false);
+  if (!enabled()) return cl;
+  for (const LayoutStep& s : steps) {
+    if (!is_qconv(*s.node) && !is_qadd(*s.node)) continue;
+    const size_t v = at(*s.out, 0);
+    if (v == SIZE_MAX) continue;
+    const Operand& t = types[v];
+    cl[v] =
+        t.present && !t.value && t.shape.size() == 4 && (t.elem == Elem::u8 || t.elem == Elem::s8);
+  }
+  for (size_t v : output_ids) cl[v] = false;
+  // Every reader must take channels-last input.
+  for (const LayoutStep& s : steps)
+    for (size_t i = 0; i < s.in->size(); ++i) {
+      const size_t v = (*s.in)[i];
+      if (v == SIZE_MAX || !cl[v]) continue;
+      const Node& n = *s.node;
+      const bool ok = (is_qconv(n) && i == 0) || (is_qadd(n) && (i == 0 || i == 3)) ||
+                      (is_nchw_global_pool(n) && i == 0);
+      if (!ok) cl[v] = false;
+    }
+  // A QLinearAdd's fast kernel wants its three operands in one layout, and no
+  // broadcasting.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const LayoutStep& s : steps) {
+      if (!is_qadd(*s.node)) continue;
+      const size_t a = at(*s.in, 0), b = at(*s.in, 3), c = at(*s.out, 0);
+      if (c == SIZE_MAX || a == SIZE_MAX || b == SIZE_MAX) continue;
+      const bool all = cl[a] && cl[b] && cl[c] && types[a].shape == types[b].shape;
+      if (all || !(cl[a] || cl[b] || cl[c])) continue;
+      cl[a] = cl[b] = cl[c] = false;
+      changed = true;
+    }
+  }
+  return cl;
+}
+
+TensorView channels_last_view(void* data, DType dtype, const Shape& nchw) {
+  const int64_t C = nchw[1], H = nchw[2], W = nchw[3];
+  return TensorView(data, dtype, nchw, {H * W * C, 1, W * C, C});
+}
+
+}  // namespace npukit::onnx

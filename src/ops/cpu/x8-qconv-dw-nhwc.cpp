@@ -1,0 +1,128 @@
+// Depthwise integer convolution on channels-last tensors (qconv_dw_nhwc.hpp):
+// the padded copy of x', the per-call weights, the task split (one output
+// row each, so results do not depend on the thread count) and the portable
+// pixel kernel.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "npukit/parallel.hpp"
+#include "ops/cpu/qconv_dw_nhwc.hpp"
+#include "ops/cpu/qconv_nhwc.hpp"
+#include "ops/quantized_common.hpp"
+
+namespace npukit::qconv {
+
+namespace {
+uint32_t u32(int64_t v) {
+  return static_cast<uint32_t>(static_cast<uint64_t>(v));
+}
+}  // namespace
+
+const char* dw_nhwc_declines(const QConvProblem& p) {
+  if (!p.depthwise) return "not depthwise";
+  if (!p.requantize) return "int32 outputs (ConvInteger)";
+  if (!is_channels_last(p.x) || !is_channels_last(p.y)) return "x or y is not channels-last";
+  const Window2d& w = p.window;
+  if (w.pad_top < 0 || w.pad_bottom < 0 || w.pad_left < 0 || w.pad_right < 0)
+    return "negative pads";
+  if (p.rounding != Rounding::half_to_even) return "rounding is not half_to_even";
+  for (int64_t o = 0; o < p.w.dim(0); ++o)
+    if (!std::isfinite((p.x_scale * p.wq.scale_at(o)) / p.y_scale))
+      return "a requantization multiplier is not finite";
+  return nullptr;
+}
+
+void dw_nhwc_portable(const DwNhwcPixel& px) {
+  const detail::CodeRange range =
+      px.y_s8 ? detail::CodeRange{-128, 127} : detail::CodeRange{0, 255};
+  for (int64_t c = 0; c < px.C; ++c) {
+    uint32_t s = u32(px.offset[c]);  // wrapping, as the SIMD lanes
+    for (int64_t t = 0; t < px.taps; ++t)
+      s += u32(int32_t{px.x[px.tap_off[t] + c]} * px.w[t * px.Cp + c]);
+    const int32_t v = detail::requantize_float(static_cast<int32_t>(s), px.multiplier[c], px.y_zp,
+                                               range, Rounding::half_to_even);
+    px.y[c] = static_cast<uint8_t>(v);  // s8 codes as their bits
+  }
+}
+
+void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
+  const int64_t N = p.x.dim(0), C = p.x.dim(1), H = p.x.dim(2), W = p.x.dim(3);
+  const int64_t KH = p.w.dim(2), KW = p.w.dim(3), taps = KH * KW;
+  const int64_t OH = p.y.dim(2), OW = p.y.dim(3);
+  const Window2d& win = p.window;
+  const int64_t Cp = (C + kDwNhwcLanes - 1) / kDwNhwcLanes * kDwNhwcLanes;
+  const int64_t Hp = H + win.pad_top + win.pad_bottom, Wp = W + win.pad_left + win.pad_right;
+
+  // x' in padded NHWC, x_zp' in the padding: a padding tap adds x_zp' * w',
+  // which the offset takes back, as it does for every tap.
+  const uint8_t flip = p.x.dtype() == DType::s8 ? 0x80 : 0;
+  const int32_t xz = p.x_zp + (flip ? 128 : 0);
+  thread_local std::vector<uint8_t> xn;  // per calling thread: runs may overlap
+  xn.resize(static_cast<size_t>(N * Hp * Wp * Cp));
+  uint8_t* xw = xn.data();  // (the workers' own thread_local copies are other vectors)
+  const auto* x0 = static_cast<const uint8_t*>(p.x.raw());
+  parallel_for(N * Hp, [&](int64_t nh) {
+    const int64_t n = nh / Hp, h = nh % Hp - win.pad_top;
+    uint8_t* row = xw + nh * Wp * Cp;
+    if (h < 0 || h >= H) {
+      std::memset(row, xz, static_cast<size_t>(Wp * Cp));
+      return;
+    }
+    std::memset(row, xz, static_cast<size_t>(win.pad_left * Cp));
+    std::memset(row + (win.pad_left + W) * Cp, xz, static_cast<size_t>(win.pad_right * Cp));
+    const uint8_t* src = x0 + n * p.x.stride(0) + h * p.x.stride(2);
+    uint8_t* dst = row + win.pad_left * Cp;
+    for (int64_t w = 0; w < W; ++w, dst += Cp, src += p.x.stride(3)) {
+      if (flip == 0)
+        std::memcpy(dst, src, static_cast<size_t>(C));
+      else
+        for (int64_t c = 0; c < C; ++c) dst[c] = src[c] ^ flip;
+      std::memset(dst + C, xz, static_cast<size_t>(Cp - C));  // meets w' = 0
+    }
+  });
+
+  // w' = w - w_zp per tap and channel (0 past C), the offsets and multipliers.
+  std::vector<int32_t> wt(static_cast<size_t>(taps * Cp), 0), offset(static_cast<size_t>(Cp), 0);
+  std::vector<float> mult(static_cast<size_t>(Cp), 1.0f);
+  for (int64_t c = 0; c < C; ++c) {
+    const int32_t zp = p.wq.zero_point_at(c);
+    uint32_t sum = 0;
+    for (int64_t t = 0; t < taps; ++t) {
+      const int64_t at = c * p.w.stride(0) + t / KW * p.w.stride(2) + t % KW * p.w.stride(3);
+      const int32_t v = p.w.dtype() == DType::s8
+                            ? int32_t{static_cast<const int8_t*>(p.w.raw())[at]}
+                            : int32_t{static_cast<const uint8_t*>(p.w.raw())[at]};
+      wt[static_cast<size_t>(t * Cp + c)] = v - zp;
+      sum += u32(v - zp);
+    }
+    const int64_t b =
+        p.bias.raw() ? static_cast<const int32_t*>(p.bias.raw())[c * p.bias.stride(0)] : 0;
+    offset[static_cast<size_t>(c)] = static_cast<int32_t>(u32(b) - u32(xz) * sum);
+    mult[static_cast<size_t>(c)] = (p.x_scale * p.wq.scale_at(c)) / p.y_scale;
+  }
+  std::vector<int64_t> tap_off(static_cast<size_t>(taps));
+  for (int64_t t = 0; t < taps; ++t)
+    tap_off[static_cast<size_t>(t)] = (t / KW * win.dilation_h * Wp + t % KW * win.dilation_w) * Cp;
+
+  parallel_for(N * OH, [&](int64_t task) {
+    const int64_t n = task / OH, oh = task % OH;
+    DwNhwcPixel px;
+    px.tap_off = tap_off.data();
+    px.taps = taps, px.C = C, px.Cp = Cp;
+    px.w = wt.data();
+    px.offset = offset.data();
+    px.multiplier = mult.data();
+    px.y_zp = p.y_zp, px.y_s8 = p.y.dtype() == DType::s8;
+    const uint8_t* xrow = xw + (n * Hp + oh * win.stride_h) * Wp * Cp;
+    auto* yrow = static_cast<uint8_t*>(p.y.raw()) + n * p.y.stride(0) + oh * p.y.stride(2);
+    for (int64_t ow = 0; ow < OW; ++ow) {
+      px.x = xrow + ow * win.stride_w * Cp;
+      px.y = yrow + ow * p.y.stride(3);
+      fn(px);
+    }
+  });
+}
+
+}  // namespace npukit::qconv
