@@ -16,22 +16,29 @@ namespace npukit::qconv {
 
 inline constexpr int64_t kDwNhwcLanes = 16;  // channels per vector
 
-// One output pixel: `taps` input pixels (x[tap_off[t]], Cp channels each).
-struct DwNhwcPixel {
-  const uint8_t* x;         // the window's top-left tap in the padded copy
-  const int64_t* tap_off;   // byte offset of each tap from x
-  int64_t taps = 0, C = 0;  // taps; channels stored
-  const int32_t* w;         // [taps][Cp] w'
-  int64_t Cp = 0;           // C rounded up to kDwNhwcLanes
-  const int32_t* offset;    // [Cp]
-  const float* multiplier;  // [Cp]
+// One output row: `n` pixels, pixel i's window at x + i * x_step, its codes at
+// y + i * y_step. Weights are tap pairs: w[p][c] holds w' of taps 2p (low 16
+// bits) and 2p + 1 (high; 0 past the last tap, whose offset repeats 2p's), so
+// one vpmaddwd / vpdpwssd sums two taps of 16 channels exactly
+// (|x' * w'| <= 255 * 255).
+struct DwNhwcRow {
+  const uint8_t* x;  // pixel 0's top-left tap in the padded copy
+  int64_t x_step = 0, n = 0;
+  const int64_t* tap_off;    // [2 * pairs] byte offsets of the taps from a pixel's x
+  int64_t pairs = 0, C = 0;  // tap pairs; channels stored
+  const int32_t* w;          // [pairs][Cp]
+  int64_t Cp = 0;            // C rounded up to kDwNhwcLanes
+  const int32_t* offset;     // [Cp]
+  const float* multiplier;   // [Cp]
   int32_t y_zp = 0;
   bool y_s8 = false;
-  uint8_t* y;  // C codes
+  uint8_t* y;  // C codes per pixel
+  int64_t y_step = 0;
 };
-using DwNhwcFn = void (*)(const DwNhwcPixel& px);
-void dw_nhwc_portable(const DwNhwcPixel& px);
-void dw_nhwc_avx512(const DwNhwcPixel& px);  // declared for every build
+using DwNhwcFn = void (*)(const DwNhwcRow& r);
+void dw_nhwc_portable(const DwNhwcRow& r);
+void dw_nhwc_avx512(const DwNhwcRow& r);      // declared for every build
+void dw_nhwc_avx512vnni(const DwNhwcRow& r);  // declared for every build
 
 const char* dw_nhwc_declines(const QConvProblem& p);
 void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn);

@@ -57,6 +57,9 @@ void run_dw_avx2(const QConvProblem& p) {
 void run_dw_portable(const QConvProblem& p) {
   qconv::run_depthwise(p, qconv::dw_row_portable, qconv::store_portable, qconv::dw_fill_portable);
 }
+void run_dw_nhwc_avx512vnni(const QConvProblem& p) {
+  qconv::run_dw_nhwc(p, qconv::dw_nhwc_avx512vnni);
+}
 void run_dw_nhwc_avx512(const QConvProblem& p) {
   qconv::run_dw_nhwc(p, qconv::dw_nhwc_avx512);
 }
@@ -126,9 +129,13 @@ const KernelList<QConvProblem>& qconv_kernels() {
            "exact, one group, window > 1x1, weight zero point 0 (s8) or 128 (u8); output "
            "channels in the lanes (no pixel-lane waste on 7x7/14x14 maps)",
            qconv::nhwc_declines, run_nhwc_vnni},
+          {"x8-qconv-dw-nhwc-avx512vnni", Isa::avx512_vnni,
+           "depthwise on channels-last x and y (the runner's int8 layout); channels in the "
+           "lanes, two taps per vpdpwssd",
+           qconv::dw_nhwc_declines, run_dw_nhwc_avx512vnni},
           {"x8-qconv-dw-nhwc-avx512", Isa::avx512,
            "depthwise on channels-last x and y (the runner's int8 layout); channels in the "
-           "lanes",
+           "lanes, two taps per vpmaddwd",
            qconv::dw_nhwc_declines, run_dw_nhwc_avx512},
           {"x8-qconv-dw-nhwc-portable", Isa::portable,
            "depthwise on channels-last x and y (before the NCHW depthwise kernels, which "

@@ -1,7 +1,9 @@
-// AVX-512 pixel kernel of the channels-last depthwise integer convolution
-// (qconv_dw_nhwc.hpp): 16 channels per vector, per tap the u8 codes widened
-// to int32 and multiplied by w' (vpmulld, exact), then the requantization of
-// the NHWC GEMM (float(acc) * m, clamp, round to even, + y_zp).
+// AVX-512 row kernels of the channels-last depthwise integer convolution
+// (qconv_dw_nhwc.hpp): 16 channels per vector; per tap pair the u8 codes of
+// both taps widened into the two int16 halves of each lane, then one
+// vpdpwssd (VNNI) or vpmaddwd + vpaddd sums both products exactly; then the
+// requantization of the NHWC GEMM (float(acc) * m, clamp, round to even,
+// + y_zp).
 #include "ops/cpu/qconv_dw_nhwc.hpp"
 
 #if defined(__x86_64__)
@@ -14,41 +16,63 @@
 #include <immintrin.h>
 
 #define NPUKIT_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
+#define NPUKIT_AVX512VNNI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni")))
 
 namespace npukit::qconv {
 
-NPUKIT_AVX512 void dw_nhwc_avx512(const DwNhwcPixel& px) {
-  const int32_t lo = px.y_s8 ? -128 : 0, hi = px.y_s8 ? 127 : 255;
-  const __m512 flo = _mm512_set1_ps(static_cast<float>(lo - px.y_zp));
-  const __m512 fhi = _mm512_set1_ps(static_cast<float>(hi - px.y_zp));
-  const __m512i yzp = _mm512_set1_epi32(px.y_zp);
-  for (int64_t c = 0; c < px.C; c += kDwNhwcLanes) {
-    __m512i a0 = _mm512_loadu_si512(px.offset + c), a1 = _mm512_setzero_si512();
-    const uint8_t* x = px.x + c;
-    const int32_t* w = px.w + c;
-    int64_t t = 0;
-    for (; t + 2 <= px.taps; t += 2) {  // two chains: the multiplies overlap
-      const __m512i x0 = _mm512_cvtepu8_epi32(
-          _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + px.tap_off[t])));
-      const __m512i x1 = _mm512_cvtepu8_epi32(
-          _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + px.tap_off[t + 1])));
-      a0 = _mm512_add_epi32(a0, _mm512_mullo_epi32(x0, _mm512_loadu_si512(w + t * px.Cp)));
-      a1 = _mm512_add_epi32(a1, _mm512_mullo_epi32(x1, _mm512_loadu_si512(w + (t + 1) * px.Cp)));
+namespace {
+
+template <bool kVnni>
+NPUKIT_AVX512VNNI inline __m512i add_pair(__m512i acc, __m512i x, __m512i w) {
+  if constexpr (kVnni)
+    return _mm512_dpwssd_epi32(acc, x, w);
+  else
+    return _mm512_add_epi32(acc, _mm512_madd_epi16(x, w));
+}
+
+// x[c] of two taps as the low and high int16 halves of 16 lanes.
+NPUKIT_AVX512VNNI inline __m512i tap_pair(const uint8_t* a, const uint8_t* b) {
+  const __m512i lo = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a)));
+  const __m512i hi = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b)));
+  return _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16));
+}
+
+template <bool kVnni>
+NPUKIT_AVX512VNNI void row(const DwNhwcRow& r) {
+  const int32_t lo = r.y_s8 ? -128 : 0, hi = r.y_s8 ? 127 : 255;
+  const __m512 flo = _mm512_set1_ps(static_cast<float>(lo - r.y_zp));
+  const __m512 fhi = _mm512_set1_ps(static_cast<float>(hi - r.y_zp));
+  const __m512i yzp = _mm512_set1_epi32(r.y_zp);
+  const int64_t pairs = r.pairs, Cp = r.Cp;
+  const int64_t* off = r.tap_off;
+  for (int64_t i = 0; i < r.n; ++i) {
+    const uint8_t* x = r.x + i * r.x_step;
+    uint8_t* y = r.y + i * r.y_step;
+    for (int64_t c = 0; c < r.C; c += kDwNhwcLanes) {
+      __m512i acc = _mm512_loadu_si512(r.offset + c);
+      const uint8_t* xc = x + c;
+      const int32_t* w = r.w + c;
+      for (int64_t p = 0; p < pairs; ++p)
+        acc = add_pair<kVnni>(acc, tap_pair(xc + off[2 * p], xc + off[2 * p + 1]),
+                              _mm512_loadu_si512(w + p * Cp));
+      __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), _mm512_loadu_ps(r.multiplier + c));
+      v = _mm512_min_ps(_mm512_max_ps(v, flo), fhi);  // never NaN: finite acc and multipliers
+      const __m128i codes = _mm512_cvtepi32_epi8(_mm512_add_epi32(
+          _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), yzp));
+      const int64_t left = r.C - c;
+      const __mmask16 m = left >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << left) - 1);
+      _mm_mask_storeu_epi8(y + c, m, codes);
     }
-    if (t < px.taps) {
-      const __m512i x0 = _mm512_cvtepu8_epi32(
-          _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + px.tap_off[t])));
-      a0 = _mm512_add_epi32(a0, _mm512_mullo_epi32(x0, _mm512_loadu_si512(w + t * px.Cp)));
-    }
-    __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(a0, a1)),
-                             _mm512_loadu_ps(px.multiplier + c));
-    v = _mm512_min_ps(_mm512_max_ps(v, flo), fhi);  // never NaN: finite acc and multipliers
-    const __m128i codes = _mm512_cvtepi32_epi8(_mm512_add_epi32(
-        _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), yzp));
-    const int64_t n = px.C - c;
-    const __mmask16 m = n >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << n) - 1);
-    _mm_mask_storeu_epi8(px.y + c, m, codes);
   }
+}
+
+}  // namespace
+
+NPUKIT_AVX512 void dw_nhwc_avx512(const DwNhwcRow& r) {
+  row<false>(r);
+}
+NPUKIT_AVX512VNNI void dw_nhwc_avx512vnni(const DwNhwcRow& r) {
+  row<true>(r);
 }
 
 }  // namespace npukit::qconv
@@ -56,8 +80,11 @@ NPUKIT_AVX512 void dw_nhwc_avx512(const DwNhwcPixel& px) {
 #else  // not x86-64: never listed as runnable
 
 namespace npukit::qconv {
-void dw_nhwc_avx512(const DwNhwcPixel& px) {
-  dw_nhwc_portable(px);
+void dw_nhwc_avx512(const DwNhwcRow& r) {
+  dw_nhwc_portable(r);
+}
+void dw_nhwc_avx512vnni(const DwNhwcRow& r) {
+  dw_nhwc_portable(r);
 }
 }  // namespace npukit::qconv
 

@@ -34,16 +34,21 @@ const char* dw_nhwc_declines(const QConvProblem& p) {
   return nullptr;
 }
 
-void dw_nhwc_portable(const DwNhwcPixel& px) {
-  const detail::CodeRange range =
-      px.y_s8 ? detail::CodeRange{-128, 127} : detail::CodeRange{0, 255};
-  for (int64_t c = 0; c < px.C; ++c) {
-    uint32_t s = u32(px.offset[c]);  // wrapping, as the SIMD lanes
-    for (int64_t t = 0; t < px.taps; ++t)
-      s += u32(int32_t{px.x[px.tap_off[t] + c]} * px.w[t * px.Cp + c]);
-    const int32_t v = detail::requantize_float(static_cast<int32_t>(s), px.multiplier[c], px.y_zp,
-                                               range, Rounding::half_to_even);
-    px.y[c] = static_cast<uint8_t>(v);  // s8 codes as their bits
+void dw_nhwc_portable(const DwNhwcRow& r) {
+  const detail::CodeRange range = r.y_s8 ? detail::CodeRange{-128, 127} : detail::CodeRange{0, 255};
+  for (int64_t i = 0; i < r.n; ++i) {
+    const uint8_t* x = r.x + i * r.x_step;
+    for (int64_t c = 0; c < r.C; ++c) {
+      uint32_t s = u32(r.offset[c]);  // wrapping, as the SIMD lanes
+      for (int64_t t = 0; t < 2 * r.pairs; ++t) {
+        const uint32_t pair = u32(r.w[t / 2 * r.Cp + c]);
+        const auto w = static_cast<int16_t>(static_cast<uint16_t>(pair >> (t % 2 * 16)));
+        s += u32(int32_t{x[r.tap_off[t] + c]} * w);
+      }
+      const int32_t v = detail::requantize_float(static_cast<int32_t>(s), r.multiplier[c], r.y_zp,
+                                                 range, Rounding::half_to_even);
+      r.y[i * r.y_step + c] = static_cast<uint8_t>(v);  // s8 codes as their bits
+    }
   }
 }
 
@@ -83,8 +88,10 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
     }
   });
 
-  // w' = w - w_zp per tap and channel (0 past C), the offsets and multipliers.
-  std::vector<int32_t> wt(static_cast<size_t>(taps * Cp), 0), offset(static_cast<size_t>(Cp), 0);
+  // w' = w - w_zp in tap pairs (0 past C and past the last tap), the offsets
+  // and the multipliers.
+  const int64_t pairs = (taps + 1) / 2;
+  std::vector<int32_t> wt(static_cast<size_t>(pairs * Cp), 0), offset(static_cast<size_t>(Cp), 0);
   std::vector<float> mult(static_cast<size_t>(Cp), 1.0f);
   for (int64_t c = 0; c < C; ++c) {
     const int32_t zp = p.wq.zero_point_at(c);
@@ -94,7 +101,8 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
       const int32_t v = p.w.dtype() == DType::s8
                             ? int32_t{static_cast<const int8_t*>(p.w.raw())[at]}
                             : int32_t{static_cast<const uint8_t*>(p.w.raw())[at]};
-      wt[static_cast<size_t>(t * Cp + c)] = v - zp;
+      const uint32_t half = static_cast<uint16_t>(static_cast<int16_t>(v - zp));
+      wt[static_cast<size_t>(t / 2 * Cp + c)] |= static_cast<int32_t>(half << (t % 2 * 16));
       sum += u32(v - zp);
     }
     const int64_t b =
@@ -102,26 +110,26 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
     offset[static_cast<size_t>(c)] = static_cast<int32_t>(u32(b) - u32(xz) * sum);
     mult[static_cast<size_t>(c)] = (p.x_scale * p.wq.scale_at(c)) / p.y_scale;
   }
-  std::vector<int64_t> tap_off(static_cast<size_t>(taps));
-  for (int64_t t = 0; t < taps; ++t)
-    tap_off[static_cast<size_t>(t)] = (t / KW * win.dilation_h * Wp + t % KW * win.dilation_w) * Cp;
+  std::vector<int64_t> tap_off(static_cast<size_t>(2 * pairs));
+  for (int64_t t = 0; t < 2 * pairs; ++t) {
+    const int64_t k = std::min(t, taps - 1);  // the padding tap reads a real one (w' = 0)
+    tap_off[static_cast<size_t>(t)] = (k / KW * win.dilation_h * Wp + k % KW * win.dilation_w) * Cp;
+  }
 
   parallel_for(N * OH, [&](int64_t task) {
     const int64_t n = task / OH, oh = task % OH;
-    DwNhwcPixel px;
-    px.tap_off = tap_off.data();
-    px.taps = taps, px.C = C, px.Cp = Cp;
-    px.w = wt.data();
-    px.offset = offset.data();
-    px.multiplier = mult.data();
-    px.y_zp = p.y_zp, px.y_s8 = p.y.dtype() == DType::s8;
-    const uint8_t* xrow = xw + (n * Hp + oh * win.stride_h) * Wp * Cp;
-    auto* yrow = static_cast<uint8_t*>(p.y.raw()) + n * p.y.stride(0) + oh * p.y.stride(2);
-    for (int64_t ow = 0; ow < OW; ++ow) {
-      px.x = xrow + ow * win.stride_w * Cp;
-      px.y = yrow + ow * p.y.stride(3);
-      fn(px);
-    }
+    DwNhwcRow r;
+    r.x = xw + (n * Hp + oh * win.stride_h) * Wp * Cp;
+    r.x_step = win.stride_w * Cp, r.n = OW;
+    r.tap_off = tap_off.data();
+    r.pairs = pairs, r.C = C, r.Cp = Cp;
+    r.w = wt.data();
+    r.offset = offset.data();
+    r.multiplier = mult.data();
+    r.y_zp = p.y_zp, r.y_s8 = p.y.dtype() == DType::s8;
+    r.y = static_cast<uint8_t*>(p.y.raw()) + n * p.y.stride(0) + oh * p.y.stride(2);
+    r.y_step = p.y.stride(3);
+    fn(r);
   });
 }
 
