@@ -20,13 +20,17 @@ struct LayoutStep {
   const Node* node;
   const std::vector<size_t>* in;
   const std::vector<size_t>* out;
+  Profile profile;  // the node's (its accumulation decides the QLinearConv kernels)
 };
 
 // Per value id: whether to hold it channels-last. A value qualifies when it
 // is a rank-4 u8/s8 activation produced by QLinearConv or QLinearAdd, every
 // reader is a QLinearConv (x), a QLinearAdd without broadcasting (whose
 // inputs and output then all qualify) or an NCHW QLinearGlobalAveragePool,
-// and it is not a graph output. Off (all false) when NPUKIT_INT8_LAYOUT=nchw,
+// and it is not a graph output. The QLinearConv nodes must be ones the
+// channels-last kernels take (depthwise; or one group, constant weight zero
+// points 0 for s8 / 128 for u8 weights, exact accumulation): the others would
+// fall to the reference on channels-last operands. Off (all false) when NPUKIT_INT8_LAYOUT=nchw,
 // or when the host's allowed kernels lack the channels-last convolutions
 // (below AVX-512 VNNI, or NPUKIT_IMPL=reference): there the NCHW kernels are
 // the fast ones.

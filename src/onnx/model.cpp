@@ -518,7 +518,8 @@ void Model::Impl::allocate() {
   buffers.assign(names.size(), Tensor());
   views.assign(names.size(), TensorView());
   std::vector<LayoutStep> layout_steps;
-  for (const Step& s : steps) layout_steps.push_back({&g.nodes[s.node], &s.in, &s.out});
+  for (const Step& s : steps)
+    layout_steps.push_back({&g.nodes[s.node], &s.in, &s.out, node_profile[s.node]});
   const std::vector<bool> channels_last = channels_last_values(layout_steps, types, output_ids);
   for (size_t v = 0; v < names.size(); ++v) {
     const Operand& t = types[v];
