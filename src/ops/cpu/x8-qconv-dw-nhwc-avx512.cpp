@@ -37,32 +37,47 @@ NPUKIT_AVX512VNNI inline __m512i tap_pair(const uint8_t* a, const uint8_t* b) {
   return _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16));
 }
 
+// U vectors of 16 channels from channel c: U independent sums (the
+// multiply-add latency of one chain of tap pairs would leave the units idle).
+template <bool kVnni, int U>
+NPUKIT_AVX512VNNI inline void channels(const DwNhwcRow& r, const uint8_t* x, uint8_t* y, int64_t c,
+                                       __m512 flo, __m512 fhi, __m512i yzp) {
+  __m512i acc[U];
+  for (int u = 0; u < U; ++u) acc[u] = _mm512_loadu_si512(r.offset + c + 16 * u);
+  const uint8_t* xc = x + c;
+  const int32_t* w = r.w + c;
+  for (int64_t p = 0; p < r.pairs; ++p) {
+    const uint8_t* a = xc + r.tap_off[2 * p];
+    const uint8_t* b = xc + r.tap_off[2 * p + 1];
+    for (int u = 0; u < U; ++u)
+      acc[u] = add_pair<kVnni>(acc[u], tap_pair(a + 16 * u, b + 16 * u),
+                               _mm512_loadu_si512(w + p * r.Cp + 16 * u));
+  }
+  for (int u = 0; u < U; ++u) {
+    __m512 v =
+        _mm512_mul_ps(_mm512_cvtepi32_ps(acc[u]), _mm512_loadu_ps(r.multiplier + c + 16 * u));
+    v = _mm512_min_ps(_mm512_max_ps(v, flo), fhi);  // never NaN: finite acc and multipliers
+    const __m128i codes = _mm512_cvtepi32_epi8(_mm512_add_epi32(
+        _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), yzp));
+    const int64_t left = r.C - c - 16 * u;
+    const __mmask16 m = left >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << left) - 1);
+    _mm_mask_storeu_epi8(y + c + 16 * u, m, codes);
+  }
+}
+
 template <bool kVnni>
 NPUKIT_AVX512VNNI void row(const DwNhwcRow& r) {
   const int32_t lo = r.y_s8 ? -128 : 0, hi = r.y_s8 ? 127 : 255;
   const __m512 flo = _mm512_set1_ps(static_cast<float>(lo - r.y_zp));
   const __m512 fhi = _mm512_set1_ps(static_cast<float>(hi - r.y_zp));
   const __m512i yzp = _mm512_set1_epi32(r.y_zp);
-  const int64_t pairs = r.pairs, Cp = r.Cp;
-  const int64_t* off = r.tap_off;
   for (int64_t i = 0; i < r.n; ++i) {
     const uint8_t* x = r.x + i * r.x_step;
     uint8_t* y = r.y + i * r.y_step;
-    for (int64_t c = 0; c < r.C; c += kDwNhwcLanes) {
-      __m512i acc = _mm512_loadu_si512(r.offset + c);
-      const uint8_t* xc = x + c;
-      const int32_t* w = r.w + c;
-      for (int64_t p = 0; p < pairs; ++p)
-        acc = add_pair<kVnni>(acc, tap_pair(xc + off[2 * p], xc + off[2 * p + 1]),
-                              _mm512_loadu_si512(w + p * Cp));
-      __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), _mm512_loadu_ps(r.multiplier + c));
-      v = _mm512_min_ps(_mm512_max_ps(v, flo), fhi);  // never NaN: finite acc and multipliers
-      const __m128i codes = _mm512_cvtepi32_epi8(_mm512_add_epi32(
-          _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), yzp));
-      const int64_t left = r.C - c;
-      const __mmask16 m = left >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << left) - 1);
-      _mm_mask_storeu_epi8(y + c, m, codes);
-    }
+    int64_t c = 0;
+    for (; c + 64 <= r.Cp; c += 64) channels<kVnni, 4>(r, x, y, c, flo, fhi, yzp);
+    if (c + 32 <= r.Cp) channels<kVnni, 2>(r, x, y, c, flo, fhi, yzp), c += 32;
+    if (c < r.Cp) channels<kVnni, 1>(r, x, y, c, flo, fhi, yzp);
   }
 }
 

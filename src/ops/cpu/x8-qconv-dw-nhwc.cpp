@@ -79,6 +79,10 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
     std::memset(row + (win.pad_left + W) * Cp, xz, static_cast<size_t>(win.pad_right * Cp));
     const uint8_t* src = x0 + n * p.x.stride(0) + h * p.x.stride(2);
     uint8_t* dst = row + win.pad_left * Cp;
+    if (flip == 0 && C == Cp) {  // the row as it is (channels-last x: stride(3) = C)
+      std::memcpy(dst, src, static_cast<size_t>(W * C));
+      return;
+    }
     for (int64_t w = 0; w < W; ++w, dst += Cp, src += p.x.stride(3)) {
       if (flip == 0)
         std::memcpy(dst, src, static_cast<size_t>(C));
