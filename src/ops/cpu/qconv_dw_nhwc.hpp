@@ -1,11 +1,12 @@
 // Depthwise integer convolution on channels-last x and y (the runner's int8
 // layout): channels in the vector lanes, so stride 2 and small maps keep
-// full vectors. Per call x' (u8; s8 codes flipped) is copied once into a
-// padded NHWC buffer with x_zp' in the padding and channels rounded up to 16;
-// then per output pixel and 16 channels, acc = sum over taps of x' * w'
-// (w' = w - w_zp, int32, exact) + offset, offset = bias - x_zp' * sum(w'),
-// all in wrapping int32 (the true sum fits), requantized with the reference's
-// fp32 operations.
+// full vectors. u8 x with channels a multiple of 16 is read in place (the
+// taps of border pixels that fall in the padding read a row of x_zp');
+// otherwise x' (s8 codes flipped) is copied once into a padded NHWC buffer
+// with x_zp' in the padding and channels rounded up to 16. Then per output pixel and 16 channels,
+// acc = sum over taps of x' * w' (w' = w - w_zp, int32, exact) + offset, offset = bias - x_zp' *
+// sum(w'), all in wrapping int32 (the true sum fits), requantized with the reference's fp32
+// operations.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +15,8 @@
 
 namespace npukit::qconv {
 
-inline constexpr int64_t kDwNhwcLanes = 16;  // channels per vector
+inline constexpr int64_t kDwNhwcLanes = 16;    // channels per vector
+inline constexpr int64_t kDwNhwcMaxTaps = 64;  // window taps (pairs rounded up)
 
 // One output row: `n` pixels, pixel i's window at x + i * x_step, its codes at
 // y + i * y_step. Weights are tap pairs: w[p][c] holds w' of taps 2p (low 16
@@ -22,9 +24,12 @@ inline constexpr int64_t kDwNhwcLanes = 16;  // channels per vector
 // one vpmaddwd / vpdpwssd sums two taps of 16 channels exactly
 // (|x' * w'| <= 255 * 255).
 struct DwNhwcRow {
-  const uint8_t* x;  // pixel 0's top-left tap in the padded copy
+  const uint8_t* x;  // pixel 0's top-left tap
   int64_t x_step = 0, n = 0;
-  const int64_t* tap_off;    // [2 * pairs] byte offsets of the taps from a pixel's x
+  const int64_t* tap_off;  // [2 * pairs] byte offsets of the taps from a pixel's x
+  // Instead (a pixel next to the border, n = 1): each tap's address, a row
+  // of x_zp' for the taps in the padding.
+  const uint8_t* const* tap_ptr = nullptr;
   int64_t pairs = 0, C = 0;  // tap pairs; channels stored
   const int32_t* w;          // [pairs][Cp]
   int64_t Cp = 0;            // C rounded up to kDwNhwcLanes

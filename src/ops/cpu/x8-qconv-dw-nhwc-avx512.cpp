@@ -40,15 +40,14 @@ NPUKIT_AVX512VNNI inline __m512i tap_pair(const uint8_t* a, const uint8_t* b) {
 // U vectors of 16 channels from channel c: U independent sums (the
 // multiply-add latency of one chain of tap pairs would leave the units idle).
 template <bool kVnni, int U>
-NPUKIT_AVX512VNNI inline void channels(const DwNhwcRow& r, const uint8_t* x, uint8_t* y, int64_t c,
-                                       __m512 flo, __m512 fhi, __m512i yzp) {
+NPUKIT_AVX512VNNI inline void channels(const DwNhwcRow& r, const uint8_t* const* tap, uint8_t* y,
+                                       int64_t c, __m512 flo, __m512 fhi, __m512i yzp) {
   __m512i acc[U];
   for (int u = 0; u < U; ++u) acc[u] = _mm512_loadu_si512(r.offset + c + 16 * u);
-  const uint8_t* xc = x + c;
   const int32_t* w = r.w + c;
   for (int64_t p = 0; p < r.pairs; ++p) {
-    const uint8_t* a = xc + r.tap_off[2 * p];
-    const uint8_t* b = xc + r.tap_off[2 * p + 1];
+    const uint8_t* a = tap[2 * p] + c;
+    const uint8_t* b = tap[2 * p + 1] + c;
     for (int u = 0; u < U; ++u)
       acc[u] = add_pair<kVnni>(acc[u], tap_pair(a + 16 * u, b + 16 * u),
                                _mm512_loadu_si512(w + p * r.Cp + 16 * u));
@@ -71,13 +70,19 @@ NPUKIT_AVX512VNNI void row(const DwNhwcRow& r) {
   const __m512 flo = _mm512_set1_ps(static_cast<float>(lo - r.y_zp));
   const __m512 fhi = _mm512_set1_ps(static_cast<float>(hi - r.y_zp));
   const __m512i yzp = _mm512_set1_epi32(r.y_zp);
+  const uint8_t* own[kDwNhwcMaxTaps];
   for (int64_t i = 0; i < r.n; ++i) {
-    const uint8_t* x = r.x + i * r.x_step;
+    const uint8_t* const* tap = r.tap_ptr;
+    if (tap == nullptr) {
+      const uint8_t* x = r.x + i * r.x_step;
+      for (int64_t t = 0; t < 2 * r.pairs; ++t) own[t] = x + r.tap_off[t];
+      tap = own;
+    }
     uint8_t* y = r.y + i * r.y_step;
     int64_t c = 0;
-    for (; c + 64 <= r.Cp; c += 64) channels<kVnni, 4>(r, x, y, c, flo, fhi, yzp);
-    if (c + 32 <= r.Cp) channels<kVnni, 2>(r, x, y, c, flo, fhi, yzp), c += 32;
-    if (c < r.Cp) channels<kVnni, 1>(r, x, y, c, flo, fhi, yzp);
+    for (; c + 64 <= r.Cp; c += 64) channels<kVnni, 4>(r, tap, y, c, flo, fhi, yzp);
+    if (c + 32 <= r.Cp) channels<kVnni, 2>(r, tap, y, c, flo, fhi, yzp), c += 32;
+    if (c < r.Cp) channels<kVnni, 1>(r, tap, y, c, flo, fhi, yzp);
   }
 }
 

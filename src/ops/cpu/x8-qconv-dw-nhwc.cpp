@@ -24,6 +24,7 @@ const char* dw_nhwc_declines(const QConvProblem& p) {
   if (!p.depthwise) return "not depthwise";
   if (!p.requantize) return "int32 outputs (ConvInteger)";
   if (!is_channels_last(p.x) || !is_channels_last(p.y)) return "x or y is not channels-last";
+  if (p.w.dim(2) * p.w.dim(3) > kDwNhwcMaxTaps) return "window larger than 64 taps";
   const Window2d& w = p.window;
   if (w.pad_top < 0 || w.pad_bottom < 0 || w.pad_left < 0 || w.pad_right < 0)
     return "negative pads";
@@ -43,7 +44,8 @@ void dw_nhwc_portable(const DwNhwcRow& r) {
       for (int64_t t = 0; t < 2 * r.pairs; ++t) {
         const uint32_t pair = u32(r.w[t / 2 * r.Cp + c]);
         const auto w = static_cast<int16_t>(static_cast<uint16_t>(pair >> (t % 2 * 16)));
-        s += u32(int32_t{x[r.tap_off[t] + c]} * w);
+        const uint8_t* tap = r.tap_ptr ? r.tap_ptr[t] : x + r.tap_off[t];
+        s += u32(int32_t{tap[c]} * w);
       }
       const int32_t v = detail::requantize_float(static_cast<int32_t>(s), r.multiplier[c], r.y_zp,
                                                  range, Rounding::half_to_even);
@@ -64,33 +66,35 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
   // which the offset takes back, as it does for every tap.
   const uint8_t flip = p.x.dtype() == DType::s8 ? 0x80 : 0;
   const int32_t xz = p.x_zp + (flip ? 128 : 0);
+  const bool in_place = flip == 0 && C == Cp;
   thread_local std::vector<uint8_t> xn;  // per calling thread: runs may overlap
-  xn.resize(static_cast<size_t>(N * Hp * Wp * Cp));
+  if (!in_place) xn.resize(static_cast<size_t>(N * Hp * Wp * Cp));
   uint8_t* xw = xn.data();  // (the workers' own thread_local copies are other vectors)
   const auto* x0 = static_cast<const uint8_t*>(p.x.raw());
-  parallel_for(N * Hp, [&](int64_t nh) {
-    const int64_t n = nh / Hp, h = nh % Hp - win.pad_top;
-    uint8_t* row = xw + nh * Wp * Cp;
-    if (h < 0 || h >= H) {
-      std::memset(row, xz, static_cast<size_t>(Wp * Cp));
-      return;
-    }
-    std::memset(row, xz, static_cast<size_t>(win.pad_left * Cp));
-    std::memset(row + (win.pad_left + W) * Cp, xz, static_cast<size_t>(win.pad_right * Cp));
-    const uint8_t* src = x0 + n * p.x.stride(0) + h * p.x.stride(2);
-    uint8_t* dst = row + win.pad_left * Cp;
-    if (flip == 0 && C == Cp) {  // the row as it is (channels-last x: stride(3) = C)
-      std::memcpy(dst, src, static_cast<size_t>(W * C));
-      return;
-    }
-    for (int64_t w = 0; w < W; ++w, dst += Cp, src += p.x.stride(3)) {
-      if (flip == 0)
-        std::memcpy(dst, src, static_cast<size_t>(C));
-      else
-        for (int64_t c = 0; c < C; ++c) dst[c] = src[c] ^ flip;
-      std::memset(dst + C, xz, static_cast<size_t>(Cp - C));  // meets w' = 0
-    }
-  });
+  if (!in_place)
+    parallel_for(N * Hp, [&](int64_t nh) {
+      const int64_t n = nh / Hp, h = nh % Hp - win.pad_top;
+      uint8_t* row = xw + nh * Wp * Cp;
+      if (h < 0 || h >= H) {
+        std::memset(row, xz, static_cast<size_t>(Wp * Cp));
+        return;
+      }
+      std::memset(row, xz, static_cast<size_t>(win.pad_left * Cp));
+      std::memset(row + (win.pad_left + W) * Cp, xz, static_cast<size_t>(win.pad_right * Cp));
+      const uint8_t* src = x0 + n * p.x.stride(0) + h * p.x.stride(2);
+      uint8_t* dst = row + win.pad_left * Cp;
+      if (flip == 0 && C == Cp) {  // the row as it is (channels-last x: stride(3) = C)
+        std::memcpy(dst, src, static_cast<size_t>(W * C));
+        return;
+      }
+      for (int64_t w = 0; w < W; ++w, dst += Cp, src += p.x.stride(3)) {
+        if (flip == 0)
+          std::memcpy(dst, src, static_cast<size_t>(C));
+        else
+          for (int64_t c = 0; c < C; ++c) dst[c] = src[c] ^ flip;
+        std::memset(dst + C, xz, static_cast<size_t>(Cp - C));  // meets w' = 0
+      }
+    });
 
   // w' = w - w_zp in tap pairs (0 past C and past the last tap), the offsets
   // and the multipliers.
@@ -114,11 +118,26 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
     offset[static_cast<size_t>(c)] = static_cast<int32_t>(u32(b) - u32(xz) * sum);
     mult[static_cast<size_t>(c)] = (p.x_scale * p.wq.scale_at(c)) / p.y_scale;
   }
+  // Tap offsets in the buffer read: x itself (strides) or the padded copy.
+  const int64_t sH = in_place ? p.x.stride(2) : Wp * Cp, sW = in_place ? p.x.stride(3) : Cp;
   std::vector<int64_t> tap_off(static_cast<size_t>(2 * pairs));
   for (int64_t t = 0; t < 2 * pairs; ++t) {
     const int64_t k = std::min(t, taps - 1);  // the padding tap reads a real one (w' = 0)
-    tap_off[static_cast<size_t>(t)] = (k / KW * win.dilation_h * Wp + k % KW * win.dilation_w) * Cp;
+    tap_off[static_cast<size_t>(t)] = k / KW * win.dilation_h * sH + k % KW * win.dilation_w * sW;
   }
+  const std::vector<uint8_t> zp_row(static_cast<size_t>(Cp), static_cast<uint8_t>(xz));
+  // In place, the pixels whose window lies inside x: rows [oh_lo, oh_hi),
+  // columns [ow_lo, ow_hi); the others take their taps one by one.
+  auto first_inside = [](int64_t pad, int64_t stride) { return (pad + stride - 1) / stride; };
+  auto end_inside = [](int64_t pad, int64_t stride, int64_t span, int64_t size, int64_t out) {
+    const int64_t last = size - span + pad;  // largest o * stride inside
+    return last < 0 ? int64_t{0} : std::min(out, last / stride + 1);
+  };
+  const int64_t oh_lo = first_inside(win.pad_top, win.stride_h);
+  const int64_t oh_hi = end_inside(win.pad_top, win.stride_h, (KH - 1) * win.dilation_h + 1, H, OH);
+  const int64_t ow_lo = first_inside(win.pad_left, win.stride_w);
+  const int64_t ow_hi =
+      end_inside(win.pad_left, win.stride_w, (KW - 1) * win.dilation_w + 1, W, OW);
 
   parallel_for(N * OH, [&](int64_t task) {
     const int64_t n = task / OH, oh = task % OH;
@@ -133,7 +152,35 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
     r.y_zp = p.y_zp, r.y_s8 = p.y.dtype() == DType::s8;
     r.y = static_cast<uint8_t*>(p.y.raw()) + n * p.y.stride(0) + oh * p.y.stride(2);
     r.y_step = p.y.stride(3);
-    fn(r);
+    if (!in_place) return fn(r);
+    uint8_t* const y_row = r.y;
+    const uint8_t* x_img = x0 + n * p.x.stride(0);
+    const int64_t ih0 = oh * win.stride_h - win.pad_top;
+    // A pixel with taps in the padding: each tap's address.
+    auto border = [&](int64_t ow) {
+      const uint8_t* ptr[kDwNhwcMaxTaps];
+      const int64_t iw0 = ow * win.stride_w - win.pad_left;
+      for (int64_t t = 0; t < 2 * pairs; ++t) {
+        const int64_t k = std::min(t, taps - 1);
+        const int64_t ih = ih0 + k / KW * win.dilation_h, iw = iw0 + k % KW * win.dilation_w;
+        ptr[t] = ih >= 0 && ih < H && iw >= 0 && iw < W ? x_img + ih * sH + iw * sW : zp_row.data();
+      }
+      DwNhwcRow b = r;
+      b.tap_ptr = ptr, b.n = 1;
+      b.y = y_row + ow * r.y_step;
+      fn(b);
+    };
+    const bool rows_inside = oh >= oh_lo && oh < oh_hi;
+    const int64_t lo = rows_inside ? std::min(ow_lo, OW) : OW;
+    const int64_t hi = rows_inside ? std::max(lo, ow_hi) : OW;
+    for (int64_t ow = 0; ow < lo; ++ow) border(ow);
+    if (hi > lo) {
+      r.x = x_img + ih0 * sH + (lo * win.stride_w - win.pad_left) * sW;
+      r.x_step = win.stride_w * sW, r.n = hi - lo;
+      r.y = y_row + lo * r.y_step;
+      fn(r);
+    }
+    for (int64_t ow = hi; ow < OW; ++ow) border(ow);
   });
 }
 
