@@ -206,6 +206,19 @@ void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn) {
           for (int i = 0; i < 16; ++i) to[i] += 16;
         }
       }
+      if (Cp == 4 && sW == 1) {  // a first layer's 3-4 channels: one u32 per pixel
+        const uint32_t f = flip * (C == 4 ? 0x01010101u : 0x010101u);  // not the pad channel
+        const uint8_t* s1 = src + (C > 1 ? sC : 0);
+        const uint8_t* s2 = src + (C > 2 ? 2 * sC : 0);
+        const uint8_t* s3 = src + (C > 3 ? 3 * sC : 0);
+        const uint32_t m1 = C > 1, m2 = C > 2, m3 = C > 3;
+        for (int64_t w = 0; w < W; ++w) {
+          const uint32_t v =
+              (uint32_t{src[w]} | (m1 * s1[w]) << 8 | (m2 * s2[w]) << 16 | (m3 * s3[w]) << 24) ^ f;
+          std::memcpy(dst + w * 4, &v, 4);
+        }
+        return;
+      }
       // The rest byte by byte, pixel-major (writes in sequence): channels past
       // the 16-channel blocks on every column, all channels past W16.
       for (int64_t w = 0; w < W; ++w) {
