@@ -398,6 +398,30 @@ TEST(QConvFast, ChannelsLastOperandsOnNetworkLayers) {
   }
 }
 
+TEST(QConvFast, DepthwisePackOfOtherZeroPointsIsNotUsed) {
+  // The channels-last depthwise form is packed with the zero points of its
+  // time (a run-time zero point input may differ): a call with other ones
+  // must not use it.
+  const uint32_t seed = 515;
+  std::mt19937 rng(seed);
+  Case c{};
+  c.n = 1, c.ic = c.oc = c.groups = 32, c.kh = c.kw = 3, c.sh = c.sw = 1, c.dh = c.dw = 1;
+  c.pt = c.pb = c.pl = c.pr = 1, c.h = 6, c.w = 7;
+  c.xd = DType::u8, c.wd = DType::u8, c.per_channel = true, c.nhwc = c.y_nhwc = true;
+  c.bias = true;
+  Built b = build(c, rng);
+  QLinearConvParams other = b.p;
+  for (int32_t& z : other.w.zero_point) z = (z + 77) % 256;
+  const auto pk = pack_qlinear_conv_weights(b.w, other, c.xd);
+  Tensor y(c.xd, qlinear_conv_output_shape(b.x.shape(), b.w.shape(), b.p), Layout::nhwc);
+  QConvProblem q = qlinear_conv_problem(b.x, b.w, b.bias, y, b.p);
+  q.packed = pk.get();
+  const auto ran = check_all(q, y, text(c, seed, 0) + " (packed with other zero points)");
+  if (kernel_allowed(Isa::avx512, false)) {
+    EXPECT_TRUE(ran.count("x8-qconv-dw-nhwc-avx512"));
+  }
+}
+
 TEST(QConvFast, LargestSumsAtTheInt32Limit) {
   // K = 33021 products of magnitude 255 * 255 (s8 codes at one end, zero
   // points at the other): the accumulator ends 23 below INT32_MAX; and the

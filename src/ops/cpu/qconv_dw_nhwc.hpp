@@ -45,6 +45,10 @@ void dw_nhwc_portable(const DwNhwcRow& r);
 void dw_nhwc_avx512(const DwNhwcRow& r);      // declared for every build
 void dw_nhwc_avx512vnni(const DwNhwcRow& r);  // declared for every build
 
+// w' in tap pairs for the zero points of wq; whether d was made for them.
+DwNhwcWeights pack_dw_nhwc(const TensorView& w, const QuantParams& wq);
+bool dw_nhwc_weights_match(const DwNhwcWeights& d, const QuantParams& wq, int64_t C);
+
 const char* dw_nhwc_declines(const QConvProblem& p);
 void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn);
 

@@ -54,6 +54,36 @@ void dw_nhwc_portable(const DwNhwcRow& r) {
   }
 }
 
+DwNhwcWeights pack_dw_nhwc(const TensorView& w, const QuantParams& wq) {
+  const int64_t C = w.dim(0), KW = w.dim(3), taps = w.dim(2) * KW;
+  const int64_t Cp = (C + kDwNhwcLanes - 1) / kDwNhwcLanes * kDwNhwcLanes;
+  DwNhwcWeights d;
+  d.pairs.assign(static_cast<size_t>((taps + 1) / 2 * Cp), 0);
+  d.sum.assign(static_cast<size_t>(C), 0);
+  for (int64_t c = 0; c < C; ++c) {
+    const int32_t zp = wq.zero_point_at(c);
+    d.zero_point.push_back(zp);
+    uint32_t sum = 0;
+    for (int64_t t = 0; t < taps; ++t) {
+      const int64_t at = c * w.stride(0) + t / KW * w.stride(2) + t % KW * w.stride(3);
+      const int32_t v = w.dtype() == DType::s8 ? int32_t{static_cast<const int8_t*>(w.raw())[at]}
+                                               : int32_t{static_cast<const uint8_t*>(w.raw())[at]};
+      const uint32_t half = static_cast<uint16_t>(static_cast<int16_t>(v - zp));
+      d.pairs[static_cast<size_t>(t / 2 * Cp + c)] |= static_cast<int32_t>(half << (t % 2 * 16));
+      sum += u32(v - zp);
+    }
+    d.sum[static_cast<size_t>(c)] = static_cast<int32_t>(sum);
+  }
+  return d;
+}
+
+bool dw_nhwc_weights_match(const DwNhwcWeights& d, const QuantParams& wq, int64_t C) {
+  if (static_cast<int64_t>(d.zero_point.size()) != C) return false;
+  for (int64_t c = 0; c < C; ++c)
+    if (d.zero_point[static_cast<size_t>(c)] != wq.zero_point_at(c)) return false;
+  return true;
+}
+
 void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
   const int64_t N = p.x.dim(0), C = p.x.dim(1), H = p.x.dim(2), W = p.x.dim(3);
   const int64_t KH = p.w.dim(2), KW = p.w.dim(3), taps = KH * KW;
@@ -96,26 +126,23 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
       }
     });
 
-  // w' = w - w_zp in tap pairs (0 past C and past the last tap), the offsets
-  // and the multipliers.
+  // w' in tap pairs and its sums: packed with the weights when their zero
+  // points were these, else made here. Then the offsets and multipliers.
   const int64_t pairs = (taps + 1) / 2;
-  std::vector<int32_t> wt(static_cast<size_t>(pairs * Cp), 0), offset(static_cast<size_t>(Cp), 0);
+  DwNhwcWeights own;
+  const DwNhwcWeights* dw = p.packed ? &p.packed->dw_nhwc : nullptr;
+  if (dw == nullptr || dw->pairs.empty() || !dw_nhwc_weights_match(*dw, p.wq, C)) {
+    own = pack_dw_nhwc(p.w, p.wq);
+    dw = &own;
+  }
+  const int32_t* wt = dw->pairs.data();
+  std::vector<int32_t> offset(static_cast<size_t>(Cp), 0);
   std::vector<float> mult(static_cast<size_t>(Cp), 1.0f);
   for (int64_t c = 0; c < C; ++c) {
-    const int32_t zp = p.wq.zero_point_at(c);
-    uint32_t sum = 0;
-    for (int64_t t = 0; t < taps; ++t) {
-      const int64_t at = c * p.w.stride(0) + t / KW * p.w.stride(2) + t % KW * p.w.stride(3);
-      const int32_t v = p.w.dtype() == DType::s8
-                            ? int32_t{static_cast<const int8_t*>(p.w.raw())[at]}
-                            : int32_t{static_cast<const uint8_t*>(p.w.raw())[at]};
-      const uint32_t half = static_cast<uint16_t>(static_cast<int16_t>(v - zp));
-      wt[static_cast<size_t>(t / 2 * Cp + c)] |= static_cast<int32_t>(half << (t % 2 * 16));
-      sum += u32(v - zp);
-    }
     const int64_t b =
         p.bias.raw() ? static_cast<const int32_t*>(p.bias.raw())[c * p.bias.stride(0)] : 0;
-    offset[static_cast<size_t>(c)] = static_cast<int32_t>(u32(b) - u32(xz) * sum);
+    offset[static_cast<size_t>(c)] =
+        static_cast<int32_t>(u32(b) - u32(xz) * u32(dw->sum[static_cast<size_t>(c)]));
     mult[static_cast<size_t>(c)] = (p.x_scale * p.wq.scale_at(c)) / p.y_scale;
   }
   // Tap offsets in the buffer read: x itself (strides) or the padded copy.
@@ -146,7 +173,7 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
     r.x_step = win.stride_w * Cp, r.n = OW;
     r.tap_off = tap_off.data();
     r.pairs = pairs, r.C = C, r.Cp = Cp;
-    r.w = wt.data();
+    r.w = wt;
     r.offset = offset.data();
     r.multiplier = mult.data();
     r.y_zp = p.y_zp, r.y_s8 = p.y.dtype() == DType::s8;
