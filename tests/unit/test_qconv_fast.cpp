@@ -326,7 +326,8 @@ TEST(QConvFast, ChannelsLastOperandsOnNetworkLayers) {
   // mobilenet_v2's layer kinds at reduced map sizes: first layers with 3
   // channels (x NCHW, y NHWC), 1x1 expansions and projections (OC 24-320:
   // partial 64-channel blocks), 3x3 depthwise with strides 1 and 2 (C 32-960,
-  // odd C too), 3x3 and 1x1-stride-2 convolutions, batches of 1-2, s8
+  // odd C too), 3x3 and 1x1-stride-2 convolutions, the classifier as a 1x1
+  // convolution on a 1x1 map (NCHW x: the same bytes), batches of 1-2, s8
   // symmetric and u8 (zero point 128) weights, asymmetric and per-tensor
   // weights on the depthwise ones; threads 1-3.
   struct Layer {
@@ -334,16 +335,17 @@ TEST(QConvFast, ChannelsLastOperandsOnNetworkLayers) {
     bool x_nhwc;
   };
   const Layer layers[] = {
-      {3, 32, 3, 2, 1, 30, 1, false},  {3, 64, 7, 2, 3, 30, 1, false},
-      {32, 32, 3, 1, 1, 14, 32, true}, {16, 96, 1, 1, 0, 14, 1, true},
-      {96, 96, 3, 2, 1, 14, 96, true}, {96, 24, 1, 1, 0, 7, 1, true},
-      {24, 144, 1, 1, 0, 9, 1, true},  {144, 144, 3, 1, 1, 9, 144, true},
-      {144, 32, 1, 1, 0, 9, 1, true},  {192, 192, 3, 2, 1, 13, 192, true},
-      {160, 960, 1, 1, 0, 4, 1, true}, {960, 960, 3, 1, 1, 5, 960, true},
-      {960, 320, 1, 1, 0, 3, 1, true}, {320, 1280, 1, 1, 0, 2, 1, true},
-      {64, 64, 3, 1, 1, 11, 1, true},  {64, 128, 3, 2, 1, 11, 1, true},
-      {64, 128, 1, 2, 0, 11, 1, true}, {256, 256, 3, 1, 1, 4, 1, true},
-      {37, 37, 3, 2, 1, 9, 37, true},  {20, 45, 1, 1, 0, 5, 1, true},
+      {3, 32, 3, 2, 1, 30, 1, false},     {3, 64, 7, 2, 3, 30, 1, false},
+      {32, 32, 3, 1, 1, 14, 32, true},    {16, 96, 1, 1, 0, 14, 1, true},
+      {96, 96, 3, 2, 1, 14, 96, true},    {96, 24, 1, 1, 0, 7, 1, true},
+      {24, 144, 1, 1, 0, 9, 1, true},     {144, 144, 3, 1, 1, 9, 144, true},
+      {144, 32, 1, 1, 0, 9, 1, true},     {192, 192, 3, 2, 1, 13, 192, true},
+      {160, 960, 1, 1, 0, 4, 1, true},    {960, 960, 3, 1, 1, 5, 960, true},
+      {960, 320, 1, 1, 0, 3, 1, true},    {320, 1280, 1, 1, 0, 2, 1, true},
+      {64, 64, 3, 1, 1, 11, 1, true},     {64, 128, 3, 2, 1, 11, 1, true},
+      {64, 128, 1, 2, 0, 11, 1, true},    {256, 256, 3, 1, 1, 4, 1, true},
+      {37, 37, 3, 2, 1, 9, 37, true},     {20, 45, 1, 1, 0, 5, 1, true},
+      {1280, 1000, 1, 1, 0, 1, 1, false},  // the classifier on a 1x1 map
   };
   const uint32_t seed = 1309;
   std::mt19937 rng(seed);

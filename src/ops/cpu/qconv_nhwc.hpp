@@ -40,9 +40,13 @@ using NhwcFn = void (*)(const NhwcBlock& b, int R);
 void nhwc_block_portable(const NhwcBlock& b, int R);
 void nhwc_block_avx512vnni(const NhwcBlock& b, int R);  // declared for every build
 
-// Whether t (logically NCHW) holds NHWC bytes: the runner's int8 layout.
+// Whether t (logically NCHW) holds NHWC bytes: the runner's int8 layout, or
+// any layout when the strides of axes of size 1 do not matter (a 1x1 map,
+// as a classifier's input: NCHW and NHWC are the same bytes).
 inline bool is_channels_last(const TensorView& t) {
-  return t.stride(1) == 1 && t.stride(3) == t.dim(1) && t.stride(2) == t.dim(3) * t.dim(1);
+  const int64_t C = t.dim(1), W = t.dim(3);
+  return (C == 1 || t.stride(1) == 1) && (W == 1 || t.stride(3) == C) &&
+         (t.dim(2) == 1 || t.stride(2) == W * C);
 }
 
 // Why the NHWC kernels decline p (null: they accept it).
