@@ -27,6 +27,11 @@ bool is_qconv(const Node& n) {
 bool is_qadd(const Node& n) {
   return is_op(n, "com.microsoft", "QLinearAdd");
 }
+// An 8-bit MaxPool (resnet's stem): the integer maximum does not depend on
+// the layout, and pool2d's x8 kernels take any strides.
+bool is_maxpool(const Node& n) {
+  return is_op(n, "", "MaxPool") && (n.outputs.size() < 2 || n.outputs[1].empty());
+}
 bool is_nchw_global_pool(const Node& n) {
   return is_op(n, "com.microsoft", "QLinearGlobalAveragePool") &&
          attr_int(n, "channels_last", 0) == 0;
@@ -78,7 +83,9 @@ std::vector<bool> channels_last_values(const std::vector<LayoutStep>& steps,
   std::vector<bool> cl(types.size(), false);
   if (!enabled()) return cl;
   for (const LayoutStep& s : steps) {
-    if (!is_qadd(*s.node) && !(is_qconv(*s.node) && channels_last_conv(s, types))) continue;
+    if (!is_qadd(*s.node) && !is_maxpool(*s.node) &&
+        !(is_qconv(*s.node) && channels_last_conv(s, types)))
+      continue;
     const size_t v = at(*s.out, 0);
     if (v == SIZE_MAX) continue;
     const Operand& t = types[v];
@@ -93,7 +100,8 @@ std::vector<bool> channels_last_values(const std::vector<LayoutStep>& steps,
       if (v == SIZE_MAX || !cl[v]) continue;
       const Node& n = *s.node;
       const bool ok = (is_qconv(n) && i == 0 && channels_last_conv(s, types)) ||
-                      (is_qadd(n) && (i == 0 || i == 3)) || (is_nchw_global_pool(n) && i == 0);
+                      (is_qadd(n) && (i == 0 || i == 3)) || (is_nchw_global_pool(n) && i == 0) ||
+                      (is_maxpool(n) && i == 0);
       if (!ok) cl[v] = false;
     }
   // A QLinearAdd's fast kernel wants its three operands in one layout, and no

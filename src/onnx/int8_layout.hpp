@@ -24,9 +24,10 @@ struct LayoutStep {
 };
 
 // Per value id: whether to hold it channels-last. A value qualifies when it
-// is a rank-4 u8/s8 activation produced by QLinearConv or QLinearAdd, every
-// reader is a QLinearConv (x), a QLinearAdd without broadcasting (whose
-// inputs and output then all qualify) or an NCHW QLinearGlobalAveragePool,
+// is a rank-4 u8/s8 activation produced by QLinearConv, QLinearAdd or
+// MaxPool, every reader is a QLinearConv (x), a QLinearAdd without
+// broadcasting (whose inputs and output then all qualify), a MaxPool or an
+// NCHW QLinearGlobalAveragePool,
 // and it is not a graph output. The QLinearConv nodes must be ones the
 // channels-last kernels take (depthwise; or one group, constant weight zero
 // points 0 for s8 / 128 for u8 weights, exact accumulation): the others would

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """The runner's int8 layout pass (src/onnx/int8_layout.hpp) changes no byte:
 QOperator graphs built from resnet18's and mobilenet_v2's layer kinds (first
-3-channel convolution, 1x1 expansions and projections with partial 64-channel
-blocks, 3x3 depthwise with strides 1 and 2, residual QLinearAdd, 3x3 and
+3-channel convolution, an 8-bit MaxPool, 1x1 expansions and projections with
+partial 64-channel blocks, 3x3 depthwise with strides 1 and 2, residual
+QLinearAdd, 3x3 and
 1x1-stride-2 convolutions, QLinearGlobalAveragePool, u8 activations, s8 and u8
 symmetric weights, one convolution with asymmetric weights that the pass must
 leave NCHW, batch 1 and 2) run by `npukit run --dump-all` with the pass
@@ -99,6 +100,9 @@ def resnet_like(rng, w_dtype, batch, asymmetric):
     xq = (1.0 / 255, 0)
     b.nodes.append(helper.make_node("QuantizeLinear", ["image", *b.qparams(*xq)], ["q"], name="quant"))
     r, rq = b.conv("q", xq, 3, 64, 3, 1)
+    b.nodes.append(helper.make_node("MaxPool", [r], ["pool"], name="pool", kernel_shape=[3, 3],
+                                    strides=[2, 2], pads=[1, 1, 1, 1]))
+    r = "pool"
     t, q = b.conv(r, rq, 64, 64, 3, 1)
     t, q = b.conv(t, q, 64, 64, 3, 1, asymmetric=asymmetric)
     r, rq = b.add(t, q, r, rq)
@@ -106,7 +110,7 @@ def resnet_like(rng, w_dtype, batch, asymmetric):
     t, q = b.conv(t, q, 128, 128, 3, 1)
     d, dq = b.conv(r, rq, 64, 128, 1, 2)
     t, q = b.add(t, q, d, dq)
-    return b, t, q, (batch, 3, 20, 20)
+    return b, t, q, (batch, 3, 40, 40)
 
 
 def finish(b, t, q, shape):
