@@ -2,7 +2,8 @@
 // (qconv_kernels()) on layers of ResNet-18 and MobileNet-v2 at batch 1,
 // u8 activations x s8 per-channel weights, weights packed once (as the ONNX
 // runner does), 1 thread. Counter: GMAC/s (multiply-adds of the layer per
-// second). The machine is shared: compare kernels within one run.
+// second). Third argument: 0 NCHW x and y, 1 channels-last x and y (the
+// runner's int8 layout). The machine is shared: compare kernels within one run.
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -49,8 +50,10 @@ void run(benchmark::State& state) {
     return;
   }
   std::mt19937 rng(1);
-  Tensor x(DType::u8, {1, L.c, L.h, L.w}), w(DType::s8, {L.oc, L.c / L.groups, L.k, L.k});
-  for (int64_t i = 0; i < x.numel(); ++i) x.data<uint8_t>()[i] = static_cast<uint8_t>(rng());
+  const Layout layout = state.range(2) ? Layout::nhwc : Layout::nchw;
+  Tensor x(DType::u8, {1, L.c, L.h, L.w}, layout), w(DType::s8, {L.oc, L.c / L.groups, L.k, L.k});
+  auto* xb = static_cast<uint8_t*>(x.view().raw());  // (any layout: the buffer)
+  for (int64_t i = 0; i < x.numel(); ++i) xb[i] = static_cast<uint8_t>(rng());
   for (int64_t i = 0; i < w.numel(); ++i) w.data<int8_t>()[i] = static_cast<int8_t>(rng());
   Tensor bias(DType::s32, {L.oc});
   QLinearConvParams p;
@@ -62,7 +65,7 @@ void run(benchmark::State& state) {
   p.w.scale.assign(static_cast<size_t>(L.oc), 0.01f);
   p.w.zero_point = {0};
   p.has_bias = true;
-  Tensor y(DType::u8, qlinear_conv_output_shape(x.shape(), w.shape(), p));
+  Tensor y(DType::u8, qlinear_conv_output_shape(x.shape(), w.shape(), p), layout);
   QConvProblem q = qlinear_conv_problem(x, w, bias, y, p);
   const auto pk = pack_qlinear_conv_weights(w, p, DType::u8);
   q.packed = pk.get();
@@ -77,13 +80,14 @@ void run(benchmark::State& state) {
   const double macs = static_cast<double>(y.numel() * (L.c / L.groups) * L.k * L.k);
   state.counters["GMAC/s"] = benchmark::Counter(
       macs * static_cast<double>(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
-  state.SetLabel(std::string(v.name) + " " + L.name);
+  state.SetLabel(std::string(v.name) + " " + L.name + (state.range(2) ? " nhwc" : " nchw"));
 }
 
 void args(benchmark::internal::Benchmark* b) {
   const int64_t variants = static_cast<int64_t>(qconv_kernels().variants.size());
   for (int64_t l = 0; l < static_cast<int64_t>(std::size(kLayers)); ++l)
-    for (int64_t v = 0; v < variants; ++v) b->Args({v, l});
+    for (int64_t v = 0; v < variants; ++v)
+      for (int64_t layout = 0; layout < 2; ++layout) b->Args({v, l, layout});
 }
 
 BENCHMARK(run)->Apply(args)->Unit(benchmark::kMillisecond)->MinTime(0.05);

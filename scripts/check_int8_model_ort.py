@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Runs an int8 QOperator ONNX model with ONNX Runtime (tools/ort/run.mjs) and
-with npukit (`npukit run`, profile onnxruntime) on one input, with every
-node's output exposed as a graph output, and compares them bit for bit:
+with npukit (`npukit run`, profile onnxruntime) on one input, every
+node's output exposed as a graph output for ONNX Runtime and dumped by npukit
+(`--dump-all`, the model as given), and compares them bit for bit:
 the integer codes of every QLinearConv / QLinearAdd / MaxPool / pooling node
 and the float outputs. Prints one line per tensor that differs and a summary.
 
@@ -47,15 +48,19 @@ def main():
             sys.exit("ONNX Runtime failed: " + r.stderr[-2000:])
         npukit = os.environ.get("NPUKIT_BIN", os.path.join(ROOT, "build", "bin", "npukit"))
         env = dict(os.environ, NPUKIT_NUM_THREADS=str(a.threads))
-        r = subprocess.run([npukit, "run", path, "--input", f"{name}={a.input}", "-o", npk_dir],
-                           capture_output=True, text=True, env=env)
+        # npukit runs the model as given (its int8 layout pass then keeps
+        # activations channels-last between integer nodes) and dumps every value.
+        r = subprocess.run([npukit, "run", a.model, "--input", f"{name}={a.input}", "-o", npk_dir,
+                            "--dump-all", npk_dir], capture_output=True, text=True, env=env)
         if r.returncode:
             sys.exit("npukit failed: " + r.stderr[-2000:])
+        with open(os.path.join(npk_dir, "values.tsv")) as index:
+            file_of = {row[1]: row[0] for row in (line.rstrip("\n").split("\t") for line in index)}
         bad = compared = values = 0
         for f in sorted(os.listdir(ort_dir)):
             if not f.endswith(".npy"):
                 continue
-            x, y = np.load(os.path.join(ort_dir, f)), np.load(os.path.join(npk_dir, f))
+            x, y = np.load(os.path.join(ort_dir, f)), np.load(os.path.join(npk_dir, file_of[f[:-4]]))
             compared += 1
             values += x.size
             if x.dtype != y.dtype or x.shape != y.shape or x.tobytes() != y.tobytes():

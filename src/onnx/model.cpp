@@ -21,6 +21,7 @@
 #include "onnx/attributes.hpp"
 #include "onnx/conv_activation_fusion.hpp"
 #include "onnx/graph.hpp"
+#include "onnx/int8_layout.hpp"
 #include "onnx/loaded.hpp"
 #include "onnx/op_families.hpp"
 #include "onnx/ort_nchwc.hpp"
@@ -516,6 +517,10 @@ void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* iss
 void Model::Impl::allocate() {
   buffers.assign(names.size(), Tensor());
   views.assign(names.size(), TensorView());
+  std::vector<LayoutStep> layout_steps;
+  for (const Step& s : steps)
+    layout_steps.push_back({&g.nodes[s.node], &s.in, &s.out, node_profile[s.node]});
+  const std::vector<bool> channels_last = channels_last_values(layout_steps, types, output_ids);
   for (size_t v = 0; v < names.size(); ++v) {
     const Operand& t = types[v];
     if (!t.present) continue;
@@ -528,6 +533,11 @@ void Model::Impl::allocate() {
     check_allocation("npukit::onnx::Model::run", "value",
                      "'" + names[v] + "' " + shape_text(t.shape) + " " + dtype_name(dt),
                      static_cast<uint64_t>(shape_numel(t.shape)), dtype_size(dt));
+    if (channels_last[v]) {  // int8_layout.hpp: NHWC bytes behind an NCHW view
+      buffers[v] = Tensor(dt, {t.shape[0], t.shape[2], t.shape[3], t.shape[1]});
+      views[v] = channels_last_view(buffers[v].view().raw(), dt, t.shape);
+      continue;
+    }
     buffers[v] = Tensor(dt, t.shape);
     views[v] = buffers[v].view();
   }

@@ -66,7 +66,7 @@ TEST(QElementwiseFast, QLinearAddEveryKernelMatchesTheReference) {
   const uint32_t seed = 4242;
   std::mt19937 rng(seed);
   ThreadsGuard guard;
-  std::set<std::string> ran;
+  std::set<std::string> ran, ran_nhwc;
   auto r = [&](int64_t lo, int64_t hi) {
     return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
   };
@@ -77,7 +77,12 @@ TEST(QElementwiseFast, QLinearAddEveryKernelMatchesTheReference) {
     const DType t = r(0, 1) ? DType::u8 : DType::s8;
     const bool s8 = t == DType::s8;
     const Shape shape = {r(1, 2), r(1, 40), r(1, 33), r(1, 37)};
-    Tensor a(t, shape), b(t, shape), c(t, shape);
+    // Every fourth case channels-last throughout (the runner's int8 layout:
+    // the fast kernels take one dense layout), every fourth mixed (they decline).
+    const int layouts = it % 4;
+    const Layout la = layouts >= 2 ? Layout::nhwc : Layout::nchw;
+    const Layout lbc = layouts == 3 ? Layout::nhwc : Layout::nchw;
+    Tensor a(t, shape, la), b(t, shape, lbc), c(t, shape, lbc);
     for (Tensor* x : {&a, &b})
       for (int64_t i = 0; i < x->numel(); ++i)
         static_cast<uint8_t*>(x->view().raw())[i] = static_cast<uint8_t>(r(0, 255));
@@ -95,13 +100,17 @@ TEST(QElementwiseFast, QLinearAddEveryKernelMatchesTheReference) {
                              dtype_name(t) + " " + shape_text(shape) + " arith " +
                              std::to_string(int(q.p.arith)) + " scales " +
                              std::to_string(q.p.a_scale) + "," + std::to_string(q.p.b_scale) + "," +
-                             std::to_string(q.p.c_scale);
-    for (const auto& n : check_all(qadd_kernels(), q, c, what)) ran.insert(n);
+                             std::to_string(q.p.c_scale) + " layouts " + std::to_string(layouts);
+    for (const auto& n : check_all(qadd_kernels(), q, c, what)) {
+      ran.insert(n);
+      if (layouts == 3) ran_nhwc.insert(n);
+    }
     if (HasFailure()) break;
   }
   for (const auto& v : qadd_kernels().variants) {
     if (!v.reference && KernelList<QAddProblem>::runnable(v) && v.isa <= host_isa()) {
       EXPECT_TRUE(ran.count(v.name)) << v.name << " never ran";
+      EXPECT_TRUE(ran_nhwc.count(v.name)) << v.name << " never ran channels-last";
     }
   }
 }

@@ -4,6 +4,7 @@
 // reference (the operator's specification) takes everything.
 #include <cmath>
 
+#include "ops/cpu/qconv_dw_nhwc.hpp"
 #include "ops/cpu/qconv_gemm.hpp"
 #include "ops/cpu/qconv_nhwc.hpp"
 #include "ops/quantized_common.hpp"
@@ -55,6 +56,15 @@ void run_dw_avx2(const QConvProblem& p) {
 }
 void run_dw_portable(const QConvProblem& p) {
   qconv::run_depthwise(p, qconv::dw_row_portable, qconv::store_portable, qconv::dw_fill_portable);
+}
+void run_dw_nhwc_avx512vnni(const QConvProblem& p) {
+  qconv::run_dw_nhwc(p, qconv::dw_nhwc_avx512vnni);
+}
+void run_dw_nhwc_avx512(const QConvProblem& p) {
+  qconv::run_dw_nhwc(p, qconv::dw_nhwc_avx512);
+}
+void run_dw_nhwc_portable(const QConvProblem& p) {
+  qconv::run_dw_nhwc(p, qconv::dw_nhwc_portable);
 }
 void run_gemm_vnni(const QConvProblem& p) {
   qconv::run_gemm(p, {qconv::gemm_exact_avx512vnni, nullptr, qconv::store_avx512,
@@ -119,6 +129,18 @@ const KernelList<QConvProblem>& qconv_kernels() {
            "exact, one group, window > 1x1, weight zero point 0 (s8) or 128 (u8); output "
            "channels in the lanes (no pixel-lane waste on 7x7/14x14 maps)",
            qconv::nhwc_declines, run_nhwc_vnni},
+          {"x8-qconv-dw-nhwc-avx512vnni", Isa::avx512_vnni,
+           "depthwise on channels-last x and y (the runner's int8 layout); channels in the "
+           "lanes, two taps per vpdpwssd",
+           qconv::dw_nhwc_declines, run_dw_nhwc_avx512vnni},
+          {"x8-qconv-dw-nhwc-avx512", Isa::avx512,
+           "depthwise on channels-last x and y (the runner's int8 layout); channels in the "
+           "lanes, two taps per vpmaddwd",
+           qconv::dw_nhwc_declines, run_dw_nhwc_avx512},
+          {"x8-qconv-dw-nhwc-portable", Isa::portable,
+           "depthwise on channels-last x and y (before the NCHW depthwise kernels, which "
+           "take strided planes slowly)",
+           qconv::dw_nhwc_declines, run_dw_nhwc_portable},
           {"x8-qconv-dw-nchw-avx512vnni", Isa::avx512_vnni,
            "depthwise (group = C = OC), exact; two taps per vpdpwssd", declines_depthwise,
            run_dw_avx512vnni},

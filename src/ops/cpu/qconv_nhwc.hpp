@@ -6,7 +6,9 @@
 // [oc block of 64][tap][channel quad][64][4]. A micro-kernel computes up to
 // kNhwcPixels pixels x 64 channels, exactly in int32 (vpdpbusd or plain
 // loops), then requantizes with the reference's fp32 operations into an NHWC
-// staging buffer, which is transposed into the NCHW output.
+// staging buffer, which is transposed into the NCHW output. Channels-last x
+// and y (the runner's int8 layout) skip the transposes: x is copied row by
+// row (or read in place when it needs no padding), y written directly.
 // Only for weights whose zero point w_zp' is 0 (symmetric s8): the sum of
 // x' over a pixel's taps is then not needed.
 #pragma once
@@ -32,10 +34,20 @@ struct NhwcBlock {
   bool y_s8 = false;
   uint8_t* y;  // codes of pixel r, channel o at y[r * y_stride + o]
   int64_t y_stride = 0;
+  int lanes = kNhwcOcBlock;  // channels stored per pixel (fewer in y's last block)
 };
 using NhwcFn = void (*)(const NhwcBlock& b, int R);
 void nhwc_block_portable(const NhwcBlock& b, int R);
 void nhwc_block_avx512vnni(const NhwcBlock& b, int R);  // declared for every build
+
+// Whether t (logically NCHW) holds NHWC bytes: the runner's int8 layout, or
+// any layout when the strides of axes of size 1 do not matter (a 1x1 map,
+// as a classifier's input: NCHW and NHWC are the same bytes).
+inline bool is_channels_last(const TensorView& t) {
+  const int64_t C = t.dim(1), W = t.dim(3);
+  return (C == 1 || t.stride(1) == 1) && (W == 1 || t.stride(3) == C) &&
+         (t.dim(2) == 1 || t.stride(2) == W * C);
+}
 
 // Why the NHWC kernels decline p (null: they accept it).
 const char* nhwc_declines(const QConvProblem& p);

@@ -32,6 +32,13 @@ namespace npukit {
 // Output channels per packed weight block (the GEMM kernels' register rows).
 inline constexpr int64_t kQConvRows = 8;
 
+// The channels-last depthwise kernels' weights (qconv_dw_nhwc.hpp): w' =
+// w - w_zp in tap pairs [pairs][C rounded up to 16] and per channel the sum of
+// w', for the zero points they were made with.
+struct DwNhwcWeights {
+  std::vector<int32_t> pairs, sum, zero_point;
+};
+
 struct QConvPackedWeights {
   bool pairs = false;         // mlas_u8s8_int16_pairs layout: raw codes, K in (kh, kw, ic)
   bool x_primed = false;      // exact mode with s8 activations: x' = x ^ 0x80
@@ -47,9 +54,12 @@ struct QConvPackedWeights {
   // its (kh, kw), in packing order: k -> (ic, kh, kw).
   std::vector<int32_t> k_ic, k_kh, k_kw;
   // The channels-last layout (qconv_nhwc.hpp), packed when it may serve
-  // (exact mode, one group, a window larger than 1x1): [OC/64 rounded
+  // (exact mode, one group): [OC/64 rounded
   // up][KH*KW][C/4 rounded up][64][4] s8 codes w', 0 past OC and C.
   std::vector<int8_t> nhwc_w;
+  // Depthwise weights (one input and output channel per group): the
+  // channels-last kernels' form, made with the zero points given to pack_qconv.
+  DwNhwcWeights dw_nhwc;
   const int8_t* block(int64_t g, int64_t b) const {
     return w.data() + (g * blocks + b) * K4 * kQConvRows * 4;
   }

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "npukit/parallel.hpp"
+#include "ops/cpu/qconv_dw_nhwc.hpp"
 #include "ops/cpu/qconv_gemm.hpp"
 #include "ops/cpu/qconv_nhwc.hpp"
 #include "ops/quantized_common.hpp"
@@ -29,7 +30,8 @@ uint32_t u32(int64_t v) {
 
 std::shared_ptr<const QConvPackedWeights> pack_qconv(const TensorView& w, const QuantParams& wq,
                                                      int64_t groups, bool pairs, DType x_dtype) {
-  (void)wq;  // zero points are applied per call (they may be run-time inputs)
+  // Zero points are applied per call (they may be run-time inputs), except
+  // in the depthwise channels-last form, which records the ones it used.
   auto pk = std::make_shared<QConvPackedWeights>();
   const int64_t OC = w.dim(0), ICg = w.dim(1), KH = w.dim(2), KW = w.dim(3), OCg = OC / groups;
   pk->pairs = pairs;
@@ -76,7 +78,8 @@ std::shared_ptr<const QConvPackedWeights> pack_qconv(const TensorView& w, const 
     }
     pk->w_sum[static_cast<size_t>(o)] = static_cast<int32_t>(sum);  // |sum| <= 33025 * 128
   }
-  if (!pairs && groups == 1 && KH * KW > 1) qconv::pack_nhwc(w, *pk);
+  if (!pairs && groups == 1) qconv::pack_nhwc(w, *pk);  // 1x1 too: channels-last x
+  if (ICg == 1 && OCg == 1) pk->dw_nhwc = qconv::pack_dw_nhwc(w, wq);
   return pk;
 }
 

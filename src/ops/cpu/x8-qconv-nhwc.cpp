@@ -100,16 +100,19 @@ const char* nhwc_declines(const QConvProblem& p) {
   if (p.groups != 1) return "grouped";
   if (p.pairs) return "int16-pair accumulation";
   if (!p.requantize) return "int32 outputs (ConvInteger)";
-  if (p.w.dim(2) * p.w.dim(3) == 1) return "1x1 (the NCHW GEMM reads x without a copy)";
-  // (A first layer's 3 channels: quad padding and byte-wise copies cost more
-  // than the NCHW GEMM's phase planes.)
-  if (p.x.dim(1) < 16) return "fewer than 16 input channels";
+  // With x and y NCHW, 1x1 and the first layer's 3 channels go to the NCHW
+  // GEMM (it reads 1x1 x without a copy; quad padding and byte-wise copies
+  // cost more than its phase planes); a channels-last operand comes here.
+  const bool nchw = !is_channels_last(p.x) && !is_channels_last(p.y);
+  if (p.w.dim(2) * p.w.dim(3) == 1 && nchw) return "1x1 on NCHW x and y";
+  if (p.x.dim(1) < 16 && nchw) return "fewer than 16 input channels on NCHW x and y";
   for (int64_t o = 0; o < p.w.dim(0); ++o)
     if (w_zp_primed(p, o) != 0) return "a weight zero point is not 0 (s8) or 128 (u8)";
   const Window2d& w = p.window;
   if (w.pad_top < 0 || w.pad_bottom < 0 || w.pad_left < 0 || w.pad_right < 0)
     return "negative pads";
-  if (p.y.stride(3) != 1 || p.y.stride(2) != p.y.dim(3)) return "output rows are not contiguous";
+  if (!is_channels_last(p.y) && (p.y.stride(3) != 1 || p.y.stride(2) != p.y.dim(3)))
+    return "output rows are not contiguous and y is not channels-last";
   if (p.rounding != Rounding::half_to_even) return "rounding is not half_to_even";
   for (int64_t o = 0; o < p.w.dim(0); ++o)
     if (!std::isfinite((p.x_scale * p.wq.scale_at(o)) / p.y_scale))
@@ -120,7 +123,7 @@ const char* nhwc_declines(const QConvProblem& p) {
 void nhwc_block_portable(const NhwcBlock& b, int R) {
   const detail::CodeRange range = b.y_s8 ? detail::CodeRange{-128, 127} : detail::CodeRange{0, 255};
   for (int r = 0; r < R; ++r)
-    for (int64_t o = 0; o < kNhwcOcBlock; ++o) {
+    for (int64_t o = 0; o < b.lanes; ++o) {
       uint32_t s = 0;  // wrapping, as the SIMD lanes (the true sum fits int32)
       for (int64_t t = 0; t < b.taps; ++t) {
         const uint8_t* x = b.px[r] + b.tap_off[t];
@@ -156,46 +159,74 @@ void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn) {
   // padding tap then contributes (x_zp' - x_zp') * w' = 0 to the sum).
   const uint8_t flip = p.x.dtype() == DType::s8 ? 0x80 : 0;
   const int32_t xz = p.x_zp + (flip ? 128 : 0);
+  const bool x_cl = is_channels_last(p.x) && C > 1, y_cl = is_channels_last(p.y) && OC > 1;
+  // Channels-last u8 x without padding is read where it is (C % 4 == 0: no quad padding).
+  const bool in_place = x_cl && flip == 0 && C == Cp && Hp == H && Wp == W;
+  const int64_t img = in_place ? p.x.stride(0) : Hp * Wp * Cp;  // bytes per image
   thread_local std::vector<uint8_t> xn;  // per calling thread: runs may overlap
-  xn.resize(static_cast<size_t>(N * Hp * Wp * Cp));
-  uint8_t* xp = xn.data();
+  if (!in_place) xn.resize(static_cast<size_t>(N * Hp * Wp * Cp));
+  uint8_t* xw = xn.data();  // (the workers' own thread_local copies are other vectors)
+  const uint8_t* xp = in_place ? static_cast<const uint8_t*>(p.x.raw()) : xw;
   const int64_t sC = p.x.stride(1), sH = p.x.stride(2), sW = p.x.stride(3);
   const int64_t C16 = sW == 1 ? C / 16 * 16 : 0;
   // Maps narrower than 16 columns (7x7, 14x14) with contiguous planes take
   // their 16 x 16 blocks over (channel, pixel of the flattened plane).
-  const bool flat = sW == 1 && sH == W && W < 16;
-  parallel_for(N * Hp, [&](int64_t nh) {
-    const int64_t n = nh / Hp, hp = nh % Hp, h = hp - win.pad_top;
-    uint8_t* row = xp + nh * Wp * Cp;
-    if (h < 0 || h >= H) {
-      std::memset(row, xz, static_cast<size_t>(Wp * Cp));
-      return;
-    }
-    std::memset(row, xz, static_cast<size_t>(win.pad_left * Cp));
-    std::memset(row + (win.pad_left + W) * Cp, xz, static_cast<size_t>(win.pad_right * Cp));
-    uint8_t* dst = row + win.pad_left * Cp;
-    for (int64_t c = C; c < Cp; ++c)  // channel padding meets zero weights
-      for (int64_t w = 0; w < W; ++w) dst[w * Cp + c] = 0;
-    if (flat) return;  // the interior comes below
-    const auto* src = static_cast<const uint8_t*>(p.x.raw()) + n * p.x.stride(0) + h * sH;
-    // 16 x 16 blocks of (channel, column), then the tails one byte at a time.
-    const int64_t W16 = W / 16 * 16;
-    uint8_t* to[16];
-    for (int64_t w = 0; w < W16; w += 16) {
-      for (int i = 0; i < 16; ++i) to[i] = dst + (w + i) * Cp;
-      for (int64_t c = 0; c < C16; c += 16) {
-        transpose16(src + c * sC + w, sC, to, flip);
-        for (int i = 0; i < 16; ++i) to[i] += 16;
+  const bool flat = !x_cl && sW == 1 && sH == W && W < 16;
+  if (!in_place)
+    parallel_for(N * Hp, [&](int64_t nh) {
+      const int64_t n = nh / Hp, hp = nh % Hp, h = hp - win.pad_top;
+      uint8_t* row = xw + nh * Wp * Cp;
+      if (h < 0 || h >= H) {
+        std::memset(row, xz, static_cast<size_t>(Wp * Cp));
+        return;
       }
-    }
-    // The rest byte by byte, pixel-major (writes in sequence): channels past
-    // the 16-channel blocks on every column, all channels past W16.
-    for (int64_t w = 0; w < W; ++w) {
-      uint8_t* d = dst + w * Cp;
-      const uint8_t* s = src + w * sW;
-      for (int64_t c = w < W16 ? C16 : 0; c < C; ++c) d[c] = s[c * sC] ^ flip;
-    }
-  });
+      std::memset(row, xz, static_cast<size_t>(win.pad_left * Cp));
+      std::memset(row + (win.pad_left + W) * Cp, xz, static_cast<size_t>(win.pad_right * Cp));
+      uint8_t* dst = row + win.pad_left * Cp;
+      for (int64_t c = C; c < Cp; ++c)  // channel padding meets zero weights
+        for (int64_t w = 0; w < W; ++w) dst[w * Cp + c] = 0;
+      if (flat) return;  // the interior comes below
+      const auto* src = static_cast<const uint8_t*>(p.x.raw()) + n * p.x.stride(0) + h * sH;
+      if (x_cl) {  // a pixel's channels are contiguous: plain copies
+        for (int64_t w = 0; w < W; ++w) {
+          if (flip == 0)
+            std::memcpy(dst + w * Cp, src + w * sW, static_cast<size_t>(C));
+          else
+            for (int64_t c = 0; c < C; ++c) dst[w * Cp + c] = src[w * sW + c] ^ flip;
+        }
+        return;
+      }
+      // 16 x 16 blocks of (channel, column), then the tails one byte at a time.
+      const int64_t W16 = W / 16 * 16;
+      uint8_t* to[16];
+      for (int64_t w = 0; w < W16; w += 16) {
+        for (int i = 0; i < 16; ++i) to[i] = dst + (w + i) * Cp;
+        for (int64_t c = 0; c < C16; c += 16) {
+          transpose16(src + c * sC + w, sC, to, flip);
+          for (int i = 0; i < 16; ++i) to[i] += 16;
+        }
+      }
+      if (Cp == 4 && sW == 1) {  // a first layer's 3-4 channels: one u32 per pixel
+        const uint32_t f = flip * (C == 4 ? 0x01010101u : 0x010101u);  // not the pad channel
+        const uint8_t* s1 = src + (C > 1 ? sC : 0);
+        const uint8_t* s2 = src + (C > 2 ? 2 * sC : 0);
+        const uint8_t* s3 = src + (C > 3 ? 3 * sC : 0);
+        const uint32_t m1 = C > 1, m2 = C > 2, m3 = C > 3;
+        for (int64_t w = 0; w < W; ++w) {
+          const uint32_t v =
+              (uint32_t{src[w]} | (m1 * s1[w]) << 8 | (m2 * s2[w]) << 16 | (m3 * s3[w]) << 24) ^ f;
+          std::memcpy(dst + w * 4, &v, 4);
+        }
+        return;
+      }
+      // The rest byte by byte, pixel-major (writes in sequence): channels past
+      // the 16-channel blocks on every column, all channels past W16.
+      for (int64_t w = 0; w < W; ++w) {
+        uint8_t* d = dst + w * Cp;
+        const uint8_t* s = src + w * sW;
+        for (int64_t c = w < W16 ? C16 : 0; c < C; ++c) d[c] = s[c * sC] ^ flip;
+      }
+    });
   if (flat) {
     const int64_t HW = H * W, groups = (HW + 15) / 16;
     parallel_for(N * groups, [&](int64_t task) {
@@ -204,7 +235,7 @@ void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn) {
       uint8_t* to[16];
       for (int64_t i = 0; i < np; ++i) {
         const int64_t h = (f0 + i) / W, w = (f0 + i) % W;
-        to[i] = xp + ((n * Hp + h + win.pad_top) * Wp + w + win.pad_left) * Cp;
+        to[i] = xw + ((n * Hp + h + win.pad_top) * Wp + w + win.pad_left) * Cp;
       }
       const int64_t cb = np == 16 ? C16 : 0;  // whole blocks of 16 pixels only
       for (int64_t c = 0; c < cb; c += 16) {
@@ -234,11 +265,13 @@ void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn) {
     mult[i] = (p.x_scale * p.wq.scale_at(o)) / p.y_scale;
   }
 
-  // Codes in NHWC (pixel-major, OB * 64 per pixel), then transposed into y.
-  const int64_t ys = OB * kNhwcOcBlock;
+  // Codes in NHWC (pixel-major, OB * 64 per pixel), then transposed into y;
+  // straight into a channels-last y.
+  const int64_t ys = y_cl ? OC : OB * kNhwcOcBlock;
+  const int64_t y_img = y_cl ? p.y.stride(0) : P * ys;
   thread_local std::vector<uint8_t> yn;
-  yn.resize(static_cast<size_t>(N * P * ys));
-  uint8_t* yp = yn.data();
+  if (!y_cl) yn.resize(static_cast<size_t>(N * P * ys));
+  uint8_t* yp = y_cl ? static_cast<uint8_t*>(p.y.raw()) : yn.data();
   // Tasks: (image, oc block, run of pixel blocks); a run shares one block's weights.
   const int64_t PB = (P + kNhwcPixels - 1) / kNhwcPixels;
   const int64_t per_run = 8;
@@ -254,6 +287,8 @@ void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn) {
     b.multiplier = mult.data() + ob * kNhwcOcBlock;
     b.y_zp = p.y_zp, b.y_s8 = p.y.dtype() == DType::s8;
     b.y_stride = ys;
+    b.lanes =
+        static_cast<int>(y_cl ? std::min(kNhwcOcBlock, OC - ob * kNhwcOcBlock) : kNhwcOcBlock);
     const int64_t pb1 = std::min(PB, (run + 1) * per_run);
     // The output pixel (oh, ow) walks in raster order (no division per pixel).
     int64_t oh = run * per_run * kNhwcPixels / OW, ow = run * per_run * kNhwcPixels % OW;
@@ -262,13 +297,14 @@ void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn) {
       const int64_t pix0 = pb * kNhwcPixels;
       const int R = static_cast<int>(std::min<int64_t>(kNhwcPixels, P - pix0));
       for (int r = 0; r < R; ++r) {
-        b.px[r] = xp + n * Hp * Wp * Cp + oh * step_h + ow * step_w;
+        b.px[r] = xp + n * img + oh * step_h + ow * step_w;
         if (++ow == OW) ow = 0, ++oh;
       }
-      b.y = yp + (n * P + pix0) * ys + ob * kNhwcOcBlock;
+      b.y = yp + n * y_img + pix0 * ys + ob * kNhwcOcBlock;
       fn(b, R);
     }
   });
+  if (y_cl) return;
   // Transposed 16 x 16 (channel, pixel) blocks at a time; the tails one byte at a time.
   const int64_t OB16 = (OC + 15) / 16, P16 = P / 16 * 16;
   parallel_for(N * OB16, [&](int64_t task) {

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "npukit/parallel.hpp"
 #include "ops/quantized_common.hpp"
@@ -72,6 +74,30 @@ namespace {
 
 constexpr int64_t kChunk = 16384;  // elements per task: disjoint outputs
 
+// Whether t's elements fill numel() consecutive slots in some axis order
+// (contiguous, or the runner's channels-last int8 views).
+bool is_dense(const TensorView& t) {
+  std::vector<std::pair<int64_t, int64_t>> axes;  // (stride, dim) of axes longer than 1
+  for (int i = 0; i < t.rank(); ++i)
+    if (t.dim(i) > 1) axes.emplace_back(t.stride(i), t.dim(i));
+  std::sort(axes.begin(), axes.end());
+  int64_t next = 1;
+  for (const auto& [stride, dim] : axes) {
+    if (stride != next) return false;
+    next = stride * dim;
+  }
+  return true;
+}
+
+// The same element order in memory for all three: an element-wise add over the flat bytes.
+bool same_dense_layout(const QAddProblem& q) {
+  if (q.a.is_contiguous() && q.b.is_contiguous() && q.c.is_contiguous()) return true;
+  for (int i = 0; i < q.c.rank(); ++i)
+    if (q.c.dim(i) > 1 && (q.a.stride(i) != q.c.stride(i) || q.b.stride(i) != q.c.stride(i)))
+      return false;
+  return is_dense(q.c);
+}
+
 const char* declines_add(const QAddProblem& q) {
   if (q.p.rounding != Rounding::half_to_even) return "rounding is not half_to_even";
   if (q.a.shape() != q.b.shape()) return "broadcasting";
@@ -81,8 +107,7 @@ const char* declines_add(const QAddProblem& q) {
   if (!std::isfinite(k.ra) || !std::isfinite(k.rb) || !std::isfinite(k.k) ||
       !std::isfinite(q.p.a_scale * 256.0f) || !std::isfinite(q.p.b_scale * 256.0f))
     return "scales out of the finite range";
-  if (!q.a.is_contiguous() || !q.b.is_contiguous() || !q.c.is_contiguous())
-    return "strided operands";
+  if (!same_dense_layout(q)) return "strided operands (not one dense layout for A, B and C)";
   return nullptr;
 }
 
@@ -139,11 +164,11 @@ const KernelList<QAddProblem>& qadd_kernels() {
   static const KernelList<QAddProblem> list{
       "qadd",
       {
-          {"x8-qadd-avx512", Isa::avx512, "same shapes, contiguous", declines_add,
+          {"x8-qadd-avx512", Isa::avx512, "same shapes, one dense layout", declines_add,
            run_add<qelem::add_avx512>},
-          {"x8-qadd-avx2", Isa::avx2, "same shapes, contiguous", declines_add,
+          {"x8-qadd-avx2", Isa::avx2, "same shapes, one dense layout", declines_add,
            run_add<qelem::add_avx2>},
-          {"x8-qadd-portable", Isa::portable, "same shapes, contiguous", declines_add,
+          {"x8-qadd-portable", Isa::portable, "same shapes, one dense layout", declines_add,
            run_add<qelem::add_portable>},
           {"x8-qadd-reference", Isa::portable, "always (the specification)", nullptr, add_reference,
            true},

@@ -1,0 +1,55 @@
+// Depthwise integer convolution on channels-last x and y (the runner's int8
+// layout): channels in the vector lanes, so stride 2 and small maps keep
+// full vectors. u8 x with channels a multiple of 16 is read in place (the
+// taps of border pixels that fall in the padding read a row of x_zp');
+// otherwise x' (s8 codes flipped) is copied once into a padded NHWC buffer
+// with x_zp' in the padding and channels rounded up to 16. Then per output pixel and 16 channels,
+// acc = sum over taps of x' * w' (w' = w - w_zp, int32, exact) + offset, offset = bias - x_zp' *
+// sum(w'), all in wrapping int32 (the true sum fits), requantized with the reference's fp32
+// operations.
+#pragma once
+
+#include <cstdint>
+
+#include "ops/cpu/qconv_problem.hpp"
+
+namespace npukit::qconv {
+
+inline constexpr int64_t kDwNhwcLanes = 16;    // channels per vector
+inline constexpr int64_t kDwNhwcMaxTaps = 64;  // window taps (pairs rounded up)
+
+// One output row: `n` pixels, pixel i's window at x + i * x_step, its codes at
+// y + i * y_step. Weights are tap pairs: w[p][c] holds w' of taps 2p (low 16
+// bits) and 2p + 1 (high; 0 past the last tap, whose offset repeats 2p's), so
+// one vpmaddwd / vpdpwssd sums two taps of 16 channels exactly
+// (|x' * w'| <= 255 * 255).
+struct DwNhwcRow {
+  const uint8_t* x;  // pixel 0's top-left tap
+  int64_t x_step = 0, n = 0;
+  const int64_t* tap_off;  // [2 * pairs] byte offsets of the taps from a pixel's x
+  // Instead (a pixel next to the border, n = 1): each tap's address, a row
+  // of x_zp' for the taps in the padding.
+  const uint8_t* const* tap_ptr = nullptr;
+  int64_t pairs = 0, C = 0;  // tap pairs; channels stored
+  const int32_t* w;          // [pairs][Cp]
+  int64_t Cp = 0;            // C rounded up to kDwNhwcLanes
+  const int32_t* offset;     // [Cp]
+  const float* multiplier;   // [Cp]
+  int32_t y_zp = 0;
+  bool y_s8 = false;
+  uint8_t* y;  // C codes per pixel
+  int64_t y_step = 0;
+};
+using DwNhwcFn = void (*)(const DwNhwcRow& r);
+void dw_nhwc_portable(const DwNhwcRow& r);
+void dw_nhwc_avx512(const DwNhwcRow& r);      // declared for every build
+void dw_nhwc_avx512vnni(const DwNhwcRow& r);  // declared for every build
+
+// w' in tap pairs for the zero points of wq; whether d was made for them.
+DwNhwcWeights pack_dw_nhwc(const TensorView& w, const QuantParams& wq);
+bool dw_nhwc_weights_match(const DwNhwcWeights& d, const QuantParams& wq, int64_t C);
+
+const char* dw_nhwc_declines(const QConvProblem& p);
+void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn);
+
+}  // namespace npukit::qconv

@@ -1,0 +1,214 @@
+// Depthwise integer convolution on channels-last tensors (qconv_dw_nhwc.hpp):
+// the padded copy of x', the per-call weights, the task split (one output
+// row each, so results do not depend on the thread count) and the portable
+// pixel kernel.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "npukit/parallel.hpp"
+#include "ops/cpu/qconv_dw_nhwc.hpp"
+#include "ops/cpu/qconv_nhwc.hpp"
+#include "ops/quantized_common.hpp"
+
+namespace npukit::qconv {
+
+namespace {
+uint32_t u32(int64_t v) {
+  return static_cast<uint32_t>(static_cast<uint64_t>(v));
+}
+}  // namespace
+
+const char* dw_nhwc_declines(const QConvProblem& p) {
+  if (!p.depthwise) return "not depthwise";
+  if (!p.requantize) return "int32 outputs (ConvInteger)";
+  if (!is_channels_last(p.x) || !is_channels_last(p.y)) return "x or y is not channels-last";
+  if (p.w.dim(2) * p.w.dim(3) > kDwNhwcMaxTaps) return "window larger than 64 taps";
+  const Window2d& w = p.window;
+  if (w.pad_top < 0 || w.pad_bottom < 0 || w.pad_left < 0 || w.pad_right < 0)
+    return "negative pads";
+  if (p.rounding != Rounding::half_to_even) return "rounding is not half_to_even";
+  for (int64_t o = 0; o < p.w.dim(0); ++o)
+    if (!std::isfinite((p.x_scale * p.wq.scale_at(o)) / p.y_scale))
+      return "a requantization multiplier is not finite";
+  return nullptr;
+}
+
+void dw_nhwc_portable(const DwNhwcRow& r) {
+  const detail::CodeRange range = r.y_s8 ? detail::CodeRange{-128, 127} : detail::CodeRange{0, 255};
+  for (int64_t i = 0; i < r.n; ++i) {
+    const uint8_t* x = r.x + i * r.x_step;
+    for (int64_t c = 0; c < r.C; ++c) {
+      uint32_t s = u32(r.offset[c]);  // wrapping, as the SIMD lanes
+      for (int64_t t = 0; t < 2 * r.pairs; ++t) {
+        const uint32_t pair = u32(r.w[t / 2 * r.Cp + c]);
+        const auto w = static_cast<int16_t>(static_cast<uint16_t>(pair >> (t % 2 * 16)));
+        const uint8_t* tap = r.tap_ptr ? r.tap_ptr[t] : x + r.tap_off[t];
+        s += u32(int32_t{tap[c]} * w);
+      }
+      const int32_t v = detail::requantize_float(static_cast<int32_t>(s), r.multiplier[c], r.y_zp,
+                                                 range, Rounding::half_to_even);
+      r.y[i * r.y_step + c] = static_cast<uint8_t>(v);  // s8 codes as their bits
+    }
+  }
+}
+
+DwNhwcWeights pack_dw_nhwc(const TensorView& w, const QuantParams& wq) {
+  const int64_t C = w.dim(0), KW = w.dim(3), taps = w.dim(2) * KW;
+  const int64_t Cp = (C + kDwNhwcLanes - 1) / kDwNhwcLanes * kDwNhwcLanes;
+  DwNhwcWeights d;
+  d.pairs.assign(static_cast<size_t>((taps + 1) / 2 * Cp), 0);
+  d.sum.assign(static_cast<size_t>(C), 0);
+  for (int64_t c = 0; c < C; ++c) {
+    const int32_t zp = wq.zero_point_at(c);
+    d.zero_point.push_back(zp);
+    uint32_t sum = 0;
+    for (int64_t t = 0; t < taps; ++t) {
+      const int64_t at = c * w.stride(0) + t / KW * w.stride(2) + t % KW * w.stride(3);
+      const int32_t v = w.dtype() == DType::s8 ? int32_t{static_cast<const int8_t*>(w.raw())[at]}
+                                               : int32_t{static_cast<const uint8_t*>(w.raw())[at]};
+      const uint32_t half = static_cast<uint16_t>(static_cast<int16_t>(v - zp));
+      d.pairs[static_cast<size_t>(t / 2 * Cp + c)] |= static_cast<int32_t>(half << (t % 2 * 16));
+      sum += u32(v - zp);
+    }
+    d.sum[static_cast<size_t>(c)] = static_cast<int32_t>(sum);
+  }
+  return d;
+}
+
+bool dw_nhwc_weights_match(const DwNhwcWeights& d, const QuantParams& wq, int64_t C) {
+  if (static_cast<int64_t>(d.zero_point.size()) != C) return false;
+  for (int64_t c = 0; c < C; ++c)
+    if (d.zero_point[static_cast<size_t>(c)] != wq.zero_point_at(c)) return false;
+  return true;
+}
+
+void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
+  const int64_t N = p.x.dim(0), C = p.x.dim(1), H = p.x.dim(2), W = p.x.dim(3);
+  const int64_t KH = p.w.dim(2), KW = p.w.dim(3), taps = KH * KW;
+  const int64_t OH = p.y.dim(2), OW = p.y.dim(3);
+  const Window2d& win = p.window;
+  const int64_t Cp = (C + kDwNhwcLanes - 1) / kDwNhwcLanes * kDwNhwcLanes;
+  const int64_t Hp = H + win.pad_top + win.pad_bottom, Wp = W + win.pad_left + win.pad_right;
+
+  // x' in padded NHWC, x_zp' in the padding: a padding tap adds x_zp' * w',
+  // which the offset takes back, as it does for every tap.
+  const uint8_t flip = p.x.dtype() == DType::s8 ? 0x80 : 0;
+  const int32_t xz = p.x_zp + (flip ? 128 : 0);
+  const bool in_place = flip == 0 && C == Cp;
+  thread_local std::vector<uint8_t> xn;  // per calling thread: runs may overlap
+  if (!in_place) xn.resize(static_cast<size_t>(N * Hp * Wp * Cp));
+  uint8_t* xw = xn.data();  // (the workers' own thread_local copies are other vectors)
+  const auto* x0 = static_cast<const uint8_t*>(p.x.raw());
+  if (!in_place)
+    parallel_for(N * Hp, [&](int64_t nh) {
+      const int64_t n = nh / Hp, h = nh % Hp - win.pad_top;
+      uint8_t* row = xw + nh * Wp * Cp;
+      if (h < 0 || h >= H) {
+        std::memset(row, xz, static_cast<size_t>(Wp * Cp));
+        return;
+      }
+      std::memset(row, xz, static_cast<size_t>(win.pad_left * Cp));
+      std::memset(row + (win.pad_left + W) * Cp, xz, static_cast<size_t>(win.pad_right * Cp));
+      const uint8_t* src = x0 + n * p.x.stride(0) + h * p.x.stride(2);
+      uint8_t* dst = row + win.pad_left * Cp;
+      if (flip == 0 && C == Cp) {  // the row as it is (channels-last x: stride(3) = C)
+        std::memcpy(dst, src, static_cast<size_t>(W * C));
+        return;
+      }
+      for (int64_t w = 0; w < W; ++w, dst += Cp, src += p.x.stride(3)) {
+        if (flip == 0)
+          std::memcpy(dst, src, static_cast<size_t>(C));
+        else
+          for (int64_t c = 0; c < C; ++c) dst[c] = src[c] ^ flip;
+        std::memset(dst + C, xz, static_cast<size_t>(Cp - C));  // meets w' = 0
+      }
+    });
+
+  // w' in tap pairs and its sums: packed with the weights when their zero
+  // points were these, else made here. Then the offsets and multipliers.
+  const int64_t pairs = (taps + 1) / 2;
+  DwNhwcWeights own;
+  const DwNhwcWeights* dw = p.packed ? &p.packed->dw_nhwc : nullptr;
+  if (dw == nullptr || dw->pairs.empty() || !dw_nhwc_weights_match(*dw, p.wq, C)) {
+    own = pack_dw_nhwc(p.w, p.wq);
+    dw = &own;
+  }
+  const int32_t* wt = dw->pairs.data();
+  std::vector<int32_t> offset(static_cast<size_t>(Cp), 0);
+  std::vector<float> mult(static_cast<size_t>(Cp), 1.0f);
+  for (int64_t c = 0; c < C; ++c) {
+    const int64_t b =
+        p.bias.raw() ? static_cast<const int32_t*>(p.bias.raw())[c * p.bias.stride(0)] : 0;
+    offset[static_cast<size_t>(c)] =
+        static_cast<int32_t>(u32(b) - u32(xz) * u32(dw->sum[static_cast<size_t>(c)]));
+    mult[static_cast<size_t>(c)] = (p.x_scale * p.wq.scale_at(c)) / p.y_scale;
+  }
+  // Tap offsets in the buffer read: x itself (strides) or the padded copy.
+  const int64_t sH = in_place ? p.x.stride(2) : Wp * Cp, sW = in_place ? p.x.stride(3) : Cp;
+  std::vector<int64_t> tap_off(static_cast<size_t>(2 * pairs));
+  for (int64_t t = 0; t < 2 * pairs; ++t) {
+    const int64_t k = std::min(t, taps - 1);  // the padding tap reads a real one (w' = 0)
+    tap_off[static_cast<size_t>(t)] = k / KW * win.dilation_h * sH + k % KW * win.dilation_w * sW;
+  }
+  const std::vector<uint8_t> zp_row(static_cast<size_t>(Cp), static_cast<uint8_t>(xz));
+  // In place, the pixels whose window lies inside x: rows [oh_lo, oh_hi),
+  // columns [ow_lo, ow_hi); the others take their taps one by one.
+  auto first_inside = [](int64_t pad, int64_t stride) { return (pad + stride - 1) / stride; };
+  auto end_inside = [](int64_t pad, int64_t stride, int64_t span, int64_t size, int64_t out) {
+    const int64_t last = size - span + pad;  // largest o * stride inside
+    return last < 0 ? int64_t{0} : std::min(out, last / stride + 1);
+  };
+  const int64_t oh_lo = first_inside(win.pad_top, win.stride_h);
+  const int64_t oh_hi = end_inside(win.pad_top, win.stride_h, (KH - 1) * win.dilation_h + 1, H, OH);
+  const int64_t ow_lo = first_inside(win.pad_left, win.stride_w);
+  const int64_t ow_hi =
+      end_inside(win.pad_left, win.stride_w, (KW - 1) * win.dilation_w + 1, W, OW);
+
+  parallel_for(N * OH, [&](int64_t task) {
+    const int64_t n = task / OH, oh = task % OH;
+    DwNhwcRow r;
+    r.x = xw + (n * Hp + oh * win.stride_h) * Wp * Cp;
+    r.x_step = win.stride_w * Cp, r.n = OW;
+    r.tap_off = tap_off.data();
+    r.pairs = pairs, r.C = C, r.Cp = Cp;
+    r.w = wt;
+    r.offset = offset.data();
+    r.multiplier = mult.data();
+    r.y_zp = p.y_zp, r.y_s8 = p.y.dtype() == DType::s8;
+    r.y = static_cast<uint8_t*>(p.y.raw()) + n * p.y.stride(0) + oh * p.y.stride(2);
+    r.y_step = p.y.stride(3);
+    if (!in_place) return fn(r);
+    uint8_t* const y_row = r.y;
+    const uint8_t* x_img = x0 + n * p.x.stride(0);
+    const int64_t ih0 = oh * win.stride_h - win.pad_top;
+    // A pixel with taps in the padding: each tap's address.
+    auto border = [&](int64_t ow) {
+      const uint8_t* ptr[kDwNhwcMaxTaps];
+      const int64_t iw0 = ow * win.stride_w - win.pad_left;
+      for (int64_t t = 0; t < 2 * pairs; ++t) {
+        const int64_t k = std::min(t, taps - 1);
+        const int64_t ih = ih0 + k / KW * win.dilation_h, iw = iw0 + k % KW * win.dilation_w;
+        ptr[t] = ih >= 0 && ih < H && iw >= 0 && iw < W ? x_img + ih * sH + iw * sW : zp_row.data();
+      }
+      DwNhwcRow b = r;
+      b.tap_ptr = ptr, b.n = 1;
+      b.y = y_row + ow * r.y_step;
+      fn(b);
+    };
+    const bool rows_inside = oh >= oh_lo && oh < oh_hi;
+    const int64_t lo = rows_inside ? std::min(ow_lo, OW) : OW;
+    const int64_t hi = rows_inside ? std::max(lo, ow_hi) : OW;
+    for (int64_t ow = 0; ow < lo; ++ow) border(ow);
+    if (hi > lo) {
+      r.x = x_img + ih0 * sH + (lo * win.stride_w - win.pad_left) * sW;
+      r.x_step = win.stride_w * sW, r.n = hi - lo;
+      r.y = y_row + lo * r.y_step;
+      fn(r);
+    }
+    for (int64_t ow = hi; ow < OW; ++ow) border(ow);
+  });
+}
+
+}  // namespace npukit::qconv
