@@ -1,4 +1,4 @@
-// The fp32 conv2d family (src/ops/cpu/f32-conv-nchw*, then DotChains)
+// The fp32 conv2d family (src/ops/cpu/f32-conv-{ocl,nchw}*, then DotChains)
 // against the reference kernels, bit for bit (a NaN equals any NaN): every
 // variant this host runs, seeded random geometry (stride, dilation, zero
 // insertion, pads up to windows entirely in padding, 1-wide images, groups,
@@ -15,6 +15,7 @@
 #include <map>
 #include <random>
 #include <sstream>
+#include <string_view>
 
 #include "npukit/npukit.hpp"
 #include "ops/cpu/conv_nchw.hpp"
@@ -65,6 +66,22 @@ std::string text(const cpu::ConvProblem& p, const char* kernel, int threads, boo
     << fp32_accumulation_name(c.accumulation) << " flush " << c.flush_denormals << " "
     << test::clip_text(c.clip) << " threads " << threads;
   return s.str();
+}
+
+// f32-conv-ocl-* declines the problems where the positions-in-lanes form is
+// faster (most of these small ones): its form runs on every problem it
+// computes exactly, with the variant's own recheck (run_conv_ocl_exact).
+bool is_ocl(const KernelVariant<cpu::ConvProblem>& v) {
+  return std::string_view(v.name).find("-ocl-") != std::string_view::npos;
+}
+const char* declines_for_test(const KernelVariant<cpu::ConvProblem>& v, const cpu::ConvProblem& p) {
+  return is_ocl(v) ? cpu::conv_ocl_declines_exactness(p) : v.declines(p);
+}
+void run_for_test(const KernelVariant<cpu::ConvProblem>& v, const cpu::ConvProblem& p) {
+  if (is_ocl(v))
+    cpu::run_conv_ocl_exact(p, cpu::f32_conv_ocl_tile_avx512);
+  else
+    v.run(p);
 }
 
 // The definition of a fused clip: the unfused convolution, then npukit's Clip.
@@ -128,7 +145,7 @@ TEST(ConvFast, EveryVariantEqualsReferenceBitForBit) {
     reference(prob);
     for (const auto& v : list.variants) {
       if (v.reference || !list.runnable(v)) continue;
-      if (v.declines(prob) != nullptr) {
+      if (declines_for_test(v, prob) != nullptr) {
         ++declined;
         continue;
       }
@@ -136,7 +153,7 @@ TEST(ConvFast, EveryVariantEqualsReferenceBitForBit) {
         set_num_threads(threads);
         Tensor got = y0;
         prob.y = got;
-        v.run(prob);
+        run_for_test(v, prob);
         int64_t bad = 0, first = 0;
         const float* g = got.data<float>();
         const float* wv = want.data<float>();
@@ -230,12 +247,12 @@ TEST(ConvFast, UnpaddedInputEveryTailEqualsReference) {
     cpu::ConvProblem prob{x, wt, b, want, p};
     reference(prob);
     for (const auto& v : list.variants) {
-      if (v.reference || !list.runnable(v) || v.declines(prob) != nullptr) continue;
+      if (v.reference || !list.runnable(v) || declines_for_test(v, prob) != nullptr) continue;
       for (int threads = 1; threads <= 3; ++threads) {
         set_num_threads(threads);
         Tensor got = y0;
         prob.y = got;
-        v.run(prob);
+        run_for_test(v, prob);
         int64_t bad = 0, first = 0;
         for (int64_t i = 0; i < got.numel(); ++i)
           if (!same_bits(got.data<float>()[i], want.data<float>()[i]) && bad++ == 0) first = i;
@@ -293,12 +310,12 @@ TEST(ConvFast, NonFiniteWeightsWithPaddingEqualReference) {
     cpu::ConvProblem prob{x, wt, b, want, p};
     reference(prob);
     for (const auto& v : list.variants) {
-      if (v.reference || !list.runnable(v) || v.declines(prob) != nullptr) continue;
+      if (v.reference || !list.runnable(v) || declines_for_test(v, prob) != nullptr) continue;
       for (int threads = 1; threads <= 3; ++threads) {
         set_num_threads(threads);
         Tensor got = y0;
         prob.y = got;
-        v.run(prob);
+        run_for_test(v, prob);
         for (int64_t i = 0; i < got.numel(); ++i)
           ASSERT_TRUE(same_bits(got.data<float>()[i], want.data<float>()[i]))
               << "seed " << seed << " iter " << iter << " " << text(prob, v.name, threads, false)
@@ -309,7 +326,7 @@ TEST(ConvFast, NonFiniteWeightsWithPaddingEqualReference) {
     }
   }
   // The AVX-512 and AVX2 kernels take every case (they check afterwards).
-  for (const char* name : {"f32-conv-nchw-avx512", "f32-conv-nchw-avx2"})
+  for (const char* name : {"f32-conv-ocl-avx512", "f32-conv-nchw-avx512", "f32-conv-nchw-avx2"})
     for (const auto& v : list.variants)
       if (std::string(v.name) == name && list.runnable(v)) {
         std::printf("  %s: %lld runs\n", name, static_cast<long long>(runs[name]));

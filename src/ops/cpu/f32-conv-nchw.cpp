@@ -2,6 +2,7 @@
 // reproduce, the padded phase-split input, the tiles and their threads, and
 // the family's list (these kernels, then DotChains, then the reference).
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstddef>
 #include <utility>
@@ -47,6 +48,11 @@ const char* declines_nchw(const ConvProblem& p) {
     return "a non-finite weight with padded taps";
   return nullptr;
 }
+
+// Where the output-channels-in-lanes form takes over (measured with
+// npukit_bench BM_Layer).
+constexpr int64_t kOclMaxPlane = 256;
+constexpr int64_t kOclMinSteps = 64;
 
 struct Layout {
   int64_t sh, sw, hq, wq, phase_size, plane;
@@ -139,30 +145,30 @@ bool overlaps(const TensorView& a, const TensorView& b) {
 // copied. The kernels' reads end at the tile's last position rounded up to
 // 16 (q_tile is a multiple of 16), so a plane size that is a multiple of 16
 // keeps them inside x.
-bool reads_input_in_place(const ConvProblem& p, const Layout& l) {
+bool reads_input_in_place(const ConvProblem& p, const Layout& l, bool overreads) {
   const Window2d& win = p.params.window;
   const TensorView& x = p.x;
   const int64_t H = x.dim(2), W = x.dim(3);
   return !has_zero_taps(win) && l.sh == 1 && l.sw == 1 && p.w.dim(2) == 1 && p.w.dim(3) == 1 &&
          x.stride(3) == 1 && x.stride(2) == W && x.stride(1) == H * W &&
-         x.stride(0) == x.dim(1) * H * W && l.plane == H * W && l.plane % 16 == 0 &&
+         x.stride(0) == x.dim(1) * H * W && l.plane == H * W && (!overreads || l.plane % 16 == 0) &&
          !overlaps(x, p.y);
 }
 
 }  // namespace
 
-void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape shape) {
-  const Conv2dParams& c = p.params;
-  const Window2d& win = c.window;
-  const int64_t N = p.x.dim(0), IC = p.x.dim(1), OC = p.y.dim(1), OH = p.y.dim(2), OW = p.y.dim(3);
-  const int64_t G = c.groups, ICG = IC / G, OCG = OC / G, KH = p.w.dim(2), KW = p.w.dim(3);
+ConvInput prepare_conv_input(const ConvProblem& p, int64_t slack, bool overreads) {
+  const Window2d& win = p.params.window;
+  const int64_t N = p.x.dim(0), IC = p.x.dim(1);
+  const int64_t ICG = IC / p.params.groups, KH = p.w.dim(2), KW = p.w.dim(3);
   const Layout l = layout(p);
-  // Reads of the last tile may run `positions` (+ a row) past the last plane.
-  const std::vector<int64_t> columns = column_map(p, l);
+  ConvInput in;
+  in.plane = l.plane;
+  in.wq = l.wq;
   std::vector<float>& xp = input_scratch();
   const auto planes = static_cast<size_t>(N * IC * l.plane);
-  const auto size = planes + static_cast<size_t>(shape.positions + l.wq + 64);
-  const bool in_place = reads_input_in_place(p, l);
+  const auto size = planes + static_cast<size_t>(slack + l.wq + 64);
+  const bool in_place = reads_input_in_place(p, l, overreads);
   if (in_place) {
     // x is read where it is: no scratch.
   } else if (!has_zero_taps(win) && l.sh == 1 && l.sw == 1) {
@@ -173,22 +179,32 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
   } else {
     xp.assign(size, 0.0f);
   }
-  const float* xbase = in_place ? static_cast<const float*>(p.x.raw()) : xp.data();
-  if (!in_place)
+  in.x = in_place ? static_cast<const float*>(p.x.raw()) : xp.data();
+  if (!in_place) {
+    const std::vector<int64_t> columns = column_map(p, l);
     parallel_for(N * IC, std::max<int64_t>(1, 4096 / l.plane), [&](int64_t nc) {
       fill_plane(p, l, columns, nc / IC, nc % IC, xp.data() + nc * l.plane);
     });
-  std::vector<int64_t> offset;
-  offset.reserve(static_cast<size_t>(ICG * KH * KW));
+  }
+  in.offset.reserve(static_cast<size_t>(ICG * KH * KW));
   for (int64_t ic = 0; ic < ICG; ++ic)
     for (int64_t kh = 0; kh < KH; ++kh)
       for (int64_t kw = 0; kw < KW; ++kw) {
         const int64_t r = kh * win.dilation_h, col = kw * win.dilation_w;
-        offset.push_back(ic * l.plane + ((r % l.sh) * l.sw + col % l.sw) * l.phase_size +
-                         (r / l.sh) * l.wq + col / l.sw);
+        in.offset.push_back(ic * l.plane + ((r % l.sh) * l.sw + col % l.sw) * l.phase_size +
+                            (r / l.sh) * l.wq + col / l.sw);
       }
-  const int64_t steps = ICG * KH * KW;
-  const int64_t Q = (OH - 1) * l.wq + OW;  // q of the last real output + 1
+  return in;
+}
+
+void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape shape) {
+  const Conv2dParams& c = p.params;
+  const int64_t N = p.x.dim(0), IC = p.x.dim(1), OC = p.y.dim(1), OH = p.y.dim(2), OW = p.y.dim(3);
+  const int64_t G = c.groups, ICG = IC / G, OCG = OC / G;
+  // Reads of the last tile may run `positions` (+ a row) past the last plane.
+  const ConvInput in = prepare_conv_input(p, shape.positions, true);
+  const int64_t steps = static_cast<int64_t>(in.offset.size());
+  const int64_t Q = (OH - 1) * in.wq + OW;  // q of the last real output + 1
   // Tiles of a few blocks of positions: enough tiles to share, each a
   // cache-friendly slice of the input.
   const int64_t q_tile = shape.positions * 4;
@@ -200,13 +216,13 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
   const float* bias = c.has_bias ? static_cast<const float*>(p.bias.raw()) : nullptr;
   const int64_t bias_step = c.has_bias ? p.bias.stride(p.bias.rank() == 1 ? 0 : 1) : 0;
   float* ybase = static_cast<float*>(p.y.raw());
-  const bool dense = l.wq == OW && p.y.stride(2) == OW;
+  const bool dense = in.wq == OW && p.y.stride(2) == OW;
   parallel_for(tiles, std::max<int64_t>(1, 65536 / flops_per_tile), [&](int64_t tile) {
     const int64_t rb = tile % row_blocks, qt = tile / row_blocks % q_tiles;
     const int64_t g = tile / row_blocks / q_tiles % G, n = tile / row_blocks / q_tiles / G;
     ConvTile t;
-    t.x = xbase + (n * IC + g * ICG) * l.plane;
-    t.offset = offset.data();
+    t.x = in.x + (n * IC + g * ICG) * in.plane;
+    t.offset = in.offset.data();
     t.steps = steps;
     t.rows = std::min(shape.rows, OCG - rb * shape.rows);
     for (int64_t r = 0; r < t.rows; ++r) {
@@ -217,7 +233,7 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
     }
     t.q0 = qt * q_tile;
     t.q1 = std::min(Q, t.q0 + q_tile);
-    t.wq = l.wq;
+    t.wq = in.wq;
     t.ow = OW;
     t.y_row = p.y.stride(2);
     t.has_bias = bias != nullptr;
@@ -267,9 +283,42 @@ void run_checked(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape sh
 void run_avx512(const ConvProblem& p) {
   run_checked(p, f32_conv_tile_avx512, {6, 64});
 }
+
+// The output-channels-in-lanes form where it is the faster one: small planes
+// (the positions-in-lanes tile wastes the q layout's padding columns and a
+// partial last vector) with reductions long enough to amortize the scatter.
+const char* declines_ocl(const ConvProblem& p) {
+  if (const char* why = conv_ocl_declines_exactness(p)) return why;
+  if (p.y.dim(2) * p.y.dim(3) > kOclMaxPlane)
+    return "a large plane (positions in lanes are faster)";
+  if (p.w.dim(1) * p.w.dim(2) * p.w.dim(3) < kOclMinSteps)
+    return "a short reduction (the scatter epilogue would dominate)";
+  return nullptr;
+}
+
+void run_ocl_avx512(const ConvProblem& p) {
+  run_conv_ocl_exact(p, f32_conv_ocl_tile_avx512);
+}
 void run_avx2(const ConvProblem& p) {
   run_checked(p, f32_conv_tile_avx2, {6, 16});
 }
+
+}  // namespace
+
+const char* conv_ocl_declines_exactness(const ConvProblem& p) {
+  if (const char* why = declines_nchw(p)) return why;
+  const int64_t ys = p.y.stride(1);
+  if (ys <= 0 || ys > INT32_MAX / kOclBlock) return "output channel stride outside (0, 2^31/64)";
+  return nullptr;
+}
+
+void run_conv_ocl_exact(const ConvProblem& p, OclTileKernel kernel) {
+  run_conv_ocl(p, kernel);
+  if (has_zero_taps(p.params.window) && checks_output(p) && any_nan(p.y) && !all_finite_f32(p.w))
+    run_reference(p);
+}
+
+namespace {
 
 const char* declines_dot_chains(const ConvProblem& p) {
   const Conv2dParams& c = p.params;
@@ -297,12 +346,17 @@ constexpr const char* kNchw =
     "not added to, checked after the run: a NaN output with a non-finite weight is recomputed by "
     "the reference)";
 
+constexpr const char* kOcl =
+    "as f32-conv-nchw, and output planes of at most 256 positions, at least 64 steps (ic, kh, "
+    "kw) per output, output channel stride below 2^31/64";
+
 }  // namespace
 
 const KernelList<ConvProblem>& conv_nchw_kernels() {
   static const KernelList<ConvProblem> list{
       "conv2d",
-      {{"f32-conv-nchw-avx512", Isa::avx512, kNchw, declines_nchw, run_avx512},
+      {{"f32-conv-ocl-avx512", Isa::avx512, kOcl, declines_ocl, run_ocl_avx512},
+       {"f32-conv-nchw-avx512", Isa::avx512, kNchw, declines_nchw, run_avx512},
        {"f32-conv-nchw-avx2", Isa::avx2, kNchw, declines_nchw, run_avx2},
        {"f32-conv-dotchains", Isa::portable,
         "both accumulations (interleaved: groups = 1); sequential with padding needs finite "
