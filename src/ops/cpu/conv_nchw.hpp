@@ -124,6 +124,9 @@ void run_conv_ocl(const ConvProblem& p, OclTileKernel kernel);
 // where the positions-in-lanes form is faster), or nullptr; and the form with
 // the non-finite-weight recheck of the variants (tests run it on any problem).
 const char* conv_ocl_declines_exactness(const ConvProblem& p);
+// Whether f32-conv-ocl-* may take a conv2d of these weights and output
+// plane on this host (where packing them ahead pays).
+bool conv_ocl_may_apply(const Shape& w, const Conv2dParams& p, int64_t y_h, int64_t y_w);
 void run_conv_ocl_exact(const ConvProblem& p, OclTileKernel kernel);
 
 // f32-conv-nchw-{avx512, avx2}, then f32-conv-dotchains (cpu::conv2d_f32:

@@ -11,6 +11,7 @@
 #include "conv_nchw.hpp"
 #include "dot_chains.hpp"
 #include "finite.hpp"
+#include "npukit/kernels.hpp"
 #include "npukit/parallel.hpp"
 #include "phase_split.hpp"
 
@@ -287,13 +288,16 @@ void run_avx512(const ConvProblem& p) {
 // The output-channels-in-lanes form where it is the faster one: small planes
 // (the positions-in-lanes tile wastes the q layout's padding columns and a
 // partial last vector) with reductions long enough to amortize the scatter.
-const char* declines_ocl(const ConvProblem& p) {
-  if (const char* why = conv_ocl_declines_exactness(p)) return why;
-  if (p.y.dim(2) * p.y.dim(3) > kOclMaxPlane)
-    return "a large plane (positions in lanes are faster)";
-  if (p.w.dim(1) * p.w.dim(2) * p.w.dim(3) < kOclMinSteps)
+const char* ocl_slower(const Shape& w, int64_t y_h, int64_t y_w) {
+  if (y_h * y_w > kOclMaxPlane) return "a large plane (positions in lanes are faster)";
+  if (w[1] * w[2] * w[3] < kOclMinSteps)
     return "a short reduction (the scatter epilogue would dominate)";
   return nullptr;
+}
+
+const char* declines_ocl(const ConvProblem& p) {
+  if (const char* why = conv_ocl_declines_exactness(p)) return why;
+  return ocl_slower(p.w.shape(), p.y.dim(2), p.y.dim(3));
 }
 
 void run_ocl_avx512(const ConvProblem& p) {
@@ -310,6 +314,12 @@ const char* conv_ocl_declines_exactness(const ConvProblem& p) {
   const int64_t ys = p.y.stride(1);
   if (ys <= 0 || ys > INT32_MAX / kOclBlock) return "output channel stride outside (0, 2^31/64)";
   return nullptr;
+}
+
+bool conv_ocl_may_apply(const Shape& w, const Conv2dParams& p, int64_t y_h, int64_t y_w) {
+  // w[1] == 1: groups = C, which conv2d gives to the depthwise family.
+  return p.accumulation == Fp32Accumulation::sequential && !p.flush_denormals && w[1] != 1 &&
+         ocl_slower(w, y_h, y_w) == nullptr && max_isa() >= Isa::avx512;
 }
 
 void run_conv_ocl_exact(const ConvProblem& p, OclTileKernel kernel) {
