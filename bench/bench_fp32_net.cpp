@@ -37,6 +37,9 @@ const Layer kLayers[] = {
     {"mobilenet.1x1_384to64_14", 384, 14, 64, 1, 1, 1},
     {"mobilenet.1x1_160to960_7", 160, 7, 960, 1, 1, 1},
     {"fashion.3x3_8to16_14", 8, 14, 16, 3, 1, 1},
+    {"resnet.3x3_128_28", 128, 28, 128, 3, 1, 1},
+    {"mobilenet.1x1_32to192_28", 32, 28, 192, 1, 1, 1},
+    {"mobilenet.1x1_192to32_28", 192, 28, 32, 1, 1, 1},
 };
 
 Tensor random(const Shape& s, unsigned seed) {

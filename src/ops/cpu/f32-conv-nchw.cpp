@@ -51,9 +51,13 @@ const char* declines_nchw(const ConvProblem& p) {
 }
 
 // Where the output-channels-in-lanes form takes over (measured with
-// npukit_bench BM_Layer).
-constexpr int64_t kOclMaxPlane = 256;
-constexpr int64_t kOclMinSteps = 64;
+// npukit_bench BM_Layer and the bundled model): planes up to 16x16 with 64
+// steps or more, up to 32x32 with 1024 or more (3x3 over 128+ channels); at
+// least two vectors of channels (with one, the broadcasts outnumber the
+// products' inputs and the scatter is amortized over fewer outputs).
+constexpr int64_t kOclSmallPlane = 256, kOclSmallSteps = 64;
+constexpr int64_t kOclMediumPlane = 1024, kOclMediumSteps = 1024;
+constexpr int64_t kOclMinChannels = 32;
 
 struct Layout {
   int64_t sh, sw, hq, wq, phase_size, plane;
@@ -288,16 +292,18 @@ void run_avx512(const ConvProblem& p) {
 // The output-channels-in-lanes form where it is the faster one: small planes
 // (the positions-in-lanes tile wastes the q layout's padding columns and a
 // partial last vector) with reductions long enough to amortize the scatter.
-const char* ocl_slower(const Shape& w, int64_t y_h, int64_t y_w) {
-  if (y_h * y_w > kOclMaxPlane) return "a large plane (positions in lanes are faster)";
-  if (w[1] * w[2] * w[3] < kOclMinSteps)
-    return "a short reduction (the scatter epilogue would dominate)";
+const char* ocl_slower(const Shape& w, int64_t groups, int64_t y_h, int64_t y_w) {
+  const int64_t plane = y_h * y_w, steps = w[1] * w[2] * w[3];
+  if (w[0] / groups < kOclMinChannels) return "fewer than 32 output channels per group";
+  if (plane > kOclMediumPlane || (plane > kOclSmallPlane && steps < kOclMediumSteps))
+    return "a large plane for its reduction (positions in lanes are faster)";
+  if (steps < kOclSmallSteps) return "a short reduction (the scatter epilogue would dominate)";
   return nullptr;
 }
 
 const char* declines_ocl(const ConvProblem& p) {
   if (const char* why = conv_ocl_declines_exactness(p)) return why;
-  return ocl_slower(p.w.shape(), p.y.dim(2), p.y.dim(3));
+  return ocl_slower(p.w.shape(), p.params.groups, p.y.dim(2), p.y.dim(3));
 }
 
 void run_ocl_avx512(const ConvProblem& p) {
@@ -319,7 +325,7 @@ const char* conv_ocl_declines_exactness(const ConvProblem& p) {
 bool conv_ocl_may_apply(const Shape& w, const Conv2dParams& p, int64_t y_h, int64_t y_w) {
   // w[1] == 1: groups = C, which conv2d gives to the depthwise family.
   return p.accumulation == Fp32Accumulation::sequential && !p.flush_denormals && w[1] != 1 &&
-         ocl_slower(w, y_h, y_w) == nullptr && max_isa() >= Isa::avx512;
+         ocl_slower(w, p.groups, y_h, y_w) == nullptr && max_isa() >= Isa::avx512;
 }
 
 void run_conv_ocl_exact(const ConvProblem& p, OclTileKernel kernel) {
@@ -357,8 +363,9 @@ constexpr const char* kNchw =
     "the reference)";
 
 constexpr const char* kOcl =
-    "as f32-conv-nchw, and output planes of at most 256 positions, at least 64 steps (ic, kh, "
-    "kw) per output, output channel stride below 2^31/64";
+    "as f32-conv-nchw, and at least 32 output channels per group, output planes of at most 256 "
+    "positions with 64+ steps (ic, kh, kw) per output or at most 1024 with 1024+ steps, output "
+    "channel stride below 2^31/64";
 
 }  // namespace
 
