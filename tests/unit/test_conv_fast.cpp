@@ -93,14 +93,17 @@ void reference(const cpu::ConvProblem& p) {
   ref::clip_f32(p.y, p.y, p.params.clip);
 }
 
-TEST(ConvFast, EveryVariantEqualsReferenceBitForBit) {
+// Random problems of `iterations` draws, batch first_batch .. first_batch +
+// batches - 1, through every variant; each runnable variant must run more
+// than min_runs times.
+void every_variant_equals_reference(unsigned seed, int iterations, int64_t first_batch,
+                                    int64_t batches, int64_t min_runs) {
   Restore restore;
-  const unsigned seed = 20261127;
   std::mt19937 rng(seed);
   const auto& list = cpu::conv_nchw_kernels();
   std::map<std::string, int64_t> runs;
   int64_t outputs = 0, declined = 0;
-  for (int iter = 0; iter < 200; ++iter) {
+  for (int iter = 0; iter < iterations; ++iter) {
     const bool interleaved = iter % 4 == 1;
     const bool nhwc = iter % 5 == 3;
     Conv2dParams p;
@@ -124,7 +127,7 @@ TEST(ConvFast, EveryVariantEqualsReferenceBitForBit) {
     p.clip = test::fused_clip_case(static_cast<uint32_t>(iter));
     const int64_t IC = p.groups * (1 + rng() % 7), OC = p.groups * (1 + rng() % 15);
     const int64_t W = iter % 7 == 0 ? 1 : 1 + rng() % 40;
-    const Shape xs{int64_t(1 + rng() % 2), IC, int64_t(1 + rng() % 11), W};
+    const Shape xs{first_batch + int64_t(rng() % batches), IC, int64_t(1 + rng() % 11), W};
     const Shape ws{OC, IC / p.groups, w.kernel_h, w.kernel_w};
     Shape ys;
     try {
@@ -174,9 +177,19 @@ TEST(ConvFast, EveryVariantEqualsReferenceBitForBit) {
   for (const auto& [name, n] : runs) std::printf("  %s: %lld runs\n", name.c_str(), (long long)n);
   for (const auto& v : list.variants) {
     if (!v.reference && list.runnable(v)) {
-      EXPECT_GT(runs[v.name], 150) << v.name;
+      EXPECT_GT(runs[v.name], min_runs) << v.name;
     }
   }
+}
+
+TEST(ConvFast, EveryVariantEqualsReferenceBitForBit) {
+  every_variant_equals_reference(20261127, 200, 1, 2, 150);
+}
+
+// Batches of 8 to 11 images: the positions-in-lanes driver then pads each
+// image inside its own task (pads_per_image), not the whole batch first.
+TEST(ConvFast, BatchesOfSmallImagesEqualReference) {
+  every_variant_equals_reference(20261129, 60, 8, 4, 40);
 }
 
 // Memory whose last float is followed by an unreadable page, so that a kernel

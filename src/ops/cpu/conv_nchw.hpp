@@ -69,8 +69,9 @@ struct ConvInput {
 };
 // slack: floats a kernel may read past the last plane; overreads: whether
 // its reads run past a tile's last position (then x is read in place only
-// if the plane size is a multiple of 16).
-ConvInput prepare_conv_input(const ConvProblem& p, int64_t slack, bool overreads);
+// if the plane size is a multiple of 16); fill: false gives the layout and
+// offsets only (x nullptr: the caller pads each image itself).
+ConvInput prepare_conv_input(const ConvProblem& p, int64_t slack, bool overreads, bool fill = true);
 
 void f32_conv_tile_avx512(const ConvTile& t);
 void f32_conv_tile_avx2(const ConvTile& t);

@@ -162,7 +162,7 @@ bool reads_input_in_place(const ConvProblem& p, const Layout& l, bool overreads)
 
 }  // namespace
 
-ConvInput prepare_conv_input(const ConvProblem& p, int64_t slack, bool overreads) {
+ConvInput prepare_conv_input(const ConvProblem& p, int64_t slack, bool overreads, bool fill) {
   const Window2d& win = p.params.window;
   const int64_t N = p.x.dim(0), IC = p.x.dim(1);
   const int64_t ICG = IC / p.params.groups, KH = p.w.dim(2), KW = p.w.dim(3);
@@ -174,7 +174,9 @@ ConvInput prepare_conv_input(const ConvProblem& p, int64_t slack, bool overreads
   const auto planes = static_cast<size_t>(N * IC * l.plane);
   const auto size = planes + static_cast<size_t>(slack + l.wq + 64);
   const bool in_place = reads_input_in_place(p, l, overreads);
-  if (in_place) {
+  if (!fill) {
+    in.x = nullptr;  // the caller pads the images itself
+  } else if (in_place) {
     // x is read where it is: no scratch.
   } else if (!has_zero_taps(win) && l.sh == 1 && l.sw == 1) {
     // Nothing padded and one phase: the planes are written whole, only the
@@ -184,8 +186,8 @@ ConvInput prepare_conv_input(const ConvProblem& p, int64_t slack, bool overreads
   } else {
     xp.assign(size, 0.0f);
   }
-  in.x = in_place ? static_cast<const float*>(p.x.raw()) : xp.data();
-  if (!in_place) {
+  if (fill) in.x = in_place ? static_cast<const float*>(p.x.raw()) : xp.data();
+  if (fill && !in_place) {
     const std::vector<int64_t> columns = column_map(p, l);
     parallel_for(N * IC, std::max<int64_t>(1, 4096 / l.plane), [&](int64_t nc) {
       fill_plane(p, l, columns, nc / IC, nc % IC, xp.data() + nc * l.plane);
@@ -202,12 +204,33 @@ ConvInput prepare_conv_input(const ConvProblem& p, int64_t slack, bool overreads
   return in;
 }
 
+namespace {
+
+std::vector<float>& image_scratch() {
+  thread_local std::vector<float> v;
+  return v;
+}
+
+// Batches of small images are padded one image at a time, inside that
+// image's task, so that its tiles read it from cache (padding the whole batch
+// first streams it through memory twice).
+bool pads_per_image(const ConvProblem& p, const Layout& l) {
+  constexpr int64_t kMaxImageBytes = 128 * 1024;
+  return p.x.dim(0) >= 8 && !reads_input_in_place(p, l, true) &&
+         p.x.dim(1) * l.plane * static_cast<int64_t>(sizeof(float)) <= kMaxImageBytes;
+}
+
+}  // namespace
+
 void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape shape) {
   const Conv2dParams& c = p.params;
   const int64_t N = p.x.dim(0), IC = p.x.dim(1), OC = p.y.dim(1), OH = p.y.dim(2), OW = p.y.dim(3);
   const int64_t G = c.groups, ICG = IC / G, OCG = OC / G;
+  const Layout l = layout(p);
+  const bool per_image = pads_per_image(p, l);
   // Reads of the last tile may run `positions` (+ a row) past the last plane.
-  const ConvInput in = prepare_conv_input(p, shape.positions, true);
+  const int64_t slack = shape.positions + l.wq + 64;
+  const ConvInput in = prepare_conv_input(p, shape.positions, true, !per_image);
   const int64_t steps = static_cast<int64_t>(in.offset.size());
   const int64_t Q = (OH - 1) * in.wq + OW;  // q of the last real output + 1
   // Tiles of a few blocks of positions: enough tiles to share, each a
@@ -215,18 +238,19 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
   const int64_t q_tile = shape.positions * 4;
   const int64_t q_tiles = (Q + q_tile - 1) / q_tile;
   const int64_t row_blocks = (OCG + shape.rows - 1) / shape.rows;
-  const int64_t tiles = N * G * q_tiles * row_blocks;
+  const int64_t image_tiles = G * q_tiles * row_blocks;
   const int64_t flops_per_tile = shape.rows * q_tile * steps;
   const float* wbase = static_cast<const float*>(p.w.raw());
   const float* bias = c.has_bias ? static_cast<const float*>(p.bias.raw()) : nullptr;
   const int64_t bias_step = c.has_bias ? p.bias.stride(p.bias.rank() == 1 ? 0 : 1) : 0;
   float* ybase = static_cast<float*>(p.y.raw());
   const bool dense = in.wq == OW && p.y.stride(2) == OW;
-  parallel_for(tiles, std::max<int64_t>(1, 65536 / flops_per_tile), [&](int64_t tile) {
+  // Tile `tile` of image n, whose padded planes start at `image`.
+  auto run_tile = [&](int64_t n, int64_t tile, const float* image) {
     const int64_t rb = tile % row_blocks, qt = tile / row_blocks % q_tiles;
-    const int64_t g = tile / row_blocks / q_tiles % G, n = tile / row_blocks / q_tiles / G;
+    const int64_t g = tile / row_blocks / q_tiles;
     ConvTile t;
-    t.x = in.x + (n * IC + g * ICG) * in.plane;
+    t.x = image + g * ICG * in.plane;
     t.offset = in.offset.data();
     t.steps = steps;
     t.rows = std::min(shape.rows, OCG - rb * shape.rows);
@@ -248,6 +272,21 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
     t.clip_min = c.clip.min;
     t.clip_max = c.clip.max;
     kernel(t);
+  };
+  if (per_image) {
+    const std::vector<int64_t> columns = column_map(p, l);
+    parallel_for(N, 1, [&](int64_t n) {
+      std::vector<float>& image = image_scratch();
+      image.assign(static_cast<size_t>(IC * l.plane + slack), 0.0f);
+      for (int64_t ic = 0; ic < IC; ++ic)
+        fill_plane(p, l, columns, n, ic, image.data() + ic * l.plane);
+      for (int64_t tile = 0; tile < image_tiles; ++tile) run_tile(n, tile, image.data());
+    });
+    return;
+  }
+  parallel_for(N * image_tiles, std::max<int64_t>(1, 65536 / flops_per_tile), [&](int64_t tile) {
+    const int64_t n = tile / image_tiles;
+    run_tile(n, tile % image_tiles, in.x + n * IC * in.plane);
   });
 }
 
