@@ -385,5 +385,72 @@ TEST(ConvFast, PublicEntryAgreesAcrossIsaLevelsAndImpl) {
   }
 }
 
+// conv2d with weights packed ahead (as a planned model does): the public
+// entry gives the reference's bits with and without the packing, with a
+// packing of other weights' shape (ignored), at every ISA level and 1-3
+// threads; bad weights for the packing are refused with an npukit::Error.
+TEST(ConvFast, PackedWeightsGiveTheSameBits) {
+  Restore restore;
+  std::mt19937 rng(7);
+  Tensor x(DType::f32, {3, 64, 7, 9}), w(DType::f32, {96, 32, 3, 3}), b(DType::f32, {96});
+  for (Tensor* t : {&x, &w, &b})
+    for (int64_t i = 0; i < t->numel(); ++i) t->data<float>()[i] = value(rng, 40);
+  for (int64_t i = 0; i < w.numel(); ++i)
+    if (!std::isfinite(w.data<float>()[i])) w.data<float>()[i] = 0.5f;
+  Conv2dParams p;
+  p.window.kernel_h = p.window.kernel_w = 3;
+  p.window.pad_top = p.window.pad_bottom = p.window.pad_left = p.window.pad_right = 1;
+  p.groups = 2;
+  p.has_bias = true;
+  p.result_add = true;
+  p.clip = {-1.0f, 1.5f};
+  const Shape ys = conv2d_output_shape(x.shape(), w.shape(), p);
+  Tensor y0(DType::f32, ys);
+  for (int64_t i = 0; i < y0.numel(); ++i) y0.data<float>()[i] = value(rng, 40);
+  const auto packed = conv2d_pack_weights(w, p, ys[2], ys[3]);
+  // Packed only where the ocl form may run (an AVX-512 level allowed).
+  EXPECT_EQ(packed != nullptr, max_isa() >= Isa::avx512);
+  Tensor other(DType::f32, {96, 32, 1, 1});
+  const auto mismatched = conv2d_pack_weights(other, p, 5, 5);
+  auto run = [&](const cpu::ConvPackedWeights* pw) {
+    Tensor y = y0;
+    conv2d(x, w, b, y, p, pw);
+    return y.to_vector<float>();
+  };
+  set_impl(Impl::reference);
+  const std::vector<float> want = run(nullptr);
+  set_impl(Impl::fast);
+  for (Isa isa : {Isa::portable, Isa::avx2, Isa::avx512}) {
+    if (isa > host_isa()) continue;
+    set_max_isa(isa);
+    for (int threads = 1; threads <= 3; ++threads) {
+      set_num_threads(threads);
+      for (const cpu::ConvPackedWeights* pw :
+           {packed.get(), mismatched.get(), static_cast<const cpu::ConvPackedWeights*>(nullptr)}) {
+        const std::vector<float> got = run(pw);
+        for (size_t i = 0; i < want.size(); ++i)
+          ASSERT_TRUE(same_bits(got[i], want[i]))
+              << isa_name(isa) << " threads " << threads << " packing "
+              << (pw == packed.get() ? "own"
+                  : pw               ? "mismatched"
+                                     : "none")
+              << " element " << i;
+      }
+    }
+  }
+  Tensor bad_rank(DType::f32, {96, 32, 9});
+  EXPECT_THROW(conv2d_pack_weights(bad_rank, p, 7, 9), Error);
+  Conv2dParams bad_groups = p;
+  bad_groups.groups = 5;
+  try {
+    conv2d_pack_weights(w, bad_groups, 7, 9);
+    ADD_FAILURE() << "groups 5 accepted";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("conv2d_pack_weights"), std::string::npos) << m;
+    EXPECT_NE(m.find("groups"), std::string::npos) << m;
+  }
+}
+
 }  // namespace
 }  // namespace npukit
