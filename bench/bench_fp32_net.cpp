@@ -88,10 +88,12 @@ void BM_Layer(benchmark::State& state) {
                                       : v.declines == nullptr || v.declines(c) == nullptr);
       name = v.name;
       // Packed once, as a planned model does.
-      const auto packed = cpu::pack_conv_weights(w, p.groups);
+      const auto packed = cpu::pack_conv_weights(
+          w, p.groups, (v.isa == Isa::avx512 ? cpu::kOclAvx512 : cpu::kOclAvx2).channels);
       if (ocl) c.packed = packed.get();
       if (runs && ocl)
-        for (auto _ : state) cpu::run_conv_ocl_exact(c, cpu::f32_conv_ocl_tile_avx512);
+        for (auto _ : state)
+          cpu::run_conv_ocl_exact(c, v.isa == Isa::avx512 ? cpu::kOclAvx512 : cpu::kOclAvx2);
       else if (runs)
         for (auto _ : state) v.run(c);
     }
@@ -110,7 +112,7 @@ void BM_Layer(benchmark::State& state) {
 
 void layer_args(benchmark::internal::Benchmark* b) {
   for (int64_t l = 0; l < static_cast<int64_t>(std::size(kLayers)); ++l)
-    for (int64_t v = 0; v < 5; ++v)
+    for (int64_t v = 0; v < 6; ++v)
       for (int64_t t : {1, 2}) b->Args({l, v, t});
 }
 

@@ -60,8 +60,9 @@ std::shared_ptr<const cpu::ConvPackedWeights> conv2d_pack_weights(const TensorVi
         "a 4-D (OC, C/groups, KH, KW) tensor");
   check(p.groups >= 1 && w.dim(0) % p.groups == 0, "npukit::conv2d_pack_weights", "groups",
         std::to_string(p.groups), "a divisor of the output channels " + std::to_string(w.dim(0)));
-  if (!cpu::conv_ocl_may_apply(w.shape(), p, y_h, y_w)) return nullptr;
-  return cpu::pack_conv_weights(w, p.groups);
+  const int64_t block = cpu::conv_ocl_block(w.shape(), p, y_h, y_w);
+  if (block == 0) return nullptr;
+  return cpu::pack_conv_weights(w, p.groups, block);
 }
 
 void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, const TensorView& y,

@@ -79,7 +79,7 @@ const char* declines_for_test(const KernelVariant<cpu::ConvProblem>& v, const cp
 }
 void run_for_test(const KernelVariant<cpu::ConvProblem>& v, const cpu::ConvProblem& p) {
   if (is_ocl(v))
-    cpu::run_conv_ocl_exact(p, cpu::f32_conv_ocl_tile_avx512);
+    cpu::run_conv_ocl_exact(p, v.isa == Isa::avx512 ? cpu::kOclAvx512 : cpu::kOclAvx2);
   else
     v.run(p);
 }
@@ -94,10 +94,10 @@ void reference(const cpu::ConvProblem& p) {
 }
 
 // Random problems of `iterations` draws, batch first_batch .. first_batch +
-// batches - 1, through every variant; each runnable variant must run more
-// than min_runs times.
+// batches - 1, 1 .. max_ocg output channels per group, through every
+// variant; each runnable variant must run more than min_runs times.
 void every_variant_equals_reference(unsigned seed, int iterations, int64_t first_batch,
-                                    int64_t batches, int64_t min_runs) {
+                                    int64_t batches, int64_t max_ocg, int64_t min_runs) {
   Restore restore;
   std::mt19937 rng(seed);
   const auto& list = cpu::conv_nchw_kernels();
@@ -125,7 +125,7 @@ void every_variant_equals_reference(unsigned seed, int iterations, int64_t first
     p.has_bias = rng() % 2;
     p.result_add = rng() % 2;
     p.clip = test::fused_clip_case(static_cast<uint32_t>(iter));
-    const int64_t IC = p.groups * (1 + rng() % 7), OC = p.groups * (1 + rng() % 15);
+    const int64_t IC = p.groups * (1 + rng() % 7), OC = p.groups * (1 + int64_t(rng() % max_ocg));
     const int64_t W = iter % 7 == 0 ? 1 : 1 + rng() % 40;
     const Shape xs{first_batch + int64_t(rng() % batches), IC, int64_t(1 + rng() % 11), W};
     const Shape ws{OC, IC / p.groups, w.kernel_h, w.kernel_w};
@@ -183,13 +183,14 @@ void every_variant_equals_reference(unsigned seed, int iterations, int64_t first
 }
 
 TEST(ConvFast, EveryVariantEqualsReferenceBitForBit) {
-  every_variant_equals_reference(20261127, 200, 1, 2, 150);
+  every_variant_equals_reference(20261127, 200, 1, 2, 15, 150);
 }
 
-// Batches of 8 to 11 images: the positions-in-lanes driver then pads each
-// image inside its own task (pads_per_image), not the whole batch first.
+// Batches of 8 to 11 images (the positions-in-lanes driver then pads each
+// image inside its own task, pads_per_image) and up to 80 output channels per
+// group (several tiles per packed block of the ocl form, partial vectors).
 TEST(ConvFast, BatchesOfSmallImagesEqualReference) {
-  every_variant_equals_reference(20261129, 60, 8, 4, 40);
+  every_variant_equals_reference(20261129, 60, 8, 4, 80, 40);
 }
 
 // Memory whose last float is followed by an unreadable page, so that a kernel
@@ -339,7 +340,8 @@ TEST(ConvFast, NonFiniteWeightsWithPaddingEqualReference) {
     }
   }
   // The AVX-512 and AVX2 kernels take every case (they check afterwards).
-  for (const char* name : {"f32-conv-ocl-avx512", "f32-conv-nchw-avx512", "f32-conv-nchw-avx2"})
+  for (const char* name :
+       {"f32-conv-ocl-avx512", "f32-conv-nchw-avx512", "f32-conv-ocl-avx2", "f32-conv-nchw-avx2"})
     for (const auto& v : list.variants)
       if (std::string(v.name) == name && list.runnable(v)) {
         std::printf("  %s: %lld runs\n", name, static_cast<long long>(runs[name]));
@@ -408,8 +410,8 @@ TEST(ConvFast, PackedWeightsGiveTheSameBits) {
   Tensor y0(DType::f32, ys);
   for (int64_t i = 0; i < y0.numel(); ++i) y0.data<float>()[i] = value(rng, 40);
   const auto packed = conv2d_pack_weights(w, p, ys[2], ys[3]);
-  // Packed only where the ocl form may run (an AVX-512 level allowed).
-  EXPECT_EQ(packed != nullptr, max_isa() >= Isa::avx512);
+  // Packed only where the ocl form may run (3x3: at AVX-512; AVX2 takes 1x1).
+  EXPECT_EQ(packed != nullptr, impl() == Impl::fast && max_isa() >= Isa::avx512);
   Tensor other(DType::f32, {96, 32, 1, 1});
   const auto mismatched = conv2d_pack_weights(other, p, 5, 5);
   auto run = [&](const cpu::ConvPackedWeights* pw) {

@@ -85,15 +85,17 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
 // of the reference (one rounded product, one rounded addition per step).
 // For small planes (no lanes on the q layout's padding columns or a partial
 // last vector) and long reductions (the scatter epilogue is amortized).
-inline constexpr int64_t kOclBlock = 64;  // output channels per packed block
+inline constexpr int64_t kOclMaxBlock = 64;  // output channels per packed block, at most
 
-// w as the kernels read it: per (group, block of 64 output channels), steps
-// x 64 floats, the lanes past the group's last channel zero.
+// w as a kernel reads it: per (group, block of `block` output channels, the
+// kernel's tile width), steps x block floats, the lanes past the group's last
+// channel zero.
 struct ConvPackedWeights {
-  int64_t oc = 0, icg = 0, kh = 0, kw = 0, groups = 0;  // what was packed
+  int64_t oc = 0, icg = 0, kh = 0, kw = 0, groups = 0, block = 0;  // what was packed
   std::vector<float> data;
 };
-std::shared_ptr<const ConvPackedWeights> pack_conv_weights(const TensorView& w, int64_t groups);
+std::shared_ptr<const ConvPackedWeights> pack_conv_weights(const TensorView& w, int64_t groups,
+                                                           int64_t block);
 
 struct OclTile {
   const float* x;  // the group's first input plane of the image
@@ -101,34 +103,37 @@ struct OclTile {
   int64_t steps;
   const float* w;       // the block's packed weights (steps x 64)
   int64_t rows;         // output channels of the block, 1 .. 64
-  int64_t positions;    // 1 .. ocl_max_positions(vectors)
+  int64_t positions;    // 1 .. the kernel's max_positions(rows)
   const int64_t* q;     // per position: its q
   const int64_t* y_at;  // per position: its offset in an output plane
-  float* y;             // the block's first output plane
+  float* y;             // the tile's first output plane
   int64_t y_channel;    // floats between output planes (64 of them fit in int32)
-  const float* bias;    // per row, 64 floats, or nullptr
+  const float* bias;    // per row (64 floats readable), or nullptr
   bool result_add, clip;
   float clip_min, clip_max;
 };
 using OclTileKernel = void (*)(const OclTile& t);
 
-// Positions per tile a kernel takes with `vectors` (1 .. 4) vectors of
-// output channels: 24 accumulators at most.
-inline int64_t ocl_max_positions(int64_t vectors) {
-  return vectors <= 2 ? 12 : 24 / vectors;
-}
+// A tile kernel of the form and its shape: tiles of one packed block of
+// `channels` output channels and max_positions(rows) positions.
+struct OclKernel {
+  OclTileKernel tile;
+  int64_t channels;
+  int64_t (*max_positions)(int64_t rows);
+};
+extern const OclKernel kOclAvx512;  // 16 lanes, blocks of 64 channels, 6 .. 12 positions
+extern const OclKernel kOclAvx2;    // 8 lanes, blocks of 16 channels, 6 .. 12 positions
 
-void f32_conv_ocl_tile_avx512(const OclTile& t);
-
-void run_conv_ocl(const ConvProblem& p, OclTileKernel kernel);
+void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel);
 // Why the form cannot compute `p` exactly (f32-conv-ocl-* also declines
 // where the positions-in-lanes form is faster), or nullptr; and the form with
 // the non-finite-weight recheck of the variants (tests run it on any problem).
 const char* conv_ocl_declines_exactness(const ConvProblem& p);
 // Whether f32-conv-ocl-* may take a conv2d of these weights and output
-// plane on this host (where packing them ahead pays).
-bool conv_ocl_may_apply(const Shape& w, const Conv2dParams& p, int64_t y_h, int64_t y_w);
-void run_conv_ocl_exact(const ConvProblem& p, OclTileKernel kernel);
+// plane at the allowed ISA level (where packing them ahead pays).
+// Returns the packing block of the kernel that would run, or 0.
+int64_t conv_ocl_block(const Shape& w, const Conv2dParams& p, int64_t y_h, int64_t y_w);
+void run_conv_ocl_exact(const ConvProblem& p, const OclKernel& kernel);
 
 // f32-conv-nchw-{avx512, avx2}, then f32-conv-dotchains (cpu::conv2d_f32:
 // both accumulations, and the portable kernel), then the reference.

@@ -346,7 +346,19 @@ const char* declines_ocl(const ConvProblem& p) {
 }
 
 void run_ocl_avx512(const ConvProblem& p) {
-  run_conv_ocl_exact(p, f32_conv_ocl_tile_avx512);
+  run_conv_ocl_exact(p, kOclAvx512);
+}
+// At AVX2 (8 lanes, 12 accumulators) the form wins on 1x1 convolutions only
+// (measured: 1x1 on 7x7 and 14x14 1.0-1.25x, 3x3 on 7x7 and 14x14 0.7-0.8x).
+const char* ocl_avx2_slower(const Shape& w) {
+  return w[2] * w[3] > 1 ? "a KxK kernel (positions in lanes are faster at AVX2)" : nullptr;
+}
+const char* declines_ocl_avx2(const ConvProblem& p) {
+  if (const char* why = declines_ocl(p)) return why;
+  return ocl_avx2_slower(p.w.shape());
+}
+void run_ocl_avx2(const ConvProblem& p) {
+  run_conv_ocl_exact(p, kOclAvx2);
 }
 void run_avx2(const ConvProblem& p) {
   run_checked(p, f32_conv_tile_avx2, {6, 16});
@@ -357,17 +369,20 @@ void run_avx2(const ConvProblem& p) {
 const char* conv_ocl_declines_exactness(const ConvProblem& p) {
   if (const char* why = declines_nchw(p)) return why;
   const int64_t ys = p.y.stride(1);
-  if (ys <= 0 || ys > INT32_MAX / kOclBlock) return "output channel stride outside (0, 2^31/64)";
+  if (ys <= 0 || ys > INT32_MAX / kOclMaxBlock) return "output channel stride outside (0, 2^31/64)";
   return nullptr;
 }
 
-bool conv_ocl_may_apply(const Shape& w, const Conv2dParams& p, int64_t y_h, int64_t y_w) {
+int64_t conv_ocl_block(const Shape& w, const Conv2dParams& p, int64_t y_h, int64_t y_w) {
   // w[1] == 1: groups = C, which conv2d gives to the depthwise family.
-  return p.accumulation == Fp32Accumulation::sequential && !p.flush_denormals && w[1] != 1 &&
-         ocl_slower(w, p.groups, y_h, y_w) == nullptr && max_isa() >= Isa::avx512;
+  if (p.accumulation != Fp32Accumulation::sequential || p.flush_denormals || w[1] == 1 ||
+      ocl_slower(w, p.groups, y_h, y_w) != nullptr || impl() == Impl::reference)
+    return 0;
+  if (max_isa() >= Isa::avx512) return kOclAvx512.channels;
+  return max_isa() >= Isa::avx2 && ocl_avx2_slower(w) == nullptr ? kOclAvx2.channels : 0;
 }
 
-void run_conv_ocl_exact(const ConvProblem& p, OclTileKernel kernel) {
+void run_conv_ocl_exact(const ConvProblem& p, const OclKernel& kernel) {
   run_conv_ocl(p, kernel);
   if (has_zero_taps(p.params.window) && checks_output(p) && any_nan(p.y) && !all_finite_f32(p.w))
     run_reference(p);
@@ -406,6 +421,8 @@ constexpr const char* kOcl =
     "positions with 64+ steps (ic, kh, kw) per output or at most 1024 with 1024+ steps, output "
     "channel stride below 2^31/64";
 
+constexpr const char* kOclAvx2Applies = "as f32-conv-ocl-avx512, 1x1 kernels only";
+
 }  // namespace
 
 const KernelList<ConvProblem>& conv_nchw_kernels() {
@@ -413,6 +430,7 @@ const KernelList<ConvProblem>& conv_nchw_kernels() {
       "conv2d",
       {{"f32-conv-ocl-avx512", Isa::avx512, kOcl, declines_ocl, run_ocl_avx512},
        {"f32-conv-nchw-avx512", Isa::avx512, kNchw, declines_nchw, run_avx512},
+       {"f32-conv-ocl-avx2", Isa::avx2, kOclAvx2Applies, declines_ocl_avx2, run_ocl_avx2},
        {"f32-conv-nchw-avx2", Isa::avx2, kNchw, declines_nchw, run_avx2},
        {"f32-conv-dotchains", Isa::portable,
         "both accumulations (interleaved: groups = 1); sequential with padding needs finite "

@@ -37,7 +37,7 @@ NPUKIT_AVX512 void tile(const OclTile& t) {
 #pragma GCC unroll 4
     for (int v = 0; v < V; ++v) acc[p][v] = _mm512_setzero_ps();
   const float* w = t.w;
-  for (int64_t e = 0; e < t.steps; ++e, w += kOclBlock) {
+  for (int64_t e = 0; e < t.steps; ++e, w += kOclMaxBlock) {
     const int64_t o = t.offset[e];
     __m512 wv[V];
     for (int v = 0; v < V; ++v) wv[v] = _mm512_loadu_ps(w + v * kLanes);
@@ -79,9 +79,12 @@ constexpr auto k2 = kernels_for<2>(std::make_integer_sequence<int, 12>());
 constexpr auto k3 = kernels_for<3>(std::make_integer_sequence<int, 8>());
 constexpr auto k4 = kernels_for<4>(std::make_integer_sequence<int, 6>());
 
-}  // namespace
+int64_t max_positions(int64_t rows) {
+  const int64_t vectors = (rows + kLanes - 1) / kLanes;
+  return vectors <= 2 ? 12 : 24 / vectors;
+}
 
-void f32_conv_ocl_tile_avx512(const OclTile& t) {
+void tile_avx512(const OclTile& t) {
   const auto i = static_cast<size_t>(t.positions - 1);
   switch ((t.rows + kLanes - 1) / kLanes) {
     case 1:
@@ -94,5 +97,9 @@ void f32_conv_ocl_tile_avx512(const OclTile& t) {
       return k4[i](t);
   }
 }
+
+}  // namespace
+
+const OclKernel kOclAvx512{tile_avx512, kOclMaxBlock, max_positions};
 
 }  // namespace npukit::cpu
