@@ -78,13 +78,14 @@ void f32_conv_tile_avx2(const ConvTile& t);
 
 void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape shape);
 
-// The output-channels-in-lanes form (f32-conv-ocl-*): SIMD lanes hold 16
-// output channels of one position, each step broadcasts one input per
-// position and loads the packed weights of up to 64 channels; outputs go to
-// their planes by scatter. Every lane still performs its output's sequence
-// of the reference (one rounded product, one rounded addition per step).
-// For small planes (no lanes on the q layout's padding columns or a partial
-// last vector) and long reductions (the scatter epilogue is amortized).
+// The output-channels-in-lanes form (f32-conv-ocl-*): SIMD lanes hold output
+// channels of one position, each step broadcasts one input per position and
+// loads the packed weights of a block of channels (64 at AVX-512, 16 at
+// AVX2); outputs go to their planes by scatter (AVX2: scalar). Every lane
+// still performs its output's sequence of the reference (one rounded
+// product, one rounded addition per step). For small planes (no lanes on the
+// q layout's padding columns or a partial last vector) and long reductions
+// (the scatter epilogue is amortized).
 inline constexpr int64_t kOclMaxBlock = 64;  // output channels per packed block, at most
 
 // w as a kernel reads it: per (group, block of `block` output channels, the
@@ -101,8 +102,8 @@ struct OclTile {
   const float* x;  // the group's first input plane of the image
   const int64_t* offset;
   int64_t steps;
-  const float* w;       // the block's packed weights (steps x 64)
-  int64_t rows;         // output channels of the block, 1 .. 64
+  const float* w;       // the block's packed weights (steps x the block's width)
+  int64_t rows;         // output channels of the block, 1 .. the width
   int64_t positions;    // 1 .. the kernel's max_positions(rows)
   const int64_t* q;     // per position: its q
   const int64_t* y_at;  // per position: its offset in an output plane
@@ -129,13 +130,14 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel);
 // where the positions-in-lanes form is faster), or nullptr; and the form with
 // the non-finite-weight recheck of the variants (tests run it on any problem).
 const char* conv_ocl_declines_exactness(const ConvProblem& p);
-// Whether f32-conv-ocl-* may take a conv2d of these weights and output
-// plane at the allowed ISA level (where packing them ahead pays).
-// Returns the packing block of the kernel that would run, or 0.
+// The packing block of the f32-conv-ocl-* kernel that would take a conv2d of
+// these weights and output plane at the allowed ISA level (where packing
+// them ahead pays), or 0 where none would.
 int64_t conv_ocl_block(const Shape& w, const Conv2dParams& p, int64_t y_h, int64_t y_w);
 void run_conv_ocl_exact(const ConvProblem& p, const OclKernel& kernel);
 
-// f32-conv-nchw-{avx512, avx2}, then f32-conv-dotchains (cpu::conv2d_f32:
+// f32-conv-ocl-avx512, f32-conv-nchw-avx512, f32-conv-ocl-avx2,
+// f32-conv-nchw-avx2, then f32-conv-dotchains (cpu::conv2d_f32:
 // both accumulations, and the portable kernel), then the reference.
 const KernelList<ConvProblem>& conv_nchw_kernels();
 
