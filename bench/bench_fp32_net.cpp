@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "npukit/npukit.hpp"
@@ -33,6 +34,12 @@ const Layer kLayers[] = {
     {"mobilenet.1x1_960to160_7", 960, 7, 160, 1, 1, 1},
     {"mobilenet.dw3x3s2_96_112", 96, 112, 96, 3, 2, 96},
     {"mobilenet.dw3x3_144_56", 144, 56, 144, 3, 1, 144},
+    {"mobilenet.1x1_384to64_14", 384, 14, 64, 1, 1, 1},
+    {"mobilenet.1x1_160to960_7", 160, 7, 960, 1, 1, 1},
+    {"fashion.3x3_8to16_14", 8, 14, 16, 3, 1, 1},
+    {"resnet.3x3_128_28", 128, 28, 128, 3, 1, 1},
+    {"mobilenet.1x1_32to192_28", 32, 28, 192, 1, 1, 1},
+    {"mobilenet.1x1_192to32_28", 192, 28, 32, 1, 1, 1},
 };
 
 Tensor random(const Shape& s, unsigned seed) {
@@ -74,9 +81,20 @@ void BM_Layer(benchmark::State& state) {
     if (variant < list.variants.size()) {
       const auto& v = list.variants[variant];
       cpu::ConvProblem c{x, w, b, y, p};
-      runs = list.runnable(v) && (v.declines == nullptr || v.declines(c) == nullptr);
+      // The output-channels-in-lanes form on every layer it computes exactly
+      // (its variant declines where it is not the faster one).
+      const bool ocl = std::string(v.name).find("-ocl-") != std::string::npos;
+      runs = list.runnable(v) && (ocl ? cpu::conv_ocl_declines_exactness(c) == nullptr
+                                      : v.declines == nullptr || v.declines(c) == nullptr);
       name = v.name;
-      if (runs)
+      // Packed once, as a planned model does.
+      const auto packed = cpu::pack_conv_weights(
+          w, p.groups, (v.isa == Isa::avx512 ? cpu::kOclAvx512 : cpu::kOclAvx2).channels);
+      if (ocl) c.packed = packed.get();
+      if (runs && ocl)
+        for (auto _ : state)
+          cpu::run_conv_ocl_exact(c, v.isa == Isa::avx512 ? cpu::kOclAvx512 : cpu::kOclAvx2);
+      else if (runs)
         for (auto _ : state) v.run(c);
     }
   }
@@ -94,7 +112,7 @@ void BM_Layer(benchmark::State& state) {
 
 void layer_args(benchmark::internal::Benchmark* b) {
   for (int64_t l = 0; l < static_cast<int64_t>(std::size(kLayers)); ++l)
-    for (int64_t v = 0; v < 4; ++v)
+    for (int64_t v = 0; v < 6; ++v)
       for (int64_t t : {1, 2}) b->Args({l, v, t});
 }
 

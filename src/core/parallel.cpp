@@ -44,6 +44,15 @@ constexpr auto kSpin = std::chrono::microseconds(50);
 // Chunks per thread: small chunks let the threads that run finish the work of
 // one that the OS has descheduled.
 constexpr int64_t kChunksPerThread = 8;
+// When the caller, its own chunks done, keeps waiting for a helper's chunk
+// (the helper lost its core to another process mid-chunk), a region takes
+// longer than the caller alone would. After kStrikes such regions in a row
+// the next kBackoff regions run on the caller alone, then helpers are tried
+// again: on a contended machine two threads then cost about what one does,
+// and a quiet machine never meets the rule.
+constexpr int kStrikes = 3;
+constexpr int kBackoff = 64;
+constexpr auto kStraggleMin = std::chrono::microseconds(200);
 
 int available_cpus() {
   cpu_set_t set;
@@ -108,9 +117,45 @@ class Pool {
     start_workers(helpers);
     helpers_.store(helpers);
     job_.store(&job);
+    const auto start = std::chrono::steady_clock::now();
     generation_.fetch_add(1);
     wake(sleeping_workers_, worker_cv_);
     job.work();
+    const auto own_done = std::chrono::steady_clock::now();
+    wait(job);
+    note_straggling(start, own_done, std::chrono::steady_clock::now());
+  }
+
+  // Whether the next region should run on the caller alone (see kStrikes).
+  bool backing_off() {
+    int left = backoff_left_.load(std::memory_order_relaxed);
+    if (left <= 0) return false;
+    backoff_left_.store(left - 1, std::memory_order_relaxed);
+    return true;
+  }
+  void reset_backoff() {
+    strikes_.store(0, std::memory_order_relaxed);
+    backoff_left_.store(0, std::memory_order_relaxed);
+  }
+
+  std::mutex submit;  // one job at a time (other callers run serially)
+
+ private:
+  void note_straggling(std::chrono::steady_clock::time_point start,
+                       std::chrono::steady_clock::time_point own_done,
+                       std::chrono::steady_clock::time_point end) {
+    const auto waited = end - own_done;
+    if (waited < kStraggleMin || waited * 4 < end - start) {
+      strikes_.store(0, std::memory_order_relaxed);
+      return;
+    }
+    if (strikes_.fetch_add(1, std::memory_order_relaxed) + 1 >= kStrikes) {
+      strikes_.store(0, std::memory_order_relaxed);
+      backoff_left_.store(kBackoff, std::memory_order_relaxed);
+    }
+  }
+
+  void wait(Job& job) {
     if (!spin_until([&] { return job.finished.load() == job.chunks; })) {
       std::unique_lock<std::mutex> lock(mutex_);
       ++sleeping_caller_;
@@ -122,9 +167,6 @@ class Pool {
     while (inside_.load() != 0) NPUKIT_PAUSE();
   }
 
-  std::mutex submit;  // one job at a time (other callers run serially)
-
- private:
   void start_workers(int wanted) {
     while (static_cast<int>(threads_started_) < wanted) {
       const int index = threads_started_++;
@@ -167,7 +209,8 @@ class Pool {
   std::atomic<int> helpers_{0};  // workers allowed to join the current job
   std::atomic<int> inside_{0};   // workers that may be touching job_
   std::atomic<int> sleeping_workers_{0}, sleeping_caller_{0};
-  int threads_started_ = 0;  // guarded by `submit`
+  std::atomic<int> strikes_{0}, backoff_left_{0};  // guarded by `submit` (atomics for tidiness)
+  int threads_started_ = 0;                        // guarded by `submit`
   std::mutex mutex_;
   std::condition_variable worker_cv_, caller_cv_;
 };
@@ -213,6 +256,8 @@ int parse_num_threads(const char* text, std::string& message) {
 void set_num_threads(int n) {
   check_range("npukit::set_num_threads", "n", n, 0, kMaxThreads);
   g_threads = n;
+  // An explicit choice is honoured from the next region on (tests rely on it).
+  if (Pool* p = g_pool.load()) p->reset_backoff();
 }
 
 int num_threads() {
@@ -232,6 +277,11 @@ void parallel_ranges(int64_t count, int64_t grain,
   Pool& p = pool();
   std::unique_lock<std::mutex> lock(p.submit, std::try_to_lock);
   if (!lock.owns_lock()) {  // another thread of the program is using the pool
+    body(0, count);
+    return;
+  }
+  if (p.backing_off()) {
+    lock.unlock();
     body(0, count);
     return;
   }

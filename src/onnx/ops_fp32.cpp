@@ -71,8 +71,12 @@ NodePlan plan_conv_or_fused(const PlanContext& c, bool fused) {
   }
   if (fused) p.clip = fused_activation(c.node);
   Shape y = conv2d_output_shape(x.shape, w.shape, p);
-  return {{make_operand(F, y)}, [p](const auto& in, const auto& out) {
-            conv2d(in[0], in[1], p.has_bias ? in[2] : TensorView(), out[0], p);
+  // Constant weights are packed here, once, for the kernels that read them
+  // packed (nullptr where none would).
+  std::shared_ptr<const cpu::ConvPackedWeights> packed;
+  if (w.value != nullptr) packed = conv2d_pack_weights(w.value->tensor.view(), p, y[2], y[3]);
+  return {{make_operand(F, y)}, [p, packed](const auto& in, const auto& out) {
+            conv2d(in[0], in[1], p.has_bias ? in[2] : TensorView(), out[0], p, packed.get());
           }};
 }
 

@@ -49,6 +49,24 @@ Shape conv2d_output_shape(const Shape& x, const Shape& w, const Conv2dParams& p)
 
 void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, const TensorView& y,
             const Conv2dParams& p) {
+  conv2d(x, w, bias, y, p, nullptr);
+}
+
+std::shared_ptr<const cpu::ConvPackedWeights> conv2d_pack_weights(const TensorView& w,
+                                                                  const Conv2dParams& p,
+                                                                  int64_t y_h, int64_t y_w) {
+  w.expect_dtype(DType::f32, "npukit::conv2d_pack_weights", "w.dtype");
+  check(w.rank() == 4, "npukit::conv2d_pack_weights", "w", "shape " + shape_text(w.shape()),
+        "a 4-D (OC, C/groups, KH, KW) tensor");
+  check(p.groups >= 1 && w.dim(0) % p.groups == 0, "npukit::conv2d_pack_weights", "groups",
+        std::to_string(p.groups), "a divisor of the output channels " + std::to_string(w.dim(0)));
+  const int64_t block = cpu::conv_ocl_block(w.shape(), p, y_h, y_w);
+  if (block == 0) return nullptr;
+  return cpu::pack_conv_weights(w, p.groups, block);
+}
+
+void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, const TensorView& y,
+            const Conv2dParams& p, const cpu::ConvPackedWeights* packed) {
   constexpr const char* fn = "npukit::conv2d";
   x.expect_dtype(DType::f32, fn, "x.dtype");
   w.expect_dtype(DType::f32, fn, "w.dtype");
@@ -77,7 +95,7 @@ void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, co
                          p.clip};
     return cpu::dwconv_kernels().run(d);
   }
-  cpu::conv_nchw_kernels().run({x, w, bias, y, p});
+  cpu::conv_nchw_kernels().run({x, w, bias, y, p, packed});
 }
 
 namespace {

@@ -1,4 +1,4 @@
-// The fp32 conv2d family (src/ops/cpu/f32-conv-nchw*, then DotChains)
+// The fp32 conv2d family (src/ops/cpu/f32-conv-{ocl,nchw}*, then DotChains)
 // against the reference kernels, bit for bit (a NaN equals any NaN): every
 // variant this host runs, seeded random geometry (stride, dilation, zero
 // insertion, pads up to windows entirely in padding, 1-wide images, groups,
@@ -15,6 +15,7 @@
 #include <map>
 #include <random>
 #include <sstream>
+#include <string_view>
 
 #include "npukit/npukit.hpp"
 #include "ops/cpu/conv_nchw.hpp"
@@ -67,6 +68,22 @@ std::string text(const cpu::ConvProblem& p, const char* kernel, int threads, boo
   return s.str();
 }
 
+// f32-conv-ocl-* declines the problems where the positions-in-lanes form is
+// faster (most of these small ones): its form runs on every problem it
+// computes exactly, with the variant's own recheck (run_conv_ocl_exact).
+bool is_ocl(const KernelVariant<cpu::ConvProblem>& v) {
+  return std::string_view(v.name).find("-ocl-") != std::string_view::npos;
+}
+const char* declines_for_test(const KernelVariant<cpu::ConvProblem>& v, const cpu::ConvProblem& p) {
+  return is_ocl(v) ? cpu::conv_ocl_declines_exactness(p) : v.declines(p);
+}
+void run_for_test(const KernelVariant<cpu::ConvProblem>& v, const cpu::ConvProblem& p) {
+  if (is_ocl(v))
+    cpu::run_conv_ocl_exact(p, v.isa == Isa::avx512 ? cpu::kOclAvx512 : cpu::kOclAvx2);
+  else
+    v.run(p);
+}
+
 // The definition of a fused clip: the unfused convolution, then npukit's Clip.
 void reference(const cpu::ConvProblem& p) {
   if (p.params.accumulation == Fp32Accumulation::interleaved)
@@ -76,14 +93,17 @@ void reference(const cpu::ConvProblem& p) {
   ref::clip_f32(p.y, p.y, p.params.clip);
 }
 
-TEST(ConvFast, EveryVariantEqualsReferenceBitForBit) {
+// Random problems of `iterations` draws, batch first_batch .. first_batch +
+// batches - 1, 1 .. max_ocg output channels per group, through every
+// variant; each runnable variant must run more than min_runs times.
+void every_variant_equals_reference(unsigned seed, int iterations, int64_t first_batch,
+                                    int64_t batches, int64_t max_ocg, int64_t min_runs) {
   Restore restore;
-  const unsigned seed = 20261127;
   std::mt19937 rng(seed);
   const auto& list = cpu::conv_nchw_kernels();
   std::map<std::string, int64_t> runs;
   int64_t outputs = 0, declined = 0;
-  for (int iter = 0; iter < 200; ++iter) {
+  for (int iter = 0; iter < iterations; ++iter) {
     const bool interleaved = iter % 4 == 1;
     const bool nhwc = iter % 5 == 3;
     Conv2dParams p;
@@ -105,9 +125,9 @@ TEST(ConvFast, EveryVariantEqualsReferenceBitForBit) {
     p.has_bias = rng() % 2;
     p.result_add = rng() % 2;
     p.clip = test::fused_clip_case(static_cast<uint32_t>(iter));
-    const int64_t IC = p.groups * (1 + rng() % 7), OC = p.groups * (1 + rng() % 15);
+    const int64_t IC = p.groups * (1 + rng() % 7), OC = p.groups * (1 + int64_t(rng() % max_ocg));
     const int64_t W = iter % 7 == 0 ? 1 : 1 + rng() % 40;
-    const Shape xs{int64_t(1 + rng() % 2), IC, int64_t(1 + rng() % 11), W};
+    const Shape xs{first_batch + int64_t(rng() % batches), IC, int64_t(1 + rng() % 11), W};
     const Shape ws{OC, IC / p.groups, w.kernel_h, w.kernel_w};
     Shape ys;
     try {
@@ -128,7 +148,7 @@ TEST(ConvFast, EveryVariantEqualsReferenceBitForBit) {
     reference(prob);
     for (const auto& v : list.variants) {
       if (v.reference || !list.runnable(v)) continue;
-      if (v.declines(prob) != nullptr) {
+      if (declines_for_test(v, prob) != nullptr) {
         ++declined;
         continue;
       }
@@ -136,7 +156,7 @@ TEST(ConvFast, EveryVariantEqualsReferenceBitForBit) {
         set_num_threads(threads);
         Tensor got = y0;
         prob.y = got;
-        v.run(prob);
+        run_for_test(v, prob);
         int64_t bad = 0, first = 0;
         const float* g = got.data<float>();
         const float* wv = want.data<float>();
@@ -157,9 +177,20 @@ TEST(ConvFast, EveryVariantEqualsReferenceBitForBit) {
   for (const auto& [name, n] : runs) std::printf("  %s: %lld runs\n", name.c_str(), (long long)n);
   for (const auto& v : list.variants) {
     if (!v.reference && list.runnable(v)) {
-      EXPECT_GT(runs[v.name], 150) << v.name;
+      EXPECT_GT(runs[v.name], min_runs) << v.name;
     }
   }
+}
+
+TEST(ConvFast, EveryVariantEqualsReferenceBitForBit) {
+  every_variant_equals_reference(20261127, 200, 1, 2, 15, 150);
+}
+
+// Batches of 8 to 11 images (the positions-in-lanes driver then pads each
+// image inside its own task, pads_per_image) and up to 80 output channels per
+// group (several tiles per packed block of the ocl form, partial vectors).
+TEST(ConvFast, BatchesOfSmallImagesEqualReference) {
+  every_variant_equals_reference(20261129, 60, 8, 4, 80, 40);
 }
 
 // Memory whose last float is followed by an unreadable page, so that a kernel
@@ -230,12 +261,12 @@ TEST(ConvFast, UnpaddedInputEveryTailEqualsReference) {
     cpu::ConvProblem prob{x, wt, b, want, p};
     reference(prob);
     for (const auto& v : list.variants) {
-      if (v.reference || !list.runnable(v) || v.declines(prob) != nullptr) continue;
+      if (v.reference || !list.runnable(v) || declines_for_test(v, prob) != nullptr) continue;
       for (int threads = 1; threads <= 3; ++threads) {
         set_num_threads(threads);
         Tensor got = y0;
         prob.y = got;
-        v.run(prob);
+        run_for_test(v, prob);
         int64_t bad = 0, first = 0;
         for (int64_t i = 0; i < got.numel(); ++i)
           if (!same_bits(got.data<float>()[i], want.data<float>()[i]) && bad++ == 0) first = i;
@@ -293,12 +324,12 @@ TEST(ConvFast, NonFiniteWeightsWithPaddingEqualReference) {
     cpu::ConvProblem prob{x, wt, b, want, p};
     reference(prob);
     for (const auto& v : list.variants) {
-      if (v.reference || !list.runnable(v) || v.declines(prob) != nullptr) continue;
+      if (v.reference || !list.runnable(v) || declines_for_test(v, prob) != nullptr) continue;
       for (int threads = 1; threads <= 3; ++threads) {
         set_num_threads(threads);
         Tensor got = y0;
         prob.y = got;
-        v.run(prob);
+        run_for_test(v, prob);
         for (int64_t i = 0; i < got.numel(); ++i)
           ASSERT_TRUE(same_bits(got.data<float>()[i], want.data<float>()[i]))
               << "seed " << seed << " iter " << iter << " " << text(prob, v.name, threads, false)
@@ -309,7 +340,8 @@ TEST(ConvFast, NonFiniteWeightsWithPaddingEqualReference) {
     }
   }
   // The AVX-512 and AVX2 kernels take every case (they check afterwards).
-  for (const char* name : {"f32-conv-nchw-avx512", "f32-conv-nchw-avx2"})
+  for (const char* name :
+       {"f32-conv-ocl-avx512", "f32-conv-nchw-avx512", "f32-conv-ocl-avx2", "f32-conv-nchw-avx2"})
     for (const auto& v : list.variants)
       if (std::string(v.name) == name && list.runnable(v)) {
         std::printf("  %s: %lld runs\n", name, static_cast<long long>(runs[name]));
@@ -352,6 +384,73 @@ TEST(ConvFast, PublicEntryAgreesAcrossIsaLevelsAndImpl) {
         ASSERT_TRUE(same_bits(got[i], want[i]))
             << isa_name(isa) << " threads " << threads << " element " << i;
     }
+  }
+}
+
+// conv2d with weights packed ahead (as a planned model does): the public
+// entry gives the reference's bits with and without the packing, with a
+// packing of other weights' shape (ignored), at every ISA level and 1-3
+// threads; bad weights for the packing are refused with an npukit::Error.
+TEST(ConvFast, PackedWeightsGiveTheSameBits) {
+  Restore restore;
+  std::mt19937 rng(7);
+  Tensor x(DType::f32, {3, 64, 7, 9}), w(DType::f32, {96, 32, 3, 3}), b(DType::f32, {96});
+  for (Tensor* t : {&x, &w, &b})
+    for (int64_t i = 0; i < t->numel(); ++i) t->data<float>()[i] = value(rng, 40);
+  for (int64_t i = 0; i < w.numel(); ++i)
+    if (!std::isfinite(w.data<float>()[i])) w.data<float>()[i] = 0.5f;
+  Conv2dParams p;
+  p.window.kernel_h = p.window.kernel_w = 3;
+  p.window.pad_top = p.window.pad_bottom = p.window.pad_left = p.window.pad_right = 1;
+  p.groups = 2;
+  p.has_bias = true;
+  p.result_add = true;
+  p.clip = {-1.0f, 1.5f};
+  const Shape ys = conv2d_output_shape(x.shape(), w.shape(), p);
+  Tensor y0(DType::f32, ys);
+  for (int64_t i = 0; i < y0.numel(); ++i) y0.data<float>()[i] = value(rng, 40);
+  const auto packed = conv2d_pack_weights(w, p, ys[2], ys[3]);
+  // Packed only where the ocl form may run (3x3: at AVX-512; AVX2 takes 1x1).
+  EXPECT_EQ(packed != nullptr, impl() == Impl::fast && max_isa() >= Isa::avx512);
+  Tensor other(DType::f32, {96, 32, 1, 1});
+  const auto mismatched = conv2d_pack_weights(other, p, 5, 5);
+  auto run = [&](const cpu::ConvPackedWeights* pw) {
+    Tensor y = y0;
+    conv2d(x, w, b, y, p, pw);
+    return y.to_vector<float>();
+  };
+  set_impl(Impl::reference);
+  const std::vector<float> want = run(nullptr);
+  set_impl(Impl::fast);
+  for (Isa isa : {Isa::portable, Isa::avx2, Isa::avx512}) {
+    if (isa > host_isa()) continue;
+    set_max_isa(isa);
+    for (int threads = 1; threads <= 3; ++threads) {
+      set_num_threads(threads);
+      for (const cpu::ConvPackedWeights* pw :
+           {packed.get(), mismatched.get(), static_cast<const cpu::ConvPackedWeights*>(nullptr)}) {
+        const std::vector<float> got = run(pw);
+        for (size_t i = 0; i < want.size(); ++i)
+          ASSERT_TRUE(same_bits(got[i], want[i]))
+              << isa_name(isa) << " threads " << threads << " packing "
+              << (pw == packed.get() ? "own"
+                  : pw               ? "mismatched"
+                                     : "none")
+              << " element " << i;
+      }
+    }
+  }
+  Tensor bad_rank(DType::f32, {96, 32, 9});
+  EXPECT_THROW(conv2d_pack_weights(bad_rank, p, 7, 9), Error);
+  Conv2dParams bad_groups = p;
+  bad_groups.groups = 5;
+  try {
+    conv2d_pack_weights(w, bad_groups, 7, 9);
+    ADD_FAILURE() << "groups 5 accepted";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("conv2d_pack_weights"), std::string::npos) << m;
+    EXPECT_NE(m.find("groups"), std::string::npos) << m;
   }
 }
 

@@ -1,10 +1,11 @@
 // npukit's thread pool: every index exactly once for any count, grain and
 // thread count; small loops stay on the caller; nested and concurrent calls;
 // errors reach the caller; NPUKIT_NUM_THREADS values are capped or ignored
-// with a message.
+// with a message; straggling helpers are left out for a while, then retried.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -103,6 +104,58 @@ TEST(ThreadPool, EnvironmentValuesAreCappedOrIgnored) {
     EXPECT_NE(message.find("ignored"), std::string::npos) << bad << ": " << message;
     EXPECT_NE(message.find("0 to 1024"), std::string::npos) << message;
   }
+}
+
+// One region of two chunks in which the caller, its chunk done, waits for a
+// helper that holds the other one for 5 ms (as one that lost its core to
+// another process). Returns whether a helper took a chunk.
+bool straggling_region() {
+  const auto caller = std::this_thread::get_id();
+  std::atomic<bool> helper_started{false};
+  parallel_ranges(2, 1, [&](int64_t begin, int64_t end) {
+    if (end - begin == 2) return;  // run on the caller alone: no helper to wait for
+    if (std::this_thread::get_id() != caller) {
+      helper_started = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      return;
+    }
+    // Give a helper time to take the other chunk (bounded: on a very busy
+    // machine it may not come, and the caller takes both).
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (!helper_started && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+  });
+  return helper_started;
+}
+
+// Whether every index of a 64-index region ran on the caller.
+bool region_on_caller_alone() {
+  const auto caller = std::this_thread::get_id();
+  std::atomic<int> elsewhere{0};
+  parallel_for(64, 1, [&](int64_t) {
+    if (std::this_thread::get_id() != caller) ++elsewhere;
+  });
+  return elsewhere == 0;
+}
+
+TEST(ThreadPool, StragglingHelpersAreLeftOutThenRetried) {
+  Restore restore;
+  set_num_threads(2);
+  int in_a_row = 0;
+  for (int tries = 0; tries < 20 && in_a_row < 3; ++tries)
+    in_a_row = straggling_region() ? in_a_row + 1 : 0;
+  ASSERT_EQ(in_a_row, 3) << "no helper took a chunk in 3 regions in a row";
+  // Backing off: the next 64 regions run on the caller alone.
+  for (int r = 0; r < 64; ++r) ASSERT_TRUE(region_on_caller_alone()) << "region " << r;
+  // Then helpers are tried again.
+  EXPECT_TRUE(straggling_region());
+  // An explicit set_num_threads ends a back-off at once: straggle until the
+  // pool backs off again (a region without helpers), then set it.
+  bool backed_off = false;
+  for (int tries = 0; tries < 20 && !backed_off; ++tries) backed_off = !straggling_region();
+  ASSERT_TRUE(backed_off);
+  ASSERT_TRUE(region_on_caller_alone());
+  set_num_threads(2);
+  EXPECT_TRUE(straggling_region());
 }
 
 }  // namespace

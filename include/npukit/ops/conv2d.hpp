@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "npukit/ops/activation.hpp"
 #include "npukit/ops/fp32_semantics.hpp"
@@ -39,6 +40,20 @@ Shape conv2d_output_shape(const Shape& x, const Shape& w, const Conv2dParams& p)
 // (1, OC, 1, 1) and is ignored unless has_bias.
 void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, const TensorView& y,
             const Conv2dParams& p);
+
+namespace cpu {
+struct ConvPackedWeights;
+}
+// w rearranged once for conv2d's output-channels-in-lanes kernels (a model's
+// constant weights, when it is planned), or nullptr where no kernel would
+// read it (the layer's output plane y_h x y_w decides, as in conv2d).
+// conv2d(..., packed) then reads the weights from the packing: same results,
+// as long as w is not changed.
+std::shared_ptr<const cpu::ConvPackedWeights> conv2d_pack_weights(const TensorView& w,
+                                                                  const Conv2dParams& p,
+                                                                  int64_t y_h, int64_t y_w);
+void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, const TensorView& y,
+            const Conv2dParams& p, const cpu::ConvPackedWeights* packed);
 
 struct Depthwise2dParams {
   Window2d window;

@@ -10,15 +10,22 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "npukit/ops/conv2d.hpp"
 #include "ops/kernel_list.hpp"
 
 namespace npukit::cpu {
 
+struct ConvPackedWeights;
+
 struct ConvProblem {
   TensorView x, w, bias, y;
   Conv2dParams params;
+  // w rearranged for the output-channels-in-lanes kernels (when a model is
+  // planned), or nullptr: they then pack w on each call.
+  const ConvPackedWeights* packed = nullptr;
 };
 
 inline constexpr int64_t kConvMaxRows = 8;  // output channels per tile, at most
@@ -51,12 +58,86 @@ struct ConvKernelShape {
   int64_t positions;  // positions per inner block (its reads may run this far past q1)
 };
 
+// The input as the kernels read it: padded, phase-split planes (x itself when
+// that is already the layout) and per step (ic, kh, kw) its tap's offset
+// from output q's window start in the group's first plane.
+struct ConvInput {
+  const float* x;  // image n, channel c: x + (n * C + c) * plane
+  int64_t plane;   // floats per channel
+  int64_t wq;      // q layout pitch: output (oh, ow) is q = oh * wq + ow
+  std::vector<int64_t> offset;
+};
+// slack: floats a kernel may read past the last plane; overreads: whether
+// its reads run past a tile's last position (then x is read in place only
+// if the plane size is a multiple of 16); fill: false gives the layout and
+// offsets only (x nullptr: the caller pads each image itself).
+ConvInput prepare_conv_input(const ConvProblem& p, int64_t slack, bool overreads, bool fill = true);
+
 void f32_conv_tile_avx512(const ConvTile& t);
 void f32_conv_tile_avx2(const ConvTile& t);
 
 void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape shape);
 
-// f32-conv-nchw-{avx512, avx2}, then f32-conv-dotchains (cpu::conv2d_f32:
+// The output-channels-in-lanes form (f32-conv-ocl-*): SIMD lanes hold output
+// channels of one position, each step broadcasts one input per position and
+// loads the packed weights of a block of channels (64 at AVX-512, 16 at
+// AVX2); outputs go to their planes by scatter (AVX2: scalar). Every lane
+// still performs its output's sequence of the reference (one rounded
+// product, one rounded addition per step). For small planes (no lanes on the
+// q layout's padding columns or a partial last vector) and long reductions
+// (the scatter epilogue is amortized).
+inline constexpr int64_t kOclMaxBlock = 64;  // output channels per packed block, at most
+
+// w as a kernel reads it: per (group, block of `block` output channels, the
+// kernel's tile width), steps x block floats, the lanes past the group's last
+// channel zero.
+struct ConvPackedWeights {
+  int64_t oc = 0, icg = 0, kh = 0, kw = 0, groups = 0, block = 0;  // what was packed
+  std::vector<float> data;
+};
+std::shared_ptr<const ConvPackedWeights> pack_conv_weights(const TensorView& w, int64_t groups,
+                                                           int64_t block);
+
+struct OclTile {
+  const float* x;  // the group's first input plane of the image
+  const int64_t* offset;
+  int64_t steps;
+  const float* w;       // the block's packed weights (steps x the block's width)
+  int64_t rows;         // output channels of the block, 1 .. the width
+  int64_t positions;    // 1 .. the kernel's max_positions(rows)
+  const int64_t* q;     // per position: its q
+  const int64_t* y_at;  // per position: its offset in an output plane
+  float* y;             // the tile's first output plane
+  int64_t y_channel;    // floats between output planes (64 of them fit in int32)
+  const float* bias;    // per row (64 floats readable), or nullptr
+  bool result_add, clip;
+  float clip_min, clip_max;
+};
+using OclTileKernel = void (*)(const OclTile& t);
+
+// A tile kernel of the form and its shape: tiles of one packed block of
+// `channels` output channels and max_positions(rows) positions.
+struct OclKernel {
+  OclTileKernel tile;
+  int64_t channels;
+  int64_t (*max_positions)(int64_t rows);
+};
+extern const OclKernel kOclAvx512;  // 16 lanes, blocks of 64 channels, 6 .. 12 positions
+extern const OclKernel kOclAvx2;    // 8 lanes, blocks of 16 channels, 6 .. 12 positions
+
+void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel);
+// Why the form cannot compute `p` exactly (f32-conv-ocl-* also declines
+// where the positions-in-lanes form is faster), or nullptr; and the form with
+// the non-finite-weight recheck of the variants (tests run it on any problem).
+const char* conv_ocl_declines_exactness(const ConvProblem& p);
+// The packing block of the f32-conv-ocl-* kernel that would take a conv2d of
+// these weights and output plane at the allowed ISA level (where packing
+// them ahead pays), or 0 where none would.
+int64_t conv_ocl_block(const Shape& w, const Conv2dParams& p, int64_t y_h, int64_t y_w);
+void run_conv_ocl_exact(const ConvProblem& p, const OclKernel& kernel);
+
+// f32-conv-ocl-avx512, f32-conv-nchw-avx512, f32-conv-ocl-avx2,
+// f32-conv-nchw-avx2, then f32-conv-dotchains (cpu::conv2d_f32:
 // both accumulations, and the portable kernel), then the reference.
 const KernelList<ConvProblem>& conv_nchw_kernels();
 

@@ -2,6 +2,7 @@
 // reproduce, the padded phase-split input, the tiles and their threads, and
 // the family's list (these kernels, then DotChains, then the reference).
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstddef>
 #include <utility>
@@ -10,6 +11,7 @@
 #include "conv_nchw.hpp"
 #include "dot_chains.hpp"
 #include "finite.hpp"
+#include "npukit/kernels.hpp"
 #include "npukit/parallel.hpp"
 #include "phase_split.hpp"
 
@@ -47,6 +49,15 @@ const char* declines_nchw(const ConvProblem& p) {
     return "a non-finite weight with padded taps";
   return nullptr;
 }
+
+// Where the output-channels-in-lanes form takes over (measured with
+// npukit_bench BM_Layer and the bundled model): planes up to 16x16 with 64
+// steps or more, up to 32x32 with 1024 or more (3x3 over 128+ channels); at
+// least two vectors of channels (with one, the broadcasts outnumber the
+// products' inputs and the scatter is amortized over fewer outputs).
+constexpr int64_t kOclSmallPlane = 256, kOclSmallSteps = 64;
+constexpr int64_t kOclMediumPlane = 1024, kOclMediumSteps = 1024;
+constexpr int64_t kOclMinChannels = 32;
 
 struct Layout {
   int64_t sh, sw, hq, wq, phase_size, plane;
@@ -139,31 +150,33 @@ bool overlaps(const TensorView& a, const TensorView& b) {
 // copied. The kernels' reads end at the tile's last position rounded up to
 // 16 (q_tile is a multiple of 16), so a plane size that is a multiple of 16
 // keeps them inside x.
-bool reads_input_in_place(const ConvProblem& p, const Layout& l) {
+bool reads_input_in_place(const ConvProblem& p, const Layout& l, bool overreads) {
   const Window2d& win = p.params.window;
   const TensorView& x = p.x;
   const int64_t H = x.dim(2), W = x.dim(3);
   return !has_zero_taps(win) && l.sh == 1 && l.sw == 1 && p.w.dim(2) == 1 && p.w.dim(3) == 1 &&
          x.stride(3) == 1 && x.stride(2) == W && x.stride(1) == H * W &&
-         x.stride(0) == x.dim(1) * H * W && l.plane == H * W && l.plane % 16 == 0 &&
+         x.stride(0) == x.dim(1) * H * W && l.plane == H * W && (!overreads || l.plane % 16 == 0) &&
          !overlaps(x, p.y);
 }
 
 }  // namespace
 
-void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape shape) {
-  const Conv2dParams& c = p.params;
-  const Window2d& win = c.window;
-  const int64_t N = p.x.dim(0), IC = p.x.dim(1), OC = p.y.dim(1), OH = p.y.dim(2), OW = p.y.dim(3);
-  const int64_t G = c.groups, ICG = IC / G, OCG = OC / G, KH = p.w.dim(2), KW = p.w.dim(3);
+ConvInput prepare_conv_input(const ConvProblem& p, int64_t slack, bool overreads, bool fill) {
+  const Window2d& win = p.params.window;
+  const int64_t N = p.x.dim(0), IC = p.x.dim(1);
+  const int64_t ICG = IC / p.params.groups, KH = p.w.dim(2), KW = p.w.dim(3);
   const Layout l = layout(p);
-  // Reads of the last tile may run `positions` (+ a row) past the last plane.
-  const std::vector<int64_t> columns = column_map(p, l);
+  ConvInput in;
+  in.plane = l.plane;
+  in.wq = l.wq;
   std::vector<float>& xp = input_scratch();
   const auto planes = static_cast<size_t>(N * IC * l.plane);
-  const auto size = planes + static_cast<size_t>(shape.positions + l.wq + 64);
-  const bool in_place = reads_input_in_place(p, l);
-  if (in_place) {
+  const auto size = planes + static_cast<size_t>(slack + l.wq + 64);
+  const bool in_place = reads_input_in_place(p, l, overreads);
+  if (!fill) {
+    in.x = nullptr;  // the caller pads the images itself
+  } else if (in_place) {
     // x is read where it is: no scratch.
   } else if (!has_zero_taps(win) && l.sh == 1 && l.sw == 1) {
     // Nothing padded and one phase: the planes are written whole, only the
@@ -173,40 +186,72 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
   } else {
     xp.assign(size, 0.0f);
   }
-  const float* xbase = in_place ? static_cast<const float*>(p.x.raw()) : xp.data();
-  if (!in_place)
+  if (fill) in.x = in_place ? static_cast<const float*>(p.x.raw()) : xp.data();
+  if (fill && !in_place) {
+    const std::vector<int64_t> columns = column_map(p, l);
     parallel_for(N * IC, std::max<int64_t>(1, 4096 / l.plane), [&](int64_t nc) {
       fill_plane(p, l, columns, nc / IC, nc % IC, xp.data() + nc * l.plane);
     });
-  std::vector<int64_t> offset;
-  offset.reserve(static_cast<size_t>(ICG * KH * KW));
+  }
+  in.offset.reserve(static_cast<size_t>(ICG * KH * KW));
   for (int64_t ic = 0; ic < ICG; ++ic)
     for (int64_t kh = 0; kh < KH; ++kh)
       for (int64_t kw = 0; kw < KW; ++kw) {
         const int64_t r = kh * win.dilation_h, col = kw * win.dilation_w;
-        offset.push_back(ic * l.plane + ((r % l.sh) * l.sw + col % l.sw) * l.phase_size +
-                         (r / l.sh) * l.wq + col / l.sw);
+        in.offset.push_back(ic * l.plane + ((r % l.sh) * l.sw + col % l.sw) * l.phase_size +
+                            (r / l.sh) * l.wq + col / l.sw);
       }
-  const int64_t steps = ICG * KH * KW;
-  const int64_t Q = (OH - 1) * l.wq + OW;  // q of the last real output + 1
+  return in;
+}
+
+namespace {
+
+std::vector<float>& image_scratch() {
+  thread_local std::vector<float> v;
+  return v;
+}
+
+// Batches of small images are padded one image at a time, inside that
+// image's task, so that its tiles read it from cache (padding the whole batch
+// first streams it through memory twice).
+bool pads_per_image(const ConvProblem& p, const Layout& l) {
+  constexpr int64_t kMaxImageBytes = 128 * 1024;
+  return p.x.dim(0) >= 8 && !reads_input_in_place(p, l, true) &&
+         p.x.dim(1) * l.plane * static_cast<int64_t>(sizeof(float)) <= kMaxImageBytes;
+}
+
+}  // namespace
+
+void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape shape) {
+  const Conv2dParams& c = p.params;
+  const int64_t N = p.x.dim(0), IC = p.x.dim(1), OC = p.y.dim(1), OH = p.y.dim(2), OW = p.y.dim(3);
+  const int64_t G = c.groups, ICG = IC / G, OCG = OC / G;
+  const Layout l = layout(p);
+  const bool per_image = pads_per_image(p, l);
+  // Reads of the last tile may run `positions` (+ a row) past the last plane.
+  const int64_t slack = shape.positions + l.wq + 64;
+  const ConvInput in = prepare_conv_input(p, shape.positions, true, !per_image);
+  const int64_t steps = static_cast<int64_t>(in.offset.size());
+  const int64_t Q = (OH - 1) * in.wq + OW;  // q of the last real output + 1
   // Tiles of a few blocks of positions: enough tiles to share, each a
   // cache-friendly slice of the input.
   const int64_t q_tile = shape.positions * 4;
   const int64_t q_tiles = (Q + q_tile - 1) / q_tile;
   const int64_t row_blocks = (OCG + shape.rows - 1) / shape.rows;
-  const int64_t tiles = N * G * q_tiles * row_blocks;
+  const int64_t image_tiles = G * q_tiles * row_blocks;
   const int64_t flops_per_tile = shape.rows * q_tile * steps;
   const float* wbase = static_cast<const float*>(p.w.raw());
   const float* bias = c.has_bias ? static_cast<const float*>(p.bias.raw()) : nullptr;
   const int64_t bias_step = c.has_bias ? p.bias.stride(p.bias.rank() == 1 ? 0 : 1) : 0;
   float* ybase = static_cast<float*>(p.y.raw());
-  const bool dense = l.wq == OW && p.y.stride(2) == OW;
-  parallel_for(tiles, std::max<int64_t>(1, 65536 / flops_per_tile), [&](int64_t tile) {
+  const bool dense = in.wq == OW && p.y.stride(2) == OW;
+  // Tile `tile` of image n, whose padded planes start at `image`.
+  auto run_tile = [&](int64_t n, int64_t tile, const float* image) {
     const int64_t rb = tile % row_blocks, qt = tile / row_blocks % q_tiles;
-    const int64_t g = tile / row_blocks / q_tiles % G, n = tile / row_blocks / q_tiles / G;
+    const int64_t g = tile / row_blocks / q_tiles;
     ConvTile t;
-    t.x = xbase + (n * IC + g * ICG) * l.plane;
-    t.offset = offset.data();
+    t.x = image + g * ICG * in.plane;
+    t.offset = in.offset.data();
     t.steps = steps;
     t.rows = std::min(shape.rows, OCG - rb * shape.rows);
     for (int64_t r = 0; r < t.rows; ++r) {
@@ -217,7 +262,7 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
     }
     t.q0 = qt * q_tile;
     t.q1 = std::min(Q, t.q0 + q_tile);
-    t.wq = l.wq;
+    t.wq = in.wq;
     t.ow = OW;
     t.y_row = p.y.stride(2);
     t.has_bias = bias != nullptr;
@@ -227,6 +272,21 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
     t.clip_min = c.clip.min;
     t.clip_max = c.clip.max;
     kernel(t);
+  };
+  if (per_image) {
+    const std::vector<int64_t> columns = column_map(p, l);
+    parallel_for(N, 1, [&](int64_t n) {
+      std::vector<float>& image = image_scratch();
+      image.assign(static_cast<size_t>(IC * l.plane + slack), 0.0f);
+      for (int64_t ic = 0; ic < IC; ++ic)
+        fill_plane(p, l, columns, n, ic, image.data() + ic * l.plane);
+      for (int64_t tile = 0; tile < image_tiles; ++tile) run_tile(n, tile, image.data());
+    });
+    return;
+  }
+  parallel_for(N * image_tiles, std::max<int64_t>(1, 65536 / flops_per_tile), [&](int64_t tile) {
+    const int64_t n = tile / image_tiles;
+    run_tile(n, tile % image_tiles, in.x + n * IC * in.plane);
   });
 }
 
@@ -267,9 +327,68 @@ void run_checked(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape sh
 void run_avx512(const ConvProblem& p) {
   run_checked(p, f32_conv_tile_avx512, {6, 64});
 }
+
+// The output-channels-in-lanes form where it is the faster one: small planes
+// (the positions-in-lanes tile wastes the q layout's padding columns and a
+// partial last vector) with reductions long enough to amortize the scatter.
+const char* ocl_slower(const Shape& w, int64_t groups, int64_t y_h, int64_t y_w) {
+  const int64_t plane = y_h * y_w, steps = w[1] * w[2] * w[3];
+  if (w[0] / groups < kOclMinChannels) return "fewer than 32 output channels per group";
+  if (plane > kOclMediumPlane || (plane > kOclSmallPlane && steps < kOclMediumSteps))
+    return "a large plane for its reduction (positions in lanes are faster)";
+  if (steps < kOclSmallSteps) return "a short reduction (the scatter epilogue would dominate)";
+  return nullptr;
+}
+
+const char* declines_ocl(const ConvProblem& p) {
+  if (const char* why = conv_ocl_declines_exactness(p)) return why;
+  return ocl_slower(p.w.shape(), p.params.groups, p.y.dim(2), p.y.dim(3));
+}
+
+void run_ocl_avx512(const ConvProblem& p) {
+  run_conv_ocl_exact(p, kOclAvx512);
+}
+// At AVX2 (8 lanes, 12 accumulators) the form wins on 1x1 convolutions only
+// (measured: 1x1 on 7x7 and 14x14 1.0-1.25x, 3x3 on 7x7 and 14x14 0.7-0.8x).
+const char* ocl_avx2_slower(const Shape& w) {
+  return w[2] * w[3] > 1 ? "a KxK kernel (positions in lanes are faster at AVX2)" : nullptr;
+}
+const char* declines_ocl_avx2(const ConvProblem& p) {
+  if (const char* why = declines_ocl(p)) return why;
+  return ocl_avx2_slower(p.w.shape());
+}
+void run_ocl_avx2(const ConvProblem& p) {
+  run_conv_ocl_exact(p, kOclAvx2);
+}
 void run_avx2(const ConvProblem& p) {
   run_checked(p, f32_conv_tile_avx2, {6, 16});
 }
+
+}  // namespace
+
+const char* conv_ocl_declines_exactness(const ConvProblem& p) {
+  if (const char* why = declines_nchw(p)) return why;
+  const int64_t ys = p.y.stride(1);
+  if (ys <= 0 || ys > INT32_MAX / kOclMaxBlock) return "output channel stride outside (0, 2^31/64)";
+  return nullptr;
+}
+
+int64_t conv_ocl_block(const Shape& w, const Conv2dParams& p, int64_t y_h, int64_t y_w) {
+  // w[1] == 1: groups = C, which conv2d gives to the depthwise family.
+  if (p.accumulation != Fp32Accumulation::sequential || p.flush_denormals || w[1] == 1 ||
+      ocl_slower(w, p.groups, y_h, y_w) != nullptr || impl() == Impl::reference)
+    return 0;
+  if (max_isa() >= Isa::avx512) return kOclAvx512.channels;
+  return max_isa() >= Isa::avx2 && ocl_avx2_slower(w) == nullptr ? kOclAvx2.channels : 0;
+}
+
+void run_conv_ocl_exact(const ConvProblem& p, const OclKernel& kernel) {
+  run_conv_ocl(p, kernel);
+  if (has_zero_taps(p.params.window) && checks_output(p) && any_nan(p.y) && !all_finite_f32(p.w))
+    run_reference(p);
+}
+
+namespace {
 
 const char* declines_dot_chains(const ConvProblem& p) {
   const Conv2dParams& c = p.params;
@@ -297,12 +416,21 @@ constexpr const char* kNchw =
     "not added to, checked after the run: a NaN output with a non-finite weight is recomputed by "
     "the reference)";
 
+constexpr const char* kOcl =
+    "as f32-conv-nchw, and at least 32 output channels per group, output planes of at most 256 "
+    "positions with 64+ steps (ic, kh, kw) per output or at most 1024 with 1024+ steps, output "
+    "channel stride below 2^31/64";
+
+constexpr const char* kOclAvx2Applies = "as f32-conv-ocl-avx512, 1x1 kernels only";
+
 }  // namespace
 
 const KernelList<ConvProblem>& conv_nchw_kernels() {
   static const KernelList<ConvProblem> list{
       "conv2d",
-      {{"f32-conv-nchw-avx512", Isa::avx512, kNchw, declines_nchw, run_avx512},
+      {{"f32-conv-ocl-avx512", Isa::avx512, kOcl, declines_ocl, run_ocl_avx512},
+       {"f32-conv-nchw-avx512", Isa::avx512, kNchw, declines_nchw, run_avx512},
+       {"f32-conv-ocl-avx2", Isa::avx2, kOclAvx2Applies, declines_ocl_avx2, run_ocl_avx2},
        {"f32-conv-nchw-avx2", Isa::avx2, kNchw, declines_nchw, run_avx2},
        {"f32-conv-dotchains", Isa::portable,
         "both accumulations (interleaved: groups = 1); sequential with padding needs finite "

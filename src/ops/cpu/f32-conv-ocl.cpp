@@ -1,0 +1,118 @@
+// Driver of the fp32 convolution's output-channels-in-lanes form: packs the
+// weights in the kernel's blocks of channels (or takes them packed when the
+// model was planned), lists the real output positions (no q-layout padding
+// columns) and splits them evenly into tiles, threads over (image, group,
+// channel block, positions).
+#include <algorithm>
+#include <vector>
+
+#include "conv_nchw.hpp"
+#include "npukit/parallel.hpp"
+
+namespace npukit::cpu {
+
+namespace {
+
+int64_t blocks_of(int64_t ocg, int64_t block) {
+  return (ocg + block - 1) / block;
+}
+
+void pack_into(const TensorView& w, int64_t groups, int64_t block, std::vector<float>& data) {
+  const int64_t OC = w.dim(0), OCG = OC / groups, blocks = blocks_of(OCG, block);
+  const int64_t steps = w.dim(1) * w.dim(2) * w.dim(3);
+  data.assign(static_cast<size_t>(groups * blocks * steps * block), 0.0f);
+  const auto* src = static_cast<const float*>(w.raw());
+  for (int64_t oc = 0; oc < OC; ++oc) {
+    const int64_t g = oc / OCG, b = oc % OCG / block, lane = oc % OCG % block;
+    float* dst = data.data() + (g * blocks + b) * steps * block + lane;
+    for (int64_t ic = 0; ic < w.dim(1); ++ic)
+      for (int64_t kh = 0; kh < w.dim(2); ++kh)
+        for (int64_t kw = 0; kw < w.dim(3); ++kw, dst += block)
+          *dst = src[oc * w.stride(0) + ic * w.stride(1) + kh * w.stride(2) + kw * w.stride(3)];
+  }
+}
+
+ConvPackedWeights& packed_scratch() {
+  thread_local ConvPackedWeights s;
+  return s;
+}
+
+bool matches(const ConvPackedWeights& pw, const TensorView& w, int64_t groups, int64_t block) {
+  return pw.oc == w.dim(0) && pw.icg == w.dim(1) && pw.kh == w.dim(2) && pw.kw == w.dim(3) &&
+         pw.groups == groups && pw.block == block;
+}
+
+}  // namespace
+
+std::shared_ptr<const ConvPackedWeights> pack_conv_weights(const TensorView& w, int64_t groups,
+                                                           int64_t block) {
+  auto pw = std::make_shared<ConvPackedWeights>();
+  pw->oc = w.dim(0);
+  pw->icg = w.dim(1);
+  pw->kh = w.dim(2);
+  pw->kw = w.dim(3);
+  pw->groups = groups;
+  pw->block = block;
+  pack_into(w, groups, block, pw->data);
+  return pw;
+}
+
+void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
+  const Conv2dParams& c = p.params;
+  const int64_t N = p.x.dim(0), IC = p.x.dim(1), OC = p.y.dim(1), OH = p.y.dim(2), OW = p.y.dim(3);
+  const int64_t block = kernel.channels;
+  const int64_t G = c.groups, ICG = IC / G, OCG = OC / G, blocks = blocks_of(OCG, block);
+  const ConvInput in = prepare_conv_input(p, 0, false);
+  const int64_t steps = static_cast<int64_t>(in.offset.size());
+  const ConvPackedWeights* pw = p.packed;
+  if (pw == nullptr || !matches(*pw, p.w, G, block)) {
+    ConvPackedWeights& s = packed_scratch();
+    s.oc = 0;  // not a packing of any w while it is rewritten
+    pack_into(p.w, G, block, s.data);
+    pw = &s;
+  }
+  std::vector<int64_t> q, y_at;
+  q.reserve(static_cast<size_t>(OH * OW));
+  y_at.reserve(static_cast<size_t>(OH * OW));
+  for (int64_t oh = 0; oh < OH; ++oh)
+    for (int64_t ow = 0; ow < OW; ++ow) {
+      q.push_back(oh * in.wq + ow);
+      y_at.push_back(oh * p.y.stride(2) + ow * p.y.stride(3));
+    }
+  const int64_t positions = OH * OW;
+  const int64_t most = kernel.max_positions(std::min(OCG, block));
+  const int64_t chunks = (positions + most - 1) / most;
+  const int64_t tiles = N * G * blocks * chunks;
+  const float* bias = c.has_bias ? static_cast<const float*>(p.bias.raw()) : nullptr;
+  const int64_t bias_step = c.has_bias ? p.bias.stride(p.bias.rank() == 1 ? 0 : 1) : 0;
+  float* ybase = static_cast<float*>(p.y.raw());
+  const int64_t flops_per_tile = 2 * block * most * steps;
+  parallel_for(tiles, std::max<int64_t>(1, 65536 / flops_per_tile), [&](int64_t tile) {
+    const int64_t chunk = tile % chunks, b = tile / chunks % blocks;
+    const int64_t g = tile / chunks / blocks % G, n = tile / chunks / blocks / G;
+    const int64_t p0 = chunk * positions / chunks, p1 = (chunk + 1) * positions / chunks;
+    const int64_t oc0 = g * OCG + b * block;
+    OclTile t;
+    t.x = in.x + (n * IC + g * ICG) * in.plane;
+    t.offset = in.offset.data();
+    t.steps = steps;
+    t.w = pw->data.data() + (g * blocks + b) * steps * block;
+    t.rows = std::min(block, OCG - b * block);
+    t.positions = p1 - p0;
+    t.q = q.data() + p0;
+    t.y_at = y_at.data() + p0;
+    t.y = ybase + n * p.y.stride(0) + oc0 * p.y.stride(1);
+    t.y_channel = p.y.stride(1);
+    float bias_rows[kOclMaxBlock] = {};
+    if (bias)
+      for (int64_t r = 0; r < t.rows; ++r) bias_rows[r] = bias[(oc0 + r) * bias_step];
+    t.bias = bias ? bias_rows : nullptr;
+    t.result_add = c.result_add;
+    t.clip = !clip_is_identity(c.clip);
+    t.clip_min = c.clip.min;
+    t.clip_max = c.clip.max;
+    kernel.tile(t);
+  });
+}
+
+}  // namespace npukit::cpu
