@@ -29,10 +29,11 @@ Pool2dParams onnx_pool(const char* fn, PoolMode mode, const py::array& x,
   const Profile prof = profile_arg(profile, fn);
   p.window = onnx_window_2d(fn, {kernel_shape, strides, pads, dilations, auto_pad, ceil_mode},
                             x.shape(2), x.shape(3), WindowUse::pool, prof);
-  const bool cip = onnx_count_include_pad(fn, count_include_pad);
+  p.count_include_pad = onnx_count_include_pad(fn, count_include_pad);
+  p.opset = opset;
   // Integer max pooling has no fp32 semantics (ONNX Runtime runs it in its own
   // loop, which takes negative SAME pads): as in the ONNX runner.
-  if (view_of(x).dtype() == DType::f32) apply_profile(p, prof, cip, opset);
+  if (view_of(x).dtype() == DType::f32) apply_profile(p, prof);
   return p;
 }
 
