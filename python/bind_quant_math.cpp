@@ -349,7 +349,7 @@ IntConv2dParams conv_params(const char* fn, const py::array& w, const Ints& stri
   return p;
 }
 
-void bind_conv(py::module_& m) {
+void bind_int_conv(py::module_& m) {
   def_checked(
       m, "seed_conv2d",
       [](const py::object& xo, const py::object& wo, const Ints& strides, const Ints& pads,
@@ -410,7 +410,7 @@ void bind_quant_math(py::module_& m) {
   bind_cvm(m);
   bind_mrt_quant(m);
   bind_onnx_quant(m);
-  bind_conv(m);
+  bind_int_conv(m);
 }
 
 }  // namespace npukit::python
