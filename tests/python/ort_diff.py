@@ -15,6 +15,7 @@ from onnx import helper, numpy_helper
 
 import npukit
 from harness import ONNX_TYPE, ort_missing, run_ort_batch, single_node_model  # noqa: F401 (re-exported)
+from harness import ORT_RUNNER as RUNNER, ROOT  # noqa: F401 (older names tests may import from here)
 
 SEED = int(os.environ.get("NPUKIT_SEED", "20261125"))
 SCALE = float(os.environ.get("NPUKIT_ORT_CASES", "1"))
