@@ -92,8 +92,11 @@ void run_kernel(benchmark::State& state, const BenchCase& c, DType dt, Layout la
                 int threads, bool ort) {
   Pool2dParams p = params_of(c);
   if (ort && c.k == 0) apply_global_profile(p, Profile::onnxruntime);
-  if (ort && c.k != 0)
-    apply_profile(p, Profile::onnxruntime, c.divisor != AvgDivisor::valid_count, 13);
+  if (ort && c.k != 0) {
+    p.count_include_pad = c.divisor != AvgDivisor::valid_count;
+    p.opset = 13;
+    apply_profile(p, Profile::onnxruntime);
+  }
   Tensor x(dt, c.shape, layout), y(dt, pool2d_output_shape(c.shape, p), layout);
   fill(x);
   set_num_threads(threads);

@@ -89,6 +89,12 @@ py::array new_array(DType t, const Shape& shape) {
   return a;
 }
 
+py::array array_of(DType t, const Tensor& values) {
+  py::array a = new_array(t, values.shape());
+  copy(values, view_of(a));
+  return a;
+}
+
 Profile profile_arg(const std::string& name, const char* function) {
   for (Profile p : all_profiles())
     if (name == profile_name(p)) return p;

@@ -32,6 +32,8 @@ py::array as_tensor(const py::object& obj, const char* function, const char* par
 
 TensorView view_of(const py::array& a);
 py::array new_array(DType t, const Shape& shape);
+// A new array of dtype `t` holding t's values (an operator's returned Tensor).
+py::array array_of(DType t, const Tensor& values);
 
 // ONNX window attributes go through npukit::onnx_window_2d (onnx_window.hpp).
 

@@ -29,10 +29,11 @@ Pool2dParams onnx_pool(const char* fn, PoolMode mode, const py::array& x,
   const Profile prof = profile_arg(profile, fn);
   p.window = onnx_window_2d(fn, {kernel_shape, strides, pads, dilations, auto_pad, ceil_mode},
                             x.shape(2), x.shape(3), WindowUse::pool, prof);
-  const bool cip = onnx_count_include_pad(fn, count_include_pad);
+  p.count_include_pad = onnx_count_include_pad(fn, count_include_pad);
+  p.opset = opset;
   // Integer max pooling has no fp32 semantics (ONNX Runtime runs it in its own
   // loop, which takes negative SAME pads): as in the ONNX runner.
-  if (view_of(x).dtype() == DType::f32) apply_profile(p, prof, cip, opset);
+  if (view_of(x).dtype() == DType::f32) apply_profile(p, prof);
   return p;
 }
 
@@ -66,7 +67,27 @@ E enum_arg(const std::string& v, const char* fn, const char* name,
   fail(fn, name, "'" + v + "'", all);
 }
 
-void bind_pools(py::module_& m) {
+// An optional [h, w] list into two window fields (left alone when None).
+void set_pair(int64_t& h, int64_t& w, const Ints& v, const char* fn, const char* parameter,
+              const char* allowed) {
+  if (!v) return;
+  check(v->size() == 2, fn, parameter, std::to_string(v->size()) + " values", allowed);
+  h = (*v)[0];
+  w = (*v)[1];
+}
+
+// An optional pad list [top, bottom, left, right] (the seeds' order, not ONNX's).
+void set_pads_tblr(Window2d& w, const Ints& pad, const char* fn, const char* allowed) {
+  if (!pad) return;
+  check(pad->size() == 4, fn, "pad", std::to_string(pad->size()) + " values", allowed);
+  w.pad_top = (*pad)[0];
+  w.pad_bottom = (*pad)[1];
+  w.pad_left = (*pad)[2];
+  w.pad_right = (*pad)[3];
+}
+
+// ONNX's pooling operators.
+void bind_onnx_pools(py::module_& m) {
   def_checked(
       m, "average_pool",
       [](const py::object& xo, const std::string& auto_pad, int64_t ceil_mode,
@@ -119,6 +140,10 @@ void bind_pools(py::module_& m) {
         "ONNX global pooling of an (N, C, H, W) array to (N, C, 1, 1); the profile sets the NaN "
         "rule of max and the summation of avg.");
   }
+}
+
+// Pooling with every parameter of the core, and seed 002's sum pool.
+void bind_seed_pools(py::module_& m) {
   def_checked(
       m, "pool2d",
       [](const py::object& xo, const std::string& mode, int64_t kernel_h, int64_t kernel_w,
@@ -180,14 +205,7 @@ void bind_pools(py::module_& m) {
         p.window.stride_w = stride_w;
         p.window.ins_h = ins_h;
         p.window.ins_w = ins_w;
-        if (pad) {
-          check(pad->size() == 4, fn, "pad", std::to_string(pad->size()) + " values",
-                "4 values [top, bottom, left, right] as in seed 002");
-          p.window.pad_top = (*pad)[0];
-          p.window.pad_bottom = (*pad)[1];
-          p.window.pad_left = (*pad)[2];
-          p.window.pad_right = (*pad)[3];
-        }
+        set_pads_tblr(p.window, pad, fn, "4 values [top, bottom, left, right] as in seed 002");
         return run_pool(x, p);
       },
       arg("x"), py::kw_only(), arg("kernel_h"), arg("kernel_w"), arg("stride_h") = 1,
@@ -232,6 +250,10 @@ void bind_conv(py::module_& m) {
       arg("result_add") = false, arg("profile") = "onnxruntime",
       "ONNX Conv (2-D, float32) with the profile's summation; result_add=True returns y + "
       "conv(x) (seed 004).");
+}
+
+// Seed 004's depthwise convolution.
+void bind_depthwise(py::module_& m) {
   def_checked(
       m, "depthwise2d",
       [](const py::object& xo, const py::object& wo, const py::object& bo, const Ints& stride,
@@ -249,26 +271,11 @@ void bind_conv(py::module_& m) {
         p.multiplier = wv.dim(0) / xv.dim(1);
         p.window.kernel_h = wv.dim(2);
         p.window.kernel_w = wv.dim(3);
-        if (stride) {
-          check(stride->size() == 2, fn, "stride", std::to_string(stride->size()) + " values",
-                "[stride_h, stride_w]");
-          p.window.stride_h = (*stride)[0];
-          p.window.stride_w = (*stride)[1];
-        }
-        if (dilation) {
-          check(dilation->size() == 2, fn, "dilation", std::to_string(dilation->size()) + " values",
-                "[dilation_h, dilation_w]");
-          p.window.dilation_h = (*dilation)[0];
-          p.window.dilation_w = (*dilation)[1];
-        }
-        if (pad) {
-          check(pad->size() == 4, fn, "pad", std::to_string(pad->size()) + " values",
-                "[top, bottom, left, right]");
-          p.window.pad_top = (*pad)[0];
-          p.window.pad_bottom = (*pad)[1];
-          p.window.pad_left = (*pad)[2];
-          p.window.pad_right = (*pad)[3];
-        }
+        set_pair(p.window.stride_h, p.window.stride_w, stride, fn, "stride",
+                 "[stride_h, stride_w]");
+        set_pair(p.window.dilation_h, p.window.dilation_w, dilation, fn, "dilation",
+                 "[dilation_h, dilation_w]");
+        set_pads_tblr(p.window, pad, fn, "[top, bottom, left, right]");
         p.result_add = result_add;
         py::array b;
         if (!bo.is_none()) {
@@ -286,7 +293,8 @@ void bind_conv(py::module_& m) {
       "Depthwise convolution; w is (C*multiplier, 1, KH, KW), pad = [top, bottom, left, right].");
 }
 
-void bind_matmul_elementwise(py::module_& m) {
+// ONNX MatMul and seed 004's matmul.
+void bind_matmul(py::module_& m) {
   def_checked(
       m, "mat_mul",
       [](const py::object& ao, const py::object& bo, const std::string& profile) {
@@ -323,6 +331,10 @@ void bind_matmul_elementwise(py::module_& m) {
       },
       arg("a"), arg("b"), arg("bias") = py::none(), py::kw_only(), arg("y") = py::none(),
       arg("result_add") = false, "Seed 004 matmul: a (M, K) @ b (K, N) + bias (N), result_add.");
+}
+
+// Relu and seed 004's per-channel bias and scale.
+void bind_elementwise(py::module_& m) {
   def_checked(
       m, "relu",
       [](const py::object& xo, const std::string& profile, const py::object& yo, bool result_add) {
@@ -376,9 +388,12 @@ void bind_matmul_elementwise(py::module_& m) {
 }  // namespace
 
 void bind_fp32(py::module_& m) {
-  bind_pools(m);
+  bind_onnx_pools(m);
+  bind_seed_pools(m);
   bind_conv(m);
-  bind_matmul_elementwise(m);
+  bind_depthwise(m);
+  bind_matmul(m);
+  bind_elementwise(m);
 }
 
 }  // namespace npukit::python

@@ -55,10 +55,8 @@ py::list infos(const std::vector<onnx::ValueInfo>& vs) {
   return l;
 }
 
-}  // namespace
-
-void bind_onnx(py::module_& m) {
-  py::register_exception<onnx::ModelError>(m, "ModelError", m.attr("Error").ptr());
+// npukit.OnnxModel: load once, run many times.
+void bind_model_class(py::module_& m) {
   py::class_<onnx::Model>(m, "OnnxModel",
                           "An ONNX model loaded and checked once; run() it on dicts of arrays")
       .def(py::init(checked_call(
@@ -115,6 +113,10 @@ void bind_onnx(py::module_& m) {
           },
           "Planned nodes in execution order: name, op_type, domain, profile and outputs "
           "[(value, element type, shape)] of the latest plan");
+}
+
+// The runner's operator list and the one-call run_model.
+void bind_runner_functions(py::module_& m) {
   def_checked(
       m, "supported_operators",
       [] {
@@ -138,6 +140,14 @@ void bind_onnx(py::module_& m) {
       "{output name: array}. With fallback=True, nodes whose operator has no semantics for the "
       "profile follow onnxruntime. Unsupported or malformed models raise npukit.ModelError naming "
       "every offending node.");
+}
+
+}  // namespace
+
+void bind_onnx(py::module_& m) {
+  py::register_exception<onnx::ModelError>(m, "ModelError", m.attr("Error").ptr());
+  bind_model_class(m);
+  bind_runner_functions(m);
 }
 
 }  // namespace npukit::python

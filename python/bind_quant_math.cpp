@@ -37,7 +37,8 @@ DType qtype_arg(const std::string& name, const char* fn) {
   return t;
 }
 
-void bind_primitives(py::module_& m) {
+// Exact rounding of quotients, shifts and floats.
+void bind_rounding(py::module_& m) {
   def_checked(
       m, "roundings",
       [] {
@@ -76,7 +77,10 @@ void bind_primitives(py::module_& m) {
         return py::vectorize([r](double v) { return round_to_int(v, r); })(float_array(x, fn, "x"));
       },
       arg("x"), arg("rounding") = "half_to_even", "Exact rounding of float64 values to int64.");
+}
 
+// gemmlowp's fixed-point primitives and TFLite's quantized multipliers.
+void bind_gemmlowp_tflite(py::module_& m) {
   def_checked(
       m, "saturating_rounding_doubling_high_mul",
       [](const py::object& a, const py::object& b) {
@@ -123,7 +127,10 @@ void bind_primitives(py::module_& m) {
       },
       arg("x"), arg("multiplier"), arg("shift"), py::kw_only(), arg("single_rounding") = false,
       "TFLite MultiplyByQuantizedMultiplier (double rounding, or TFLITE_SINGLE_ROUNDING).");
+}
 
+// XNNPACK's requantization schemes.
+void bind_xnnpack(py::module_& m) {
   def_checked(
       m, "xnnpack_multiplier",
       [](float scale) {
@@ -164,7 +171,10 @@ void bind_primitives(py::module_& m) {
       },
       arg("acc"), arg("scale"), arg("zero_point") = 0, arg("qmin") = -128, arg("qmax") = 127,
       arg("scheme") = "rndnu", "XNNPACK requantization of int32 accumulators.");
+}
 
+// MRT/CVM's fixed-point float, shift and clip.
+void bind_cvm(py::module_& m) {
   def_checked(
       m, "cvm_float",
       [](double r, int bits) {
@@ -207,7 +217,8 @@ void bind_primitives(py::module_& m) {
       "MRT requantization: cvm shift of frac * x by exp, then the symmetric clip.");
 }
 
-void bind_calibration(py::module_& m) {
+// MRT's quantization parameters, calibration and (re/de)quantization.
+void bind_mrt_quant(py::module_& m) {
   py::class_<MrtQuantParams>(m, "MrtQuantParams",
                              "MRT scale (sc) and zero point per tensor or channel")
       .def(py::init(checked_call(
@@ -254,31 +265,28 @@ void bind_calibration(py::module_& m) {
       m, "mrt_quantize",
       [](const py::object& x, const MrtQuantParams& p) {
         py::array a = as_dtype(x, DType::f32, "npukit.mrt_quantize", "x");
-        py::array y = new_array(DType::s32, view_of(a).shape());
-        copy(mrt_quantize(view_of(a), p), view_of(y));
-        return y;
+        return array_of(DType::s32, mrt_quantize(view_of(a), p));
       },
       arg("x"), arg("params"), "float32 -> int32 with the MRT formulas.");
   def_checked(
       m, "mrt_dequantize",
       [](const py::object& q, const MrtQuantParams& p) {
         py::array a = as_tensor(q, "npukit.mrt_dequantize", "q");
-        py::array y = new_array(DType::f32, view_of(a).shape());
-        copy(mrt_dequantize(view_of(a), p), view_of(y));
-        return y;
+        return array_of(DType::f32, mrt_dequantize(view_of(a), p));
       },
       arg("q"), arg("params"));
   def_checked(
       m, "mrt_requantize",
       [](const py::object& q, const MrtQuantParams& from, const MrtQuantParams& to, int bits) {
         py::array a = as_tensor(q, "npukit.mrt_requantize", "q");
-        py::array y = new_array(DType::s32, view_of(a).shape());
-        copy(mrt_requantize(view_of(a), from, to, bits), view_of(y));
-        return y;
+        return array_of(DType::s32, mrt_requantize(view_of(a), from, to, bits));
       },
       arg("q"), arg("from_params"), arg("to_params"), arg("bits") = 24,
       "Symmetric integer requantization through cvm_float and cvm_right_shift.");
+}
 
+// ONNX quantization parameters, calibration and (re/de)quantization.
+void bind_onnx_quant(py::module_& m) {
   py::class_<OnnxQuantParams>(m, "OnnxQuantParams", "ONNX scale / zero point per tensor or axis")
       .def(py::init(checked_call(
                "npukit.OnnxQuantParams",
@@ -309,27 +317,21 @@ void bind_calibration(py::module_& m) {
       m, "onnx_quantize",
       [](const py::object& x, const OnnxQuantParams& p) {
         py::array a = as_dtype(x, DType::f32, "npukit.onnx_quantize", "x");
-        py::array y = new_array(p.dtype, view_of(a).shape());
-        copy(onnx_quantize(view_of(a), p), view_of(y));
-        return y;
+        return array_of(p.dtype, onnx_quantize(view_of(a), p));
       },
       arg("x"), arg("params"), "saturate(round_half_to_even(x / scale) + zero_point).");
   def_checked(
       m, "onnx_dequantize",
       [](const py::object& q, const OnnxQuantParams& p) {
         py::array a = as_tensor(q, "npukit.onnx_dequantize", "q");
-        py::array y = new_array(DType::f32, view_of(a).shape());
-        copy(onnx_dequantize(view_of(a), p), view_of(y));
-        return y;
+        return array_of(DType::f32, onnx_dequantize(view_of(a), p));
       },
       arg("q"), arg("params"), "(q - zero_point) * scale in float32.");
   def_checked(
       m, "onnx_requantize",
       [](const py::object& q, const OnnxQuantParams& from, const OnnxQuantParams& to) {
         py::array a = as_tensor(q, "npukit.onnx_requantize", "q");
-        py::array y = new_array(to.dtype, view_of(a).shape());
-        copy(onnx_requantize(view_of(a), from, to), view_of(y));
-        return y;
+        return array_of(to.dtype, onnx_requantize(view_of(a), from, to));
       },
       arg("q"), arg("from_params"), arg("to_params"));
 }
@@ -347,7 +349,7 @@ IntConv2dParams conv_params(const char* fn, const py::array& w, const Ints& stri
   return p;
 }
 
-void bind_conv(py::module_& m) {
+void bind_int_conv(py::module_& m) {
   def_checked(
       m, "seed_conv2d",
       [](const py::object& xo, const py::object& wo, const Ints& strides, const Ints& pads,
@@ -390,10 +392,8 @@ void bind_conv(py::module_& m) {
         py::array x = as_tensor(xo, fn, "x"), w = as_tensor(wo, fn, "w");
         const IntConv2dParams p =
             conv_params(fn, w, strides, pads, dilations, group, x_zero_point, w_zero_point);
-        const Tensor t = mrt_conv2d(view_of(x), view_of(w), p, CvmFloat{frac, exp}, precision);
-        py::array y = new_array(DType::s32, t.shape());
-        copy(t, view_of(y));
-        return y;
+        return array_of(DType::s32,
+                        mrt_conv2d(view_of(x), view_of(w), p, CvmFloat{frac, exp}, precision));
       },
       arg("x"), arg("w"), arg("x_zero_point"), arg("w_zero_point"), arg("frac"), arg("exp"),
       arg("precision"), py::kw_only(), arg("strides") = py::none(), arg("pads") = py::none(),
@@ -404,9 +404,13 @@ void bind_conv(py::module_& m) {
 }  // namespace
 
 void bind_quant_math(py::module_& m) {
-  bind_primitives(m);
-  bind_calibration(m);
-  bind_conv(m);
+  bind_rounding(m);
+  bind_gemmlowp_tflite(m);
+  bind_xnnpack(m);
+  bind_cvm(m);
+  bind_mrt_quant(m);
+  bind_onnx_quant(m);
+  bind_int_conv(m);
 }
 
 }  // namespace npukit::python

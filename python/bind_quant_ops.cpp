@@ -203,7 +203,8 @@ void bind_avg_pool(py::module_& m) {
       "com.microsoft QLinearGlobalAveragePool: (N, C, H, W) -> (N, C, 1, 1).");
 }
 
-void bind_conv_matmul(py::module_& m) {
+// ONNX QLinearConv and ConvInteger.
+void bind_qconv(py::module_& m) {
   def_checked(
       m, "qlinear_conv",
       [](const py::object& xo, const py::object& x_scale, const py::object& x_zero_point,
@@ -275,6 +276,10 @@ void bind_conv_matmul(py::module_& m) {
       py::kw_only(), arg("auto_pad") = "NOTSET", arg("dilations") = py::none(), arg("group") = 1,
       arg("kernel_shape") = py::none(), arg("pads") = py::none(), arg("strides") = py::none(),
       "ONNX ConvInteger: int32 sum of (x - x_zero_point)(w - w_zero_point).");
+}
+
+// ONNX QLinearMatMul and MatMulInteger, and how ONNX Runtime accumulates u8 x s8 here.
+void bind_qmatmul(py::module_& m) {
   def_checked(
       m, "qlinear_mat_mul",
       [](const py::object& ao, const py::object& a_scale, const py::object& a_zero_point,
@@ -342,6 +347,10 @@ void bind_conv_matmul(py::module_& m) {
       "How QLinearConv/QLinearMatMul/MatMulInteger sum u8 x s8 products under a profile: "
       "'mlas_u8s8_int16_pairs' (ONNX Runtime on x86 without VNNI: adjacent products saturate "
       "to int16) or 'exact_int32'. 'onnxruntime' follows this host's CPU.");
+}
+
+// com.microsoft QLinearAdd.
+void bind_qadd(py::module_& m) {
   def_checked(
       m, "qlinear_add",
       [](const py::object& ao, const py::object& a_scale, const py::object& a_zero_point,
@@ -375,7 +384,9 @@ void bind_conv_matmul(py::module_& m) {
 void bind_quant_ops(py::module_& m) {
   bind_quantize(m);
   bind_avg_pool(m);
-  bind_conv_matmul(m);
+  bind_qconv(m);
+  bind_qmatmul(m);
+  bind_qadd(m);
 }
 
 }  // namespace npukit::python

@@ -34,7 +34,8 @@ void npukit_compute(const Case& c, const npukit::TensorView& x, const npukit::Te
     npukit::Pool2dParams p;
     p.mode = c.op == Op::max ? npukit::PoolMode::max : npukit::PoolMode::avg;
     p.window = window_of(c.problem);
-    npukit::apply_profile(p, profile, include_pad);
+    p.count_include_pad = include_pad;
+    npukit::apply_profile(p, profile);
     npukit::pool2d(x, y, p);
     return;
   }

@@ -71,7 +71,7 @@ void fp32_pool(const char* fn, PoolMode mode, const Common& a, float coeff) {
   Pool2dParams p;
   p.mode = mode;
   p.window = window_of(fn, a, in, out);
-  apply_profile(p, Profile::bm1684, true);
+  apply_profile(p, Profile::bm1684);
   p.coeff = coeff;
   const Place ip = local_place(fn, "input_addr", a.input_addr, in, nullptr, 4);
   const Place op = local_place(fn, "output_addr", a.output_addr, out, nullptr, 4);

@@ -159,7 +159,7 @@ void pool(const char* fn, PoolMode mode, local_addr_t output_addr, local_addr_t 
   p.mode = mode;
   p.window =
       window_of(fn, {input_shape, kernel_h, kernel_w, padding, stride, nullptr, true}, oh, ow);
-  apply_profile(p, Profile::bm1684, true);
+  apply_profile(p, Profile::bm1684);
   rule_divisible(fn, "output_addr", output_addr, 128);
   rule_divisible(fn, "input_addr", input_addr, 128);
   rule_same_npu(fn, "output_addr", output_addr, "input_addr", input_addr);

@@ -157,8 +157,10 @@ NodePlan plan_pool(const PlanContext& c) {
   p.window = onnx_window(c, x.shape, nullptr, ceil_mode != 0);
   const bool cip =
       onnx_count_include_pad(c.node.op_type.c_str(), attr_int(c.node, "count_include_pad", 0));
-  // count_include_pad means nothing to MaxPool: pass the value every profile accepts.
-  if (x.elem == F) apply_profile(p, c.profile, is_max || cip, c.node.opset);
+  // count_include_pad means nothing to MaxPool: keep the value every profile accepts.
+  p.count_include_pad = is_max || cip;
+  p.opset = c.node.opset;
+  if (x.elem == F) apply_profile(p, c.profile);
   Shape y = pool2d_output_shape(x.shape, p);
   return {{make_operand(x.elem, y)},
           [p](const auto& in, const auto& out) { pool2d(in[0], out[0], p); }};

@@ -209,9 +209,11 @@ namespace {
 // graph optimizer (level "all", the default) first rewrites MaxPool before
 // opset 22 and AveragePool before opset 19 to MLAS's NCHWc kernel when the
 // channels fill its blocks (nchwc_transformer.cc).
-void apply_onnxruntime(Pool2dParams& p, bool count_include_pad, int64_t opset) {
+void apply_onnxruntime(Pool2dParams& p) {
   constexpr const char* fn = "npukit::apply_profile";
   const Window2d& w = p.window;
+  const bool count_include_pad = p.count_include_pad;
+  int64_t opset = p.opset;
   const bool dilated = w.dilation_h != 1 || w.dilation_w != 1;
   check_range(fn, "opset", opset, 0, 1000);
   // ONNX Runtime's PoolAttributes: "Pad should be smaller than kernel" (a kernel < 1 is
@@ -249,10 +251,12 @@ void apply_onnxruntime(Pool2dParams& p, bool count_include_pad, int64_t opset) {
 }  // namespace
 
 void apply_global_profile(Pool2dParams& p, Profile profile) {
-  apply_profile(p, profile, true);
+  p.count_include_pad = true;
+  apply_profile(p, profile);
 }
 
-void apply_profile(Pool2dParams& p, Profile profile, bool count_include_pad, int64_t opset) {
+void apply_profile(Pool2dParams& p, Profile profile) {
+  const bool count_include_pad = p.count_include_pad;
   p.loop = PoolLoop::taps;
   p.end_pad_crops = false;
   p.nchwc_block = 0;
@@ -265,7 +269,7 @@ void apply_profile(Pool2dParams& p, Profile profile, bool count_include_pad, int
       p.flush_denormals = false;
       return;
     case Profile::onnxruntime:
-      apply_onnxruntime(p, count_include_pad, opset);
+      apply_onnxruntime(p);
       return;
     case Profile::bm1684:
       check(count_include_pad, "npukit::apply_profile", "count_include_pad", "false",

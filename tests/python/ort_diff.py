@@ -6,35 +6,23 @@ built with Debian's python3-onnx, run in one ONNX Runtime 1.30 process
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 import time
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper, numpy_helper
 
 import npukit
+from harness import ONNX_TYPE, ort_missing, run_ort_batch, single_node_model  # noqa: F401 (re-exported)
+from harness import ORT_RUNNER as RUNNER, ROOT  # noqa: F401 (older names tests may import from here)
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-RUNNER = os.path.join(ROOT, "tools", "ort", "run.mjs")
 SEED = int(os.environ.get("NPUKIT_SEED", "20261125"))
 SCALE = float(os.environ.get("NPUKIT_ORT_CASES", "1"))
-
-ONNX_TYPE = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.uint8): TensorProto.UINT8,
-             np.dtype(np.int8): TensorProto.INT8, np.dtype(np.int32): TensorProto.INT32}
 
 
 def count(n):
     return max(1, int(n * SCALE))
-
-
-def ort_missing():
-    """None when ONNX Runtime is installed, else the message to print."""
-    ort_dir = os.environ.get("NPUKIT_ORT_DIR", os.path.join(ROOT, ".cache", "onnxruntime"))
-    if os.path.exists(os.path.join(ort_dir, "node_modules", "onnxruntime-node")):
-        return None
-    return f"ONNX Runtime not found in {ort_dir}: run scripts/install-onnxruntime.sh"
 
 
 class Case:
@@ -58,13 +46,8 @@ class Case:
                for k, v in self.inputs.items()]
         inits = [numpy_helper.from_array(np.asarray(v), k) for k, v in self.consts.items()]
         out = helper.make_tensor_value_info("y", ONNX_TYPE[self.out_dtype], None)
-        g = helper.make_graph([node], "g", ins, [out], initializer=inits)
-        ops = [helper.make_opsetid("", self.opset)]
-        if self.domain:
-            ops.append(helper.make_opsetid(self.domain, 1))
-        m = helper.make_model(g, opset_imports=ops)
-        m.ir_version = 8
-        return m
+        return single_node_model(node, ins, [out], inits, opset=self.opset,
+                                 domains=[self.domain] if self.domain else [])
 
     def repro(self, i):
         return (f"repro: NPUKIT_SEED={SEED} op={self.op} case={i} "
@@ -112,6 +95,22 @@ def window_attrs(rng, H, W, allow_dilation=False, conv=False):
     return a
 
 
+def write_jobs(cases, tmp):
+    """Saves each case's model and inputs under tmp/<i>/ and returns the
+    run.mjs jobs (outputs to tmp/<i>/out/y.npy)."""
+    jobs = []
+    for i, c in enumerate(cases):
+        d = os.path.join(tmp, str(i))
+        os.makedirs(d)
+        onnx.save(c.model(), os.path.join(d, "m.onnx"))
+        inputs = {}
+        for k, v in c.inputs.items():
+            np.save(os.path.join(d, f"{k}.npy"), v)
+            inputs[k] = f"{i}/{k}.npy"
+        jobs.append({"model": f"{i}/m.onnx", "inputs": inputs, "output_dir": f"{i}/out"})
+    return jobs
+
+
 def run_cases(cases):
     """Runs every case in ONNX Runtime and compares bit for bit. Returns
     (passed, failed, stats per op, seconds in ONNX Runtime); prints the repro
@@ -119,24 +118,9 @@ def run_cases(cases):
     tmp = tempfile.mkdtemp(prefix="npukit_ort_")
     t1 = t2 = time.time()
     try:
-        jobs = []
-        for i, c in enumerate(cases):
-            d = os.path.join(tmp, str(i))
-            os.makedirs(d)
-            onnx.save(c.model(), os.path.join(d, "m.onnx"))
-            inputs = {}
-            for k, v in c.inputs.items():
-                np.save(os.path.join(d, f"{k}.npy"), v)
-                inputs[k] = f"{i}/{k}.npy"
-            jobs.append({"model": f"{i}/m.onnx", "inputs": inputs, "output_dir": f"{i}/out"})
-        with open(os.path.join(tmp, "jobs.json"), "w") as f:
-            json.dump(jobs, f)
+        jobs = write_jobs(cases, tmp)
         t1 = time.time()
-        r = subprocess.run(["node", RUNNER, "--batch", os.path.join(tmp, "jobs.json")],
-                           capture_output=True, text=True)
-        if r.returncode not in (0, 1):  # 1 = some job failed (reported per case below)
-            print(r.stderr[-3000:])
-        results = [json.loads(line) for line in r.stdout.splitlines() if line.strip()]
+        results, _ = run_ort_batch(jobs, tmp)  # a failed job is reported per case below
         t2 = time.time()
         stats = {}
         passed = failed = 0

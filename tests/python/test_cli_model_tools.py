@@ -18,6 +18,7 @@ from onnx import TensorProto, helper, numpy_helper
 from PIL import Image
 
 import npukit
+from harness import Checks
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = os.path.join(HERE, "..", "..", "models")
@@ -25,20 +26,10 @@ FP32 = os.path.join(MODELS, "fashion_mnist_fp32.onnx")
 INT8 = os.path.join(MODELS, "fashion_mnist_int8.onnx")
 BIN = os.environ.get("NPUKIT_BIN")
 TMP = tempfile.mkdtemp(prefix="npukit_cli_tools_")
-results = {"passed": 0, "failed": 0}
+CHECKS = Checks()
+case = CHECKS.test
 rng = np.random.default_rng(20261126)
 print(f"seed 20261126, temporary files in {TMP}")
-
-
-def case(fn):
-    try:
-        fn()
-        results["passed"] += 1
-        print(f"ok   {fn.__name__}")
-    except Exception as e:  # report and continue with the other cases
-        results["failed"] += 1
-        print(f"FAIL {fn.__name__}: {type(e).__name__}: {e}")
-    return fn
 
 
 def cli(*args, ok=True):
@@ -321,5 +312,4 @@ def dump_all_and_compare_keep_the_fused_convs_outputs():
     assert all(row[2] == "=" for row in rows), r.stdout
 
 
-print(f"{results['passed']} passed, {results['failed']} failed")
-sys.exit(1 if results["failed"] else 0)
+sys.exit(CHECKS.finish())

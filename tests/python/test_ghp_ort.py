@@ -11,32 +11,21 @@ uses uncalibrated scales: there the 10-bit register of the RTL wraps for
 results beyond +-256 and the distribution of differences is reported, not
 asserted. Skips (exit 0) when ONNX Runtime for Node is not installed.
 """
-import json
 import os
-import pathlib
 import shutil
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper, numpy_helper
 
 import npukit
+from harness import ORT_RUNNER, ort_dir, run_ort_batch, single_node_model, value_info
 
 SEED = 20261125
 CASES = 1200
 STRESS = 300
-REPO = pathlib.Path(__file__).resolve().parents[2]
-RUNNER = REPO / "tools" / "ort" / "run.mjs"
-
-
-def ort_dir():
-    for d in (os.environ.get("NPUKIT_ORT_DIR"), REPO / ".cache" / "onnxruntime"):
-        if d and (pathlib.Path(d) / "node_modules" / "onnxruntime-node" / "package.json").exists():
-            return str(d)
-    return None
 
 
 def quant_auto(t):
@@ -104,18 +93,15 @@ def model(case, path):
         numpy_helper.from_array(np.array(case["y_scale"], dtype=np.float32), "y_scale"),
         numpy_helper.from_array(np.array(case["y_zp"], dtype=np.uint8), "y_zp"),
     ]
-    g = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.UINT8, x.shape)],
-                          [helper.make_tensor_value_info("y", TensorProto.UINT8, None)], inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
-                                            helper.make_opsetid("com.microsoft", 1)])
-    m.ir_version = 8
+    m = single_node_model(node, [value_info("x", x)], [value_info("y", np.uint8)], inits,
+                          domains=["com.microsoft"])
     onnx.save(m, path)
 
 
 def main():
     d = ort_dir()
     node = shutil.which("node")
-    if not d or not node or not RUNNER.exists():
+    if not d or not node or not os.path.exists(ORT_RUNNER):
         print("ONNX Runtime for Node not installed (scripts/install-onnxruntime.sh): skipped")
         print("0 passed, 0 failed")
         return 0
@@ -129,11 +115,7 @@ def main():
             model(c, os.path.join(tmp, f"m{i}.onnx"))
             np.save(os.path.join(tmp, f"x{i}.npy"), c["x"])
             jobs.append({"model": f"m{i}.onnx", "inputs": {"x": f"x{i}.npy"}, "output_dir": f"o{i}"})
-        with open(os.path.join(tmp, "jobs.json"), "w") as f:
-            json.dump(jobs, f)
-        env = dict(os.environ, NPUKIT_ORT_DIR=d)
-        r = subprocess.run([node, str(RUNNER), "--batch", os.path.join(tmp, "jobs.json")],
-                           capture_output=True, text=True, env=env)
+        _, r = run_ort_batch(jobs, tmp, env=dict(os.environ, NPUKIT_ORT_DIR=d))
         if r.returncode != 0:
             print("ORT runner failed:", r.stderr[-2000:])
             print("0 passed, 1 failed")

@@ -8,27 +8,18 @@ one OnnxModel shared by several threads returns the right outputs.
 import os
 import sys
 import threading
-import traceback
 
 import numpy as np
 
 import npukit
+from harness import MODELS, Checks
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FP32 = os.path.join(HERE, "..", "..", "models", "fashion_mnist_fp32.onnx")
-RESULTS = {"passed": 0, "failed": 0}
+CHECKS = Checks()
+test = CHECKS.test
+
+FP32 = os.path.join(MODELS, "fashion_mnist_fp32.onnx")
 
 
-def test(fn):
-    try:
-        fn()
-        RESULTS["passed"] += 1
-        print(f"ok    {fn.__name__}")
-    except Exception:
-        RESULTS["failed"] += 1
-        print(f"FAIL  {fn.__name__}")
-        traceback.print_exc(file=sys.stdout)
-    return fn
 
 
 def expect_error(f, function, parameter, what):
@@ -350,5 +341,4 @@ def typed_parameters_are_named():
 
 
 if __name__ == "__main__":
-    print(f"{RESULTS['passed']} passed, {RESULTS['failed']} failed")
-    sys.exit(1 if RESULTS["failed"] else 0)
+    sys.exit(CHECKS.finish())

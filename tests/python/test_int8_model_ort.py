@@ -16,7 +16,6 @@ NOT reproduce ORT.
 """
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -24,12 +23,11 @@ import numpy as np
 import onnx
 
 import npukit
+from harness import MODELS, ort_missing, run_ort_model
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-MODEL = os.path.join(ROOT, "models", "fashion_mnist_int8.onnx")
-IMAGES = os.path.join(ROOT, "models", "fashion_mnist_eval_images.npy")
-LABELS = os.path.join(ROOT, "models", "fashion_mnist_eval_labels.npy")
-RUNNER = os.path.join(ROOT, "tools", "ort", "run.mjs")
+MODEL = os.path.join(MODELS, "fashion_mnist_int8.onnx")
+IMAGES = os.path.join(MODELS, "fashion_mnist_eval_images.npy")
+LABELS = os.path.join(MODELS, "fashion_mnist_eval_labels.npy")
 
 
 def model_input(images):
@@ -42,11 +40,7 @@ def run_ort(model_path, x, tmp):
     np.save(xin, x)
     name = onnx.load(model_path).graph.input[0].name
     out = os.path.join(tmp, "ort_" + os.path.basename(model_path))
-    r = subprocess.run(["node", RUNNER, model_path, "--input", f"{name}={xin}", "--output-dir", out],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"tools/ort/run.mjs failed: {r.stderr[-2000:]}")
-    return {f[:-4]: np.load(os.path.join(out, f)) for f in os.listdir(out) if f.endswith(".npy")}
+    return run_ort_model(model_path, {name: xin}, out)
 
 
 def expose_quantized_tensors(tmp):
@@ -63,9 +57,8 @@ def expose_quantized_tensors(tmp):
 
 
 def main():
-    ort_dir = os.environ.get("NPUKIT_ORT_DIR", os.path.join(ROOT, ".cache", "onnxruntime"))
-    if not os.path.exists(os.path.join(ort_dir, "node_modules", "onnxruntime-node")):
-        print(f"ONNX Runtime not found in {ort_dir}: run scripts/install-onnxruntime.sh")
+    if ort_missing():
+        print(ort_missing())
         print("0 passed, 1 failed")
         return 1
     images = np.load(IMAGES)

@@ -10,29 +10,20 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import traceback
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 import npukit
+from harness import Checks
 
-RESULTS = {"passed": 0, "failed": 0}
 SEED = 13
 RNG = np.random.default_rng(SEED)
+CHECKS = Checks(SEED)
+test = CHECKS.test
 
 
-def test(fn):
-    try:
-        fn()
-        RESULTS["passed"] += 1
-        print(f"ok    {fn.__name__}")
-    except Exception:
-        RESULTS["failed"] += 1
-        print(f"FAIL  {fn.__name__} (seed {SEED})")
-        traceback.print_exc(file=sys.stdout)
-    return fn
 
 
 def small_model():
@@ -219,11 +210,5 @@ def memory_budget_checked_before_reading():
         assert "4194304 bytes" in r.stdout or "4 MiB" in r.stdout or "4.0 MiB" in r.stdout, r.stdout
 
 
-def main():
-    print(f"seed {SEED}")
-    print(f"{RESULTS['passed']} passed, {RESULTS['failed']} failed")
-    return 1 if RESULTS["failed"] else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(CHECKS.finish())

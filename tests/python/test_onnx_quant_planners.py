@@ -11,20 +11,11 @@ import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
 import npukit
+from harness import Checks
 
 TMP = tempfile.mkdtemp(prefix="npukit_qplan_")
-results = {"passed": 0, "failed": 0}
-
-
-def case(fn):
-    try:
-        fn()
-        results["passed"] += 1
-        print(f"ok   {fn.__name__}")
-    except Exception as e:  # report and continue with the other cases
-        results["failed"] += 1
-        print(f"FAIL {fn.__name__}: {type(e).__name__}: {e}")
-    return fn
+CHECKS = Checks()
+case = CHECKS.test
 
 
 def save(nodes, inputs, outputs, inits=(), opset=13, ms=False):
@@ -192,8 +183,7 @@ def qlinear_global_pool_needs_five_inputs():
 
 
 def main():
-    print(f"{results['passed']} passed, {results['failed']} failed")
-    return 1 if results["failed"] else 0
+    return CHECKS.finish()
 
 
 if __name__ == "__main__":

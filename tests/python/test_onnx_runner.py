@@ -13,24 +13,13 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 import npukit
+from harness import MODELS, Checks
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-MODELS = os.path.join(HERE, "..", "..", "models")
 FP32 = os.path.join(MODELS, "fashion_mnist_fp32.onnx")
 BIN = os.environ.get("NPUKIT_BIN")
 TMP = tempfile.mkdtemp(prefix="npukit_onnx_")
-results = {"passed": 0, "failed": 0}
-
-
-def case(fn):
-    try:
-        fn()
-        results["passed"] += 1
-        print(f"ok   {fn.__name__}")
-    except Exception as e:  # report and continue with the other cases
-        results["failed"] += 1
-        print(f"FAIL {fn.__name__}: {type(e).__name__}: {e}")
-    return fn
+CHECKS = Checks()
+case = CHECKS.test
 
 
 def save(model, name):
@@ -393,5 +382,4 @@ def shape_products_that_overflow():
 
 
 if __name__ == "__main__":
-    print(f"{results['passed']} passed, {results['failed']} failed")
-    sys.exit(1 if results["failed"] else 0)
+    sys.exit(CHECKS.finish())

@@ -13,10 +13,8 @@ pool's order. Every output element must have ORT's bits; the test also checks
 that the rule matters (the other choice differs from ORT on most graphs of
 each kind; column "other"). NPUKIT_SEED changes the seed.
 """
-import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -25,7 +23,8 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 import npukit
-from ort_diff import RUNNER, SEED, ort_missing
+from harness import run_ort_batch
+from ort_diff import SEED, ort_missing
 
 F = np.float32
 
@@ -168,11 +167,7 @@ def main():
                         jobs.append({"model": f"{i}/m.onnx", "inputs": paths,
                                      "output_dir": f"{i}/out"})
                         cases.append((kind, pool, C, xs, rewritten, ins))
-        with open(os.path.join(tmp, "jobs.json"), "w") as f:
-            json.dump(jobs, f)
-        r = subprocess.run(["node", RUNNER, "--batch", os.path.join(tmp, "jobs.json")],
-                           capture_output=True, text=True)
-        results = [json.loads(line) for line in r.stdout.splitlines() if line.strip()]
+        results, _ = run_ort_batch(jobs, tmp)
         failed, table = 0, {}
         for i, (kind, pool, C, xs, rewritten, ins) in enumerate(cases):
             key = (kind, pool[6:9])

@@ -11,7 +11,6 @@ bit-exact elements is printed. Each failure prints a repro line.
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -21,7 +20,8 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 import npukit
-from ort_diff import RUNNER, SEED, count, ort_missing
+from harness import run_ort_batch
+from ort_diff import SEED, count, ort_missing
 
 EPS = float(np.finfo(np.float32).eps)
 
@@ -183,13 +183,7 @@ def run(cases, tmp):
         np.save(os.path.join(tmp, str(i), "x.npy"), c.x)
         jobs.append({"model": f"{i}/m.onnx", "inputs": {"x": f"{i}/x.npy"},
                      "output_dir": f"{i}/out"})
-    with open(os.path.join(tmp, "jobs.json"), "w") as f:
-        json.dump(jobs, f)
-    r = subprocess.run(["node", RUNNER, "--batch", os.path.join(tmp, "jobs.json")],
-                       capture_output=True, text=True)
-    if r.returncode not in (0, 1):
-        print(r.stderr[-3000:])
-    return [json.loads(line) for line in r.stdout.splitlines() if line.strip()]
+    return run_ort_batch(jobs, tmp)[0]
 
 
 def compare(cases, results, tmp):

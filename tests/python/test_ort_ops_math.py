@@ -336,27 +336,14 @@ def run_tolerant(cases):
     """Runs cases whose operator has a tolerance: ORT's output replaces the
     expectation when npukit is within it, so run_cases counts them as equal;
     returns {op: (elements, differing, worst ulp)}."""
-    import json, shutil, subprocess
-    from ort_diff import RUNNER
-    import onnx
+    import shutil
+    from harness import run_ort_batch
+    from ort_diff import write_jobs
     tmp = tempfile.mkdtemp(prefix="npukit_ort_tol_")
     report = {}
     try:
-        jobs = []
-        for i, c in enumerate(cases):
-            d = os.path.join(tmp, str(i))
-            os.makedirs(d)
-            onnx.save(c.model(), os.path.join(d, "m.onnx"))
-            ins = {}
-            for k, v in c.inputs.items():
-                np.save(os.path.join(d, k + ".npy"), v)
-                ins[k] = f"{i}/{k}.npy"
-            jobs.append({"model": f"{i}/m.onnx", "inputs": ins, "output_dir": f"{i}/out"})
-        with open(os.path.join(tmp, "jobs.json"), "w") as f:
-            json.dump(jobs, f)
-        r = subprocess.run(["node", RUNNER, "--batch", os.path.join(tmp, "jobs.json")],
-                           capture_output=True, text=True)
-        results = [json.loads(line) for line in r.stdout.splitlines() if line.strip()]
+        jobs = write_jobs(cases, tmp)
+        results, _ = run_ort_batch(jobs, tmp)
         for i, c in enumerate(cases):
             if c.expect is None or i >= len(results) or not results[i]["ok"]:
                 continue

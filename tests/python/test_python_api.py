@@ -4,28 +4,19 @@ defaults (ONNX names where ONNX has the operator, the seed names otherwise),
 hand-computed results, and errors (npukit.Error, a ValueError, naming the
 parameter) for bad input, including integer arrays passed to fp32 operators.
 """
-import inspect
 import re
 import sys
-import traceback
 
 import numpy as np
 
 import npukit
+from harness import Checks
 
-RESULTS = {"passed": 0, "failed": 0}
+CHECKS = Checks()
+test = CHECKS.test
 
 
-def test(fn):
-    try:
-        fn()
-        RESULTS["passed"] += 1
-        print(f"ok    {fn.__name__}")
-    except Exception:
-        RESULTS["failed"] += 1
-        print(f"FAIL  {fn.__name__}")
-        traceback.print_exc(file=sys.stdout)
-    return fn
+
 
 
 def f32(values, shape):
@@ -552,5 +543,4 @@ def elementwise_errors():
 
 
 if __name__ == "__main__":
-    print(f"{RESULTS['passed']} passed, {RESULTS['failed']} failed")
-    sys.exit(1 if RESULTS["failed"] else 0)
+    sys.exit(CHECKS.finish())

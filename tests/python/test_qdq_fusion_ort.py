@@ -33,8 +33,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-RUNNER = os.path.join(ROOT, "tools", "ort", "run.mjs")
+from harness import ort_missing, read_outputs, run_ort_batch
 SEED = 1234
 SETTINGS = [
     ("fast kernels", {}, 1),
@@ -315,13 +314,12 @@ def worker(jobs_file, out_root, threads):
 
 
 def load_dir(d):
-    return {f[:-4]: np.load(os.path.join(d, f)) for f in os.listdir(d) if f.endswith(".npy")}
+    return read_outputs(d, skip=())
 
 
 def main():
-    ort_dir = os.environ.get("NPUKIT_ORT_DIR", os.path.join(ROOT, ".cache", "onnxruntime"))
-    if not os.path.exists(os.path.join(ort_dir, "node_modules", "onnxruntime-node")):
-        print(f"ONNX Runtime not found in {ort_dir}: run scripts/install-onnxruntime.sh")
+    if ort_missing():
+        print(ort_missing())
         print("0 passed, 1 failed")
         return 1
     rng = np.random.default_rng(SEED)
@@ -344,10 +342,9 @@ def main():
             expect = next(v for k, v in EXPECT if k in label)
             jobs.append({"name": f"case{i}", "label": label, "expect": expect, "model": model, "inputs": inputs,
                          "output_dir": os.path.join(tmp, "ort", f"case{i}")})
-        jf = os.path.join(tmp, "jobs.json")
-        json.dump(jobs, open(jf, "w"))
-        r = subprocess.run(["node", RUNNER, "--batch", jf], capture_output=True, text=True)
-        ort_ok = {json.loads(line)["job"]: json.loads(line) for line in r.stdout.splitlines() if line.strip()}
+        results, _ = run_ort_batch(jobs, tmp)
+        jf = os.path.join(tmp, "jobs.json")  # written by run_ort_batch; the workers read it too
+        ort_ok = {res["job"]: res for res in results}
         for label, env, threads in SETTINGS:
             root = os.path.join(tmp, f"npk{len(env)}{threads}{'p' if 'NPUKIT_TEST_PROFILE' in env else ''}")
             w = subprocess.run([sys.executable, __file__, "--worker", jf, root, str(threads)],

@@ -32,8 +32,8 @@ import tempfile
 import numpy as np
 import onnx
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-RUNNER = os.path.join(ROOT, "tools", "ort", "run.mjs")
+from harness import ROOT, ort_missing, read_outputs, run_ort_model
+
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
 SETTINGS = [
@@ -66,12 +66,7 @@ def run_ort(model, x, out_dir, opt_level="all"):
     os.makedirs(out_dir, exist_ok=True)
     xin = os.path.join(out_dir, "x.npy")
     np.save(xin, x)
-    r = subprocess.run(["node", RUNNER, model, "--input", f"image={xin}", "--output-dir", out_dir,
-                        "--opt-level", opt_level], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"tools/ort/run.mjs failed: {r.stderr[-2000:]}")
-    return {f[:-4]: np.load(os.path.join(out_dir, f)) for f in os.listdir(out_dir)
-            if f.endswith(".npy") and f != "x.npy"}
+    return run_ort_model(model, {"image": xin}, out_dir, opt_level)
 
 
 def run_npukit(model, x, out_dir, env, threads):
@@ -84,8 +79,7 @@ def run_npukit(model, x, out_dir, env, threads):
     if r.returncode != 0:
         raise RuntimeError(f"npukit worker failed: {r.stderr[-3000:]}")
     info = json.loads(r.stdout.strip().splitlines()[-1])
-    outs = {f[:-4]: np.load(os.path.join(out_dir, f)) for f in os.listdir(out_dir)
-            if f.endswith(".npy") and f != "x.npy"}
+    outs = read_outputs(out_dir)
     return outs, info
 
 
@@ -116,9 +110,8 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--opset", type=int, default=13, help="export opset (14: hard-swish as one HardSwish node)")
     a = ap.parse_args()
-    ort_dir = os.environ.get("NPUKIT_ORT_DIR", os.path.join(ROOT, ".cache", "onnxruntime"))
-    if not os.path.exists(os.path.join(ort_dir, "node_modules", "onnxruntime-node")):
-        print(f"ONNX Runtime not found in {ort_dir}: run scripts/install-onnxruntime.sh")
+    if ort_missing():
+        print(ort_missing())
         print("0 passed, 1 failed")
         return 1
     import make_qdq_torchvision as mk

@@ -21,14 +21,13 @@ zero points with ConstantOfShape -> Cast.
 """
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 import warnings
 
 import numpy as np
 
-from ort_diff import ROOT, RUNNER, ort_missing
+from harness import ort_missing, run_ort_model
 
 SEED = int(os.environ.get("NPUKIT_SEED", "20261126"))
 # Networks also compared with torch's own result and the literal reading
@@ -65,11 +64,7 @@ def export(name, path, seed, size, zero_bias=False):
 
 
 def run_ort(model, xfile, outdir):
-    r = subprocess.run(["node", RUNNER, model, "--input", f"x={xfile}", "--output-dir", outdir],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(r.stderr[-1500:])
-    return np.load(os.path.join(outdir, "y.npy"))
+    return run_ort_model(model, {"x": xfile}, outdir)["y"]
 
 
 def differ(a, b):

@@ -385,29 +385,43 @@ TEST(Pool2d, OutputShape) {
 
 TEST(Pool2d, Profiles) {
   Pool2dParams p;
-  apply_profile(p, Profile::pytorch, true);
+  p.count_include_pad = true;
+  apply_profile(p, Profile::pytorch);
   EXPECT_EQ(p.divisor, AvgDivisor::clipped_window);
   EXPECT_EQ(p.pad_value, PadValue::neg_inf);
   EXPECT_EQ(p.nan, MaxNaN::propagate);
-  apply_profile(p, Profile::pytorch, false);
+  p.count_include_pad = false;
+  apply_profile(p, Profile::pytorch);
   EXPECT_EQ(p.divisor, AvgDivisor::valid_count);
-  apply_profile(p, Profile::onnxruntime, true);
+  p.count_include_pad = true;
+  apply_profile(p, Profile::onnxruntime);
   EXPECT_EQ(p.divisor, AvgDivisor::kernel_area);
-  apply_profile(p, Profile::onnxruntime, false);
+  p.count_include_pad = false;
+  apply_profile(p, Profile::onnxruntime);
   EXPECT_EQ(p.divisor, AvgDivisor::valid_count);
-  apply_profile(p, Profile::bm1684, true);
+  p.count_include_pad = true;
+  apply_profile(p, Profile::bm1684);
   EXPECT_EQ(p.divisor, AvgDivisor::kernel_area);
   EXPECT_EQ(p.pad_value, PadValue::neg_flt_max);
   EXPECT_EQ(p.nan, MaxNaN::ignore);
   // A profile leaves the geometry alone.
   p.window = test::window(3, 2, 2, 1);
-  apply_profile(p, Profile::pytorch, true);
+  p.count_include_pad = true;
+  apply_profile(p, Profile::pytorch);
   EXPECT_EQ(p.window.kernel_h, 3);
   EXPECT_EQ(p.window.stride_h, 2);
-  EXPECT_TRUE(raises([&] { apply_profile(p, Profile::bm1684, false); }, "npukit::apply_profile",
-                     "count_include_pad", "false"));
-  EXPECT_TRUE(raises([&] { apply_profile(p, Profile::cvm, true); }, "npukit::apply_profile",
-                     "profile", "cvm"));
+  EXPECT_TRUE(raises(
+      [&] {
+        p.count_include_pad = false;
+        apply_profile(p, Profile::bm1684);
+      },
+      "npukit::apply_profile", "count_include_pad", "false"));
+  EXPECT_TRUE(raises(
+      [&] {
+        p.count_include_pad = true;
+        apply_profile(p, Profile::cvm);
+      },
+      "npukit::apply_profile", "profile", "cvm"));
 }
 
 TEST(Pool2d, Names) {

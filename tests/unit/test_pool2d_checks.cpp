@@ -53,7 +53,9 @@ TEST(Pool2dChecks, OnnxruntimeProfileNeverPairsMlasWithClippedWindow) {
           p.window = test::window(3, 3, 2, 2);
           test::set_pads(p.window, 1, 1, 1, 1);
           p.window.ceil_mode = ceil;
-          apply_profile(p, Profile::onnxruntime, include_pad, opset);
+          p.count_include_pad = include_pad;
+          p.opset = opset;
+          apply_profile(p, Profile::onnxruntime);
           const Tensor x = test::random_f32({1, channels, 10, 10}, 2);
           EXPECT_NO_THROW(test::run_pool(x, p))
               << "include_pad " << include_pad << " ceil " << ceil << " opset " << opset;

@@ -36,7 +36,9 @@ Pool2dParams ort(PoolMode mode, const Window2d& w, bool count_include_pad = fals
   p.mode = mode;
   p.window = w;
   p.window.truncated_count = true;  // PoolGeometry::onnxruntime
-  apply_profile(p, Profile::onnxruntime, count_include_pad, opset);
+  p.count_include_pad = count_include_pad;
+  p.opset = opset;
+  apply_profile(p, Profile::onnxruntime);
   return p;
 }
 
@@ -82,7 +84,8 @@ TEST(Pool2dOnnxruntime, ProfilePicksOrtLoops) {
   w.dilation_h = 2;
   EXPECT_EQ(ort(PoolMode::avg, w, true).loop, PoolLoop::taps);
   // Another profile puts the plain loop back.
-  apply_profile(p, Profile::pytorch, true);
+  p.count_include_pad = true;
+  apply_profile(p, Profile::pytorch);
   EXPECT_EQ(p.loop, PoolLoop::taps);
   EXPECT_FALSE(p.end_pad_crops);
   EXPECT_STREQ(pool_loop_name(PoolLoop::mlas), "mlas");

@@ -22,7 +22,7 @@ const std::map<OpFamily, std::function<void(Profile)>>& appliers() {
       {OpFamily::pool2d,
        [](Profile p) {
          Pool2dParams q;
-         apply_profile(q, p, true);
+         apply_profile(q, p);
        }},
       {OpFamily::conv2d,
        [](Profile p) {

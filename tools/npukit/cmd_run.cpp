@@ -95,6 +95,84 @@ void print_layers(const std::vector<onnx::LayerTime>& layers, double runs) {
                profile_name(l.profile), l.seconds / runs * 1e3, l.seconds * share);
 }
 
+// What the timed runs of one model produced.
+struct RunResult {
+  std::vector<TensorView> inputs, outputs;
+  std::vector<std::string> files;  // where each output was written
+  int64_t warmup = 0;
+  double mean = 0, median = 0, best = 0;  // seconds per run
+};
+
+// Runs `warmup` untimed then o.repeat timed runs; the outputs of the last.
+std::vector<TensorView> timed_runs(onnx::Model& model, const std::vector<TensorView>& views,
+                                   const RunOptions& o, RunResult& r) {
+  std::vector<double> times;
+  std::vector<TensorView> outs;
+  Progress bar("running " + std::filesystem::path(o.model).filename().string(), r.warmup + o.repeat,
+               !o.json);
+  for (int64_t k = 0; k < r.warmup + o.repeat; ++k) {
+    if (k == r.warmup) model.reset_layer_times();  // warm-up runs are not timed
+    const auto t0 = std::chrono::steady_clock::now();
+    outs = model.execute(views);
+    if (k >= r.warmup)
+      times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    bar.update(k + 1);
+  }
+  double sum = 0;
+  for (double t : times) sum += t;
+  r.mean = sum / static_cast<double>(times.size());
+  r.best = *std::min_element(times.begin(), times.end());
+  std::sort(times.begin(), times.end());
+  r.median = times[times.size() / 2];  // robust on a loaded machine
+  return outs;
+}
+
+void print_run_json(const onnx::Model& model, const RunOptions& o, const RunResult& r) {
+  const auto layers = model.layer_times();
+  const auto runs = static_cast<double>(o.repeat);
+  std::string s = fmt::format("{{\"model\": {}, \"profile\": {}, \"runs\": {}, ",
+                              json_string(o.model), json_string(o.profile), o.repeat);
+  s += fmt::format(
+      "\"warmup_runs\": {}, \"seconds_per_run\": {{\"mean\": {:.9f}, \"median\": {:.9f}, "
+      "\"min\": {:.9f}}}, "
+      "\"inputs\": [",
+      r.warmup, r.mean, r.median, r.best);
+  for (size_t k = 0; k < r.inputs.size(); ++k)
+    s += fmt::format("{}{{\"name\": {}, \"dtype\": \"{}\", \"shape\": {}}}", k ? ", " : "",
+                     json_string(model.inputs()[k].name), dtype_name(r.inputs[k].dtype()),
+                     shape_text(r.inputs[k].shape()));
+  s += "], \"outputs\": [";
+  for (size_t k = 0; k < r.outputs.size(); ++k)
+    s += fmt::format("{}{{\"name\": {}, \"dtype\": \"{}\", \"shape\": {}, \"file\": {}}}",
+                     k ? ", " : "", json_string(model.outputs()[k].name),
+                     dtype_name(r.outputs[k].dtype()), shape_text(r.outputs[k].shape()),
+                     json_string(r.files[k]));
+  s += "], \"layers\": [";
+  for (size_t k = 0; k < layers.size(); ++k)
+    s += fmt::format(
+        "{}{{\"node\": {}, \"op\": {}, \"profile\": \"{}\", \"seconds_per_run\": {:.9f}}}",
+        k ? ", " : "", json_string(layers[k].node), json_string(layers[k].op_type),
+        profile_name(layers[k].profile), layers[k].seconds / runs);
+  fmt::print("{}]}}\n", s);
+}
+
+void print_run_text(const onnx::Model& model, const RunOptions& o, const RunResult& r) {
+  fmt::print("model    {}\nprofile  {}\n", o.model, o.profile);
+  for (size_t k = 0; k < r.inputs.size(); ++k)
+    fmt::print("input    {:<24} {:<4} {}\n", model.inputs()[k].name,
+               dtype_name(r.inputs[k].dtype()), shape_text(r.inputs[k].shape()));
+  for (size_t k = 0; k < r.outputs.size(); ++k)
+    fmt::print("output   {:<24} {:<4} {:<18} -> {}\n", model.outputs()[k].name,
+               dtype_name(r.outputs[k].dtype()), shape_text(r.outputs[k].shape()), r.files[k]);
+  fmt::print("time     {:.3f} ms per run (median of {} runs, best {:.3f} ms, mean {:.3f} ms",
+             r.median * 1e3, o.repeat, r.best * 1e3, r.mean * 1e3);
+  if (r.warmup)
+    fmt::print(", after {} warm-up run{})\n", r.warmup, r.warmup > 1 ? "s" : "");
+  else
+    fmt::print(")\n");
+  if (o.layers) print_layers(model.layer_times(), static_cast<double>(o.repeat));
+}
+
 int run_model(const RunOptions& o) {
   constexpr const char* fn = "npukit run";
   // --dump-all wants every value the file names: no fusion may drop one.
@@ -102,84 +180,23 @@ int run_model(const RunOptions& o) {
       o.dump_dir.empty() ? onnx::Intermediates::may_fuse : onnx::Intermediates::keep_all;
   onnx::Model model = onnx::Model::load(o.model, profile_from_name(o.profile), o.fallback, kept);
   const std::vector<Tensor> tensors = read_model_inputs(model, o.inputs, o.preprocess, fn);
-  std::vector<TensorView> views;
-  for (const Tensor& t : tensors) views.push_back(t.view());
+  RunResult r;
+  for (const Tensor& t : tensors) r.inputs.push_back(t.view());
   check_range(fn, "--repeat", o.repeat, 1, 1000000);
-  const int64_t warmup = o.warmup.value_or(o.repeat > 1 ? 1 : 0);
-  check_range(fn, "--warmup", warmup, 0, 1000000);
-  std::vector<double> times;
-  std::vector<TensorView> outs;
-  {
-    Progress bar("running " + std::filesystem::path(o.model).filename().string(), warmup + o.repeat,
-                 !o.json);
-    for (int64_t r = 0; r < warmup + o.repeat; ++r) {
-      if (r == warmup) model.reset_layer_times();  // warm-up runs are not timed
-      const auto t0 = std::chrono::steady_clock::now();
-      outs = model.execute(views);
-      if (r >= warmup)
-        times.push_back(
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-      bar.update(r + 1);
-    }
-  }
+  r.warmup = o.warmup.value_or(o.repeat > 1 ? 1 : 0);
+  check_range(fn, "--warmup", r.warmup, 0, 1000000);
+  r.outputs = timed_runs(model, r.inputs, o, r);
   if (!o.dump_dir.empty()) dump_values(model, o.dump_dir, !o.json);
   std::filesystem::create_directories(o.output_dir);
-  std::vector<std::string> files;
-  for (size_t k = 0; k < outs.size(); ++k) {
-    files.push_back(
+  for (size_t k = 0; k < r.outputs.size(); ++k) {
+    r.files.push_back(
         (std::filesystem::path(o.output_dir) / file_name_for(model.outputs()[k].name)).string());
-    write_npy(files.back(), outs[k]);
+    write_npy(r.files.back(), r.outputs[k]);
   }
-  double sum = 0;
-  for (double t : times) sum += t;
-  const double mean = sum / static_cast<double>(times.size());
-  const double best = *std::min_element(times.begin(), times.end());
-  std::vector<double> sorted = times;
-  std::sort(sorted.begin(), sorted.end());
-  const double median = sorted[sorted.size() / 2];  // robust on a loaded machine
-  const auto layers = model.layer_times();
-  const auto runs = static_cast<double>(o.repeat);
-  if (o.json) {
-    std::string s = fmt::format("{{\"model\": {}, \"profile\": {}, \"runs\": {}, ",
-                                json_string(o.model), json_string(o.profile), o.repeat);
-    s += fmt::format(
-        "\"warmup_runs\": {}, \"seconds_per_run\": {{\"mean\": {:.9f}, \"median\": {:.9f}, "
-        "\"min\": {:.9f}}}, "
-        "\"inputs\": [",
-        warmup, mean, median, best);
-    for (size_t k = 0; k < views.size(); ++k)
-      s += fmt::format("{}{{\"name\": {}, \"dtype\": \"{}\", \"shape\": {}}}", k ? ", " : "",
-                       json_string(model.inputs()[k].name), dtype_name(views[k].dtype()),
-                       shape_text(views[k].shape()));
-    s += "], \"outputs\": [";
-    for (size_t k = 0; k < outs.size(); ++k)
-      s += fmt::format("{}{{\"name\": {}, \"dtype\": \"{}\", \"shape\": {}, \"file\": {}}}",
-                       k ? ", " : "", json_string(model.outputs()[k].name),
-                       dtype_name(outs[k].dtype()), shape_text(outs[k].shape()),
-                       json_string(files[k]));
-    s += "], \"layers\": [";
-    for (size_t k = 0; k < layers.size(); ++k)
-      s += fmt::format(
-          "{}{{\"node\": {}, \"op\": {}, \"profile\": \"{}\", \"seconds_per_run\": {:.9f}}}",
-          k ? ", " : "", json_string(layers[k].node), json_string(layers[k].op_type),
-          profile_name(layers[k].profile), layers[k].seconds / runs);
-    fmt::print("{}]}}\n", s);
-    return 0;
-  }
-  fmt::print("model    {}\nprofile  {}\n", o.model, o.profile);
-  for (size_t k = 0; k < views.size(); ++k)
-    fmt::print("input    {:<24} {:<4} {}\n", model.inputs()[k].name, dtype_name(views[k].dtype()),
-               shape_text(views[k].shape()));
-  for (size_t k = 0; k < outs.size(); ++k)
-    fmt::print("output   {:<24} {:<4} {:<18} -> {}\n", model.outputs()[k].name,
-               dtype_name(outs[k].dtype()), shape_text(outs[k].shape()), files[k]);
-  fmt::print("time     {:.3f} ms per run (median of {} runs, best {:.3f} ms, mean {:.3f} ms",
-             median * 1e3, o.repeat, best * 1e3, mean * 1e3);
-  if (warmup)
-    fmt::print(", after {} warm-up run{})\n", warmup, warmup > 1 ? "s" : "");
+  if (o.json)
+    print_run_json(model, o, r);
   else
-    fmt::print(")\n");
-  if (o.layers) print_layers(layers, runs);
+    print_run_text(model, o, r);
   return 0;
 }
 

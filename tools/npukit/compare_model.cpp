@@ -116,6 +116,67 @@ std::string cell_text(const LayerDiff& d) {
   return fmt::format("{}/{} max {:.3g}", d.differing, d.total, d.max_abs);
 }
 
+// Rows: the reference's (ran[0]) node outputs in execution order; one column
+// per other profile.
+HeatMap build_heat_map(const std::string& model, const std::vector<const ProfileResult*>& ran) {
+  HeatMap map;
+  map.title =
+      "npukit compare " + model + ": differing elements per layer against " + ran[0]->profile;
+  for (size_t p = 1; p < ran.size(); ++p) map.columns.push_back(ran[p]->profile);
+  for (const onnx::NodeInfo& n : ran[0]->nodes)
+    for (const std::string& out : n.outputs) {
+      auto it = ran[0]->values.find(out);
+      if (out.empty() || it == ran[0]->values.end()) continue;
+      HeatRow row{n.name + " (" + n.op_type + ")", out, {}};
+      for (size_t p = 1; p < ran.size(); ++p) {
+        auto o_it = ran[p]->values.find(out);
+        row.cells.push_back(
+            diff(it->second.view(), o_it == ran[p]->values.end() ? nullptr : &o_it->second));
+      }
+      map.rows.push_back(std::move(row));
+    }
+  return map;
+}
+
+void print_table(const HeatMap& map, const std::string& reference) {
+  size_t layer_w = 5;
+  for (const HeatRow& r : map.rows) layer_w = std::max(layer_w, r.label.size());
+  std::vector<size_t> col_w;
+  for (size_t c = 0; c < map.columns.size(); ++c) {
+    size_t w = map.columns[c].size();
+    for (const HeatRow& r : map.rows) w = std::max(w, cell_text(r.cells[c]).size());
+    col_w.push_back(w);
+  }
+  fmt::print(
+      "reference profile: {} (each cell: differing elements / total, largest difference)\n\n",
+      reference);
+  fmt::print("{:<{}}", "layer", layer_w);
+  for (size_t c = 0; c < map.columns.size(); ++c) fmt::print("  {:<{}}", map.columns[c], col_w[c]);
+  fmt::print("\n");
+  for (const HeatRow& r : map.rows) {
+    fmt::print("{:<{}}", r.label, layer_w);
+    for (size_t c = 0; c < r.cells.size(); ++c)
+      fmt::print("  {:<{}}", cell_text(r.cells[c]), col_w[c]);
+    fmt::print("\n");
+  }
+}
+
+void print_first_divergence(const HeatMap& map, const std::string& reference) {
+  fmt::print("\nfirst divergence from {}:\n", reference);
+  for (size_t c = 0; c < map.columns.size(); ++c) {
+    const HeatRow* first = nullptr;
+    for (const HeatRow& r : map.rows)
+      if (!r.cells[c].compared || r.cells[c].differing > 0) {
+        first = &r;
+        break;
+      }
+    if (first)
+      fmt::print("  {:<18} at {}: {}\n", map.columns[c], first->label, cell_text(first->cells[c]));
+    else
+      fmt::print("  {:<18} never: every layer identical\n", map.columns[c]);
+  }
+}
+
 }  // namespace
 
 int run_model_compare(const ModelCompareOptions& o) {
@@ -140,57 +201,9 @@ int run_model_compare(const ModelCompareOptions& o) {
     fmt::print("fewer than two profiles ran the model: nothing to compare\n");
     return 1;
   }
-  // Rows: the reference's node outputs in execution order.
-  HeatMap map;
-  map.title =
-      "npukit compare " + o.model + ": differing elements per layer against " + ran[0]->profile;
-  for (size_t p = 1; p < ran.size(); ++p) map.columns.push_back(ran[p]->profile);
-  for (const onnx::NodeInfo& n : ran[0]->nodes)
-    for (const std::string& out : n.outputs) {
-      auto it = ran[0]->values.find(out);
-      if (out.empty() || it == ran[0]->values.end()) continue;
-      HeatRow row{n.name + " (" + n.op_type + ")", out, {}};
-      for (size_t p = 1; p < ran.size(); ++p) {
-        auto o_it = ran[p]->values.find(out);
-        row.cells.push_back(
-            diff(it->second.view(), o_it == ran[p]->values.end() ? nullptr : &o_it->second));
-      }
-      map.rows.push_back(std::move(row));
-    }
-
-  size_t layer_w = 5;
-  for (const HeatRow& r : map.rows) layer_w = std::max(layer_w, r.label.size());
-  std::vector<size_t> col_w;
-  for (size_t c = 0; c < map.columns.size(); ++c) {
-    size_t w = map.columns[c].size();
-    for (const HeatRow& r : map.rows) w = std::max(w, cell_text(r.cells[c]).size());
-    col_w.push_back(w);
-  }
-  fmt::print(
-      "reference profile: {} (each cell: differing elements / total, largest difference)\n\n",
-      ran[0]->profile);
-  fmt::print("{:<{}}", "layer", layer_w);
-  for (size_t c = 0; c < map.columns.size(); ++c) fmt::print("  {:<{}}", map.columns[c], col_w[c]);
-  fmt::print("\n");
-  for (const HeatRow& r : map.rows) {
-    fmt::print("{:<{}}", r.label, layer_w);
-    for (size_t c = 0; c < r.cells.size(); ++c)
-      fmt::print("  {:<{}}", cell_text(r.cells[c]), col_w[c]);
-    fmt::print("\n");
-  }
-  fmt::print("\nfirst divergence from {}:\n", ran[0]->profile);
-  for (size_t c = 0; c < map.columns.size(); ++c) {
-    const HeatRow* first = nullptr;
-    for (const HeatRow& r : map.rows)
-      if (!r.cells[c].compared || r.cells[c].differing > 0) {
-        first = &r;
-        break;
-      }
-    if (first)
-      fmt::print("  {:<18} at {}: {}\n", map.columns[c], first->label, cell_text(first->cells[c]));
-    else
-      fmt::print("  {:<18} never: every layer identical\n", map.columns[c]);
-  }
+  const HeatMap map = build_heat_map(o.model, ran);
+  print_table(map, ran[0]->profile);
+  print_first_divergence(map, ran[0]->profile);
   if (!o.svg.empty()) {
     std::ofstream f(o.svg);
     check(static_cast<bool>(f), kFn, "--svg", "'" + o.svg + "'", "a writable file");

@@ -154,23 +154,11 @@ std::string models_dir(const MainJobOptions& o) {
   return NPUKIT_MODELS_DIR;
 }
 
-}  // namespace
-
-int run_main_job(const MainJobOptions& o) {
-  check_range(kFn, "--batch", o.batch, 1, 10000);
-  const std::string dir = models_dir(o);
-  const std::string fp32 = dir + "/fashion_mnist_fp32.onnx",
-                    int8 = dir + "/fashion_mnist_int8.onnx";
-  const Images im = load_images(o, dir);
-  const bool progress = !o.json;
-  std::vector<Evaluation> evals;
-  evals.push_back(evaluate(fp32, "fp32", Profile::onnxruntime, im, o.batch, progress));
-  check(evals[0].supported, kFn, "model", "'" + fp32 + "'",
-        "a model npukit runs: " + evals[0].reason);
-  for (Profile p : all_profiles())
-    evals.push_back(evaluate(int8, "int8", p, im, o.batch, progress));
+// Agreement of each int8 evaluation's predictions and logits with evals[1]
+// (the int8 model under onnxruntime).
+void compare_with_onnxruntime(std::vector<Evaluation>& evals, size_t images) {
   const Evaluation& ref = evals[1];
-  const auto count = static_cast<double>(im.labels.size());
+  const auto count = static_cast<double>(images);
   for (size_t k = 1; k < evals.size(); ++k) {
     Evaluation& e = evals[k];
     if (!e.supported || !ref.supported) continue;
@@ -184,33 +172,38 @@ int run_main_job(const MainJobOptions& o) {
     e.agreement = static_cast<double>(agree) / count;
     e.identical = same;
   }
+}
 
-  if (o.json) {
-    std::string s = fmt::format("{{\"images\": {}, \"source\": {}, \"results\": [",
-                                im.labels.size(), json_string(im.description));
-    for (size_t k = 0; k < evals.size(); ++k) {
-      const Evaluation& e = evals[k];
-      s += fmt::format("{}{{\"model\": \"{}\", \"profile\": \"{}\", \"supported\": {}",
-                       k ? ", " : "", e.model, e.profile, e.supported ? "true" : "false");
-      if (!e.supported) {
-        s += ", \"reason\": " + json_string(e.reason) + "}";
-        continue;
-      }
-      s += fmt::format(", \"accuracy\": {:.6f}, \"images_per_second\": {:.1f}", e.accuracy,
-                       count / e.seconds);
-      if (e.agreement >= 0)
-        s += fmt::format(", \"agreement_with_onnxruntime\": {:.6f}, \"identical_logits\": {}",
-                         e.agreement, e.identical);
-      s += ", \"layers\": [";
-      for (size_t l = 0; l < e.layers.size(); ++l)
-        s += fmt::format("{}{{\"node\": {}, \"op\": {}, \"ms_per_image\": {:.6f}}}", l ? ", " : "",
-                         json_string(e.layers[l].node), json_string(e.layers[l].op_type),
-                         e.layers[l].seconds / count * 1e3);
-      s += "]}";
+void print_json(const std::vector<Evaluation>& evals, const Images& im) {
+  const auto count = static_cast<double>(im.labels.size());
+  std::string s = fmt::format("{{\"images\": {}, \"source\": {}, \"results\": [", im.labels.size(),
+                              json_string(im.description));
+  for (size_t k = 0; k < evals.size(); ++k) {
+    const Evaluation& e = evals[k];
+    s += fmt::format("{}{{\"model\": \"{}\", \"profile\": \"{}\", \"supported\": {}", k ? ", " : "",
+                     e.model, e.profile, e.supported ? "true" : "false");
+    if (!e.supported) {
+      s += ", \"reason\": " + json_string(e.reason) + "}";
+      continue;
     }
-    fmt::print("{}]}}\n", s);
-    return 0;
+    s += fmt::format(", \"accuracy\": {:.6f}, \"images_per_second\": {:.1f}", e.accuracy,
+                     count / e.seconds);
+    if (e.agreement >= 0)
+      s += fmt::format(", \"agreement_with_onnxruntime\": {:.6f}, \"identical_logits\": {}",
+                       e.agreement, e.identical);
+    s += ", \"layers\": [";
+    for (size_t l = 0; l < e.layers.size(); ++l)
+      s += fmt::format("{}{{\"node\": {}, \"op\": {}, \"ms_per_image\": {:.6f}}}", l ? ", " : "",
+                       json_string(e.layers[l].node), json_string(e.layers[l].op_type),
+                       e.layers[l].seconds / count * 1e3);
+    s += "]}";
   }
+  fmt::print("{}]}}\n", s);
+}
+
+void print_text(const std::vector<Evaluation>& evals, const Images& im, const std::string& fp32,
+                const std::string& int8) {
+  const auto count = static_cast<double>(im.labels.size());
   fmt::print("npukit main job: Fashion-MNIST CNN on {}\n", im.description);
   fmt::print(
       "fp32 model {}\nint8 model {} (QOperator: QLinearConv, MaxPool, QLinearAveragePool, ...)\n\n",
@@ -242,6 +235,28 @@ int run_main_job(const MainJobOptions& o) {
     for (const auto& l : e.layers)
       fmt::print("  {:<40} {:<26} {:>9.2f}\n", l.node, l.op_type, l.seconds / count * 1e6);
   }
+}
+
+}  // namespace
+
+int run_main_job(const MainJobOptions& o) {
+  check_range(kFn, "--batch", o.batch, 1, 10000);
+  const std::string dir = models_dir(o);
+  const std::string fp32 = dir + "/fashion_mnist_fp32.onnx",
+                    int8 = dir + "/fashion_mnist_int8.onnx";
+  const Images im = load_images(o, dir);
+  const bool progress = !o.json;
+  std::vector<Evaluation> evals;
+  evals.push_back(evaluate(fp32, "fp32", Profile::onnxruntime, im, o.batch, progress));
+  check(evals[0].supported, kFn, "model", "'" + fp32 + "'",
+        "a model npukit runs: " + evals[0].reason);
+  for (Profile p : all_profiles())
+    evals.push_back(evaluate(int8, "int8", p, im, o.batch, progress));
+  compare_with_onnxruntime(evals, im.labels.size());
+  if (o.json)
+    print_json(evals, im);
+  else
+    print_text(evals, im, fp32, int8);
   return 0;
 }
 

@@ -35,7 +35,8 @@ std::string pool_case(Profile prof, PoolMode mode, bool cip, Window2d win, const
   Pool2dParams p;
   p.mode = mode;
   p.window = win;
-  apply_profile(p, prof, cip);
+  p.count_include_pad = cip;
+  apply_profile(p, prof);
   Tensor y(DType::f32, pool2d_output_shape(x.shape(), p));
   pool2d(x, y, p);
   return compare(y, want);
@@ -57,7 +58,8 @@ Window2d k2s2ceil() {
   return w;
 }
 
-void add_pool_cases(std::vector<SelftestCase>& out) {
+// The divisor and padding rules of each profile.
+void add_pool_profile_cases(std::vector<SelftestCase>& out) {
   // x = [[1,2,3],[4,5,6],[7,8,9]], k2 s2 pad 1: windows hold {1}, {2,3}, {4,7}, {5,6,8,9}.
   for (Profile prof : {Profile::onnxruntime, Profile::pytorch, Profile::bm1684}) {
     const std::string name = profile_name(prof);
@@ -79,6 +81,10 @@ void add_pool_cases(std::vector<SelftestCase>& out) {
                                       {1.0f, 2.5f, 5.5f, 7.0f});
                    }});
   }
+}
+
+// Which loop (and so which summation order and divisor) ONNX Runtime runs.
+void add_avg_pool_loop_cases(std::vector<SelftestCase>& out) {
   // ceil_mode, k2 s2, 3x3: the last window holds only 9. ONNX Runtime 1.30 runs
   // ceil_mode with count_include_pad in its own loop, which divides by the window
   // cut at the padded input's end (here the input: 1), like PyTorch.
@@ -99,6 +105,10 @@ void add_pool_cases(std::vector<SelftestCase>& out) {
                    return pool_case(Profile::pytorch, PoolMode::avg, true, k2s2ceil(),
                                     one_to_nine(), {3.0f, 4.5f, 7.5f, 9.0f});
                  }});
+}
+
+// NaN rules, dilation, zero insertion and the global pools.
+void add_max_sum_global_cases(std::vector<SelftestCase>& out) {
   // NaN at (0,0): PyTorch propagates it, OKKernel's strict compare ignores it.
   Tensor xn = one_to_nine();
   xn.data<float>()[0] = kNaN;
@@ -140,6 +150,12 @@ void add_pool_cases(std::vector<SelftestCase>& out) {
                    std::string r = compare(ya, {5.0f});
                    return r.empty() ? compare(ym, {9.0f}) : r;
                  }});
+}
+
+void add_pool_cases(std::vector<SelftestCase>& out) {
+  add_pool_profile_cases(out);
+  add_avg_pool_loop_cases(out);
+  add_max_sum_global_cases(out);
 }
 
 // x: two channels, both 1..9; w0 = [[1,0],[0,-1]] gives -4 everywhere; w1 = 0.5

@@ -100,17 +100,21 @@ struct Pool2dParams {
   // s8/u8 max pooling: a window with no input element (padding >= kernel)
   // gives 0 instead of the padding value (MiCo-Lib).
   bool empty_max_is_zero = false;
+  // What the model asked for, read only by apply_profile to pick the divisor
+  // and the loop (kernels read `divisor` and `loop`): ONNX/PyTorch's
+  // count_include_pad (bm1684 accepts only true; max pooling ignores it) and
+  // the ONNX opset of an AveragePool node (ONNX Runtime runs opset 19 and
+  // later in another loop; 0 stands for 19 when the window is dilated, else 18).
+  bool count_include_pad = true;
+  int64_t opset = 0;
 };
 
 // Sets divisor, pad value, NaN rule, loop and accumulation as `profile`
 // computes fp32 pooling (onnxruntime, pytorch, bm1684); geometry and mode are
 // left alone, but onnxruntime reads them (mode, dilation, ceil_mode) to pick
-// ONNX Runtime's loop, so set them first. `opset` is the ONNX opset of an
-// AveragePool node (ONNX Runtime runs opset 19 and later in another loop);
-// 0 stands for 19 when the window is dilated, else 18. Other profiles have no
-// fp32 pooling and are rejected.
-void apply_profile(Pool2dParams& p, Profile profile, bool count_include_pad = true,
-                   int64_t opset = 0);
+// ONNX Runtime's loop, so set them first, with count_include_pad and opset.
+// Other profiles have no fp32 pooling and are rejected.
+void apply_profile(Pool2dParams& p, Profile profile);
 // apply_profile for a GlobalAveragePool / GlobalMaxPool node (params from
 // global_pool2d_params). ONNX Runtime rewrites a lone global pool to NCHWc
 // like the others; in a graph only when no earlier node keeps its input edge
