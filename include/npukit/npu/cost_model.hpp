@@ -100,8 +100,8 @@ struct CostModel {
   // Local-memory side of a GDMA transfer: each NPU's local memory accepts (or
   // gives) at most this many bytes per cycle, so a transfer touching few NPUs
   // would be slower than DDR allows; 0: no such limit. Not modelled on
-  // BM1684 (0): no document gives the figure, and once depthwise runs at its
-  // fitted rate the fit cases only bound it from below (any rate >= 3.5
+  // BM1684 (0): no document gives the figure, and with the tap start-up
+  // above the fit cases only bound it from below (any rate >= 3.5
   // B/cycle per NPU fits them equally). An earlier fit used 2.0 to explain
   // depthwise cases 0 and 1, which put depthwise case 2 at +82%.
   double gdma_npu_port_bytes_per_cycle = 0.0;
