@@ -13,7 +13,7 @@ the formulas of src/npu/cost_model.cpp and src/npu/launch.cpp in a few lines.
 With no name=value it uses the shipped constants and first checks that its
 re-costing reproduces the simulator's own estimate of every trace (so the two
 cannot drift apart unnoticed); name=value pairs (e.g. issue_cycles=600
-gdma_npu_port_bytes_per_cycle=2.0 depthwise_cycles_per_mac=1, the previous
+gdma_npu_port_bytes_per_cycle=2.0 bdc_tap_startup_cycles=0, the previous
 fit) show what other constants would give
 (and skip that check, which only holds for traces the current build recorded;
 conv_2ic_pairs=0 re-costs conv as it was before whole 2IC pairs).
