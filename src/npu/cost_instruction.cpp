@@ -96,8 +96,8 @@ Instruction gdma_fill_instruction(const char* fn, const Place& dst) {
   in.bytes = dst.shape.n * dst.shape.c * dst.shape.h * dst.shape.w * dst.esize;
   in.cycles = gdma_transfer_cycles(m, d, r.count, r.bytes, r.aligned, r.npus);
   in.detail = std::string("fill ") + shape_text(dst.shape) + " x" + std::to_string(dst.esize) +
-              "B, " + std::to_string(r.count) + " runs of " + std::to_string(r.bytes) + " B, " +
-              std::to_string(r.npus) + " NPUs";
+              "B, " + std::to_string(r.count) + " runs of " + std::to_string(r.bytes) + " B" +
+              (r.aligned ? "" : ", unaligned") + ", " + std::to_string(r.npus) + " NPUs";
   return in;
 }
 
@@ -127,30 +127,31 @@ Instruction gdma_matrix_instruction(const char* fn, bool to_local, const Place& 
 }
 
 Instruction bdc_slots_instruction(const char* fn, OpClass c, int64_t slots, int64_t elements,
-                                  int64_t ops, const std::string& detail) {
+                                  int64_t ops, const std::string& detail, int64_t taps) {
   const Config& cfg = machine().config();
   Instruction in;
   in.function = fn;
   in.engine = Engine::bdc;
   in.op_class = c;
-  in.cycles = bdc_instruction_cycles(cfg.cost, c, slots, elements, ops, cfg.eu_num());
+  in.cycles = bdc_instruction_cycles(cfg.cost, c, slots, elements, ops, cfg.eu_num(), taps);
   in.detail = detail + ", " + std::to_string(slots) + " slots x " + std::to_string(elements) +
               " elements x " + std::to_string(ops) + " ops";
   return in;
 }
 
-Instruction bdc_instruction(const char* fn, OpClass c, const Place& out, int64_t ops) {
+Instruction bdc_instruction(const char* fn, OpClass c, const Place& out, int64_t ops,
+                            int64_t taps) {
   const Config& cfg = machine().config();
   const int64_t slots = channels_per_npu(cfg, start_npu(cfg, out.addr), out.shape.c) * out.shape.n;
   Instruction in = bdc_slots_instruction(fn, c, slots, out.shape.h * out.shape.w, ops,
-                                         "out " + shape_text(out.shape));
+                                         "out " + shape_text(out.shape), taps);
   in.bytes = out.shape.n * out.shape.c * out.shape.h * out.shape.w * out.esize;
   return in;
 }
 
 Instruction bdc_window_instruction(const char* fn, OpClass c, const Place& out, int64_t ic,
                                    int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w) {
-  Instruction in = bdc_instruction(fn, c, out, ic * kh * kw);
+  Instruction in = bdc_instruction(fn, c, out, ic * kh * kw, kh * kw);
   in.detail += ", kernel " + std::to_string(kh) + "x" + std::to_string(kw) + " stride " +
                std::to_string(stride_h) + "x" + std::to_string(stride_w);
   return in;

@@ -18,14 +18,16 @@ Instruction gdma_matrix_instruction(const char* fn, bool to_local, const Place& 
                                     uint64_t system_addr, int64_t rows, int64_t cols,
                                     int64_t row_stride);
 // A BDC instruction producing `out` (a local place) with `ops` operations of
-// class `c` per output element.
-Instruction bdc_instruction(const char* fn, OpClass c, const Place& out, int64_t ops = 1);
+// class `c` per output element (`taps`: kernel taps, see bdc_instruction_cycles).
+Instruction bdc_instruction(const char* fn, OpClass c, const Place& out, int64_t ops = 1,
+                            int64_t taps = 0);
 // A sliding-window BDC instruction (conv, depthwise, pooling) producing `out`:
-// `ic * kh * kw` operations per output element, read at the window's stride.
+// `ic * kh * kw` operations per output element, read at the window's stride,
+// in `kh * kw` tap passes.
 Instruction bdc_window_instruction(const char* fn, OpClass c, const Place& out, int64_t ic,
                                    int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w);
 // A BDC instruction given its channel slots on the busiest NPU directly.
 Instruction bdc_slots_instruction(const char* fn, OpClass c, int64_t slots, int64_t elements,
-                                  int64_t ops, const std::string& detail);
+                                  int64_t ops, const std::string& detail, int64_t taps = 0);
 
 }  // namespace npukit::npu::face

@@ -107,7 +107,7 @@ int64_t gdma_transfer_cycles(const CostModel& m, GdmaDirection d, int64_t runs, 
   const int64_t bursts_per_run = (run_bytes + burst - 1) / burst + (aligned ? 0 : 1);
   const double moved = static_cast<double>(runs) * static_cast<double>(bursts_per_run * burst);
   double cycles = moved / bytes_per_cycle(m, d);
-  if (local_npus > 0) {
+  if (local_npus > 0 && m.gdma_npu_port_bytes_per_cycle > 0) {
     const double payload = static_cast<double>(runs) * static_cast<double>(run_bytes);
     cycles = std::max(cycles, payload / (local_npus * m.gdma_npu_port_bytes_per_cycle));
   }
@@ -115,11 +115,14 @@ int64_t gdma_transfer_cycles(const CostModel& m, GdmaDirection d, int64_t runs, 
 }
 
 int64_t bdc_instruction_cycles(const CostModel& m, OpClass c, int64_t slots, int64_t elements,
-                               int64_t ops, int eu) {
+                               int64_t ops, int eu, int64_t taps) {
   const int64_t rows = (elements + eu - 1) / eu;  // lane rows per channel slot
   const double work = static_cast<double>(slots) * static_cast<double>(rows) *
                       static_cast<double>(ops) * cycles_per_op(m, c);
-  return m.bdc_startup_cycles + static_cast<int64_t>(std::ceil(work));
+  const bool pays_taps = c == OpClass::conv || c == OpClass::depthwise;
+  const int64_t tap_passes = pays_taps ? slots * rows * taps : 0;
+  return m.bdc_startup_cycles + static_cast<int64_t>(std::ceil(work)) +
+         tap_passes * m.bdc_tap_startup_cycles;
 }
 
 }  // namespace npukit::npu

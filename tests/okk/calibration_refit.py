@@ -13,7 +13,8 @@ the formulas of src/npu/cost_model.cpp and src/npu/launch.cpp in a few lines.
 With no name=value it uses the shipped constants and first checks that its
 re-costing reproduces the simulator's own estimate of every trace (so the two
 cannot drift apart unnoticed); name=value pairs (e.g. issue_cycles=600
-gdma_npu_port_bytes_per_cycle=2.2) show what other constants would give
+gdma_npu_port_bytes_per_cycle=2.0 bdc_tap_startup_cycles=0, the previous
+fit) show what other constants would give
 (and skip that check, which only holds for traces the current build recorded;
 conv_2ic_pairs=0 re-costs conv as it was before whole 2IC pairs).
 """
@@ -42,8 +43,17 @@ FIT = ("depthwise", "softmax")  # the validation ops (conv2d, matmul) are never 
 SHIPPED = dict(clock_mhz=550.0, launch_overhead_us=28.0, issue_cycles=500, bdc_startup_cycles=110,
                gdma_s2l_bytes_per_cycle=42.0, gdma_l2s_bytes_per_cycle=42.0,
                gdma_l2l_bytes_per_cycle=84.0, gdma_s2s_bytes_per_cycle=21.0,
-               gdma_npu_port_bytes_per_cycle=2.0, gdma_descriptor_cycles=1000, gdma_burst_bytes=64,
-               eu=32, conv_2ic_pairs=1)
+               gdma_npu_port_bytes_per_cycle=0.0, gdma_descriptor_cycles=1000, gdma_burst_bytes=64,
+               eu=32, conv_2ic_pairs=1, bdc_tap_startup_cycles=12, conv_cycles_per_mac=1.0,
+               depthwise_cycles_per_mac=1.0,
+               matmul_cycles_per_mac=1.0, pool_cycles_per_op=1.0, arith_cycles_per_op=1.0,
+               sfu_cycles_per_op=1.0, lookup_cycles_per_op=1.0, cast_cycles_per_op=1.0,
+               fixed_point_cycles_per_op=1.0)
+# The per-class rate of src/npu/cost_model.cpp's cycles_per_op (others: arith).
+CLASS_RATE = dict(conv="conv_cycles_per_mac", depthwise="depthwise_cycles_per_mac",
+                  matmul="matmul_cycles_per_mac", pool="pool_cycles_per_op",
+                  sfu="sfu_cycles_per_op", lookup="lookup_cycles_per_op",
+                  cast="cast_cycles_per_op", fixed_point="fixed_point_cycles_per_op")
 
 GDMA = re.compile(r"(S2L|L2S|L2L|S2S|fill)\b.*?(\d+) runs of (\d+) B(, unaligned)?, (\d+) NPUs")
 BDC = re.compile(r"(\d+) slots x (\d+) elements x (\d+) ops")
@@ -85,7 +95,7 @@ def load(path):
         else:
             i.update(slots=int(m.group(1)), elements=int(m.group(2)), ops=int(m.group(3)))
             k = KERNEL.search(d)
-            if i["cls"] == "conv" and k:  # IC x taps; traces before 2IC pairs said IC
+            if i["cls"] in ("conv", "depthwise") and k:  # the window's taps
                 i["taps"] = int(k.group(1)) * int(k.group(2))
         instructions.append(i)
     regions.sort()
@@ -103,14 +113,17 @@ def cycles(i, m):
         burst = m["gdma_burst_bytes"]
         bursts = i["runs"] * (-(-i["run_bytes"] // burst) + (0 if i["aligned"] else 1))
         c = bursts * burst / m["gdma_%s_bytes_per_cycle" % i["direction"]]
-        if i["npus"] > 0:
+        if i["npus"] > 0 and m["gdma_npu_port_bytes_per_cycle"] > 0:
             c = max(c, i["runs"] * i["run_bytes"] / (i["npus"] * m["gdma_npu_port_bytes_per_cycle"]))
         return m["gdma_descriptor_cycles"] + math.ceil(c)
     ops = i["ops"]
-    if "taps" in i and m["conv_2ic_pairs"]:  # whole 2IC pairs: an odd IC pays its dummy
-        ops = 2 * -(-(ops // i["taps"]) // 2) * i["taps"]
-    rows = -(-i["elements"] // m["eu"])  # every class costs 1 cycle per lane-operation on BM1684
-    return m["bdc_startup_cycles"] + i["slots"] * rows * ops
+    if i["cls"] == "conv" and "taps" in i and m["conv_2ic_pairs"]:
+        ops = 2 * -(-(ops // i["taps"]) // 2) * i["taps"]  # whole 2IC pairs (traces before said IC)
+    rows = -(-i["elements"] // m["eu"])
+    rate = m[CLASS_RATE.get(i["cls"], "arith_cycles_per_op")]
+    taps = i.get("taps", 0)  # conv and depthwise: a start-up per tap pass and lane row
+    return (m["bdc_startup_cycles"] + math.ceil(i["slots"] * rows * ops * rate) +
+            i["slots"] * rows * taps * int(m["bdc_tap_startup_cycles"]))
 
 
 def device_us(instructions, m):

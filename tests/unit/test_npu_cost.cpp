@@ -31,6 +31,7 @@ CostModel simple_model() {
   m.clock_mhz = 500.0;
   m.launch_overhead_us = 10.0;
   m.bdc_startup_cycles = 10;
+  m.bdc_tap_startup_cycles = 0;  // its own test sets it
   m.conv_cycles_per_mac = 2.0;
   m.depthwise_cycles_per_mac = 1.0;
   m.arith_cycles_per_op = 1.0;
@@ -70,6 +71,26 @@ TEST(NpuCostFormula, GdmaNarrowUnalignedAndFewNpuTransfersPayMore) {
   // 6400 bytes into one NPU: its port (2 B/cycle) limits, not DDR (640 cycles).
   EXPECT_EQ(gdma_transfer_cycles(m, GdmaDirection::s2l, 1, 6400, true, 1), 100 + 3200);
   EXPECT_EQ(gdma_transfer_cycles(m, GdmaDirection::s2l, 1, 6400, true, 64), 100 + 640);
+}
+
+TEST(NpuCostFormula, ZeroPortRateMeansOnlyDdrLimits) {
+  CostModel m = simple_model();
+  m.gdma_npu_port_bytes_per_cycle = 0.0;  // the BM1684 preset: no per-NPU limit
+  EXPECT_EQ(gdma_transfer_cycles(m, GdmaDirection::s2l, 1, 6400, true, 1), 100 + 640);
+  EXPECT_EQ(gdma_transfer_cycles(m, GdmaDirection::l2s, 1, 6400, true, 3), 100 + 320);
+  EXPECT_EQ(bm1684_cost_model().gdma_npu_port_bytes_per_cycle, 0.0);
+}
+
+TEST(NpuCostFormula, ConvAndDepthwisePayATapStartupPerLaneRowPoolingDoesNot) {
+  CostModel m = simple_model();
+  m.bdc_tap_startup_cycles = 5;
+  // 3 slots x 2 lane rows (33 elements) x 9 taps = 54 tap passes of 5 cycles
+  // on top of 3 x 2 x 9 ops x 2 cycles (conv) or x 1 (depthwise).
+  EXPECT_EQ(bdc_instruction_cycles(m, OpClass::conv, 3, 33, 9, 32, 9), 10 + 108 + 270);
+  EXPECT_EQ(bdc_instruction_cycles(m, OpClass::depthwise, 3, 33, 9, 32, 9), 10 + 54 + 270);
+  EXPECT_EQ(bdc_instruction_cycles(m, OpClass::pool, 3, 33, 9, 32, 9), 10 + 54);
+  EXPECT_EQ(bdc_instruction_cycles(m, OpClass::conv, 3, 33, 9, 32), 10 + 108);  // no taps given
+  EXPECT_GT(bm1684_cost_model().bdc_tap_startup_cycles, 0);
 }
 
 TEST(NpuCostFormula, BdcIsStartupPlusSlotsTimesLaneRowsTimesOpsTimesClassCost) {
@@ -163,6 +184,35 @@ TEST_F(NpuCost, BdcInstructionsCarryTheirClass) {
   EXPECT_EQ(r.slices[1].cycles, 10 + 4 * 2 * 1);  // 4 slots x ceil(35/32) rows x 1 op
   EXPECT_EQ(r.slices[3].op_class, OpClass::depthwise);
   // Output 3x5 (no padding): 4 slots x 1 row x 9 taps.
+  EXPECT_EQ(r.slices[3].cycles, 10 + 4 * 1 * 9) << r.slices[3].detail;
+  begin_launch("cost_kernel");
+}
+
+// okk_bdc_depthwise2d and okk_bdc_conv2d pass their kernel taps to the
+// formula: with a tap start-up of 5 cycles, each of the 9 taps adds 5 cycles
+// per slot and lane row; okk_bdc_avg_pool2d does not.
+TEST_F(NpuCost, WindowInstructionsPassTheirTaps) {
+  end_launch();
+  Config c = bm1684_config();
+  c.cost = simple_model();
+  c.cost.bdc_tap_startup_cycles = 5;
+  select_machine(c);
+  begin_launch("cost_kernel");
+  const dim4 s{2, 70, 5, 7};  // 4 slots on the busiest NPU
+  const uint64_t g = upload(2 * 70 * 35);
+  okk_gdma_32bit_cpy_S2L(0, g, &s, nullptr, nullptr);
+  const dim4 w{1, 70, 3, 3};
+  const uint64_t gw = upload(70 * 9);
+  dim4 ws;
+  okk_compact_stride(&ws, 0, &w);
+  okk_gdma_32bit_cpy_S2L(131072, gw, &w, &ws, nullptr);
+  okk_bdc_depthwise2d(196608, 0, 131072, 0, &s, 3, 3, false, nullptr, nullptr, nullptr);
+  okk_bdc_avg_pool2d(262144, 0, &s, 3, 3, nullptr, nullptr);
+  const LaunchReport r = end_launch();
+  ASSERT_EQ(r.slices.size(), 4u);
+  EXPECT_EQ(r.slices[2].op_class, OpClass::depthwise);
+  EXPECT_EQ(r.slices[2].cycles, 10 + 4 * 1 * 9 + 4 * 1 * 9 * 5) << r.slices[2].detail;
+  EXPECT_EQ(r.slices[3].op_class, OpClass::pool);
   EXPECT_EQ(r.slices[3].cycles, 10 + 4 * 1 * 9) << r.slices[3].detail;
   begin_launch("cost_kernel");
 }
