@@ -315,6 +315,67 @@ TEST(Pool2dFast, WideRowsAndManyChannels) {
   EXPECT_GT(st.runs, 300);
 }
 
+// The streaming kernels (f32-pool2d-nchw-stream.inc: k3s2, k3s1, k2s2 walk
+// down the plane reusing shared window rows) on tall planes: many interior
+// rows, column tails under masks, odd channel counts, batch 2, gapped NCHW
+// strides, special values, every semantic of random_case, threads 1/2/3.
+TEST(Pool2dFast, StreamingSquareWindowsOnTallPlanes) {
+  SettingsGuard guard;
+  const uint32_t seed = 9091;
+  std::mt19937 g(seed);
+  Stats st;
+  const int64_t geometry[3][2] = {{3, 2}, {3, 1}, {2, 2}};
+  for (int i = 0; i < 240; ++i) {
+    Case c = random_case(g);
+    c.dtype = DType::f32;
+    if (c.p.mode != PoolMode::max && c.p.loop == PoolLoop::mlas) c.p.loop = PoolLoop::taps;
+    const int64_t K = geometry[i % 3][0], S = geometry[i % 3][1];
+    c.shape = {1 + i % 2, 1 + 2 * (i % 3), 20 + i % 23, 33 + (i * 7) % 90};
+    Window2d& w = c.p.window;
+    w = Window2d{};
+    w.kernel_h = w.kernel_w = K;
+    w.stride_h = w.stride_w = S;
+    w.pad_top = w.pad_left = static_cast<int64_t>(g() % K);
+    w.pad_bottom = w.pad_right = static_cast<int64_t>(g() % K);
+    w.ceil_mode = g() % 3 == 0;
+    c.x_layout = i % 4 == 3 ? 2 : 0;  // NCHW, sometimes with gaps between rows and planes
+    c.y_layout = static_cast<int>(g() % 3);
+    if (!check_case(c, seed, i, st)) break;
+  }
+  // Column lanes (the only path that streams) ran for most cases.
+  EXPECT_GT(st.lanes[static_cast<int>(cpu::Lanes::column)], 150);
+  EXPECT_GT(st.runs, 240);
+}
+
+// Global pools over flat NCHW planes (f32-pool2d-nchw-global.inc: planes in
+// lanes through transposes, element order kept): full and partial plane
+// blocks, plane sizes below, at and above a vector, batch 2, every semantic
+// of random_case (taps, NCHWc; MLAS's whole-image loop runs elsewhere),
+// special values, threads 1/2/3.
+TEST(Pool2dFast, GlobalPoolsOverFlatPlanes) {
+  SettingsGuard guard;
+  const uint32_t seed = 3131;
+  std::mt19937 g(seed);
+  Stats st;
+  const int64_t channels[] = {16, 37, 64, 130, 8, 3};
+  const int64_t sizes[][2] = {{7, 7}, {1, 1}, {3, 17}, {14, 14}, {4, 4}, {2, 9}};
+  for (int i = 0; i < 180; ++i) {
+    Case c = random_case(g);
+    c.dtype = DType::f32;
+    if (c.p.loop == PoolLoop::mlas) c.p.loop = PoolLoop::taps;
+    const int64_t H = sizes[i % 6][0], W = sizes[i % 6][1];
+    c.shape = {1 + i % 2, channels[(i / 6) % 6], H, W};
+    c.p.window = Window2d{};
+    c.p.window.kernel_h = H;
+    c.p.window.kernel_w = W;
+    c.x_layout = i % 5 == 4 ? 2 : 0;  // gapped planes take the packed path
+    c.y_layout = static_cast<int>(g() % 3);
+    if (!check_case(c, seed, i, st)) break;
+  }
+  EXPECT_GT(st.runs, 180);
+  EXPECT_GT(st.lanes[static_cast<int>(cpu::Lanes::packed_channel)], 100);
+}
+
 // ONNX Runtime's MLAS orders (PoolLoop::mlas) on wide and tall planes: column
 // sums with stride_w 1 and 2 across vector widths and the scalar column tail,
 // kernels past MLAS's 32 (row major), stride_w 3, and whole images.

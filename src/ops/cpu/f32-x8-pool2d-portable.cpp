@@ -49,6 +49,11 @@ struct Simd {
     for (int i = 0; i < V; ++i) r.v[i] = p[2 * i];
     return r;
   }
+  static F load_odd(const float* p) {
+    F r;
+    for (int i = 0; i < V; ++i) r.v[i] = p[2 * i + 1];
+    return r;
+  }
   static void store(float* p, int64_t ys, F v, int n) {
     for (int i = 0; i < n; ++i) p[i * ys] = v.v[i];
   }
