@@ -153,12 +153,13 @@ void scatter_matrix(const npukit::TensorView& t, const Place& p, int64_t cpc) {
   Machine& m = machine();
   const int64_t cols = t.dim(1);
   const bool dense = t.is_contiguous() && p.stride.w == 1;
+  const float* in = t.data<float>();  // once: data<T>() checks the type on every call
   for (int64_t r = 0; r < t.dim(0); ++r)
     for (int64_t first = 0; first < cols; first += cpc) {
       const int64_t count = std::min(cpc, cols - first);
       uint8_t* base = plane(m, p, r, first / cpc);
       if (dense) {
-        std::memcpy(base, t.data<float>() + r * cols + first, static_cast<size_t>(4 * count));
+        std::memcpy(base, in + r * cols + first, static_cast<size_t>(4 * count));
         std::memset(flag_of(m, base), 1, static_cast<size_t>(4 * count));
         continue;
       }
@@ -175,22 +176,33 @@ std::vector<uint8_t> gather_raw(const char* fn, const char* name, const Place& p
   Machine& m = machine();
   const int64_t es = p.esize;
   std::vector<uint8_t> out(static_cast<size_t>(p.shape.n * p.shape.c * p.shape.h * p.shape.w * es));
-  size_t o = 0;
+  uint8_t* o = out.data();
   bool check = p.space == Space::local;
+  // Rows of w consecutive elements move with one copy and one flag scan; the
+  // first never-written element is still the one reported.
+  const bool rows = p.stride.w == 1;
+  const size_t row_bytes = static_cast<size_t>(es * p.shape.w);
   for (int64_t n = 0; n < p.shape.n; ++n)
     for (int64_t c = 0; c < p.shape.c; ++c) {
       uint8_t* base = plane(m, p, n, c);
-      for (int64_t h = 0; h < p.shape.h; ++h)
-        for (int64_t w = 0; w < p.shape.w; ++w, o += static_cast<size_t>(es)) {
-          uint8_t* ptr = base + es * (h * p.stride.h + w * p.stride.w);
+      for (int64_t h = 0; h < p.shape.h; ++h) {
+        uint8_t* row = base + es * h * p.stride.h;
+        if (rows && !(check && std::memchr(flag_of(m, row), 0, row_bytes))) {
+          std::memcpy(o, row, row_bytes);
+          o += row_bytes;
+          continue;
+        }
+        for (int64_t w = 0; w < p.shape.w; ++w, o += es) {
+          uint8_t* ptr = row + es * w * p.stride.w;
           if (check && std::memchr(flag_of(m, ptr), 0, static_cast<size_t>(es))) {
             never_written(fn, name, p,
                           "element (" + std::to_string(n) + ", " + std::to_string(c) + ", " +
                               std::to_string(h) + ", " + std::to_string(w) + ")");
             check = false;
           }
-          std::memcpy(out.data() + o, ptr, static_cast<size_t>(es));
+          std::memcpy(o, ptr, static_cast<size_t>(es));
         }
+      }
     }
   return out;
 }
