@@ -71,7 +71,9 @@ bool TensorView::is_contiguous() const {
 }
 
 void TensorView::expect_dtype(DType want, const char* function, const char* parameter) const {
-  check(dtype_ == want, function, parameter, dtype_name(dtype_), dtype_name(want));
+  // Tested first: data<T>() runs this on every call, and the message's
+  // strings are only worth building on failure.
+  if (dtype_ != want) fail(function, parameter, dtype_name(dtype_), dtype_name(want));
 }
 
 void TensorView::expect_rank(int want, const char* function, const char* parameter) const {

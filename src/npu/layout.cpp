@@ -263,12 +263,14 @@ void scatter_f32(const TensorView& t, const Place& p) {
   Machine& m = machine();
   const int64_t len = run_length(p), hw = p.shape.h * p.shape.w;
   const bool dense = t.is_contiguous();
+  // Once: data<T>() checks the type on every call.
+  const float* data = dense ? t.data<float>() : nullptr;
   for (int64_t n = 0; n < p.shape.n; ++n)
     for (int64_t c = 0; c < p.shape.c; ++c) {
       uint8_t* d = plane(m, p, n, c);
       uint8_t* df = p.space == Space::local ? flags(m, p, n, c) : nullptr;
       if (dense && len > 0) {
-        const float* in = t.data<float>() + (n * p.shape.c + c) * hw;
+        const float* in = data + (n * p.shape.c + c) * hw;
         for (int64_t r = 0; r < hw / len; ++r) {
           const int64_t o = 4 * r * p.stride.h;
           std::memcpy(d + o, in + r * len, static_cast<size_t>(4 * len));

@@ -120,17 +120,24 @@ uint8_t* flag_of(Machine& m, uint8_t* ptr) {
 }
 }  // namespace
 
+std::vector<uint8_t*> channel_bases(Machine& m, const Place& p) {
+  std::vector<uint8_t*> bases(static_cast<size_t>(p.shape.c));
+  for (int64_t c = 0; c < p.shape.c; ++c) bases[static_cast<size_t>(c)] = plane(m, p, 0, c);
+  return bases;
+}
+
 npukit::Tensor gather_matrix(const char* fn, const char* name, const Place& p, int64_t rows,
                              int64_t cols, int64_t cpc) {
   Machine& m = machine();
   npukit::Tensor t(npukit::DType::f32, {rows, cols});
   float* out = t.data<float>();
+  const std::vector<uint8_t*> bases = channel_bases(m, p);
   bool check = true;
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t first = 0; first < cols; first += cpc) {
       // One channel's chunk of the row; elements p.stride.w apart (1: one copy).
       const int64_t count = std::min(cpc, cols - first);
-      uint8_t* base = plane(m, p, r, first / cpc);
+      uint8_t* base = bases[static_cast<size_t>(first / cpc)] + 4 * r * p.stride.n;
       if (p.stride.w == 1 && !(check && std::memchr(flag_of(m, base), 0, 4 * count))) {
         std::memcpy(out + r * cols + first, base, static_cast<size_t>(4 * count));
         continue;
@@ -153,12 +160,14 @@ void scatter_matrix(const npukit::TensorView& t, const Place& p, int64_t cpc) {
   Machine& m = machine();
   const int64_t cols = t.dim(1);
   const bool dense = t.is_contiguous() && p.stride.w == 1;
+  const float* in = t.data<float>();  // once: data<T>() checks the type on every call
+  const std::vector<uint8_t*> bases = channel_bases(m, p);
   for (int64_t r = 0; r < t.dim(0); ++r)
     for (int64_t first = 0; first < cols; first += cpc) {
       const int64_t count = std::min(cpc, cols - first);
-      uint8_t* base = plane(m, p, r, first / cpc);
+      uint8_t* base = bases[static_cast<size_t>(first / cpc)] + 4 * r * p.stride.n;
       if (dense) {
-        std::memcpy(base, t.data<float>() + r * cols + first, static_cast<size_t>(4 * count));
+        std::memcpy(base, in + r * cols + first, static_cast<size_t>(4 * count));
         std::memset(flag_of(m, base), 1, static_cast<size_t>(4 * count));
         continue;
       }
@@ -175,22 +184,33 @@ std::vector<uint8_t> gather_raw(const char* fn, const char* name, const Place& p
   Machine& m = machine();
   const int64_t es = p.esize;
   std::vector<uint8_t> out(static_cast<size_t>(p.shape.n * p.shape.c * p.shape.h * p.shape.w * es));
-  size_t o = 0;
+  uint8_t* o = out.data();
   bool check = p.space == Space::local;
+  // Rows of w consecutive elements move with one copy and one flag scan; the
+  // first never-written element is still the one reported.
+  const bool rows = p.stride.w == 1;
+  const size_t row_bytes = static_cast<size_t>(es * p.shape.w);
   for (int64_t n = 0; n < p.shape.n; ++n)
     for (int64_t c = 0; c < p.shape.c; ++c) {
       uint8_t* base = plane(m, p, n, c);
-      for (int64_t h = 0; h < p.shape.h; ++h)
-        for (int64_t w = 0; w < p.shape.w; ++w, o += static_cast<size_t>(es)) {
-          uint8_t* ptr = base + es * (h * p.stride.h + w * p.stride.w);
+      for (int64_t h = 0; h < p.shape.h; ++h) {
+        uint8_t* row = base + es * h * p.stride.h;
+        if (rows && !(check && std::memchr(flag_of(m, row), 0, row_bytes))) {
+          std::memcpy(o, row, row_bytes);
+          o += row_bytes;
+          continue;
+        }
+        for (int64_t w = 0; w < p.shape.w; ++w, o += es) {
+          uint8_t* ptr = row + es * w * p.stride.w;
           if (check && std::memchr(flag_of(m, ptr), 0, static_cast<size_t>(es))) {
             never_written(fn, name, p,
                           "element (" + std::to_string(n) + ", " + std::to_string(c) + ", " +
                               std::to_string(h) + ", " + std::to_string(w) + ")");
             check = false;
           }
-          std::memcpy(out.data() + o, ptr, static_cast<size_t>(es));
+          std::memcpy(o, ptr, static_cast<size_t>(es));
         }
+      }
     }
   return out;
 }

@@ -66,6 +66,10 @@ namespace npukit::npu::face {
 npukit::Tensor gather_matrix(const char* fn, const char* name, const Place& p, int64_t rows,
                              int64_t cols, int64_t cpc);
 void scatter_matrix(const npukit::TensorView& t, const Place& p, int64_t cpc);
+// Host pointers of element (0, c, 0, 0) for every channel c of a place:
+// element (n, c, 0, 0) is then bases[c] + esize * n * stride.n, without
+// plane()'s per-call divisions (matrix rows walk every channel of every row).
+std::vector<uint8_t*> channel_bases(Machine& m, const Place& p);
 // Raw elements of a local place in (n, c, h, w) order, read-checked.
 std::vector<uint8_t> gather_raw(const char* fn, const char* name, const Place& p);
 // 32-bit elements (any type, as raw words) of a place in (n, c, h, w) order,

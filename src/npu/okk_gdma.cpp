@@ -70,12 +70,14 @@ void gdma_matrix(const char* fn, bool to_local, uint64_t local, uint64_t system,
   system_place(fn, to_local ? "src_addr" : "dst_addr", system, Dims{1, 1, rows, cols}, &sstride, 4);
   Machine& m = machine();
   uint8_t* sys = m.device(system, 4);
+  const std::vector<uint8_t*> bases = channel_bases(m, lp);
   bool check = true;  // until the first never-written element
   // One channel's chunk of a row at a time: cpc consecutive local elements.
   for (int r = 0; r < rows; ++r) {
     for (int first = 0; first < cols; first += cpc) {
       const size_t bytes = 4 * static_cast<size_t>(std::min(cpc, cols - first));
-      uint8_t* lptr = plane(m, lp, r, first / cpc);
+      uint8_t* lptr =
+          bases[static_cast<size_t>(first / cpc)] + 4 * static_cast<int64_t>(r) * lp.stride.n;
       uint8_t* flag = m.written(0, 0) + (lptr - m.local(0, 0));
       uint8_t* sptr = sys + 4 * (static_cast<int64_t>(r) * row_stride + first);
       if (to_local) {

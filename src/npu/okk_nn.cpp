@@ -259,12 +259,16 @@ void okk_bdc_conv2d(local_addr_t output_addr, local_addr_t input_addr, local_add
   const Tensor x = gather_f32(fn, "input_addr", ip);
   const std::vector<uint8_t> raw = gather_raw(fn, "weight_addr", wp);
   Tensor w(DType::f32, {OC, IC, KH, KW});
+  float* wd = w.data<float>();
+  const int64_t K = KH * KW;
   for (int64_t j = 0; j < ICn; ++j)
-    for (int64_t oc = 0; oc < OC; ++oc)
-      for (int64_t k = 0; k < KH * KW; ++k)
-        for (int64_t e = 0; e < 2 && 2 * j + e < IC; ++e)  // the dummy partner is dropped
-          std::memcpy(&w.view().at<float>(oc, 2 * j + e, k / KW, k % KW),
-                      raw.data() + (((j * OC + oc) * KH * KW + k) * 2 + e) * 4, 4);
+    for (int64_t oc = 0; oc < OC; ++oc) {
+      const uint8_t* pairs = raw.data() + (j * OC + oc) * K * 8;
+      for (int64_t e = 0; e < 2 && 2 * j + e < IC; ++e) {  // the dummy partner is dropped
+        float* dst = wd + (oc * IC + 2 * j + e) * K;
+        for (int64_t k = 0; k < K; ++k) std::memcpy(dst + k, pairs + (k * 2 + e) * 4, 4);
+      }
+    }
   Tensor b;
   if (using_bias) {
     rule_same_npu(fn, "output_addr", output_addr, "bias_addr", bias_addr);
