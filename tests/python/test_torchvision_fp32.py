@@ -82,7 +82,8 @@ def build(name, seed):
     torch.manual_seed(seed)
     kw, size = {}, 64
     if name.startswith("vit"):
-        kw, size = {"image_size": 32}, 32
+        size = 28 if name.endswith("_14") else 32  # a multiple of the patch (14, 16 or 32)
+        kw = {"image_size": size}
     elif name in ("googlenet", "inception_v3"):
         kw = {"aux_logits": False, "init_weights": False}
         size = 75 if name == "inception_v3" else 64
