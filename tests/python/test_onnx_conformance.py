@@ -38,7 +38,8 @@ GENERATOR_MODULES = ["averagepool", "maxpool", "conv", "convinteger", "dequantiz
                      # float math (ops_math.cpp, ops_reduce.cpp, ops_norm.cpp)
                      "sigmoid", "hardsigmoid", "hardswish", "tanh", "leakyrelu", "erf", "sqrt",
                      "exp", "log", "neg", "abs", "reciprocal", "sub", "div", "pow", "min", "max",
-                     "reducesum", "reducemean", "reducemax", "reducemin", "layernormalization", "logsoftmax",
+                     "reducesum", "reducemean", "reducemax", "reducemin", "reducel2", "layernormalization",
+                     "logsoftmax",
                      "dropout",
                      # tensor / shape / index operators
                      "gather", "slice", "pad", "cast", "expand", "where", "equal", "less",

@@ -234,6 +234,13 @@ TEST(OnnxMathReduce, HandValuesShapesAndErrors) {
   EXPECT_TRUE(same_bits(all, {24.0f}));
   Tensor mn = run(ReduceOp::min, {0, 3}, true);
   EXPECT_TRUE(same_bits(mn, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
+  // l2: squares rounded and summed in row-major order, then sqrt.
+  Tensor l2 = run(ReduceOp::l2, {1}, false);
+  EXPECT_EQ(l2.shape(), (Shape{2, 4, 1}));
+  EXPECT_TRUE(same_bits(l2, {std::sqrt(1 + 25 + 81.0f), std::sqrt(4 + 36 + 100.0f),
+                             std::sqrt(9 + 49 + 121.0f), std::sqrt(16 + 64 + 144.0f),
+                             std::sqrt(169 + 289 + 441.0f), std::sqrt(196 + 324 + 484.0f),
+                             std::sqrt(225 + 361 + 529.0f), std::sqrt(256 + 400 + 576.0f)}));
   // NaN wins in max/min.
   Tensor xn = Tensor::from<float>({3}, {1.0f, kNaN, 5.0f});
   Tensor yn(DType::f32, {});
