@@ -99,7 +99,7 @@ const std::vector<OpEntry>& math_ops();    // ops_math.cpp: activations, math, r
 const std::vector<OpEntry>& tensor_ops();  // src/onnx/ops_tensor.cpp
 const std::vector<OpEntry>& index_ops();   // src/onnx/ops_index.cpp
 const std::vector<OpEntry>& deconv_ops();  // src/onnx/ops_deconv.cpp: ConvTranspose, Resize
-// Integer arithmetic (Add, Sub, Mul, Div, Mod) on int64/int32 inputs that are all
+// Integer arithmetic (Add, Sub, Mul, Div, Mod, Neg) on int64/int32 inputs that are all
 // known when planning (shape computations of torch.onnx.export): its planner,
 // which the executor uses before the operator's own (float) one; else null.
 Planner known_int_arith_planner(const Node& n, const std::vector<Operand>& in);

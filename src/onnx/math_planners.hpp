@@ -15,6 +15,7 @@ NodePlan plan_reduce_sum(const PlanContext& c);
 NodePlan plan_reduce_mean(const PlanContext& c);
 NodePlan plan_reduce_max(const PlanContext& c);
 NodePlan plan_reduce_min(const PlanContext& c);
+NodePlan plan_reduce_l2(const PlanContext& c);
 NodePlan plan_layer_norm(const PlanContext& c);
 NodePlan plan_einsum(const PlanContext& c);  // ops_einsum.cpp
 

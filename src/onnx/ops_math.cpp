@@ -192,6 +192,7 @@ const std::vector<OpEntry>& math_ops() {
       {"", "ReduceMean", 1, 2, 1, plan_reduce_mean},
       {"", "ReduceMax", 1, 2, 1, plan_reduce_max},
       {"", "ReduceMin", 1, 2, 1, plan_reduce_min},
+      {"", "ReduceL2", 1, 2, 1, plan_reduce_l2},
       {"", "LayerNormalization", 2, 3, 3, plan_layer_norm},
       {"", "Einsum", 1, -1, 1, plan_einsum},
   };

@@ -1,6 +1,8 @@
-// Planners of ReduceSum / ReduceMean / ReduceMax / ReduceMin: axes as an
+// Planners of ReduceSum / ReduceMean / ReduceMax / ReduceMin / ReduceL2: axes as an
 // attribute (before opset 13 for ReduceSum, 18 for the others) or as a
 // constant int64 input (since), keepdims, noop_with_empty_axes.
+#include <cmath>
+
 #include "npukit/error.hpp"
 #include "npukit/ops/reduce.hpp"
 #include "onnx/attributes.hpp"
@@ -30,9 +32,19 @@ NodePlan plan_reduce(const PlanContext& c, ReduceOp op, int64_t axes_input_since
   check_range(fn, "noop_with_empty_axes", noop, 0, 1);
   p.keepdims = keepdims != 0;
   const Operand& x = operand(c, 0, {Elem::f32});
-  if (p.axes.empty() && noop != 0)
+  if (p.axes.empty() && noop != 0) {
+    // ONNX Runtime still applies ReduceL2's per-element steps: sqrt(x * x).
+    if (op == ReduceOp::l2)
+      return {{make_operand(Elem::f32, x.shape)}, [](const auto& in, const auto& out) {
+                Tensor t(DType::f32, in[0].shape());
+                copy(in[0], t.view());
+                float* y = static_cast<float*>(t.view().raw());
+                for (int64_t i = 0; i < t.view().numel(); ++i) y[i] = std::sqrt(y[i] * y[i]);
+                copy(t.view(), out[0]);
+              }};
     return {{make_operand(Elem::f32, x.shape)},
             [](const auto& in, const auto& out) { copy(in[0], out[0]); }};
+  }
   Shape y = reduce_output_shape(x.shape, p, fn);
   return {{make_operand(Elem::f32, y)},
           [op, p](const auto& in, const auto& out) { reduce(op, in[0], out[0], p); }};
@@ -51,6 +63,9 @@ NodePlan plan_reduce_max(const PlanContext& c) {
 }
 NodePlan plan_reduce_min(const PlanContext& c) {
   return plan_reduce(c, ReduceOp::min, 18);
+}
+NodePlan plan_reduce_l2(const PlanContext& c) {
+  return plan_reduce(c, ReduceOp::l2, 18);
 }
 
 }  // namespace npukit::onnx

@@ -293,12 +293,24 @@ NodePlan plan_int_arith(const PlanContext& c) {
           [](const auto& in, const auto& out) { int_arith(op, in[0], in[1], out[0]); }};
 }
 
+// Neg of known integers (the negative axes of ONNX's LayerNormalization
+// function body): 0 - x, wrapping like the other integer operators.
+NodePlan plan_int_neg(const PlanContext& c) {
+  expect_attrs(c.node, {});
+  const Operand& x = operand(c, 0, {Elem::s64, Elem::s32});
+  return {{make_operand(x.elem, x.shape)}, [](const auto& in, const auto& out) {
+            const Tensor zero(in[0].dtype(), Shape{});
+            int_arith(IntOp::sub, zero.view(), in[0], out[0]);
+          }};
+}
+
 }  // namespace
 
 Planner known_int_arith_planner(const Node& n, const std::vector<Operand>& in) {
-  if (!n.domain.empty() || in.size() != 2) return nullptr;
+  if (!n.domain.empty() || in.empty() || in.size() > 2) return nullptr;
   for (const Operand& o : in)
     if (!o.present || !o.value || (o.elem != Elem::s64 && o.elem != Elem::s32)) return nullptr;
+  if (in.size() == 1) return n.op_type == "Neg" ? plan_int_neg : nullptr;
   if (n.op_type == "Add") return plan_int_arith<IntOp::add>;
   if (n.op_type == "Sub") return plan_int_arith<IntOp::sub>;
   if (n.op_type == "Mul") return plan_int_arith<IntOp::mul>;

@@ -5,7 +5,7 @@
 namespace npukit {
 
 const char* reduce_op_name(ReduceOp op) {
-  static const char* names[] = {"sum", "mean", "max", "min"};
+  static const char* names[] = {"sum", "mean", "max", "min", "l2"};
   const auto i = static_cast<size_t>(op);
   return i < sizeof(names) / sizeof(names[0]) ? names[i] : "invalid";
 }
@@ -40,7 +40,7 @@ Shape reduce_output_shape(const Shape& x, const ReduceParams& p, const char* fn)
 
 void reduce(ReduceOp op, const TensorView& x, const TensorView& y, const ReduceParams& p) {
   constexpr const char* fn = "npukit::reduce";
-  check(static_cast<size_t>(op) <= static_cast<size_t>(ReduceOp::min), fn, "op",
+  check(static_cast<size_t>(op) <= static_cast<size_t>(ReduceOp::l2), fn, "op",
         std::to_string(static_cast<int>(op)), "a ReduceOp value");
   x.expect_dtype(DType::f32, fn, "x.dtype");
   y.expect_dtype(DType::f32, fn, "y.dtype");

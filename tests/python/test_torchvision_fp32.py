@@ -82,7 +82,8 @@ def build(name, seed):
     torch.manual_seed(seed)
     kw, size = {}, 64
     if name.startswith("vit"):
-        kw, size = {"image_size": 32}, 32
+        size = 28 if name.endswith("_14") else 32  # a multiple of the patch (14, 16 or 32)
+        kw = {"image_size": size}
     elif name in ("googlenet", "inception_v3"):
         kw = {"aux_logits": False, "init_weights": False}
         size = 75 if name == "inception_v3" else 64
@@ -105,7 +106,18 @@ def build(name, seed):
     return m, size
 
 
+def _zero_symbolic(g, self):
+    """aten::zero (swin_v2's in-place `qkv_bias[length:2 * length].zero_()`, which
+    torch.onnx 1.13 turns into an out-of-place aten::zero it has no symbolic for):
+    zeros of self's shape, ConstantOfShape(Shape(self))."""
+    return g.op("ConstantOfShape", g.op("Shape", self),
+                value_t=torch.tensor([0.0], dtype=torch.float32))
+
+
 def export(name, path, seed):
+    # torch.onnx's documented extension point (register_custom_op_symbolic) fills
+    # the one gap that stops swin_v2_t/s/b from exporting.
+    torch.onnx.register_custom_op_symbolic("aten::zero", _zero_symbolic, 13)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         m, size = build(name, seed)

@@ -234,6 +234,13 @@ TEST(OnnxMathReduce, HandValuesShapesAndErrors) {
   EXPECT_TRUE(same_bits(all, {24.0f}));
   Tensor mn = run(ReduceOp::min, {0, 3}, true);
   EXPECT_TRUE(same_bits(mn, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
+  // l2: squares rounded and summed in row-major order, then sqrt.
+  Tensor l2 = run(ReduceOp::l2, {1}, false);
+  EXPECT_EQ(l2.shape(), (Shape{2, 4, 1}));
+  EXPECT_TRUE(same_bits(l2, {std::sqrt(1 + 25 + 81.0f), std::sqrt(4 + 36 + 100.0f),
+                             std::sqrt(9 + 49 + 121.0f), std::sqrt(16 + 64 + 144.0f),
+                             std::sqrt(169 + 289 + 441.0f), std::sqrt(196 + 324 + 484.0f),
+                             std::sqrt(225 + 361 + 529.0f), std::sqrt(256 + 400 + 576.0f)}));
   // NaN wins in max/min.
   Tensor xn = Tensor::from<float>({3}, {1.0f, kNaN, 5.0f});
   Tensor yn(DType::f32, {});
@@ -280,6 +287,28 @@ TEST(OnnxMathLayerNorm, HandValuesStatsAndErrors) {
         layer_norm(x, s, b, y, {}, {}, {2, eps});
       },
       "npukit::layer_norm", "axis", "2"));
+}
+
+// A row of 13 (8 vector lanes + a tail of 5) whose statistics depend on the
+// exact order: its inv_std_dev differs both when every tail square is fused
+// and when none is. Bits recorded from ONNX Runtime 1.30 (onnxruntime-node,
+// x86-64): the first 4 tail squares rounded, the fifth fused.
+TEST(OnnxMathLayerNorm, OrtRecordedBitsOfAnOrderSensitiveRow) {
+  const std::vector<int> k{-702, 1250,  1580,  -538,  -91,  -568, -1388,
+                           540,  -1653, -1748, -1508, 1472, -1577};
+  std::vector<float> xs;
+  for (int v : k) xs.push_back(static_cast<float>(v) / 256.0f);
+  Tensor x = Tensor::from<float>({1, 13}, xs);
+  Tensor s = Tensor::from<float>({13}, std::vector<float>(13, 1.0f));
+  Tensor y(DType::f32, {1, 13}), mean(DType::f32, {1, 1}), inv(DType::f32, {1, 1});
+  layer_norm(x, s, TensorView(), y, mean, inv, {-1, 1e-5f});
+  EXPECT_EQ(bits(mean.to_vector<float>()[0]), 0xbfbda762u);
+  EXPECT_EQ(bits(inv.to_vector<float>()[0]), 0x3e5d560fu);
+  const std::vector<uint32_t> want{0xbe8b7fbe, 0x3fb01616, 0x3fd3c034, 0xbe09345a, 0x3e7944eb,
+                                   0xbe23246f, 0xbf5a0706, 0x3f46b502, 0xbf89a746, 0xbf93eba4,
+                                   0xbf73f71c, 0x3fc8142b, 0xbf817094};
+  const std::vector<float> got = y.to_vector<float>();
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(bits(got[i]), want[i]) << "y[" << i << "]";
 }
 
 TEST(OnnxMathLogSoftmax, HandValuesAxesAndErrors) {

@@ -12,11 +12,16 @@ struct LayerNormParams {
   float epsilon = 1e-5f;
 };
 
-// For each row r of the (outer, inner) view at `axis`, in fp32 and in this order:
-//   sum += x (sequential); mean = sum / n; ss += (x - mean)^2 (sequential);
-//   d = sqrt(ss / n + epsilon);
-//   y = (x - mean) / d * scale + bias  (each step rounded);
-// mean (optional) gets mean, inv_std_dev (optional) gets 1 / d, both with the
+// For each row r of the (outer, inner) view at `axis`, in fp32, ONNX Runtime
+// 1.30's order on x86-64 (bit for bit, docs/semantics.md):
+//   rows shorter than 8 (ORT's scalar loop): Welford's running mean m and sum
+//     of squared deviations M2; d = sqrt(M2 / n + epsilon);
+//     y = (x - m) / d * scale (+ bias), each step rounded; inv_std_dev = 1 / d.
+//   rows of 8 or more (MLAS's AVX2 kernel): m = (sum in 4 double lanes) / n
+//     rounded to fp32; squared deviations (x - m)^2 in 8 fp32 lanes of fused
+//     multiply-adds plus a rounded tail; inv = 1 / sqrt(ss / n + epsilon);
+//     y = fma((x - m) * inv, scale, bias), or (x - m) * inv * scale.
+// mean (optional) gets m, inv_std_dev (optional) the inverse, both with the
 // input's shape with 1 from `axis` on. scale and bias (optional) hold
 // inner = x.shape[axis:] elements (any shape of that size).
 void layer_norm(const TensorView& x, const TensorView& scale, const TensorView& bias,

@@ -32,7 +32,7 @@ enum class OpFamily : uint8_t {
   mrt_conv,              // MRT integer-only convolution chain (ops/mrt_conv.hpp)
   // The runner's other operators (src/onnx/op_families.cpp maps each ONNX op type).
   float_math,      // float activations, unary functions, Sub/Div/Pow/Min/Max, LogSoftmax, Dropout
-  reduce,          // ReduceSum / ReduceMean / ReduceMax / ReduceMin (ops/reduce.hpp)
+  reduce,          // ReduceSum / ReduceMean / ReduceMax / ReduceMin / ReduceL2 (ops/reduce.hpp)
   layer_norm,      // LayerNormalization (ops/layer_norm.hpp)
   conv_transpose,  // ConvTranspose (ops/conv_transpose.hpp)
   resize,          // Resize (ops/resize.hpp)

@@ -1,4 +1,4 @@
-// fp32 reductions of ONNX (ReduceSum, ReduceMean, ReduceMax, ReduceMin) over a
+// fp32 reductions of ONNX (ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceL2) over a
 // set of axes of a tensor of rank 0 to 4.
 #pragma once
 
@@ -9,7 +9,7 @@
 
 namespace npukit {
 
-enum class ReduceOp : uint8_t { sum, mean, max, min };
+enum class ReduceOp : uint8_t { sum, mean, max, min, l2 };
 
 const char* reduce_op_name(ReduceOp op);
 
@@ -23,8 +23,9 @@ Shape reduce_output_shape(const Shape& x, const ReduceParams& p, const char* fun
 
 // Each output is its elements folded in row-major order in fp32 (sum: s += v;
 // mean: the sum divided by the count; max/min: NaN wins, else the strict
-// comparison keeps the first of equals). An empty reduction gives 0 (sum), NaN
-// (mean) or -inf/+inf (max/min).
+// comparison keeps the first of equals; l2: s += v * v, each product rounded,
+// then sqrt(s)). An empty reduction gives 0 (sum, l2), NaN (mean) or -inf/+inf
+// (max/min).
 void reduce(ReduceOp op, const TensorView& x, const TensorView& y, const ReduceParams& p);
 
 namespace ref {

@@ -50,10 +50,14 @@ void reduce_f32(ReduceOp op, const TensorView& x, const TensorView& y,
                       if (std::isnan(v)) nan = true;
                       if (v < acc) acc = v;
                       break;
+                    case ReduceOp::l2:
+                      acc += v * v;
+                      break;
                   }
                 }
           if (nan) acc = std::numeric_limits<float>::quiet_NaN();
           if (op == ReduceOp::mean) acc = acc / static_cast<float>(count);
+          if (op == ReduceOp::l2) acc = std::sqrt(acc);
           yp[a * ys[0] + b * ys[1] + c * ys[2] + d * ys[3]] = acc;
         }
 }
