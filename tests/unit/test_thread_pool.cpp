@@ -107,16 +107,20 @@ TEST(ThreadPool, EnvironmentValuesAreCappedOrIgnored) {
 }
 
 // One region of two chunks in which the caller, its chunk done, waits for a
-// helper that holds the other one for 5 ms (as one that lost its core to
-// another process). Returns whether a helper took a chunk.
+// helper that holds the other one (as one that lost its core to another
+// process): 5 ms plus four times its own start delay, so the caller's wait
+// is always more than a quarter of the region however late the helper
+// starts on a loaded machine. Returns whether a helper took a chunk.
 bool straggling_region() {
   const auto caller = std::this_thread::get_id();
+  const auto region_start = std::chrono::steady_clock::now();
   std::atomic<bool> helper_started{false};
   parallel_ranges(2, 1, [&](int64_t begin, int64_t end) {
     if (end - begin == 2) return;  // run on the caller alone: no helper to wait for
     if (std::this_thread::get_id() != caller) {
+      const auto delay = std::chrono::steady_clock::now() - region_start;
       helper_started = true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      std::this_thread::sleep_for(std::chrono::milliseconds(5) + 4 * delay);
       return;
     }
     // Give a helper time to take the other chunk (bounded: on a very busy

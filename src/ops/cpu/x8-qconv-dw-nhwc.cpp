@@ -169,7 +169,8 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
   parallel_for(N * OH, [&](int64_t task) {
     const int64_t n = task / OH, oh = task % OH;
     DwNhwcRow r;
-    r.x = xw + (n * Hp + oh * win.stride_h) * Wp * Cp;
+    // (in place, xw is the empty copy: r.x is set per run of pixels below)
+    r.x = in_place ? nullptr : xw + (n * Hp + oh * win.stride_h) * Wp * Cp;
     r.x_step = win.stride_w * Cp, r.n = OW;
     r.tap_off = tap_off.data();
     r.pairs = pairs, r.C = C, r.Cp = Cp;
