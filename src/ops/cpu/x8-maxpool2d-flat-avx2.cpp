@@ -18,12 +18,7 @@
 
 // The whole file (lambdas included) is compiled for AVX2 and dispatched at run
 // time.
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2")
-#endif
+#include "ops/cpu/isa-avx2-begin.inc"
 
 namespace npukit::cpu {
 
@@ -200,9 +195,5 @@ void max_pool2d_x8_global_avx2(const Pool2dProblem& pr) {
 
 }  // namespace npukit::cpu
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+#include "ops/cpu/isa-end.inc"
 #endif

@@ -13,13 +13,7 @@
 
 // The whole file (lambdas included) is compiled for AVX-512 and dispatched at
 // run time.
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2"))), \
-                             apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx2")
-#endif
+#include "ops/cpu/isa-avx512-begin.inc"
 
 namespace npukit::cpu {
 
@@ -216,9 +210,5 @@ void max_pool2d_x8_global_avx512(const Pool2dProblem& pr) {
 
 }  // namespace npukit::cpu
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+#include "ops/cpu/isa-end.inc"
 #endif

@@ -14,21 +14,12 @@
 #endif
 
 #if defined(__x86_64__)
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
-#endif
+#include "ops/cpu/isa-avx2-begin.inc"
 
 #define NPUKIT_QAVG_NS isa_avx2
 #define NPUKIT_QAVG_ISA avx2
 #define NPUKIT_QAVG_LEVEL 1
 #include "ops/cpu/x8-qavgpool-body.inc"
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+#include "ops/cpu/isa-end.inc"
 #endif

@@ -12,21 +12,12 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
-#endif
+#include "ops/cpu/isa-avx2-begin.inc"
 
 #define NPUKIT_FMEAN_NS fmean_avx2
 #define NPUKIT_FMEAN_ISA avx2
 #define NPUKIT_FMEAN_LEVEL 1
 #include "ops/cpu/x8-qavgpool-fmean-nchw.inc"
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+#include "ops/cpu/isa-end.inc"
 #endif

@@ -12,22 +12,12 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-#if defined(__clang__)
-#pragma clang attribute push( \
-    __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")
-#endif
+#include "ops/cpu/isa-avx512-begin.inc"
 
 #define NPUKIT_FMEAN_NS fmean_avx512
 #define NPUKIT_FMEAN_ISA avx512
 #define NPUKIT_FMEAN_LEVEL 2
 #include "ops/cpu/x8-qavgpool-fmean-nchw.inc"
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+#include "ops/cpu/isa-end.inc"
 #endif

@@ -18,17 +18,7 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))), \
-                             apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl")
-// GCC 12 flags the undefined source operand inside its unmasked AVX-512
-// intrinsics (cvtepi32_ps, mullo, ...): a false positive.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+#include "ops/cpu/isa-avx512-begin.inc"
 
 namespace npukit::cpu {
 namespace {
@@ -517,10 +507,5 @@ void x8_qavgpool_u16_nhwc_avx512(const QAvgPoolProblem& p) {
 
 }  // namespace npukit::cpu
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC diagnostic pop
-#pragma GCC pop_options
-#endif
+#include "ops/cpu/isa-end.inc"
 #endif
