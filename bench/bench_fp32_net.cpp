@@ -23,6 +23,7 @@ using namespace npukit;
 struct Layer {
   const char* name;
   int64_t c, h, oc, k, stride, groups;
+  int64_t n = 1;  // batch
 };
 // Shapes from torchvision's resnet18 and mobilenet_v2 at 224x224.
 const Layer kLayers[] = {
@@ -40,6 +41,8 @@ const Layer kLayers[] = {
     {"resnet.3x3_128_28", 128, 28, 128, 3, 1, 1},
     {"mobilenet.1x1_32to192_28", 32, 28, 192, 1, 1, 1},
     {"mobilenet.1x1_192to32_28", 192, 28, 32, 1, 1, 1},
+    // The bundled model's second conv on its 1,000-image batch (the main job).
+    {"fashion.3x3_8to16_14_batch1000", 8, 14, 16, 3, 1, 1, 1000},
 };
 
 Tensor random(const Shape& s, unsigned seed) {
@@ -60,7 +63,7 @@ void BM_Layer(benchmark::State& state) {
   p.window.pad_top = p.window.pad_bottom = p.window.pad_left = p.window.pad_right = L.k / 2;
   p.groups = L.groups;
   p.has_bias = true;
-  const Tensor x = random({1, L.c, L.h, L.h}, 1), w = random({L.oc, L.c / L.groups, L.k, L.k}, 2),
+  const Tensor x = random({L.n, L.c, L.h, L.h}, 1), w = random({L.oc, L.c / L.groups, L.k, L.k}, 2),
                b = random({L.oc}, 3);
   Tensor y(DType::f32, conv2d_output_shape(x.shape(), w.shape(), p));
   const bool depthwise = L.groups > 1;
@@ -112,7 +115,7 @@ void BM_Layer(benchmark::State& state) {
 
 void layer_args(benchmark::internal::Benchmark* b) {
   for (int64_t l = 0; l < static_cast<int64_t>(std::size(kLayers)); ++l)
-    for (int64_t v = 0; v < 6; ++v)
+    for (int64_t v = 0; v < static_cast<int64_t>(cpu::conv_nchw_kernels().variants.size()); ++v)
       for (int64_t t : {1, 2}) b->Args({l, v, t});
 }
 

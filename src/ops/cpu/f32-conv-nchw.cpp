@@ -98,9 +98,19 @@ void fill_plane(const ConvProblem& p, const Layout& l, const std::vector<int64_t
   const float* src = static_cast<const float*>(p.x.raw()) + n * p.x.stride(0) + c * p.x.stride(1);
   const int64_t xs_h = p.x.stride(2), xs_w = p.x.stride(3);
   const bool copy_rows = l.sw == 1 && win.ins_w == 0 && xs_w == 1;
+  // Padded row pr = pad_top + h * (ins_h + 1) is row pr / sh of phase row
+  // pr % sh: both stepped without a division (two per row were a tenth of a
+  // batch of 14x14 images' convolution).
+  int64_t phase_row = win.pad_top % l.sh, row_in_phase = win.pad_top / l.sh;
   for (int64_t h = 0; h < H; ++h) {
-    const int64_t pr = win.pad_top + h * (win.ins_h + 1);
-    float* row = dst + (pr % l.sh) * l.sw * l.phase_size + (pr / l.sh) * l.wq;
+    if (h > 0) {
+      phase_row += win.ins_h + 1;
+      while (phase_row >= l.sh) {
+        phase_row -= l.sh;
+        ++row_in_phase;
+      }
+    }
+    float* row = dst + phase_row * l.sw * l.phase_size + row_in_phase * l.wq;
     const float* s = src + h * xs_h;
     if (copy_rows) {
       std::copy(s, s + W, row + win.pad_left);
