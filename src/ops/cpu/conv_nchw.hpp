@@ -86,7 +86,8 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
 // product, one rounded addition per step). For small planes (no lanes on the
 // q layout's padding columns or a partial last vector) and long reductions
 // (the scatter epilogue is amortized).
-inline constexpr int64_t kOclMaxBlock = 64;  // output channels per packed block, at most
+inline constexpr int64_t kOclMaxBlock = 64;      // output channels per packed block, at most
+inline constexpr int64_t kOclMaxPositions = 16;  // positions per tile, at most
 
 // w as a kernel reads it: per (group, block of `block` output channels, the
 // kernel's tile width), steps x block floats, the lanes past the group's last
@@ -112,6 +113,12 @@ struct OclTile {
   const float* bias;    // per row (64 floats readable), or nullptr
   bool result_add, clip;
   float clip_min, clip_max;
+  // 0, or the runs of positions whose outputs are consecutive (run k is
+  // positions run_start[k] .. run_start[k + 1]): the AVX-512 kernel then
+  // stores each run with one masked store per channel instead of a scatter
+  // per position.
+  int64_t runs = 0;
+  int32_t run_start[kOclMaxPositions + 1];
 };
 using OclTileKernel = void (*)(const OclTile& t);
 
@@ -121,6 +128,7 @@ struct OclKernel {
   OclTileKernel tile;
   int64_t channels;
   int64_t (*max_positions)(int64_t rows);
+  bool stores_runs = false;  // takes OclTile::runs (else always scatters)
 };
 extern const OclKernel kOclAvx512;  // 16 lanes, blocks of 64 channels, 6 .. 12 positions
 extern const OclKernel kOclAvx2;    // 8 lanes, blocks of 16 channels, 6 .. 12 positions

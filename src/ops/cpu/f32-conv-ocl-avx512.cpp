@@ -6,12 +6,15 @@
 // order. Outputs are scattered to their planes.
 #include <immintrin.h>
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
 #include "conv_nchw.hpp"
 
-#define NPUKIT_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
+#include "ops/cpu/isa-avx512-begin.inc"
+
+#define NPUKIT_AVX512
 
 namespace npukit::cpu {
 
@@ -25,6 +28,72 @@ NPUKIT_AVX512 inline __m512 clamp(const OclTile& t, __m512 v) {
   const __m512 lo = _mm512_set1_ps(t.clip_min), hi = _mm512_set1_ps(t.clip_max);
   v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, lo, _CMP_LT_OQ), v, lo);
   return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, hi, _CMP_GT_OQ), v, hi);
+}
+
+// In-register transpose of 16 x 16 floats: on return r[k] holds column k
+// (lane j = old r[j][k]). Three stages: 32-bit interleave, 64-bit shuffle,
+// then two 128-bit lane shuffles.
+NPUKIT_AVX512 inline void transpose16(__m512 (&r)[16]) {
+  __m512 t[16], u[16], v[16];
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  // u[4g + j]: rows 4g .. 4g + 3 of columns j, j + 4, j + 8, j + 12 (one per 128-bit lane).
+  for (int g = 0; g < 4; ++g) {
+    u[4 * g + 0] = _mm512_shuffle_ps(t[4 * g], t[4 * g + 2], 0x44);
+    u[4 * g + 1] = _mm512_shuffle_ps(t[4 * g], t[4 * g + 2], 0xee);
+    u[4 * g + 2] = _mm512_shuffle_ps(t[4 * g + 1], t[4 * g + 3], 0x44);
+    u[4 * g + 3] = _mm512_shuffle_ps(t[4 * g + 1], t[4 * g + 3], 0xee);
+  }
+  for (int j = 0; j < 4; ++j) {
+    v[j] = _mm512_shuffle_f32x4(u[j], u[4 + j], 0x88);
+    v[4 + j] = _mm512_shuffle_f32x4(u[j], u[4 + j], 0xdd);
+    v[8 + j] = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0x88);
+    v[12 + j] = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0xdd);
+  }
+  for (int j = 0; j < 4; ++j) {
+    r[j] = _mm512_shuffle_f32x4(v[j], v[8 + j], 0x88);
+    r[8 + j] = _mm512_shuffle_f32x4(v[j], v[8 + j], 0xdd);
+    r[4 + j] = _mm512_shuffle_f32x4(v[4 + j], v[12 + j], 0x88);
+    r[12 + j] = _mm512_shuffle_f32x4(v[4 + j], v[12 + j], 0xdd);
+  }
+}
+
+// The epilogue without scatters, for outputs with contiguous rows: bias is
+// added per position (acc + bias, the reference's operation), the P x 16
+// block of each vector is transposed so that a register holds one channel's
+// P positions, and each run of positions that are consecutive in the output
+// (t.run_start) is one masked store per channel.
+// A scatter per position cost about half of a short reduction's tile.
+template <int V, int P>
+NPUKIT_AVX512 void store_transposed(const OclTile& t, const __m512 (&acc)[P][V]) {
+  for (int v = 0; v < V; ++v) {
+    const int64_t channels = std::min<int64_t>(kLanes, t.rows - v * kLanes);
+    if (channels <= 0) return;
+    __m512 r[16];
+    const __m512 b = t.bias ? _mm512_loadu_ps(t.bias + v * kLanes) : _mm512_setzero_ps();
+    for (int p = 0; p < 16; ++p) {
+      if (p < P)
+        r[p] = t.bias ? _mm512_add_ps(acc[p][v], b) : acc[p][v];
+      else
+        r[p] = _mm512_setzero_ps();
+    }
+    transpose16(r);
+    float* base = t.y + v * kLanes * t.y_channel;
+    for (int64_t k = 0; k < t.runs; ++k) {
+      const int64_t a = t.run_start[k], e = t.run_start[k + 1];
+      const __mmask16 m = static_cast<__mmask16>(((1u << (e - a)) - 1u) << a);
+      for (int64_t c = 0; c < channels; ++c) {
+        // Lane p goes to y_at[a] + (p - a) = y_at[p] within the run.
+        float* at = base + c * t.y_channel + t.y_at[a] - a;
+        __m512 x = r[c];
+        if (t.result_add) x = _mm512_add_ps(_mm512_maskz_loadu_ps(m, at), x);
+        if (t.clip) x = clamp(t, x);
+        _mm512_mask_storeu_ps(at, m, x);
+      }
+    }
+  }
 }
 
 template <int V, int P>
@@ -45,6 +114,10 @@ NPUKIT_AVX512 void tile(const OclTile& t) {
       const __m512 xb = _mm512_set1_ps(x[p][o]);
       for (int v = 0; v < V; ++v) acc[p][v] = _mm512_add_ps(acc[p][v], _mm512_mul_ps(xb, wv[v]));
     }
+  }
+  if (t.runs > 0) {
+    store_transposed<V, P>(t, acc);
+    return;
   }
   // Lane l of vector v is output channel 16 v + l: its plane is l * y_channel
   // floats after the vector's first.
@@ -100,6 +173,8 @@ void tile_avx512(const OclTile& t) {
 
 }  // namespace
 
-const OclKernel kOclAvx512{tile_avx512, kOclMaxBlock, max_positions};
+const OclKernel kOclAvx512{tile_avx512, kOclMaxBlock, max_positions, true};
 
 }  // namespace npukit::cpu
+
+#include "ops/cpu/isa-end.inc"

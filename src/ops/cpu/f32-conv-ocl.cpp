@@ -111,6 +111,18 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
     t.clip = !clip_is_identity(c.clip);
     t.clip_min = c.clip.min;
     t.clip_max = c.clip.max;
+    t.runs = 0;
+    if (kernel.stores_runs) {
+      // Runs of consecutive outputs; stored by runs when there are at most
+      // two (a row break), else scattered.
+      int64_t runs = 0;
+      for (int64_t i = 0; i < t.positions && runs <= 2; ++i)
+        if (i == 0 || t.y_at[i] != t.y_at[i - 1] + 1) t.run_start[runs++] = static_cast<int32_t>(i);
+      if (runs <= 2) {
+        t.run_start[runs] = static_cast<int32_t>(t.positions);
+        t.runs = runs;
+      }
+    }
     kernel.tile(t);
   });
 }
