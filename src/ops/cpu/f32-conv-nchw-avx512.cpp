@@ -9,7 +9,9 @@
 
 #include "conv_nchw.hpp"
 
-#define NPUKIT_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
+#include "ops/cpu/isa-avx512-begin.inc"
+
+#define NPUKIT_AVX512
 
 namespace npukit::cpu {
 
@@ -25,12 +27,12 @@ struct Rows {
   __m512 v[R];
 };
 
-// ref::clip_f32's two steps, literally: ordered compares are false for a
-// NaN v (it passes), and -0 < 0 is false (-0 passes a bound of 0).
+// ref::clip_f32's two steps: max_ps(a, b) is a > b ? a : b and min_ps(a, b)
+// is a < b ? a : b, so with the bound first a NaN v passes (the compare is
+// false) and -0 passes a bound of 0, as in the reference's ordered compares.
 NPUKIT_AVX512 inline __m512 clamp(const ConvTile& t, __m512 v) {
-  const __m512 lo = _mm512_set1_ps(t.clip_min), hi = _mm512_set1_ps(t.clip_max);
-  v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, lo, _CMP_LT_OQ), v, lo);
-  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, hi, _CMP_GT_OQ), v, hi);
+  v = _mm512_max_ps(_mm512_set1_ps(t.clip_min), v);
+  return _mm512_min_ps(_mm512_set1_ps(t.clip_max), v);
 }
 
 // Stores lanes of `acc` (row r, positions q .. q + 15, valid below q_end) to
@@ -167,3 +169,5 @@ NPUKIT_AVX512 void f32_conv_tile_avx512(const ConvTile& t) {
 }
 
 }  // namespace npukit::cpu
+
+#include "ops/cpu/isa-end.inc"

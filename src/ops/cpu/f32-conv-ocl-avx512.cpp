@@ -22,12 +22,12 @@ namespace {
 
 constexpr int64_t kLanes = 16;
 
-// ref::clip_f32's two steps, literally: ordered compares are false for a
-// NaN v (it passes), and -0 < 0 is false (-0 passes a bound of 0).
+// ref::clip_f32's two steps: max_ps(a, b) is a > b ? a : b and min_ps(a, b)
+// is a < b ? a : b, so with the bound first a NaN v passes (the compare is
+// false) and -0 passes a bound of 0, as in the reference's ordered compares.
 NPUKIT_AVX512 inline __m512 clamp(const OclTile& t, __m512 v) {
-  const __m512 lo = _mm512_set1_ps(t.clip_min), hi = _mm512_set1_ps(t.clip_max);
-  v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, lo, _CMP_LT_OQ), v, lo);
-  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, hi, _CMP_GT_OQ), v, hi);
+  v = _mm512_max_ps(_mm512_set1_ps(t.clip_min), v);
+  return _mm512_min_ps(_mm512_set1_ps(t.clip_max), v);
 }
 
 // In-register transpose of 16 x 16 floats: on return r[k] holds column k
