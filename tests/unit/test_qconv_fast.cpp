@@ -382,14 +382,20 @@ TEST(QConvFast, ChannelsLastOperandsOnNetworkLayers) {
                                               : "x8-qconv-dw-nhwc-avx512vnni"))
             << what;
       }
+      if (kernel_allowed(Isa::avx2, false)) {  // the layout pass's kernels on AVX2 hosts
+        EXPECT_TRUE(
+            names.count(l.groups == 1 ? "x8-qconv-gemm-nhwc-avx2" : "x8-qconv-dw-nhwc-avx2"))
+            << what;
+      }
       // Weak-test guard: outputs take many values.
       std::set<uint8_t> distinct;
       for (uint8_t v : bytes(y)) distinct.insert(v);
       EXPECT_GT(distinct.size(), 3u) << what;
       if (HasFailure()) return;
     }
-  for (const char* name : {"x8-qconv-dw-nhwc-avx512vnni", "x8-qconv-dw-nhwc-avx512",
-                           "x8-qconv-dw-nhwc-portable", "x8-qconv-gemm-nhwc-portable"}) {
+  for (const char* name :
+       {"x8-qconv-dw-nhwc-avx512vnni", "x8-qconv-dw-nhwc-avx512", "x8-qconv-dw-nhwc-avx2",
+        "x8-qconv-dw-nhwc-portable", "x8-qconv-gemm-nhwc-avx2", "x8-qconv-gemm-nhwc-portable"}) {
     const auto& vs = qconv_kernels().variants;
     const auto v = std::find_if(vs.begin(), vs.end(),
                                 [&](const auto& k) { return k.name == std::string(name); });

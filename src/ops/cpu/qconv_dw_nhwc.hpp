@@ -42,6 +42,7 @@ struct DwNhwcRow {
 };
 using DwNhwcFn = void (*)(const DwNhwcRow& r);
 void dw_nhwc_portable(const DwNhwcRow& r);
+void dw_nhwc_avx2(const DwNhwcRow& r);        // declared for every build
 void dw_nhwc_avx512(const DwNhwcRow& r);      // declared for every build
 void dw_nhwc_avx512vnni(const DwNhwcRow& r);  // declared for every build
 

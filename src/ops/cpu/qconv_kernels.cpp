@@ -63,6 +63,9 @@ void run_dw_nhwc_avx512vnni(const QConvProblem& p) {
 void run_dw_nhwc_avx512(const QConvProblem& p) {
   qconv::run_dw_nhwc(p, qconv::dw_nhwc_avx512);
 }
+void run_dw_nhwc_avx2(const QConvProblem& p) {
+  qconv::run_dw_nhwc(p, qconv::dw_nhwc_avx2);
+}
 void run_dw_nhwc_portable(const QConvProblem& p) {
   qconv::run_dw_nhwc(p, qconv::dw_nhwc_portable);
 }
@@ -80,6 +83,9 @@ void run_gemm_avx2(const QConvProblem& p) {
 }
 void run_nhwc_vnni(const QConvProblem& p) {
   qconv::run_gemm_nhwc(p, qconv::nhwc_block_avx512vnni);
+}
+void run_nhwc_avx2(const QConvProblem& p) {
+  qconv::run_gemm_nhwc(p, qconv::nhwc_block_avx2);
 }
 void run_nhwc_portable(const QConvProblem& p) {
   qconv::run_gemm_nhwc(p, qconv::nhwc_block_portable);
@@ -137,6 +143,14 @@ const KernelList<QConvProblem>& qconv_kernels() {
            "depthwise on channels-last x and y (the runner's int8 layout); channels in the "
            "lanes, two taps per vpmaddwd",
            qconv::dw_nhwc_declines, run_dw_nhwc_avx512},
+          {"x8-qconv-gemm-nhwc-avx2", Isa::avx2,
+           "as x8-qconv-gemm-nhwc-avx512vnni with x or y channels-last (the runner's int8 "
+           "layout); exact u8 x s8 products by the 7-bit split of vpmaddubsw",
+           qconv::nhwc_declines_channels_last, run_nhwc_avx2},
+          {"x8-qconv-dw-nhwc-avx2", Isa::avx2,
+           "depthwise on channels-last x and y (the runner's int8 layout); channels in the "
+           "lanes, two taps per vpmaddwd",
+           qconv::dw_nhwc_declines, run_dw_nhwc_avx2},
           {"x8-qconv-dw-nhwc-portable", Isa::portable,
            "depthwise on channels-last x and y (before the NCHW depthwise kernels, which "
            "take strided planes slowly)",

@@ -39,6 +39,7 @@ struct NhwcBlock {
 using NhwcFn = void (*)(const NhwcBlock& b, int R);
 void nhwc_block_portable(const NhwcBlock& b, int R);
 void nhwc_block_avx512vnni(const NhwcBlock& b, int R);  // declared for every build
+void nhwc_block_avx2(const NhwcBlock& b, int R);        // declared for every build
 
 // Whether t (logically NCHW) holds NHWC bytes: the runner's int8 layout, or
 // any layout when the strides of axes of size 1 do not matter (a 1x1 map,
@@ -51,6 +52,8 @@ inline bool is_channels_last(const TensorView& t) {
 
 // Why the NHWC kernels decline p (null: they accept it).
 const char* nhwc_declines(const QConvProblem& p);
+// As nhwc_declines, and NCHW x and y (below AVX-512 VNNI the NCHW GEMM takes those).
+const char* nhwc_declines_channels_last(const QConvProblem& p);
 void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn);
 
 // Packs w' (s8; u8 weights as w ^ 0x80) into the NHWC layout; pk's other fields

@@ -120,6 +120,11 @@ const char* nhwc_declines(const QConvProblem& p) {
   return nullptr;
 }
 
+const char* nhwc_declines_channels_last(const QConvProblem& p) {
+  if (!is_channels_last(p.x) && !is_channels_last(p.y)) return "NCHW x and y (the NCHW GEMM's)";
+  return nhwc_declines(p);
+}
+
 void nhwc_block_portable(const NhwcBlock& b, int R) {
   const detail::CodeRange range = b.y_s8 ? detail::CodeRange{-128, 127} : detail::CodeRange{0, 255};
   for (int r = 0; r < R; ++r)

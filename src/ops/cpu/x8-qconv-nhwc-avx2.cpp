@@ -1,0 +1,129 @@
+// AVX2 micro-kernel of the channels-last integer convolution (qconv_nhwc.hpp)
+// for hosts without AVX-512 VNNI: output channels in the lanes (8 per
+// vector, 4 channel quads' bytes per lane as in the packed weights), one
+// broadcast u32 (a pixel's 4 channels) per pixel and quad. The products are
+// exact: vpmaddubsw would saturate u8 x s8 pair sums, so x' is split as
+// (x' & 0x7f) + (x' & 0x80), each part's pair sums fit int16
+// (|2 * 127 * 128| <= 32512; 2 * 128 * w in [-32768, 32512]) and are widened
+// by vpmaddwd with ones: the split of x8-qconv-gemm-avx2, here with the x
+// halves made once per pixel and quad for 4 vectors of weights. The
+// requantization is store_avx2's, with per-lane offsets and multipliers.
+#include "ops/cpu/qconv_nhwc.hpp"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "ops/cpu/isa-avx2-begin.inc"
+
+namespace npukit::qconv {
+
+namespace {
+
+constexpr int kVectors = 4;  // per pass: 32 output channels, half a weight block
+
+inline __m256i bcast(const uint8_t* p) {
+  int32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return _mm256_set1_epi32(v);
+}
+
+// Exact sum of a lane's 4 products x'[j] * w[j], added to acc.
+inline __m256i dot4(__m256i acc, __m256i lo, __m256i hi, __m256i w, __m256i ones) {
+  const __m256i a = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, w), ones);
+  const __m256i b = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, w), ones);
+  return _mm256_add_epi32(acc, _mm256_add_epi32(a, b));
+}
+
+// float(acc + offset) * m, clamped to the code range minus y_zp, rounded to
+// nearest even, + y_zp: the reference's operations (as codes8 of the NCHW
+// AVX2 GEMM); int32 codes.
+inline __m256i requant(__m256i a, const int32_t* offset, const float* m, __m256 flo, __m256 fhi,
+                       __m256i yzp) {
+  a = _mm256_add_epi32(a, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(offset)));
+  __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_loadu_ps(m));
+  v = _mm256_min_ps(_mm256_max_ps(v, flo), fhi);  // never NaN: finite acc and multipliers
+  return _mm256_add_epi32(
+      _mm256_cvttps_epi32(_mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)), yzp);
+}
+
+// 32 codes of four int32 vectors in channel order: the packs interleave
+// 128-bit lanes ([a0-3 b0-3 c0-3 d0-3 | a4-7 b4-7 c4-7 d4-7]), one dword
+// permutation restores the order. Nothing saturates: all are codes.
+inline __m256i pack32(const __m256i* q, bool s8) {
+  const __m256i ab = _mm256_packs_epi32(q[0], q[1]), cd = _mm256_packs_epi32(q[2], q[3]);
+  const __m256i bytes = s8 ? _mm256_packs_epi16(ab, cd) : _mm256_packus_epi16(ab, cd);
+  return _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+// R pixels (R <= 2) from pixel r0 x 32 channels from channel o0 of the block.
+// Lanes past the block's output channels meet zero weights and are computed
+// but not stored.
+template <int R>
+void pass(const NhwcBlock& b, int r0, int64_t o0) {
+  const __m256i ones = _mm256_set1_epi16(1), low7 = _mm256_set1_epi8(0x7f);
+  __m256i acc[R][kVectors];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < kVectors; ++v) acc[r][v] = _mm256_setzero_si256();
+  const int8_t* w = b.w + o0 * 4;
+  for (int64_t t = 0; t < b.taps; ++t) {
+    const uint8_t* x[R];
+    for (int r = 0; r < R; ++r) x[r] = b.px[r0 + r] + b.tap_off[t];
+    for (int64_t q = 0; q < b.C4; ++q, w += kNhwcOcBlock * 4) {
+      __m256i lo[R], hi[R];
+      for (int r = 0; r < R; ++r) {
+        const __m256i xv = bcast(x[r] + q * 4);
+        lo[r] = _mm256_and_si256(xv, low7);
+        hi[r] = _mm256_andnot_si256(low7, xv);
+      }
+      for (int v = 0; v < kVectors; ++v) {
+        const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * v));
+        for (int r = 0; r < R; ++r) acc[r][v] = dot4(acc[r][v], lo[r], hi[r], wv, ones);
+      }
+    }
+  }
+  const int32_t lo = b.y_s8 ? -128 : 0, hi = b.y_s8 ? 127 : 255;
+  const __m256 flo = _mm256_set1_ps(static_cast<float>(lo - b.y_zp));
+  const __m256 fhi = _mm256_set1_ps(static_cast<float>(hi - b.y_zp));
+  const __m256i yzp = _mm256_set1_epi32(b.y_zp);
+  const int64_t n = b.lanes - o0;  // channels to store (> 0)
+  for (int r = 0; r < R; ++r) {
+    __m256i q[kVectors];
+    for (int v = 0; v < kVectors; ++v)
+      q[v] = requant(acc[r][v], b.offset + o0 + 8 * v, b.multiplier + o0 + 8 * v, flo, fhi, yzp);
+    const __m256i codes = pack32(q, b.y_s8);
+    uint8_t* y = b.y + (r0 + r) * b.y_stride + o0;
+    if (n >= 32) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(y), codes);
+    } else {  // a channels-last y's last block: the next pixel follows
+      alignas(32) uint8_t tmp[32];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(tmp), codes);
+      std::memcpy(y, tmp, static_cast<size_t>(n));
+    }
+  }
+}
+
+}  // namespace
+
+void nhwc_block_avx2(const NhwcBlock& b, int R) {
+  for (int64_t o0 = 0; o0 < b.lanes; o0 += 8 * kVectors) {
+    int r = 0;
+    for (; r + 2 <= R; r += 2) pass<2>(b, r, o0);
+    if (r < R) pass<1>(b, r, o0);
+  }
+}
+
+}  // namespace npukit::qconv
+
+#include "ops/cpu/isa-end.inc"
+
+#else  // not x86-64: never listed as runnable
+
+namespace npukit::qconv {
+void nhwc_block_avx2(const NhwcBlock& b, int R) {
+  nhwc_block_portable(b, R);
+}
+}  // namespace npukit::qconv
+
+#endif
