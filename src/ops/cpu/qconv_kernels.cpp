@@ -85,7 +85,7 @@ void run_nhwc_vnni(const QConvProblem& p) {
   qconv::run_gemm_nhwc(p, qconv::nhwc_block_avx512vnni);
 }
 void run_nhwc_avx2(const QConvProblem& p) {
-  qconv::run_gemm_nhwc(p, qconv::nhwc_block_avx2);
+  qconv::run_gemm_nhwc(p, qconv::nhwc_block_avx2, true);
 }
 void run_nhwc_portable(const QConvProblem& p) {
   qconv::run_gemm_nhwc(p, qconv::nhwc_block_portable);

@@ -57,6 +57,10 @@ struct QConvPackedWeights {
   // (exact mode, one group): [OC/64 rounded
   // up][KH*KW][C/4 rounded up][64][4] s8 codes w', 0 past OC and C.
   std::vector<int8_t> nhwc_w;
+  // The same as int16 pairs for the AVX2 kernel (made at pack time only on
+  // hosts whose best channels-last GEMM is that one): per quad
+  // [2 pairs][64][2] instead of [64][4].
+  std::vector<int16_t> nhwc_w16;
   // Depthwise weights (one input and output channel per group): the
   // channels-last kernels' form, made with the zero points given to pack_qconv.
   DwNhwcWeights dw_nhwc;

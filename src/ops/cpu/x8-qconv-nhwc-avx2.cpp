@@ -1,13 +1,11 @@
 // AVX2 micro-kernel of the channels-last integer convolution (qconv_nhwc.hpp)
 // for hosts without AVX-512 VNNI: output channels in the lanes (8 per
-// vector, 4 channel quads' bytes per lane as in the packed weights), one
-// broadcast u32 (a pixel's 4 channels) per pixel and quad. The products are
-// exact: vpmaddubsw would saturate u8 x s8 pair sums, so x' is split as
-// (x' & 0x7f) + (x' & 0x80), each part's pair sums fit int16
-// (|2 * 127 * 128| <= 32512; 2 * 128 * w in [-32768, 32512]) and are widened
-// by vpmaddwd with ones: the split of x8-qconv-gemm-avx2, here with the x
-// halves made once per pixel and quad for 4 vectors of weights. The
-// requantization is store_avx2's, with per-lane offsets and multipliers.
+// vector), int16 weights in pairs (NhwcBlock::w16), and per pixel and quad
+// the pairs (x'0, x'1) and (x'2, x'3) zero-extended to int16 and broadcast:
+// one vpmaddwd sums two u8 x s8 products per lane exactly in int32 (no
+// saturation, unlike vpmaddubsw: 2 vpmaddwd per 4 products instead of the
+// 7-bit split's 2 vpmaddubsw + 2 vpmaddwd). The requantization is
+// store_avx2's, with per-lane offsets and multipliers.
 #include "ops/cpu/qconv_nhwc.hpp"
 
 #if defined(__x86_64__)
@@ -27,13 +25,6 @@ inline __m256i bcast(const uint8_t* p) {
   int32_t v;
   std::memcpy(&v, p, sizeof v);
   return _mm256_set1_epi32(v);
-}
-
-// Exact sum of a lane's 4 products x'[j] * w[j], added to acc.
-inline __m256i dot4(__m256i acc, __m256i lo, __m256i hi, __m256i w, __m256i ones) {
-  const __m256i a = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, w), ones);
-  const __m256i b = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, w), ones);
-  return _mm256_add_epi32(acc, _mm256_add_epi32(a, b));
 }
 
 // float(acc + offset) * m, clamped to the code range minus y_zp, rounded to
@@ -62,24 +53,30 @@ inline __m256i pack32(const __m256i* q, bool s8) {
 // but not stored.
 template <int R>
 void pass(const NhwcBlock& b, int r0, int64_t o0) {
-  const __m256i ones = _mm256_set1_epi16(1), low7 = _mm256_set1_epi8(0x7f);
+  // Bytes (0, 1) and (2, 3) of each dword as zero-extended int16 pairs.
+  const __m256i pair01 = _mm256_set1_epi32(static_cast<int32_t>(0x80018000u));
+  const __m256i pair23 = _mm256_set1_epi32(static_cast<int32_t>(0x80038002u));
   __m256i acc[R][kVectors];
   for (int r = 0; r < R; ++r)
     for (int v = 0; v < kVectors; ++v) acc[r][v] = _mm256_setzero_si256();
-  const int8_t* w = b.w + o0 * 4;
+  const int16_t* w = b.w16 + o0 * 2;
   for (int64_t t = 0; t < b.taps; ++t) {
     const uint8_t* x[R];
     for (int r = 0; r < R; ++r) x[r] = b.px[r0 + r] + b.tap_off[t];
     for (int64_t q = 0; q < b.C4; ++q, w += kNhwcOcBlock * 4) {
-      __m256i lo[R], hi[R];
+      __m256i xa[R], xb[R];
       for (int r = 0; r < R; ++r) {
         const __m256i xv = bcast(x[r] + q * 4);
-        lo[r] = _mm256_and_si256(xv, low7);
-        hi[r] = _mm256_andnot_si256(low7, xv);
+        xa[r] = _mm256_shuffle_epi8(xv, pair01);
+        xb[r] = _mm256_shuffle_epi8(xv, pair23);
       }
       for (int v = 0; v < kVectors; ++v) {
-        const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * v));
-        for (int r = 0; r < R; ++r) acc[r][v] = dot4(acc[r][v], lo[r], hi[r], wv, ones);
+        const __m256i wa = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 16 * v));
+        const __m256i wb =
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + kNhwcOcBlock * 2 + 16 * v));
+        for (int r = 0; r < R; ++r)
+          acc[r][v] = _mm256_add_epi32(acc[r][v], _mm256_add_epi32(_mm256_madd_epi16(xa[r], wa),
+                                                                   _mm256_madd_epi16(xb[r], wb)));
       }
     }
   }
