@@ -502,6 +502,42 @@ TEST(QConvFast, CodesAroundTheAvx2SplitPoint) {
   }
 }
 
+TEST(QConvFast, RequantizedValuesBeyondTheInt32Range) {
+  // Per-channel multipliers from 1e-4 to 1e7 on whole 64-channel blocks of
+  // channels-last operands: float(acc) * m then lies far past +-2^31 on some
+  // channels (the conversion would give INT_MIN there), inside the code
+  // range on others; the fast kernels clamp partly by saturating packs.
+  const uint32_t seed = 4242;
+  std::mt19937 rng(seed);
+  ThreadsGuard guard;
+  int it = 0;
+  for (const int64_t oc : {64, 128, 96})
+    for (const DType xd : {DType::u8, DType::s8})
+      for (const int64_t groups : {int64_t{1}, oc}) {
+        Case c{};
+        c.n = 1 + it % 2, c.ic = groups == 1 ? 24 : oc, c.oc = oc, c.groups = groups;
+        c.kh = c.kw = groups == 1 ? 1 + 2 * (it % 2) : 3;
+        c.sh = c.sw = c.dh = c.dw = 1, c.pt = c.pb = c.pl = c.pr = c.kh / 2;
+        c.h = 5, c.w = 6, c.xd = xd, c.wd = it % 3 == 0 ? DType::u8 : DType::s8;
+        c.per_channel = true, c.nhwc = true, c.y_nhwc = true, c.bias = true, c.symmetric = true;
+        Built b = build(c, rng);
+        for (int64_t o = 0; o < oc; ++o)  // m = x_scale * w_scale / y_scale
+          b.p.w.scale[static_cast<size_t>(o)] =
+              b.p.y_scale / b.p.x_scale * std::pow(10.0f, static_cast<float>(o % 12) - 4.0f);
+        Tensor y(xd, qlinear_conv_output_shape(b.x.shape(), b.w.shape(), b.p), Layout::nhwc);
+        set_num_threads(1 + it % 3);
+        const std::string what = text(c, seed, it) + " (multipliers 1e-4..1e7)";
+        check_all(qlinear_conv_problem(b.x, b.w, b.bias, y, b.p), y, what);
+        // Weak-test guard: both ends of the code range and values between.
+        std::set<uint8_t> distinct;
+        for (uint8_t v : bytes(y)) distinct.insert(v);
+        const uint8_t lo = xd == DType::s8 ? 0x80 : 0, hi = xd == DType::s8 ? 0x7f : 0xff;
+        EXPECT_TRUE(distinct.count(lo) && distinct.count(hi) && distinct.size() > 10) << what;
+        ++it;
+        if (HasFailure()) return;
+      }
+}
+
 TEST(QConvFast, ForcedReferenceAndIsaCapsGiveTheSameBytes) {
   // The public entry point under NPUKIT_IMPL / NPUKIT_MAX_ISA's settings.
   const uint32_t seed = 77;
