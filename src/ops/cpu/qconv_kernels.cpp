@@ -60,6 +60,9 @@ void run_dw_portable(const QConvProblem& p) {
 void run_dw_nhwc_avx512vnni(const QConvProblem& p) {
   qconv::run_dw_nhwc(p, qconv::dw_nhwc_avx512vnni);
 }
+void run_dw_nhwc_quads_avx512vnni(const QConvProblem& p) {
+  qconv::run_dw_nhwc(p, qconv::dw_nhwc_quads_avx512vnni);
+}
 void run_dw_nhwc_avx512(const QConvProblem& p) {
   qconv::run_dw_nhwc(p, qconv::dw_nhwc_avx512);
 }
@@ -135,6 +138,10 @@ const KernelList<QConvProblem>& qconv_kernels() {
            "exact, one group, window > 1x1, weight zero point 0 (s8) or 128 (u8); output "
            "channels in the lanes (no pixel-lane waste on 7x7/14x14 maps)",
            qconv::nhwc_declines, run_nhwc_vnni},
+          {"x8-qconv-dw-nhwc-quads-avx512vnni", Isa::avx512_vnni,
+           "depthwise on channels-last x and y, weight zero point 0 (s8) or 128 (u8); four "
+           "taps per vpdpbusd",
+           qconv::dw_nhwc_quads_declines, run_dw_nhwc_quads_avx512vnni},
           {"x8-qconv-dw-nhwc-avx512vnni", Isa::avx512_vnni,
            "depthwise on channels-last x and y (the runner's int8 layout); channels in the "
            "lanes, two taps per vpdpwssd",

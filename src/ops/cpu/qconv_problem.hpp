@@ -37,6 +37,8 @@ inline constexpr int64_t kQConvRows = 8;
 // w', for the zero points they were made with.
 struct DwNhwcWeights {
   std::vector<int32_t> pairs, sum, zero_point;
+  // w' as s8 in tap quads, when every w' fits (qconv_dw_nhwc.hpp's quad kernel).
+  std::vector<int8_t> quads;
 };
 
 struct QConvPackedWeights {
