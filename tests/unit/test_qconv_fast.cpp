@@ -63,6 +63,7 @@ Case random_case(std::mt19937& rng, int it) {
   c.n = r(1, 3);
   if (kind == 0) {
     c.groups = r(1, 19), c.ic = c.groups, c.oc = c.groups;
+    if (it % 4 == 1) c.groups = c.ic = c.oc = r(64, 150);  // whole and partial 64-channel chunks
   } else if (kind == 1) {
     c.groups = r(2, 4), c.ic = c.groups * r(1, 6), c.oc = c.groups * r(1, 11);
   } else {
@@ -227,7 +228,8 @@ TEST(QConvFast, DepthwiseRowsOfEveryWidth) {
   // MobileNet-like depthwise layers (3x3 and 5x5, strides 1 and 2, pads 0-2,
   // dilation 1 and 2) on rows of 1 to 80 columns, so every vector kernel's
   // blocks (16 or 32 columns) and every tail length run; extreme codes
-  // every third case (|x - x_zp| = |w - w_zp| = 255).
+  // every third case (|x - x_zp| = |w - w_zp| = 255); every fourth case 64-100
+  // channels with symmetric weights (the quad kernel's chunks and tails).
   const uint32_t seed = 611;
   std::mt19937 rng(seed);
   ThreadsGuard guard;
@@ -252,6 +254,10 @@ TEST(QConvFast, DepthwiseRowsOfEveryWidth) {
     c.y_nhwc = c.nhwc ? r(0, 3) != 0 : r(0, 3) == 0;
     c.bias = r(0, 1);
     c.extreme_codes = it % 3 == 0;
+    if (it % 4 == 2) {  // the quad kernel's case: symmetric weights, 64+ channels
+      c.symmetric = true;
+      c.groups = c.ic = c.oc = r(64, 100);
+    }
     Built b = build(c, rng);
     Tensor y(c.xd, qlinear_conv_output_shape(b.x.shape(), b.w.shape(), b.p),
              c.y_nhwc ? Layout::nhwc : Layout::nchw);

@@ -37,6 +37,9 @@ const char* dw_nhwc_declines(const QConvProblem& p) {
 
 const char* dw_nhwc_quads_declines(const QConvProblem& p) {
   if (const char* why = dw_nhwc_declines(p)) return why;
+  // Below 64 channels most of a chunk's lanes would be padding (bench_qconv:
+  // 32 channels at 112x112 run slower than on the pair kernel).
+  if (p.x.dim(1) < kDwQuadChunk) return "fewer than 64 channels";
   const int32_t symmetric = p.w.dtype() == DType::u8 ? 128 : 0;
   for (int64_t c = 0; c < p.w.dim(0); ++c)
     if (p.wq.zero_point_at(c) != symmetric) return "a weight zero point is not 0 (s8) or 128 (u8)";
