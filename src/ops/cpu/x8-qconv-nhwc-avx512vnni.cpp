@@ -2,7 +2,7 @@
 // (qconv_nhwc.hpp): per channel quad, 4 vectors of 16 output channels'
 // weights and one broadcast u32 (4 channels) per pixel; vpdpbusd sums the 4
 // u8 x s8 products per lane exactly in int32, onto the lane's offset. The
-// requantization is store_avx512's; whole 64-channel blocks clamp by the
+// requantization is store_avx512's, clamped by the
 // saturating packs (one float min instead of a min and a max, y_zp added
 // to int16 pairs).
 #include "ops/cpu/qconv_nhwc.hpp"
@@ -28,17 +28,6 @@ NPUKIT_AVX512VNNI inline __m512i bcast(const uint8_t* p) {
   int32_t v;
   std::memcpy(&v, p, sizeof v);
   return _mm512_set1_epi32(v);
-}
-
-// float(acc) * m, clamped to the code range minus y_zp, rounded to nearest
-// even, + y_zp: the reference's operations (see store_avx512); acc already
-// holds the offset.
-NPUKIT_AVX512VNNI inline __m128i requant(__m512i a, const float* m, __m512 flo, __m512 fhi,
-                                         __m512i yzp) {
-  __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(a), _mm512_loadu_ps(m));
-  v = _mm512_min_ps(_mm512_max_ps(v, flo), fhi);  // never NaN: finite acc and multipliers
-  return _mm512_cvtepi32_epi8(_mm512_add_epi32(
-      _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), yzp));
 }
 
 // float(acc) * m rounded to nearest even, clamped above to the code range
@@ -85,34 +74,21 @@ NPUKIT_AVX512VNNI void block(const NhwcBlock& b) {
       }
     }
   }
-  const int32_t lo = b.y_s8 ? -128 : 0, hi = b.y_s8 ? 127 : 255;
-  const __m512 flo = _mm512_set1_ps(static_cast<float>(lo - b.y_zp));
-  const __m512 fhi = _mm512_set1_ps(static_cast<float>(hi - b.y_zp));
-  const __m512i yzp = _mm512_set1_epi32(b.y_zp);
-  if (V == 4 && b.lanes == 64) {
-    const __m512i yzp16 = _mm512_set1_epi16(static_cast<int16_t>(b.y_zp));
-    for (int r = 0; r < R; ++r) {
-      __m512i q[4];
-      for (int v = 0; v < 4; ++v)
-        q[v] = rounded(acc[r][v % V], b.multiplier + 16 * v, fhi);  // (v % V: compiles for every V)
-      _mm512_storeu_si512(b.y + r * b.y_stride, pack64(q[0], q[1], q[2], q[3], yzp16, b.y_s8));
-    }
-    return;
-  }
-  if (b.lanes == 16 * V) {
-    for (int r = 0; r < R; ++r)
-      for (int v = 0; v < V; ++v)
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(b.y + r * b.y_stride + 16 * v),
-                         requant(acc[r][v], b.multiplier + 16 * v, flo, fhi, yzp));
-    return;
-  }
-  // A channels-last y's last block: only its own channels (the next pixel follows).
-  for (int v = 0; v < V; ++v) {
-    const int n = b.lanes - 16 * v;
-    const __mmask16 m = n >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << n) - 1);
-    for (int r = 0; r < R; ++r)
-      _mm_mask_storeu_epi8(b.y + r * b.y_stride + 16 * v, m,
-                           requant(acc[r][v], b.multiplier + 16 * v, flo, fhi, yzp));
+  const __m512 fhi = _mm512_set1_ps(static_cast<float>((b.y_s8 ? 127 : 255) - b.y_zp));
+  const __m512i yzp16 = _mm512_set1_epi16(static_cast<int16_t>(b.y_zp));
+  // V < 4 packs copies of the first vector in place of the missing ones; a
+  // channels-last y's last block stores only its own channels (the next
+  // pixel follows).
+  const __mmask64 keep = b.lanes >= 64 ? ~__mmask64{0} : (__mmask64{1} << b.lanes) - 1;
+  for (int r = 0; r < R; ++r) {
+    __m512i q[4];
+    for (int v = 0; v < 4; ++v)
+      q[v] = v < V ? rounded(acc[r][v % V], b.multiplier + 16 * v, fhi) : q[0];
+    const __m512i codes = pack64(q[0], q[1], q[2], q[3], yzp16, b.y_s8);
+    if (V == 4 && b.lanes == 64)
+      _mm512_storeu_si512(b.y + r * b.y_stride, codes);
+    else
+      _mm512_mask_storeu_epi8(b.y + r * b.y_stride, keep, codes);
   }
 }
 
