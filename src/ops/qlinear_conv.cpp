@@ -1,5 +1,6 @@
 // QLinearConv / ConvInteger: validation, profiles, requantization.
 #include <cstdlib>
+#include <utility>
 
 #include "npukit/error.hpp"
 #include "npukit/ops/conv2d.hpp"
@@ -92,7 +93,7 @@ QConvProblem checked_problem(const TensorView& x, const TensorView& w, const Ten
   q.window = p.window;
   q.groups = p.groups;
   q.x_zp = p.x_zero_point;
-  q.wq = wq;
+  q.wq = std::move(wq);  // no second copy of OC scales and zero points per call
   q.x_scale = p.x_scale, q.y_scale = p.y_scale, q.y_zp = p.y_zero_point;
   q.rounding = p.rounding;
   // MLAS runs a depthwise convolution through its exact depthwise kernel.
