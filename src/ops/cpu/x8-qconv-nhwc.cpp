@@ -101,12 +101,15 @@ void pack_nhwc(const TensorView& w, QConvPackedWeights& pk) {
 
 void widen_nhwc(const std::vector<int8_t>& w, std::vector<int16_t>& w16) {
   w16.resize(w.size());
-  const int64_t chunk = kNhwcOcBlock * 4;  // one quad of a block
+  const auto* bytes = reinterpret_cast<const uint8_t*>(w.data());  // s8 codes as their bits
+  const int64_t chunk = kNhwcOcBlock * 4;                          // one quad of a block
   for (int64_t at = 0; at < static_cast<int64_t>(w.size()); at += chunk)
     for (int64_t lane = 0; lane < kNhwcOcBlock; ++lane)
-      for (int64_t j = 0; j < 4; ++j)
+      for (int64_t j = 0; j < 4; ++j) {
+        const int b = bytes[at + lane * 4 + j];
         w16[static_cast<size_t>(at + j / 2 * kNhwcOcBlock * 2 + lane * 2 + j % 2)] =
-            w[static_cast<size_t>(at + lane * 4 + j)];
+            static_cast<int16_t>(b >= 128 ? b - 256 : b);  // sign-extended
+      }
 }
 
 const char* nhwc_declines(const QConvProblem& p) {
