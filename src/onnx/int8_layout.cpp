@@ -71,8 +71,8 @@ bool channels_last_conv(const LayoutStep& s, const std::vector<Operand>& types) 
 bool enabled() {
   const char* env = std::getenv("NPUKIT_INT8_LAYOUT");
   if (env && std::string(env) == "nchw") return false;
-  // The channels-last convolutions that make it pay run from AVX-512 VNNI.
-  return kernel_allowed(Isa::avx512_vnni, false);
+  // The channels-last convolutions that make it pay run from AVX2.
+  return kernel_allowed(Isa::avx2, false);
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ struct LayoutStep {
 // points 0 for s8 / 128 for u8 weights, exact accumulation): the others would
 // fall to the reference on channels-last operands. Off (all false) when NPUKIT_INT8_LAYOUT=nchw,
 // or when the host's allowed kernels lack the channels-last convolutions
-// (below AVX-512 VNNI, or NPUKIT_IMPL=reference): there the NCHW kernels are
+// (below AVX2, or NPUKIT_IMPL=reference): there the NCHW kernels are
 // the fast ones.
 std::vector<bool> channels_last_values(const std::vector<LayoutStep>& steps,
                                        const std::vector<Operand>& types,

@@ -1,5 +1,6 @@
 // QLinearConv / ConvInteger: validation, profiles, requantization.
 #include <cstdlib>
+#include <utility>
 
 #include "npukit/error.hpp"
 #include "npukit/ops/conv2d.hpp"
@@ -19,9 +20,10 @@ Shape checked_output_shape(const TensorView& x, const TensorView& w, const Windo
   Conv2dParams cp;
   cp.window = window;
   cp.groups = groups;
-  const Shape out = conv2d_output_shape(x.shape(), w.shape(), cp);
-  check(window.ins_h == 0 && window.ins_w == 0, fn, "ins",
-        std::to_string(window.ins_h) + "x" + std::to_string(window.ins_w), "0x0");
+  Shape out = conv2d_output_shape(x.shape(), w.shape(), cp);
+  // (The message is built only on failure: this runs on every call.)
+  if (window.ins_h != 0 || window.ins_w != 0)
+    fail(fn, "ins", std::to_string(window.ins_h) + "x" + std::to_string(window.ins_w), "0x0");
   // Each output sums K = C/groups*KH*KW products of magnitude <= 255*255.
   check_range(fn, "C/groups*KH*KW", w.dim(1) * w.dim(2) * w.dim(3), 1, kMaxInt32Products);
   return out;
@@ -92,7 +94,7 @@ QConvProblem checked_problem(const TensorView& x, const TensorView& w, const Ten
   q.window = p.window;
   q.groups = p.groups;
   q.x_zp = p.x_zero_point;
-  q.wq = wq;
+  q.wq = std::move(wq);  // no second copy of OC scales and zero points per call
   q.x_scale = p.x_scale, q.y_scale = p.y_scale, q.y_zp = p.y_zero_point;
   q.rounding = p.rounding;
   // MLAS runs a depthwise convolution through its exact depthwise kernel.

@@ -8,8 +8,9 @@ QLinearAdd, 3x3 and
 symmetric weights, one convolution with asymmetric weights that the pass must
 leave NCHW, batch 1 and 2) run by `npukit run --dump-all` with the pass
 (default) and without it (NPUKIT_INT8_LAYOUT=nchw): every value of the graph
-must have the same bytes, at 1, 2 and 3 threads and under NPUKIT_MAX_ISA=avx2
-(where the pass is off) and NPUKIT_IMPL=reference. The test also checks, from
+must have the same bytes, at 1, 2 and 3 threads, under NPUKIT_MAX_ISA=avx2
+(the pass with the AVX2 channels-last kernels) at 1 and 3 threads, and
+NPUKIT_IMPL=reference (the pass off). The test also checks, from
 NPUKIT_LOG_KERNELS, that the pass did run the channels-last kernels, so that
 it cannot pass by comparing the plain plan with itself. Seeded; a failure
 prints the graph and the setting.
@@ -26,6 +27,12 @@ from onnx import TensorProto, helper, numpy_helper
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 NPUKIT = os.environ.get("NPUKIT_BIN", os.path.join(ROOT, "build", "bin", "npukit"))
 SEED = 2026
+# The channels-last kernels the pass must have run, per ISA level (symmetric
+# depthwise weights take the quad kernel at VNNI).
+LAYOUT_KERNELS = {
+    "avx512_vnni": ["x8-qconv-dw-nhwc-quads-avx512vnni", "x8-qconv-gemm-nhwc-avx512vnni"],
+    "avx2": ["x8-qconv-dw-nhwc-avx2", "x8-qconv-gemm-nhwc-avx2"],
+}
 
 
 class Builder:
@@ -169,14 +176,14 @@ def main():
                     failures += 1
                 for setting, env, threads in (("layout pass", {}, 1), ("layout pass", {}, 2),
                                               ("layout pass", {}, 3),
-                                              ("NPUKIT_MAX_ISA=avx2", {"NPUKIT_MAX_ISA": "avx2"}, 2),
+                                              ("NPUKIT_MAX_ISA=avx2", {"NPUKIT_MAX_ISA": "avx2"}, 1),
+                                              ("NPUKIT_MAX_ISA=avx2", {"NPUKIT_MAX_ISA": "avx2"}, 3),
                                               ("NPUKIT_IMPL=reference",
                                                {"NPUKIT_IMPL": "reference"}, 3)):
                     cases += 1
                     got, log = run(path, xp, os.path.join(tmp, f"got{cases}"), env, threads)
-                    if setting == "layout pass":
-                        for name in ("x8-qconv-dw-nhwc-avx512vnni", "x8-qconv-gemm-nhwc-avx512vnni",
-                                     "x8-qadd"):
+                    if setting in ("layout pass", "NPUKIT_MAX_ISA=avx2"):
+                        for name in LAYOUT_KERNELS["avx512_vnni"] + LAYOUT_KERNELS["avx2"]:
                             if name in log:
                                 saw_channels_last.add(name)
                     bad = [k for k in want if k not in got or want[k].tobytes() != got[k].tobytes()
@@ -187,9 +194,14 @@ def main():
                               f"{len(want)} values differ ({', '.join(bad[:5])})")
     # The pass must have run the channels-last kernels where this host has them.
     cpu = open("/proc/cpuinfo").read() if os.path.exists("/proc/cpuinfo") else ""
-    if "avx512_vnni" in cpu and os.environ.get("NPUKIT_MAX_ISA", "") in ("", "avx512_vnni") \
-            and os.environ.get("NPUKIT_IMPL", "") != "reference":
-        for name in ("x8-qconv-dw-nhwc-avx512vnni", "x8-qconv-gemm-nhwc-avx512vnni"):
+    cap = os.environ.get("NPUKIT_MAX_ISA", "")
+    if os.environ.get("NPUKIT_IMPL", "") != "reference":
+        expected = []
+        if "avx512_vnni" in cpu and cap in ("", "avx512_vnni"):
+            expected += LAYOUT_KERNELS["avx512_vnni"]
+        if " avx2" in cpu and cap in ("", "avx512_vnni", "avx512", "avx2"):
+            expected += LAYOUT_KERNELS["avx2"]
+        for name in expected:
             if name not in saw_channels_last:
                 failures += 1
                 print(f"FAIL: the layout pass never ran {name}")

@@ -63,6 +63,7 @@ Case random_case(std::mt19937& rng, int it) {
   c.n = r(1, 3);
   if (kind == 0) {
     c.groups = r(1, 19), c.ic = c.groups, c.oc = c.groups;
+    if (it % 4 == 1) c.groups = c.ic = c.oc = r(64, 150);  // whole and partial 64-channel chunks
   } else if (kind == 1) {
     c.groups = r(2, 4), c.ic = c.groups * r(1, 6), c.oc = c.groups * r(1, 11);
   } else {
@@ -227,7 +228,8 @@ TEST(QConvFast, DepthwiseRowsOfEveryWidth) {
   // MobileNet-like depthwise layers (3x3 and 5x5, strides 1 and 2, pads 0-2,
   // dilation 1 and 2) on rows of 1 to 80 columns, so every vector kernel's
   // blocks (16 or 32 columns) and every tail length run; extreme codes
-  // every third case (|x - x_zp| = |w - w_zp| = 255).
+  // every third case (|x - x_zp| = |w - w_zp| = 255); every fourth case 64-100
+  // channels with symmetric weights (the quad kernel's chunks and tails).
   const uint32_t seed = 611;
   std::mt19937 rng(seed);
   ThreadsGuard guard;
@@ -252,6 +254,10 @@ TEST(QConvFast, DepthwiseRowsOfEveryWidth) {
     c.y_nhwc = c.nhwc ? r(0, 3) != 0 : r(0, 3) == 0;
     c.bias = r(0, 1);
     c.extreme_codes = it % 3 == 0;
+    if (it % 4 == 2) {  // the quad kernel's case: symmetric weights, 64+ channels
+      c.symmetric = true;
+      c.groups = c.ic = c.oc = r(64, 100);
+    }
     Built b = build(c, rng);
     Tensor y(c.xd, qlinear_conv_output_shape(b.x.shape(), b.w.shape(), b.p),
              c.y_nhwc ? Layout::nhwc : Layout::nchw);
@@ -382,14 +388,20 @@ TEST(QConvFast, ChannelsLastOperandsOnNetworkLayers) {
                                               : "x8-qconv-dw-nhwc-avx512vnni"))
             << what;
       }
+      if (kernel_allowed(Isa::avx2, false)) {  // the layout pass's kernels on AVX2 hosts
+        EXPECT_TRUE(
+            names.count(l.groups == 1 ? "x8-qconv-gemm-nhwc-avx2" : "x8-qconv-dw-nhwc-avx2"))
+            << what;
+      }
       // Weak-test guard: outputs take many values.
       std::set<uint8_t> distinct;
       for (uint8_t v : bytes(y)) distinct.insert(v);
       EXPECT_GT(distinct.size(), 3u) << what;
       if (HasFailure()) return;
     }
-  for (const char* name : {"x8-qconv-dw-nhwc-avx512vnni", "x8-qconv-dw-nhwc-avx512",
-                           "x8-qconv-dw-nhwc-portable", "x8-qconv-gemm-nhwc-portable"}) {
+  for (const char* name :
+       {"x8-qconv-dw-nhwc-avx512vnni", "x8-qconv-dw-nhwc-avx512", "x8-qconv-dw-nhwc-avx2",
+        "x8-qconv-dw-nhwc-portable", "x8-qconv-gemm-nhwc-avx2", "x8-qconv-gemm-nhwc-portable"}) {
     const auto& vs = qconv_kernels().variants;
     const auto v = std::find_if(vs.begin(), vs.end(),
                                 [&](const auto& k) { return k.name == std::string(name); });
@@ -494,6 +506,42 @@ TEST(QConvFast, CodesAroundTheAvx2SplitPoint) {
       EXPECT_TRUE(ran.count(name)) << name << " never ran";
     }
   }
+}
+
+TEST(QConvFast, RequantizedValuesBeyondTheInt32Range) {
+  // Per-channel multipliers from 1e-4 to 1e7 on whole 64-channel blocks of
+  // channels-last operands: float(acc) * m then lies far past +-2^31 on some
+  // channels (the conversion would give INT_MIN there), inside the code
+  // range on others; the fast kernels clamp partly by saturating packs.
+  const uint32_t seed = 4242;
+  std::mt19937 rng(seed);
+  ThreadsGuard guard;
+  int it = 0;
+  for (const int64_t oc : {64, 128, 96})
+    for (const DType xd : {DType::u8, DType::s8})
+      for (const int64_t groups : {int64_t{1}, oc}) {
+        Case c{};
+        c.n = 1 + it % 2, c.ic = groups == 1 ? 24 : oc, c.oc = oc, c.groups = groups;
+        c.kh = c.kw = groups == 1 ? 1 + 2 * (it % 2) : 3;
+        c.sh = c.sw = c.dh = c.dw = 1, c.pt = c.pb = c.pl = c.pr = c.kh / 2;
+        c.h = 5, c.w = 6, c.xd = xd, c.wd = it % 3 == 0 ? DType::u8 : DType::s8;
+        c.per_channel = true, c.nhwc = true, c.y_nhwc = true, c.bias = true, c.symmetric = true;
+        Built b = build(c, rng);
+        for (int64_t o = 0; o < oc; ++o)  // m = x_scale * w_scale / y_scale
+          b.p.w.scale[static_cast<size_t>(o)] =
+              b.p.y_scale / b.p.x_scale * std::pow(10.0f, static_cast<float>(o % 12) - 4.0f);
+        Tensor y(xd, qlinear_conv_output_shape(b.x.shape(), b.w.shape(), b.p), Layout::nhwc);
+        set_num_threads(1 + it % 3);
+        const std::string what = text(c, seed, it) + " (multipliers 1e-4..1e7)";
+        check_all(qlinear_conv_problem(b.x, b.w, b.bias, y, b.p), y, what);
+        // Weak-test guard: both ends of the code range and values between.
+        std::set<uint8_t> distinct;
+        for (uint8_t v : bytes(y)) distinct.insert(v);
+        const uint8_t lo = xd == DType::s8 ? 0x80 : 0, hi = xd == DType::s8 ? 0x7f : 0xff;
+        EXPECT_TRUE(distinct.count(lo) && distinct.count(hi) && distinct.size() > 10) << what;
+        ++it;
+        if (HasFailure()) return;
+      }
 }
 
 TEST(QConvFast, ForcedReferenceAndIsaCapsGiveTheSameBytes) {

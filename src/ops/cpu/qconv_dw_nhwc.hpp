@@ -39,17 +39,37 @@ struct DwNhwcRow {
   bool y_s8 = false;
   uint8_t* y;  // C codes per pixel
   int64_t y_step = 0;
+  // The quad kernel's operands (tap_off / tap_ptr then hold 4 * quads taps):
+  // w' as s8, [quad][64-channel chunk][j][16][4] where dword (j, d) of a
+  // chunk from c0 is channel c0 + 16 * (d / 4) + 4 * j + d % 4 (the order
+  // in which byte and word unpacks of 4 taps' codes leave the channels), its
+  // 4 bytes the taps 4q..4q+3 (0 past the last); offsets and multipliers in
+  // the same order per chunk.
+  int64_t quads = 0;
+  const int8_t* wq = nullptr;
+  const int32_t* offset_q = nullptr;
+  const float* multiplier_q = nullptr;
 };
 using DwNhwcFn = void (*)(const DwNhwcRow& r);
 void dw_nhwc_portable(const DwNhwcRow& r);
-void dw_nhwc_avx512(const DwNhwcRow& r);      // declared for every build
-void dw_nhwc_avx512vnni(const DwNhwcRow& r);  // declared for every build
+void dw_nhwc_avx2(const DwNhwcRow& r);              // declared for every build
+void dw_nhwc_avx512(const DwNhwcRow& r);            // declared for every build
+void dw_nhwc_avx512vnni(const DwNhwcRow& r);        // declared for every build
+void dw_nhwc_quads_avx512vnni(const DwNhwcRow& r);  // declared for every build
 
 // w' in tap pairs for the zero points of wq; whether d was made for them.
 DwNhwcWeights pack_dw_nhwc(const TensorView& w, const QuantParams& wq);
 bool dw_nhwc_weights_match(const DwNhwcWeights& d, const QuantParams& wq, int64_t C);
 
 const char* dw_nhwc_declines(const QConvProblem& p);
+// As dw_nhwc_declines, and a weight zero point other than 0 (s8) or 128 (u8):
+// w' then always fits s8.
+const char* dw_nhwc_quads_declines(const QConvProblem& p);
+inline constexpr int64_t kDwQuadChunk = 64;  // channels per chunk of the quad kernel
+// The channel (from a chunk's first) of the quad layout's dword i = 16 * j + d.
+inline constexpr int64_t dw_quad_channel(int64_t i) {
+  return 16 * (i % 16 / 4) + 4 * (i / 16) + i % 4;
+}
 void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn);
 
 }  // namespace npukit::qconv

@@ -60,8 +60,14 @@ void run_dw_portable(const QConvProblem& p) {
 void run_dw_nhwc_avx512vnni(const QConvProblem& p) {
   qconv::run_dw_nhwc(p, qconv::dw_nhwc_avx512vnni);
 }
+void run_dw_nhwc_quads_avx512vnni(const QConvProblem& p) {
+  qconv::run_dw_nhwc(p, qconv::dw_nhwc_quads_avx512vnni);
+}
 void run_dw_nhwc_avx512(const QConvProblem& p) {
   qconv::run_dw_nhwc(p, qconv::dw_nhwc_avx512);
+}
+void run_dw_nhwc_avx2(const QConvProblem& p) {
+  qconv::run_dw_nhwc(p, qconv::dw_nhwc_avx2);
 }
 void run_dw_nhwc_portable(const QConvProblem& p) {
   qconv::run_dw_nhwc(p, qconv::dw_nhwc_portable);
@@ -80,6 +86,9 @@ void run_gemm_avx2(const QConvProblem& p) {
 }
 void run_nhwc_vnni(const QConvProblem& p) {
   qconv::run_gemm_nhwc(p, qconv::nhwc_block_avx512vnni);
+}
+void run_nhwc_avx2(const QConvProblem& p) {
+  qconv::run_gemm_nhwc(p, qconv::nhwc_block_avx2, true);
 }
 void run_nhwc_portable(const QConvProblem& p) {
   qconv::run_gemm_nhwc(p, qconv::nhwc_block_portable);
@@ -129,6 +138,10 @@ const KernelList<QConvProblem>& qconv_kernels() {
            "exact, one group, window > 1x1, weight zero point 0 (s8) or 128 (u8); output "
            "channels in the lanes (no pixel-lane waste on 7x7/14x14 maps)",
            qconv::nhwc_declines, run_nhwc_vnni},
+          {"x8-qconv-dw-nhwc-quads-avx512vnni", Isa::avx512_vnni,
+           "depthwise on channels-last x and y, weight zero point 0 (s8) or 128 (u8); four "
+           "taps per vpdpbusd",
+           qconv::dw_nhwc_quads_declines, run_dw_nhwc_quads_avx512vnni},
           {"x8-qconv-dw-nhwc-avx512vnni", Isa::avx512_vnni,
            "depthwise on channels-last x and y (the runner's int8 layout); channels in the "
            "lanes, two taps per vpdpwssd",
@@ -137,6 +150,14 @@ const KernelList<QConvProblem>& qconv_kernels() {
            "depthwise on channels-last x and y (the runner's int8 layout); channels in the "
            "lanes, two taps per vpmaddwd",
            qconv::dw_nhwc_declines, run_dw_nhwc_avx512},
+          {"x8-qconv-gemm-nhwc-avx2", Isa::avx2,
+           "as x8-qconv-gemm-nhwc-avx512vnni with x or y channels-last (the runner's int8 "
+           "layout); exact u8 x s8 products by the 7-bit split of vpmaddubsw",
+           qconv::nhwc_declines_channels_last, run_nhwc_avx2},
+          {"x8-qconv-dw-nhwc-avx2", Isa::avx2,
+           "depthwise on channels-last x and y (the runner's int8 layout); channels in the "
+           "lanes, two taps per vpmaddwd",
+           qconv::dw_nhwc_declines, run_dw_nhwc_avx2},
           {"x8-qconv-dw-nhwc-portable", Isa::portable,
            "depthwise on channels-last x and y (before the NCHW depthwise kernels, which "
            "take strided planes slowly)",

@@ -28,6 +28,7 @@ struct NhwcBlock {
   const int64_t* tap_off;          // byte offset of each tap from px[r]
   int64_t taps = 0, C4 = 0;        // taps; channel quads per tap
   const int8_t* w;                 // the block's weights [tap][C4][64][4]
+  const int16_t* w16 = nullptr;    // the same as [tap][C4][2][64][2] int16 (AVX2 kernel)
   const int32_t* offset;           // [64]: bias - x_zp' * sum(w') (wrapping)
   const float* multiplier;         // [64]: (x_scale * w_scale) / y_scale
   int32_t y_zp = 0;
@@ -39,6 +40,7 @@ struct NhwcBlock {
 using NhwcFn = void (*)(const NhwcBlock& b, int R);
 void nhwc_block_portable(const NhwcBlock& b, int R);
 void nhwc_block_avx512vnni(const NhwcBlock& b, int R);  // declared for every build
+void nhwc_block_avx2(const NhwcBlock& b, int R);        // declared for every build
 
 // Whether t (logically NCHW) holds NHWC bytes: the runner's int8 layout, or
 // any layout when the strides of axes of size 1 do not matter (a 1x1 map,
@@ -51,10 +53,15 @@ inline bool is_channels_last(const TensorView& t) {
 
 // Why the NHWC kernels decline p (null: they accept it).
 const char* nhwc_declines(const QConvProblem& p);
-void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn);
+// As nhwc_declines, and NCHW x and y (below AVX-512 VNNI the NCHW GEMM takes those).
+const char* nhwc_declines_channels_last(const QConvProblem& p);
+// int16_weights: fn reads NhwcBlock::w16 (the pack's, else converted per call).
+void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn, bool int16_weights = false);
 
 // Packs w' (s8; u8 weights as w ^ 0x80) into the NHWC layout; pk's other fields
 // (K, w_sum) are filled by pack_qconv.
 void pack_nhwc(const TensorView& w, QConvPackedWeights& pk);
+// nhwc_w's quads [64][4] as int16 pairs [2][64][2] (sign-extended).
+void widen_nhwc(const std::vector<int8_t>& w, std::vector<int16_t>& w16);
 
 }  // namespace npukit::qconv

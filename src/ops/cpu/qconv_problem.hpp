@@ -37,6 +37,8 @@ inline constexpr int64_t kQConvRows = 8;
 // w', for the zero points they were made with.
 struct DwNhwcWeights {
   std::vector<int32_t> pairs, sum, zero_point;
+  // w' as s8 in tap quads, when every w' fits (qconv_dw_nhwc.hpp's quad kernel).
+  std::vector<int8_t> quads;
 };
 
 struct QConvPackedWeights {
@@ -57,6 +59,10 @@ struct QConvPackedWeights {
   // (exact mode, one group): [OC/64 rounded
   // up][KH*KW][C/4 rounded up][64][4] s8 codes w', 0 past OC and C.
   std::vector<int8_t> nhwc_w;
+  // The same as int16 pairs for the AVX2 kernel (made at pack time only on
+  // hosts whose best channels-last GEMM is that one): per quad
+  // [2 pairs][64][2] instead of [64][4].
+  std::vector<int16_t> nhwc_w16;
   // Depthwise weights (one input and output channel per group): the
   // channels-last kernels' form, made with the zero points given to pack_qconv.
   DwNhwcWeights dw_nhwc;

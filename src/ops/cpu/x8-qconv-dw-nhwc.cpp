@@ -35,6 +35,17 @@ const char* dw_nhwc_declines(const QConvProblem& p) {
   return nullptr;
 }
 
+const char* dw_nhwc_quads_declines(const QConvProblem& p) {
+  if (const char* why = dw_nhwc_declines(p)) return why;
+  // Below 64 channels most of a chunk's lanes would be padding (bench_qconv:
+  // 32 channels at 112x112 run slower than on the pair kernel).
+  if (p.x.dim(1) < kDwQuadChunk) return "fewer than 64 channels";
+  const int32_t symmetric = p.w.dtype() == DType::u8 ? 128 : 0;
+  for (int64_t c = 0; c < p.w.dim(0); ++c)
+    if (p.wq.zero_point_at(c) != symmetric) return "a weight zero point is not 0 (s8) or 128 (u8)";
+  return nullptr;
+}
+
 void dw_nhwc_portable(const DwNhwcRow& r) {
   const detail::CodeRange range = r.y_s8 ? detail::CodeRange{-128, 127} : detail::CodeRange{0, 255};
   for (int64_t i = 0; i < r.n; ++i) {
@@ -74,6 +85,30 @@ DwNhwcWeights pack_dw_nhwc(const TensorView& w, const QuantParams& wq) {
     }
     d.sum[static_cast<size_t>(c)] = static_cast<int32_t>(sum);
   }
+  // The quad layout, when every w' fits s8.
+  bool fits = true;
+  for (int64_t t = 0; t < taps && fits; ++t)
+    for (int64_t c = 0; c < C && fits; ++c) {
+      const auto v = static_cast<int16_t>(
+          static_cast<uint16_t>(u32(d.pairs[static_cast<size_t>(t / 2 * Cp + c)]) >> (t % 2 * 16)));
+      fits = v >= -128 && v <= 127;
+    }
+  if (!fits) return d;
+  const int64_t quads = (taps + 3) / 4, chunks = (C + kDwQuadChunk - 1) / kDwQuadChunk;
+  d.quads.assign(static_cast<size_t>(quads * chunks * kDwQuadChunk * 4), 0);
+  for (int64_t q = 0; q < quads; ++q)
+    for (int64_t ch = 0; ch < chunks; ++ch)
+      for (int64_t i = 0; i < kDwQuadChunk; ++i) {  // i = 16 * j + d
+        const int64_t c = ch * kDwQuadChunk + dw_quad_channel(i);
+        for (int64_t k = 0; k < 4; ++k) {
+          const int64_t t = 4 * q + k;
+          if (c >= C || t >= taps) continue;
+          const auto v = static_cast<int16_t>(static_cast<uint16_t>(
+              u32(d.pairs[static_cast<size_t>(t / 2 * Cp + c)]) >> (t % 2 * 16)));
+          d.quads[static_cast<size_t>(((q * chunks + ch) * kDwQuadChunk + i) * 4 + k)] =
+              static_cast<int8_t>(v);
+        }
+      }
   return d;
 }
 
@@ -145,10 +180,26 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
         static_cast<int32_t>(u32(b) - u32(xz) * u32(dw->sum[static_cast<size_t>(c)]));
     mult[static_cast<size_t>(c)] = (p.x_scale * p.wq.scale_at(c)) / p.y_scale;
   }
+  // The quad kernel's order of them (qconv_dw_nhwc.hpp).
+  const int64_t chunks = (C + kDwQuadChunk - 1) / kDwQuadChunk;
+  std::vector<int32_t> offset_q;
+  std::vector<float> mult_q;
+  if (!dw->quads.empty()) {
+    offset_q.assign(static_cast<size_t>(chunks * kDwQuadChunk), 0);
+    mult_q.assign(static_cast<size_t>(chunks * kDwQuadChunk), 1.0f);
+    for (int64_t i = 0; i < chunks * kDwQuadChunk; ++i) {
+      const int64_t c = i / kDwQuadChunk * kDwQuadChunk + dw_quad_channel(i % kDwQuadChunk);
+      if (c >= C) continue;
+      offset_q[static_cast<size_t>(i)] = offset[static_cast<size_t>(c)];
+      mult_q[static_cast<size_t>(i)] = mult[static_cast<size_t>(c)];
+    }
+  }
   // Tap offsets in the buffer read: x itself (strides) or the padded copy.
   const int64_t sH = in_place ? p.x.stride(2) : Wp * Cp, sW = in_place ? p.x.stride(3) : Cp;
-  std::vector<int64_t> tap_off(static_cast<size_t>(2 * pairs));
-  for (int64_t t = 0; t < 2 * pairs; ++t) {
+  // 4 * quads taps (>= 2 * pairs): the quad kernel's too.
+  const int64_t quads = (taps + 3) / 4, ntaps = 4 * quads;
+  std::vector<int64_t> tap_off(static_cast<size_t>(ntaps));
+  for (int64_t t = 0; t < ntaps; ++t) {
     const int64_t k = std::min(t, taps - 1);  // the padding tap reads a real one (w' = 0)
     tap_off[static_cast<size_t>(t)] = k / KW * win.dilation_h * sH + k % KW * win.dilation_w * sW;
   }
@@ -177,6 +228,10 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
     r.w = wt;
     r.offset = offset.data();
     r.multiplier = mult.data();
+    if (!dw->quads.empty()) {
+      r.quads = quads, r.wq = dw->quads.data();
+      r.offset_q = offset_q.data(), r.multiplier_q = mult_q.data();
+    }
     r.y_zp = p.y_zp, r.y_s8 = p.y.dtype() == DType::s8;
     r.y = static_cast<uint8_t*>(p.y.raw()) + n * p.y.stride(0) + oh * p.y.stride(2);
     r.y_step = p.y.stride(3);
@@ -188,7 +243,7 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
     auto border = [&](int64_t ow) {
       const uint8_t* ptr[kDwNhwcMaxTaps];
       const int64_t iw0 = ow * win.stride_w - win.pad_left;
-      for (int64_t t = 0; t < 2 * pairs; ++t) {
+      for (int64_t t = 0; t < ntaps; ++t) {
         const int64_t k = std::min(t, taps - 1);
         const int64_t ih = ih0 + k / KW * win.dilation_h, iw = iw0 + k % KW * win.dilation_w;
         ptr[t] = ih >= 0 && ih < H && iw >= 0 && iw < W ? x_img + ih * sH + iw * sW : zp_row.data();

@@ -1,8 +1,10 @@
 // AVX-512 VNNI micro-kernel of the channels-last integer convolution
 // (qconv_nhwc.hpp): per channel quad, 4 vectors of 16 output channels'
 // weights and one broadcast u32 (4 channels) per pixel; vpdpbusd sums the 4
-// u8 x s8 products per lane exactly in int32. The requantization is
-// store_avx512's, with per-lane offsets and multipliers.
+// u8 x s8 products per lane exactly in int32, onto the lane's offset. The
+// requantization is store_avx512's, clamped by the
+// saturating packs (one float min instead of a min and a max, y_zp added
+// to int16 pairs).
 #include "ops/cpu/qconv_nhwc.hpp"
 
 #if defined(__x86_64__)
@@ -28,32 +30,24 @@ NPUKIT_AVX512VNNI inline __m512i bcast(const uint8_t* p) {
   return _mm512_set1_epi32(v);
 }
 
-// float(acc + offset) * m, clamped to the code range minus y_zp, rounded to
-// nearest even, + y_zp: the reference's operations (see store_avx512).
-NPUKIT_AVX512VNNI inline __m128i requant(__m512i a, const int32_t* offset, const float* m,
-                                         __m512 flo, __m512 fhi, __m512i yzp) {
-  a = _mm512_add_epi32(a, _mm512_loadu_si512(offset));
-  __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(a), _mm512_loadu_ps(m));
-  v = _mm512_min_ps(_mm512_max_ps(v, flo), fhi);  // never NaN: finite acc and multipliers
-  return _mm512_cvtepi32_epi8(_mm512_add_epi32(
-      _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), yzp));
+// float(acc) * m rounded to nearest even, clamped above to the code range
+// minus y_zp only: past it the conversion would give INT_MIN. Below it the
+// saturating packs of pack64 clamp: for an integer bound, clamping before or
+// after rounding gives the same integer, and INT_MIN (v < -2^31) is below too.
+NPUKIT_AVX512VNNI inline __m512i rounded(__m512i a, const float* m, __m512 fhi) {
+  const __m512 v = _mm512_min_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(a), _mm512_loadu_ps(m)), fhi);
+  return _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 }
 
-// As requant, up to the codes as int32 (in the code range: exact below).
-NPUKIT_AVX512VNNI inline __m512i requant32(__m512i a, const int32_t* offset, const float* m,
-                                           __m512 flo, __m512 fhi, __m512i yzp) {
-  a = _mm512_add_epi32(a, _mm512_loadu_si512(offset));
-  __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(a), _mm512_loadu_ps(m));
-  v = _mm512_min_ps(_mm512_max_ps(v, flo), fhi);  // never NaN: finite acc and multipliers
-  return _mm512_add_epi32(
-      _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), yzp);
-}
-
-// 64 codes of four int32 vectors by two saturating pack steps (no value
-// saturates: all are codes) and one dword permutation that undoes the packs'
-// per-128-bit-lane interleaving: fewer instructions than four vpmovdb.
-NPUKIT_AVX512VNNI inline __m512i pack64(__m512i a, __m512i b, __m512i c, __m512i d, bool s8) {
-  const __m512i ab = _mm512_packs_epi32(a, b), cd = _mm512_packs_epi32(c, d);
+// The 64 codes of four vectors of rounded values: int32 -> int16 with
+// saturation, + y_zp with int16 saturation (a saturated value stays past the
+// code range on its side: |y_zp| <= 255), -> u8/s8 with saturation (the
+// reference's clamp), and one dword permutation that undoes the packs'
+// per-128-bit-lane interleaving.
+NPUKIT_AVX512VNNI inline __m512i pack64(__m512i a, __m512i b, __m512i c, __m512i d, __m512i yzp16,
+                                        bool s8) {
+  const __m512i ab = _mm512_adds_epi16(_mm512_packs_epi32(a, b), yzp16);
+  const __m512i cd = _mm512_adds_epi16(_mm512_packs_epi32(c, d), yzp16);
   const __m512i bytes = s8 ? _mm512_packs_epi16(ab, cd) : _mm512_packus_epi16(ab, cd);
   // Dword 4k + j holds 4 codes of vector j, lane k; they go to 4j + k.
   const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
@@ -66,7 +60,7 @@ template <int R, int V>
 NPUKIT_AVX512VNNI void block(const NhwcBlock& b) {
   __m512i acc[R][V];
   for (int r = 0; r < R; ++r)
-    for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_si512();
+    for (int v = 0; v < V; ++v) acc[r][v] = _mm512_loadu_si512(b.offset + 16 * v);
   const int8_t* w = b.w;
   for (int64_t t = 0; t < b.taps; ++t) {
     const uint8_t* x[R];
@@ -80,36 +74,21 @@ NPUKIT_AVX512VNNI void block(const NhwcBlock& b) {
       }
     }
   }
-  const int32_t lo = b.y_s8 ? -128 : 0, hi = b.y_s8 ? 127 : 255;
-  const __m512 flo = _mm512_set1_ps(static_cast<float>(lo - b.y_zp));
-  const __m512 fhi = _mm512_set1_ps(static_cast<float>(hi - b.y_zp));
-  const __m512i yzp = _mm512_set1_epi32(b.y_zp);
-  if (V == 4 && b.lanes == 64) {
-    for (int r = 0; r < R; ++r) {
-      __m512i q[4];
-      for (int v = 0; v < 4; ++v)
-        q[v] = requant32(acc[r][v % V],  // (v % V: compiles for every V)
-                         b.offset + 16 * v, b.multiplier + 16 * v, flo, fhi, yzp);
-      _mm512_storeu_si512(b.y + r * b.y_stride, pack64(q[0], q[1], q[2], q[3], b.y_s8));
-    }
-    return;
-  }
-  if (b.lanes == 16 * V) {
-    for (int r = 0; r < R; ++r)
-      for (int v = 0; v < V; ++v)
-        _mm_storeu_si128(
-            reinterpret_cast<__m128i*>(b.y + r * b.y_stride + 16 * v),
-            requant(acc[r][v], b.offset + 16 * v, b.multiplier + 16 * v, flo, fhi, yzp));
-    return;
-  }
-  // A channels-last y's last block: only its own channels (the next pixel follows).
-  for (int v = 0; v < V; ++v) {
-    const int n = b.lanes - 16 * v;
-    const __mmask16 m = n >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << n) - 1);
-    for (int r = 0; r < R; ++r)
-      _mm_mask_storeu_epi8(
-          b.y + r * b.y_stride + 16 * v, m,
-          requant(acc[r][v], b.offset + 16 * v, b.multiplier + 16 * v, flo, fhi, yzp));
+  const __m512 fhi = _mm512_set1_ps(static_cast<float>((b.y_s8 ? 127 : 255) - b.y_zp));
+  const __m512i yzp16 = _mm512_set1_epi16(static_cast<int16_t>(b.y_zp));
+  // V < 4 packs copies of the first vector in place of the missing ones; a
+  // channels-last y's last block stores only its own channels (the next
+  // pixel follows).
+  const __mmask64 keep = b.lanes >= 64 ? ~__mmask64{0} : (__mmask64{1} << b.lanes) - 1;
+  for (int r = 0; r < R; ++r) {
+    __m512i q[4];
+    for (int v = 0; v < 4; ++v)
+      q[v] = v < V ? rounded(acc[r][v % V], b.multiplier + 16 * v, fhi) : q[0];
+    const __m512i codes = pack64(q[0], q[1], q[2], q[3], yzp16, b.y_s8);
+    if (V == 4 && b.lanes == 64)
+      _mm512_storeu_si512(b.y + r * b.y_stride, codes);
+    else
+      _mm512_mask_storeu_epi8(b.y + r * b.y_stride, keep, codes);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "npukit/kernels.hpp"
 #include "npukit/parallel.hpp"
 #include "ops/cpu/qconv_nhwc.hpp"
 #include "ops/quantized_common.hpp"
@@ -93,6 +94,22 @@ void pack_nhwc(const TensorView& w, QConvPackedWeights& pk) {
                      : int8_t{0};
           }
     }
+  // Hosts (or caps) whose channels-last GEMM is the AVX2 one.
+  if (kernel_allowed(Isa::avx2, false) && !kernel_allowed(Isa::avx512_vnni, false))
+    widen_nhwc(pk.nhwc_w, pk.nhwc_w16);
+}
+
+void widen_nhwc(const std::vector<int8_t>& w, std::vector<int16_t>& w16) {
+  w16.resize(w.size());
+  const auto* bytes = reinterpret_cast<const uint8_t*>(w.data());  // s8 codes as their bits
+  const int64_t chunk = kNhwcOcBlock * 4;                          // one quad of a block
+  for (int64_t at = 0; at < static_cast<int64_t>(w.size()); at += chunk)
+    for (int64_t lane = 0; lane < kNhwcOcBlock; ++lane)
+      for (int64_t j = 0; j < 4; ++j) {
+        const int b = bytes[at + lane * 4 + j];
+        w16[static_cast<size_t>(at + j / 2 * kNhwcOcBlock * 2 + lane * 2 + j % 2)] =
+            static_cast<int16_t>(b >= 128 ? b - 256 : b);  // sign-extended
+      }
 }
 
 const char* nhwc_declines(const QConvProblem& p) {
@@ -120,6 +137,11 @@ const char* nhwc_declines(const QConvProblem& p) {
   return nullptr;
 }
 
+const char* nhwc_declines_channels_last(const QConvProblem& p) {
+  if (!is_channels_last(p.x) && !is_channels_last(p.y)) return "NCHW x and y (the NCHW GEMM's)";
+  return nhwc_declines(p);
+}
+
 void nhwc_block_portable(const NhwcBlock& b, int R) {
   const detail::CodeRange range = b.y_s8 ? detail::CodeRange{-128, 127} : detail::CodeRange{0, 255};
   for (int r = 0; r < R; ++r)
@@ -139,7 +161,7 @@ void nhwc_block_portable(const NhwcBlock& b, int R) {
     }
 }
 
-void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn) {
+void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn, bool int16_weights) {
   const int64_t N = p.x.dim(0), C = p.x.dim(1), H = p.x.dim(2), W = p.x.dim(3);
   const int64_t OC = p.w.dim(0), KH = p.w.dim(2), KW = p.w.dim(3);
   const int64_t OH = p.y.dim(2), OW = p.y.dim(3), P = OH * OW;
@@ -153,6 +175,12 @@ void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn) {
   if (pk == nullptr || !qconv_packed_matches(*pk, p) || pk->nhwc_w.empty()) {
     own = pack_qconv(p.w, p.wq, p.groups, false, p.x.dtype());
     pk = own.get();
+  }
+  std::vector<int16_t> w16_here;  // a pack made before a cap changed, or on a VNNI host
+  const int16_t* w16 = pk->nhwc_w16.empty() ? nullptr : pk->nhwc_w16.data();
+  if (int16_weights && w16 == nullptr) {
+    widen_nhwc(pk->nhwc_w, w16_here);
+    w16 = w16_here.data();
   }
 
   // x' (u8; s8 codes flipped) in padded NHWC, x_zp' in the padding (a
@@ -283,6 +311,7 @@ void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn) {
     b.tap_off = tap_off.data();
     b.taps = taps, b.C4 = C4;
     b.w = pk->nhwc_w.data() + ob * wblock;
+    if (int16_weights) b.w16 = w16 + ob * wblock;
     b.offset = offset.data() + ob * kNhwcOcBlock;
     b.multiplier = mult.data() + ob * kNhwcOcBlock;
     b.y_zp = p.y_zp, b.y_s8 = p.y.dtype() == DType::s8;
