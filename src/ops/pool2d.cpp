@@ -8,6 +8,7 @@
 #include "cpu/x8-globalpool.hpp"
 #include "cpu/x8-maxpool2d-flat.hpp"
 #include "cpu/x8-maxpool2d-rows.hpp"
+#include "cpu/x8-maxpool2d-s2.hpp"
 #include "npukit/cpu_features.hpp"
 #include "npukit/error.hpp"
 
@@ -100,6 +101,8 @@ const KernelList<Pool2dProblem>& pool2d_kernels() {
           {"x8-maxpool2d-same-avx512", Isa::avx512,
            "s8/u8 max, stride 1, output size = input size, NCHW planes", cpu::x8_flat_same_declines,
            cpu::max_pool2d_x8_same_avx512},
+          {"x8-maxpool2d-s2-avx512", Isa::avx512, "s8/u8 max, NCHW rows, stride_w = 2",
+           cpu::x8_s2_declines, cpu::max_pool2d_x8_s2_avx512},
           {"x8-maxpool2d-rows-avx512", Isa::avx512, "s8/u8 max, NCHW rows, stride_w <= 2",
            cpu::x8_rows_declines, cpu::max_pool2d_x8_rows_avx512},
           {"x8-maxpool2d-avx512", Isa::avx512, "s8/u8 max, any layout and semantics",
