@@ -113,6 +113,8 @@ const KernelList<Pool2dProblem>& pool2d_kernels() {
           {"x8-maxpool2d-same-avx2", Isa::avx2,
            "s8/u8 max, stride 1, output size = input size, NCHW planes",
            cpu::x8_flat_same_declines_avx2, cpu::max_pool2d_x8_same_avx2},
+          {"x8-maxpool2d-s2-avx2", Isa::avx2, "s8/u8 max, NCHW rows, stride_w = 2",
+           cpu::x8_s2_declines, cpu::max_pool2d_x8_s2_avx2},
           {"x8-maxpool2d-rows-avx2", Isa::avx2, "s8/u8 max, NCHW rows, stride_w <= 2",
            cpu::x8_rows_declines, cpu::max_pool2d_x8_rows_avx2},
           {"x8-maxpool2d-avx2", Isa::avx2, "s8/u8 max, any layout and semantics",

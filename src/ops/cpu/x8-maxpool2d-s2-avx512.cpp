@@ -59,7 +59,7 @@ struct S {
     __m512i fill;
   };
   static Fill fill_of(const Edge& e) { return {e.valid, _mm512_load_si512(e.fill)}; }
-  static B load_edge(const uint8_t* p, const Fill& f) {
+  static B load_edge(const uint8_t* p, const Fill& f, const uint8_t*, const uint8_t*) {
     return _mm512_or_si512(_mm512_maskz_loadu_epi8(f.valid, p), f.fill);
   }
 };
