@@ -7,6 +7,7 @@
 #include "cpu/pool2d_plan.hpp"
 #include "cpu/x8-globalpool.hpp"
 #include "cpu/x8-maxpool2d-flat.hpp"
+#include "cpu/x8-maxpool2d-nhwc.hpp"
 #include "cpu/x8-maxpool2d-rows.hpp"
 #include "cpu/x8-maxpool2d-s2.hpp"
 #include "npukit/cpu_features.hpp"
@@ -101,6 +102,8 @@ const KernelList<Pool2dProblem>& pool2d_kernels() {
           {"x8-maxpool2d-same-avx512", Isa::avx512,
            "s8/u8 max, stride 1, output size = input size, NCHW planes", cpu::x8_flat_same_declines,
            cpu::max_pool2d_x8_same_avx512},
+          {"x8-maxpool2d-nhwc-avx512", Isa::avx512, "s8/u8 max, unit-stride channels (NHWC)",
+           cpu::x8_nhwc_declines, cpu::max_pool2d_x8_nhwc_avx512},
           {"x8-maxpool2d-s2-avx512", Isa::avx512, "s8/u8 max, NCHW rows, stride_w = 2",
            cpu::x8_s2_declines, cpu::max_pool2d_x8_s2_avx512},
           {"x8-maxpool2d-rows-avx512", Isa::avx512, "s8/u8 max, NCHW rows, stride_w <= 2",
@@ -113,6 +116,8 @@ const KernelList<Pool2dProblem>& pool2d_kernels() {
           {"x8-maxpool2d-same-avx2", Isa::avx2,
            "s8/u8 max, stride 1, output size = input size, NCHW planes",
            cpu::x8_flat_same_declines_avx2, cpu::max_pool2d_x8_same_avx2},
+          {"x8-maxpool2d-nhwc-avx2", Isa::avx2, "s8/u8 max, unit-stride channels (NHWC)",
+           cpu::x8_nhwc_declines, cpu::max_pool2d_x8_nhwc_avx2},
           {"x8-maxpool2d-s2-avx2", Isa::avx2, "s8/u8 max, NCHW rows, stride_w = 2",
            cpu::x8_s2_declines, cpu::max_pool2d_x8_s2_avx2},
           {"x8-maxpool2d-rows-avx2", Isa::avx2, "s8/u8 max, NCHW rows, stride_w <= 2",
