@@ -193,8 +193,10 @@ void sums_nhwc_group(const X8GlobalBlock& b, int64_t c, __m512i bias, int32_t* s
         if (left <= 0) break;
         const __mmask16 mq = left >= 16 ? 0xffff : static_cast<__mmask16>((1u << left) - 1);
         int32_t* dst = sums + c + 64 * v + 16 * q;
-        const __m512i add = _mm512_maskz_cvtepu16_epi32(
-            0xffff, _mm512_maskz_extracti64x4_epi64(0xff, halves[q / 2], q % 2));
+        // Immediate operands must be literal constants for clang.
+        const __m256i words = q % 2 ? _mm512_maskz_extracti64x4_epi64(0xff, halves[q / 2], 1)
+                                    : _mm512_maskz_extracti64x4_epi64(0xff, halves[q / 2], 0);
+        const __m512i add = _mm512_maskz_cvtepu16_epi32(0xffff, words);
         const __m512i old = done > 0 ? _mm512_maskz_loadu_epi32(mq, dst) : zero;
         _mm512_mask_storeu_epi32(dst, mq, _mm512_add_epi32(old, add));
       }

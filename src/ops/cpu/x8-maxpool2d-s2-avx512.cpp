@@ -8,7 +8,15 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
+// Every header the driver (.inc) uses, before the target region opens (clang
+// would apply the target attribute to their declarations).
+#include <algorithm>
+#include <cstring>
+#include <limits>
 #include <type_traits>
+#include <vector>
+
+#include "npukit/parallel.hpp"
 
 #include "ops/cpu/isa-avx512-begin.inc"
 
