@@ -21,6 +21,11 @@ int64_t ceil_div(int64_t num, int64_t s) {
 std::string field(const char* base, char axis) {
   return std::string(base) + "_" + axis;
 }
+// Parameter names as literals: this runs on every pooling and convolution
+// call, so nothing here builds a string unless a check fails.
+const char* name_of(const char* h_name, const char* w_name, char axis) {
+  return axis == 'h' ? h_name : w_name;
+}
 }  // namespace
 
 AxisWindow axis_h(const Window2d& w, int64_t in_h) {
@@ -34,12 +39,11 @@ AxisWindow axis_w(const Window2d& w, int64_t in_w) {
 }
 
 int64_t axis_output_size(const AxisWindow& a, const char* fn, char axis) {
-  const std::string ax(1, axis);
   check_range(fn, axis == 'h' ? "x.H" : "x.W", a.in, 1, kMax);
-  check_range(fn, field("kernel", axis).c_str(), a.kernel, 1, kMax);
-  check_range(fn, field("stride", axis).c_str(), a.stride, 1, kMax);
-  check_range(fn, field("dilation", axis).c_str(), a.dilation, 1, kMax);
-  check_range(fn, field("ins", axis).c_str(), a.ins, 0, kMax);
+  check_range(fn, name_of("kernel_h", "kernel_w", axis), a.kernel, 1, kMax);
+  check_range(fn, name_of("stride_h", "stride_w", axis), a.stride, 1, kMax);
+  check_range(fn, name_of("dilation_h", "dilation_w", axis), a.dilation, 1, kMax);
+  check_range(fn, name_of("ins_h", "ins_w", axis), a.ins, 0, kMax);
   const bool is_h = axis == 'h';
   const int64_t pad_min = a.truncated_count ? -kMax : 0;
   check_range(fn, is_h ? "pad_top" : "pad_left", a.pad_begin, pad_min, kMax);
@@ -51,18 +55,21 @@ int64_t axis_output_size(const AxisWindow& a, const char* fn, char axis) {
     // ONNX Runtime: C division (toward zero) or float ceil, then the same drop rule.
     int64_t out = (a.ceil_mode ? ceil_div(num, a.stride) : num / a.stride) + 1;
     if (a.ceil_mode && (out - 1) * a.stride >= a.inserted_size() + a.pad_begin) --out;
-    check(out >= 1, fn, field("kernel", axis).c_str(),
-          std::to_string(a.kernel) + " (effective extent " + std::to_string(k_eff) + ", stride " +
-              std::to_string(a.stride) + ", pads " + std::to_string(a.pad_begin) + "/" +
-              std::to_string(a.pad_end) + ": " + std::to_string(out) + " outputs)",
-          "a window count of at least 1 along " + ax +
-              " (ONNX Runtime returns an empty tensor for 0 and rejects a negative count)");
+    if (out < 1)
+      fail(fn, field("kernel", axis).c_str(),
+           std::to_string(a.kernel) + " (effective extent " + std::to_string(k_eff) + ", stride " +
+               std::to_string(a.stride) + ", pads " + std::to_string(a.pad_begin) + "/" +
+               std::to_string(a.pad_end) + ": " + std::to_string(out) + " outputs)",
+           "a window count of at least 1 along " + std::string(1, axis) +
+               " (ONNX Runtime returns an empty tensor for 0 and rejects a negative count)");
     return out;
   }
-  check(k_eff <= span, fn, field("kernel", axis).c_str(),
-        std::to_string(a.kernel) + " (effective extent " + std::to_string(k_eff) +
-            " with dilation " + std::to_string(a.dilation) + ")",
-        "an extent no larger than the padded input along " + ax + ", " + std::to_string(span));
+  if (k_eff > span)
+    fail(fn, field("kernel", axis).c_str(),
+         std::to_string(a.kernel) + " (effective extent " + std::to_string(k_eff) +
+             " with dilation " + std::to_string(a.dilation) + ")",
+         "an extent no larger than the padded input along " + std::string(1, axis) + ", " +
+             std::to_string(span));
   int64_t out = (a.ceil_mode ? (num + a.stride - 1) / a.stride : num / a.stride) + 1;
   // A last window that would start in the end padding is dropped (ONNX, PyTorch).
   if (a.ceil_mode && (out - 1) * a.stride >= a.inserted_size() + a.pad_begin) --out;
@@ -132,7 +139,7 @@ void resolve_pool_auto_pad(Window2d& w, AutoPad mode, int64_t in_h, int64_t in_w
 
 std::vector<int64_t> window_output_shape(const std::vector<int64_t>& x, const Window2d& w,
                                          const char* fn) {
-  check(x.size() == 4, fn, "x", "shape " + shape_text(x), "a 4-D (N, C, H, W) tensor");
+  if (x.size() != 4) fail(fn, "x", "shape " + shape_text(x), "a 4-D (N, C, H, W) tensor");
   check_range(fn, "x.N", x[0], 1, INT32_MAX);
   check_range(fn, "x.C", x[1], 1, INT32_MAX);
   const int64_t oh = axis_output_size(axis_h(w, x[2]), fn, 'h');
@@ -141,15 +148,18 @@ std::vector<int64_t> window_output_shape(const std::vector<int64_t>& x, const Wi
   // per-axis tap tables hold OH x KH and OW x KW entries. 8192 x 8192 windows
   // (a global pool of a 64 Mpixel image) stay allowed.
   constexpr int64_t kMaxTaps = int64_t{1} << 26;
-  const std::string area = std::to_string(w.kernel_h) + " x " + std::to_string(w.kernel_w);
-  check(w.kernel_h <= kMaxTaps / std::max<int64_t>(w.kernel_w, 1), fn, "kernel_shape",
-        area + " taps per window", "at most 2^26 (67108864) taps per window");
-  check(oh <= kMaxTaps / std::max<int64_t>(w.kernel_h, 1), fn, "kernel_h",
-        std::to_string(w.kernel_h) + " over " + std::to_string(oh) + " output rows",
-        "output rows x kernel_h at most 2^26 (the tap table of the axis)");
-  check(ow <= kMaxTaps / std::max<int64_t>(w.kernel_w, 1), fn, "kernel_w",
-        std::to_string(w.kernel_w) + " over " + std::to_string(ow) + " output columns",
-        "output columns x kernel_w at most 2^26 (the tap table of the axis)");
+  if (w.kernel_h > kMaxTaps / std::max<int64_t>(w.kernel_w, 1))
+    fail(fn, "kernel_shape",
+         std::to_string(w.kernel_h) + " x " + std::to_string(w.kernel_w) + " taps per window",
+         "at most 2^26 (67108864) taps per window");
+  if (oh > kMaxTaps / std::max<int64_t>(w.kernel_h, 1))
+    fail(fn, "kernel_h",
+         std::to_string(w.kernel_h) + " over " + std::to_string(oh) + " output rows",
+         "output rows x kernel_h at most 2^26 (the tap table of the axis)");
+  if (ow > kMaxTaps / std::max<int64_t>(w.kernel_w, 1))
+    fail(fn, "kernel_w",
+         std::to_string(w.kernel_w) + " over " + std::to_string(ow) + " output columns",
+         "output columns x kernel_w at most 2^26 (the tap table of the axis)");
   return {x[0], x[1], oh, ow};
 }
 

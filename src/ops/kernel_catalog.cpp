@@ -9,6 +9,7 @@
 #include "ops/cpu/qavgpool.hpp"
 #include "ops/cpu/qconv_problem.hpp"
 #include "ops/cpu/unary_kernels.hpp"
+#include "ops/cpu/x8-globalpool.hpp"
 #include "ops/cpu/x8-qelementwise.hpp"
 #include "ops/cpu/x8-qmatmul.hpp"
 
@@ -21,6 +22,7 @@ std::vector<KernelInfo> list_kernels() {
   };
   add(pool2d_kernels().info());
   add(cpu::qlinear_average_pool_kernels().info());
+  add(cpu::qlinear_global_average_pool_kernels().info());
   add(cpu::bm_pool_quantized_kernels().info());
   add(qconv_kernels().info());
   add(qadd_kernels().info());

@@ -5,8 +5,11 @@
 #include <utility>
 
 #include "cpu/pool2d_plan.hpp"
+#include "cpu/x8-globalpool.hpp"
 #include "cpu/x8-maxpool2d-flat.hpp"
+#include "cpu/x8-maxpool2d-nhwc.hpp"
 #include "cpu/x8-maxpool2d-rows.hpp"
+#include "cpu/x8-maxpool2d-s2.hpp"
 #include "npukit/cpu_features.hpp"
 #include "npukit/error.hpp"
 
@@ -86,14 +89,23 @@ const KernelList<Pool2dProblem>& pool2d_kernels() {
   static const KernelList<Pool2dProblem> list{
       "pool2d",
       {
+          // First: their test is a few comparisons, and global pools are small calls.
+          {"x8-globalmax-avx512", Isa::avx512, "s8/u8 max over whole planes, NCHW or NHWC",
+           cpu::x8_global_max_declines, cpu::max_pool2d_x8_global_avx512},
+          {"x8-globalmax-avx2", Isa::avx2, "s8/u8 max over whole planes, NCHW or NHWC",
+           cpu::x8_global_max_declines, cpu::max_pool2d_x8_global_avx2},
+          {"x8-globalmax-portable", Isa::portable, "s8/u8 max over whole planes, NCHW or NHWC",
+           cpu::x8_global_max_declines, cpu::max_pool2d_x8_global_portable},
           {"f32-pool2d-avx512", Isa::avx512, "f32 avg/max/sum, any layout and semantics",
            [](const Pool2dProblem& pr) { return declines_f32_simd(pr, 16); },
            cpu::pool2d_f32_avx512},
           {"x8-maxpool2d-same-avx512", Isa::avx512,
            "s8/u8 max, stride 1, output size = input size, NCHW planes", cpu::x8_flat_same_declines,
            cpu::max_pool2d_x8_same_avx512},
-          {"x8-maxpool2d-global-avx512", Isa::avx512, "s8/u8 max over whole NCHW planes",
-           cpu::x8_flat_global_declines, cpu::max_pool2d_x8_global_avx512},
+          {"x8-maxpool2d-nhwc-avx512", Isa::avx512, "s8/u8 max, unit-stride channels (NHWC)",
+           cpu::x8_nhwc_declines, cpu::max_pool2d_x8_nhwc_avx512},
+          {"x8-maxpool2d-s2-avx512", Isa::avx512, "s8/u8 max, NCHW rows, stride_w = 2",
+           cpu::x8_s2_declines, cpu::max_pool2d_x8_s2_avx512},
           {"x8-maxpool2d-rows-avx512", Isa::avx512, "s8/u8 max, NCHW rows, stride_w <= 2",
            cpu::x8_rows_declines, cpu::max_pool2d_x8_rows_avx512},
           {"x8-maxpool2d-avx512", Isa::avx512, "s8/u8 max, any layout and semantics",
@@ -104,8 +116,10 @@ const KernelList<Pool2dProblem>& pool2d_kernels() {
           {"x8-maxpool2d-same-avx2", Isa::avx2,
            "s8/u8 max, stride 1, output size = input size, NCHW planes",
            cpu::x8_flat_same_declines_avx2, cpu::max_pool2d_x8_same_avx2},
-          {"x8-maxpool2d-global-avx2", Isa::avx2, "s8/u8 max over whole NCHW planes",
-           cpu::x8_flat_global_declines, cpu::max_pool2d_x8_global_avx2},
+          {"x8-maxpool2d-nhwc-avx2", Isa::avx2, "s8/u8 max, unit-stride channels (NHWC)",
+           cpu::x8_nhwc_declines, cpu::max_pool2d_x8_nhwc_avx2},
+          {"x8-maxpool2d-s2-avx2", Isa::avx2, "s8/u8 max, NCHW rows, stride_w = 2",
+           cpu::x8_s2_declines, cpu::max_pool2d_x8_s2_avx2},
           {"x8-maxpool2d-rows-avx2", Isa::avx2, "s8/u8 max, NCHW rows, stride_w <= 2",
            cpu::x8_rows_declines, cpu::max_pool2d_x8_rows_avx2},
           {"x8-maxpool2d-avx2", Isa::avx2, "s8/u8 max, any layout and semantics",

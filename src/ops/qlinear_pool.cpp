@@ -4,6 +4,7 @@
 #include "npukit/error.hpp"
 #include "npukit/ops/quantized.hpp"
 #include "ops/cpu/qavgpool.hpp"
+#include "ops/cpu/x8-globalpool.hpp"
 #include "ops/quantized_common.hpp"
 
 namespace npukit {
@@ -223,6 +224,9 @@ void qlinear_average_pool(const TensorView& x, const TensorView& y, const QLinea
     check_range(fn, "ghp_sum_bits", p.ghp_sum_bits, 0, 32);
   }
   if (impl() == Impl::reference) return ref::qlinear_average_pool(x, y, p);
+  // A whole-plane window (QLinearGlobalAveragePool) needs no window plan.
+  if (cpu::qavg_is_global(x, y, p))
+    return cpu::qlinear_global_average_pool_kernels().run(cpu::QGlobalAvgProblem{x, y, &p});
   cpu::QAvgPoolProblem problem{x, y, &p, cpu::make_qavg_plan(x, y, p)};
   cpu::qlinear_average_pool_kernels().run(problem);
 }

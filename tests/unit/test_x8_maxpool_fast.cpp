@@ -31,7 +31,8 @@ struct Case {
   DType dtype = DType::u8;
   Pool2dParams p;
   // 0 NCHW, 1 NHWC, 2 NCHW with gaps between rows and planes, 3 NCHW with gaps
-  // between planes only (rows back to back)
+  // between planes only (rows back to back), 4 NHWC with gaps between pixels,
+  // rows and images
   int x_layout = 0, y_layout = 0;
   int values = 0;  // 0 full range, 1 near the lowest value, 2 few distinct values
 };
@@ -64,6 +65,10 @@ TensorView make_view(std::vector<uint8_t>& buf, DType dt, const Shape& s, int la
   if (layout == 3) {
     const int64_t plane = W * H + 5;
     st = {plane * C + 7, plane, W, 1};
+  }
+  if (layout == 4) {  // NHWC with gaps between pixels, rows and images
+    const int64_t pixel = C + 3, row = W * pixel + 5;
+    st = {row * H + 9, 1, row, pixel};
   }
   int64_t span = 1;
   for (int i = 0; i < 4; ++i) span += (s[static_cast<size_t>(i)] - 1) * st[static_cast<size_t>(i)];
@@ -237,8 +242,12 @@ TEST(X8MaxPoolFast, EveryKernelMatchesReferenceOnRandomProblems) {
     if (std::string(v.name).rfind("x8-", 0) != 0) continue;
     // The flat-plane kernels take same-size stride-1 or global windows only
     // (FlatPlaneKernelsOnSameSizeAndGlobalWindows gives them their share).
+    // The stride-2 kernels take a third of the windows, the NHWC ones need 16
+    // channels (StrideTwoRows and ChannelsLastWindows give them their share).
     const bool flat = std::string(v.name).find("-same-") != std::string::npos ||
-                      std::string(v.name).find("-global-") != std::string::npos;
+                      std::string(v.name).find("globalmax") != std::string::npos ||
+                      std::string(v.name).find("-s2-") != std::string::npos ||
+                      std::string(v.name).find("-nhwc-") != std::string::npos;
     if (!flat) {
       EXPECT_GT(st.runs[v.name], 200) << v.name;
     }
@@ -291,10 +300,111 @@ TEST(X8MaxPoolFast, FlatPlaneKernelsOnSameSizeAndGlobalWindows) {
     if (std::string(v.name).find("-same-") != std::string::npos) {
       EXPECT_GT(st.runs[v.name], 250) << v.name;
     }
-    if (std::string(v.name).find("-global-") != std::string::npos) {
+    if (std::string(v.name).find("globalmax") != std::string::npos) {
       EXPECT_GT(st.runs[v.name], 100) << v.name;
     }
   }
+}
+
+// Horizontal stride 2 (the x8-maxpool2d-s2 register kernels): kernels 1-16
+// wide, any vertical kernel and stride, pads up to the kernel (ceil-mode
+// overhang, ORT's negative end pads), rows from 1 to 150 columns (edge chunks
+// on both sides, overlapping last chunks), every padding value, NCHW with and
+// without gaps, dense and gapped y (whole-register stores into later rows),
+// batches, 1-3 threads: every accepting kernel against the reference.
+TEST(X8MaxPoolFast, StrideTwoRows) {
+  SettingsGuard guard;
+  const uint32_t seed = 20261133;
+  std::mt19937 g(seed);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(g() % static_cast<uint32_t>(hi - lo + 1));
+  };
+  Stats st;
+  for (int i = 0; i < 900; ++i) {
+    Case c;
+    const int64_t W = g() % 8 == 0 ? pick(1, 3) : g() % 3 == 0 ? pick(60, 150) : pick(4, 60);
+    c.shape = {pick(1, 3), pick(1, 7), pick(1, 12), W};
+    c.dtype = g() % 2 ? DType::u8 : DType::s8;
+    c.p.mode = PoolMode::max;
+    Window2d& w = c.p.window;
+    w.kernel_w = g() % 6 == 0 ? pick(4, 16) : pick(1, 3);
+    w.kernel_h = pick(1, 4);
+    w.stride_w = 2;
+    w.stride_h = pick(1, 3);
+    if (g() % 3 != 0) {
+      w.pad_left = pick(0, w.kernel_w);
+      w.pad_right = pick(0, w.kernel_w);
+      w.pad_top = pick(0, w.kernel_h);
+      w.pad_bottom = pick(0, w.kernel_h);
+    }
+    w.ceil_mode = g() % 3 == 0;
+    w.truncated_count = !w.ceil_mode && g() % 6 == 0;
+    if (w.truncated_count && g() % 2) w.pad_right = -1;
+    c.p.pad_value = static_cast<PadValue>(g() % 3);
+    c.p.empty_max_is_zero = g() % 2;
+    c.x_layout = g() % 3 == 0 ? 3 : g() % 4 == 0 ? 2 : 0;
+    c.y_layout = g() % 4 == 0 ? 2 : 0;
+    c.values = static_cast<int>(g() % 3);
+    if (!check_case(c, seed, i, st)) break;
+  }
+  std::printf("stride 2: seed %u, %lld cases\n", seed, static_cast<long long>(st.cases));
+  for (const auto& [name, n] : st.runs)
+    std::printf("  %s: %lld runs\n", name.c_str(), static_cast<long long>(n));
+  for (const auto& v : pool2d_kernels().variants)
+    if (std::string(v.name).find("-s2-") != std::string::npos &&
+        KernelList<Pool2dProblem>::runnable(v)) {
+      EXPECT_GT(st.runs[v.name], 400) << v.name;
+    }
+}
+
+// Channels in lanes (the x8-maxpool2d-nhwc register kernels): 16 to 600
+// channels (partial last registers, the four-register steps), any window up
+// to 5x5 with strides 1-3, pads up to the kernel, ceil-mode overhang, ORT's
+// negative end pads, every padding value, dense and gapped NHWC x and y,
+// batches, 1-3 threads: every accepting kernel against the reference.
+TEST(X8MaxPoolFast, ChannelsLastWindows) {
+  SettingsGuard guard;
+  const uint32_t seed = 20261134;
+  std::mt19937 g(seed);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(g() % static_cast<uint32_t>(hi - lo + 1));
+  };
+  Stats st;
+  for (int i = 0; i < 600; ++i) {
+    Case c;
+    const int64_t C = g() % 4 == 0 ? pick(250, 600) : pick(16, 100);
+    c.shape = {pick(1, 3), C, g() % 6 == 0 ? 1 : pick(1, 12), g() % 6 == 0 ? 1 : pick(1, 12)};
+    c.dtype = g() % 2 ? DType::u8 : DType::s8;
+    c.p.mode = PoolMode::max;
+    Window2d& w = c.p.window;
+    w.kernel_h = pick(1, 5);
+    w.kernel_w = pick(1, 5);
+    w.stride_h = pick(1, 3);
+    w.stride_w = pick(1, 3);
+    if (g() % 3 != 0) {
+      w.pad_top = pick(0, w.kernel_h);
+      w.pad_bottom = pick(0, w.kernel_h);
+      w.pad_left = pick(0, w.kernel_w);
+      w.pad_right = pick(0, w.kernel_w);
+    }
+    w.ceil_mode = g() % 3 == 0;
+    w.truncated_count = !w.ceil_mode && g() % 6 == 0;
+    if (w.truncated_count && g() % 2) w.pad_bottom = w.pad_right = -1;
+    c.p.pad_value = static_cast<PadValue>(g() % 3);
+    c.p.empty_max_is_zero = g() % 2;
+    c.x_layout = g() % 3 == 0 ? 4 : 1;
+    c.y_layout = g() % 3 == 0 ? 4 : 1;
+    c.values = static_cast<int>(g() % 3);
+    if (!check_case(c, seed, i, st)) break;
+  }
+  std::printf("channels last: seed %u, %lld cases\n", seed, static_cast<long long>(st.cases));
+  for (const auto& [name, n] : st.runs)
+    std::printf("  %s: %lld runs\n", name.c_str(), static_cast<long long>(n));
+  for (const auto& v : pool2d_kernels().variants)
+    if (std::string(v.name).find("-nhwc-") != std::string::npos &&
+        KernelList<Pool2dProblem>::runnable(v)) {
+      EXPECT_GT(st.runs[v.name], 250) << v.name;  // the others have empty windows
+    }
 }
 
 // Windows entirely in padding next to real ones, with each padding value and

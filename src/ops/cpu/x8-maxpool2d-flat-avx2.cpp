@@ -122,61 +122,6 @@ void same(const Pool2dProblem& pr) {
   });
 }
 
-template <class T>
-inline __m128i vmax128(__m128i a, __m128i b) {
-  return std::is_signed_v<T> ? _mm_max_epi8(a, b) : _mm_max_epu8(a, b);
-}
-
-// The maximum of a plane's codes: `full` whole vectors from xp, and `tail`
-// (the last HW % 32 codes, lanes past the plane holding the lowest value).
-template <class T>
-T plane_max(const T* xp, int64_t full, __m256i tail) {
-  __m256i acc = tail;
-  for (int64_t j = 0; j < full; ++j) acc = vmax<T>(acc, load(xp + kLanes * j));
-  const __m128i a = vmax128<T>(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
-  // Flipped bits (s8: all but the sign) turn the maximum into the unsigned
-  // minimum, which phminposuw finds among 16-bit words holding one byte each.
-  const int flip = std::is_signed_v<T> ? 0x7f : 0xff;
-  const __m128i f = _mm_xor_si128(a, _mm_set1_epi8(static_cast<char>(flip)));
-  const __m128i words = _mm_min_epu8(f, _mm_srli_epi16(f, 8));  // high bytes become 0
-  const int m = _mm_cvtsi128_si32(_mm_minpos_epu16(words)) & 0xff;
-  return static_cast<T>(m ^ flip);
-}
-
-template <class T>
-void global(const Pool2dProblem& pr) {
-  const TensorView &x = pr.x, &y = pr.y;
-  const int64_t C = x.dim(1), HW = x.dim(2) * x.dim(3);
-  const T low = std::numeric_limits<T>::lowest();
-  const int64_t sN = x.stride(0), sC = x.stride(1), ysN = y.stride(0), ysC = y.stride(1);
-  const T* xbegin = static_cast<const T*>(x.raw());
-  const T* xend = xbegin + (x.dim(0) - 1) * sN + (C - 1) * sC + HW;
-  const int64_t full = HW / kLanes, rest = HW % kLanes;
-  const __m256i vlow = _mm256_set1_epi8(static_cast<char>(low));
-  // Lanes below `rest` (signed bytes: rest <= 31).
-  const __m256i in_tail = _mm256_cmpgt_epi8(
-      _mm256_set1_epi8(static_cast<char>(rest)),
-      _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-                       22, 23, 24, 25, 26, 27, 28, 29, 30, 31));
-  for_planes(x.dim(0) * C, [&](int64_t begin, int64_t end) {
-    int64_t n = begin / C, c = begin % C;  // advanced without divisions
-    for (int64_t nc = begin; nc < end; ++nc, c = c + 1 == C ? 0 : c + 1, n += c == 0) {
-      const T* xp = xbegin + n * sN + c * sC;
-      const T* tp = xp + kLanes * full;
-      __m256i tail = vlow;
-      if (rest != 0 && (tp - xbegin) + kLanes <= xend - xbegin) {
-        tail = _mm256_blendv_epi8(vlow, load(tp), in_tail);
-      } else if (rest != 0) {  // the plane ends at x's end: no whole-vector read
-        alignas(32) T tmp[kLanes];
-        std::fill(tmp, tmp + kLanes, low);
-        std::memcpy(tmp, tp, static_cast<size_t>(rest));
-        tail = load(tmp);
-      }
-      static_cast<T*>(y.raw())[n * ysN + c * ysC] = plane_max<T>(xp, full, tail);
-    }
-  });
-}
-
 }  // namespace
 
 void max_pool2d_x8_same_avx2(const Pool2dProblem& pr) {
@@ -184,13 +129,6 @@ void max_pool2d_x8_same_avx2(const Pool2dProblem& pr) {
     same<int8_t>(pr);
   else
     same<uint8_t>(pr);
-}
-
-void max_pool2d_x8_global_avx2(const Pool2dProblem& pr) {
-  if (pr.x.dtype() == DType::s8)
-    global<int8_t>(pr);
-  else
-    global<uint8_t>(pr);
 }
 
 }  // namespace npukit::cpu

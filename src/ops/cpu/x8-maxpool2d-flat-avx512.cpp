@@ -24,11 +24,6 @@ inline __m512i vmax(__m512i a, __m512i b) {
   return std::is_signed_v<T> ? _mm512_max_epi8(a, b) : _mm512_max_epu8(a, b);
 }
 
-template <class T>
-inline __m128i vmax128(__m128i a, __m128i b) {
-  return std::is_signed_v<T> ? _mm_max_epi8(a, b) : _mm_max_epu8(a, b);
-}
-
 // Planes [begin, end) of N*C in chunks for the threads (each plane is written
 // by one thread; max is exact in any order).
 template <class F>
@@ -106,92 +101,6 @@ void same(const Pool2dProblem& pr) {
   });
 }
 
-// The maximum of 8 planes of HW codes, plane k at p[k], as 8 bytes (plane k's
-// at byte k). Codes are biased into unsigned order (s8: xor 0x80), so that
-// cleared lanes and zero-filled shifts are the lowest value. A plane's last
-// partial block is read whole when safe[k], else with a masked load.
-template <class T>
-uint64_t max8(const T* const* p, const bool* safe, int64_t HW) {
-  const __m512i bias = _mm512_set1_epi8(std::is_signed_v<T> ? static_cast<char>(0x80) : 0);
-  __m512i a[8];
-  for (int k = 0; k < 8; ++k) a[k] = _mm512_setzero_si512();
-  int64_t i = 0;
-  for (; i + 64 <= HW; i += 64)
-    for (int k = 0; k < 8; ++k)
-      a[k] = _mm512_max_epu8(a[k], _mm512_xor_si512(_mm512_loadu_si512(p[k] + i), bias));
-  if (i < HW) {
-    const __mmask64 m = (uint64_t{1} << (HW - i)) - 1;
-    for (int k = 0; k < 8; ++k) {
-      const __m512i raw =
-          safe[k] ? _mm512_loadu_si512(p[k] + i) : _mm512_maskz_loadu_epi8(m, p[k] + i);
-      a[k] = _mm512_max_epu8(a[k], _mm512_maskz_mov_epi8(m, _mm512_xor_si512(raw, bias)));
-    }
-  }
-  // Transpose-max: 64-bit lane k of t holds 8 bytes whose maximum is plane k's.
-  __m512i pair[4];
-  for (int k = 0; k < 4; ++k)
-    pair[k] = _mm512_max_epu8(_mm512_maskz_unpacklo_epi64(0xff, a[2 * k], a[2 * k + 1]),
-                              _mm512_maskz_unpackhi_epi64(0xff, a[2 * k], a[2 * k + 1]));
-  const __m512i q0 = _mm512_max_epu8(_mm512_maskz_shuffle_i64x2(0xff, pair[0], pair[1], 0x88),
-                                     _mm512_maskz_shuffle_i64x2(0xff, pair[0], pair[1], 0xdd));
-  const __m512i q1 = _mm512_max_epu8(_mm512_maskz_shuffle_i64x2(0xff, pair[2], pair[3], 0x88),
-                                     _mm512_maskz_shuffle_i64x2(0xff, pair[2], pair[3], 0xdd));
-  __m512i t = _mm512_max_epu8(_mm512_maskz_shuffle_i64x2(0xff, q0, q1, 0x88),
-                              _mm512_maskz_shuffle_i64x2(0xff, q0, q1, 0xdd));
-  t = _mm512_max_epu8(t, _mm512_maskz_srli_epi64(0xff, t, 32));
-  t = _mm512_max_epu8(t, _mm512_maskz_srli_epi64(0xff, t, 16));
-  t = _mm512_max_epu8(t, _mm512_maskz_srli_epi64(0xff, t, 8));
-  const __m128i bytes =
-      _mm_xor_si128(_mm512_maskz_cvtepi64_epi8(0xff, t),
-                    _mm_set1_epi8(std::is_signed_v<T> ? static_cast<char>(0x80) : 0));
-  return static_cast<uint64_t>(_mm_cvtsi128_si64(bytes));
-}
-
-template <class T>
-void global(const Pool2dProblem& pr) {
-  const TensorView &x = pr.x, &y = pr.y;
-  const int64_t C = x.dim(1), HW = x.dim(2) * x.dim(3);
-  const T low = std::numeric_limits<T>::lowest();
-  const int64_t sN = x.stride(0), sC = x.stride(1), ysN = y.stride(0), ysC = y.stride(1);
-  const T* xend = static_cast<const T*>(x.raw()) + (x.dim(0) - 1) * sN + (C - 1) * sC + HW;
-  const int64_t full = HW / 64;
-  const uint64_t rest = HW % 64 ? (uint64_t{1} << (HW % 64)) - 1 : 0;
-  for_planes(x.dim(0) * C, [&](int64_t begin, int64_t end) {
-    int64_t nc = begin, n = begin / C, c = begin % C;  // advanced without divisions
-    for (; nc + 8 <= end; nc += 8) {                   // 8 planes at a time
-      const T* ps[8];
-      T* ys[8];
-      bool safe[8];
-      for (int k = 0; k < 8; ++k) {
-        ps[k] = static_cast<const T*>(x.raw()) + n * sN + c * sC;
-        ys[k] = static_cast<T*>(y.raw()) + n * ysN + c * ysC;
-        safe[k] = ps[k] + (HW + 63) / 64 * 64 <= xend;
-        if (++c == C) c = 0, ++n;
-      }
-      uint64_t m = max8(ps, safe, HW);
-      for (int k = 0; k < 8; ++k, m >>= 8) *ys[k] = static_cast<T>(m & 0xff);
-    }
-    const __m512i vlow = _mm512_set1_epi8(static_cast<char>(low));
-    for (; nc < end; ++nc, c = c + 1 == C ? 0 : c + 1, n += c == 0) {
-      const T* xp = static_cast<const T*>(x.raw()) + n * sN + c * sC;
-      __m512i acc = vlow;
-      for (int64_t j = 0; j < full; ++j) acc = vmax<T>(acc, _mm512_loadu_si512(xp + 64 * j));
-      if (rest) acc = vmax<T>(acc, _mm512_mask_loadu_epi8(vlow, rest, xp + 64 * full));
-      const __m256i a256 = std::is_signed_v<T>
-                               ? _mm256_max_epi8(_mm512_maskz_extracti64x4_epi64(0xff, acc, 0),
-                                                 _mm512_maskz_extracti64x4_epi64(0xff, acc, 1))
-                               : _mm256_max_epu8(_mm512_maskz_extracti64x4_epi64(0xff, acc, 0),
-                                                 _mm512_maskz_extracti64x4_epi64(0xff, acc, 1));
-      __m128i a = vmax128<T>(_mm256_castsi256_si128(a256), _mm256_extracti128_si256(a256, 1));
-      a = vmax128<T>(a, _mm_srli_si128(a, 8));
-      a = vmax128<T>(a, _mm_srli_si128(a, 4));
-      a = vmax128<T>(a, _mm_srli_si128(a, 2));
-      a = vmax128<T>(a, _mm_srli_si128(a, 1));
-      static_cast<T*>(y.raw())[n * ysN + c * ysC] = static_cast<T>(_mm_cvtsi128_si32(a) & 0xff);
-    }
-  });
-}
-
 }  // namespace
 
 void max_pool2d_x8_same_avx512(const Pool2dProblem& pr) {
@@ -199,13 +108,6 @@ void max_pool2d_x8_same_avx512(const Pool2dProblem& pr) {
     same<int8_t>(pr);
   else
     same<uint8_t>(pr);
-}
-
-void max_pool2d_x8_global_avx512(const Pool2dProblem& pr) {
-  if (pr.x.dtype() == DType::s8)
-    global<int8_t>(pr);
-  else
-    global<uint8_t>(pr);
 }
 
 }  // namespace npukit::cpu

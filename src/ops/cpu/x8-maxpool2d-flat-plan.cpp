@@ -53,15 +53,4 @@ const char* x8_flat_same_declines_avx2(const Pool2dProblem& pr) {
   return nullptr;
 }
 
-const char* x8_flat_global_declines(const Pool2dProblem& pr) {
-  if (const char* why = common_declines(pr)) return why;
-  const Window2d& w = pr.p.window;
-  const int64_t H = pr.x.dim(2), W = pr.x.dim(3);
-  if (pr.y.dim(2) != 1 || pr.y.dim(3) != 1 || w.kernel_h != H || w.kernel_w != W)
-    return "the window is not the whole plane";
-  if (!plain_axis(axis_h(w, H), 1, 0) || !plain_axis(axis_w(w, W), 1, 0))
-    return "the window is not exactly the plane (padding, dilation or zero insertion)";
-  return nullptr;
-}
-
 }  // namespace npukit::cpu

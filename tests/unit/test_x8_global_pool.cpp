@@ -1,0 +1,338 @@
+// s8/u8 global pools (src/ops/cpu/x8-globalpool*): every runnable variant of
+// the "qlinear_global_average_pool" list and the x8-globalmax-* variants of
+// "pool2d" against the reference, byte for byte, on seeded random problems:
+// every profile with random scales and zero points, channel counts across
+// the 8-plane groups and 256-channel blocks, planes of 1 to 400 codes (one
+// register, several, and NHWC 16-bit sums flushed after 256 positions), NCHW,
+// NHWC and gapped strides, batches, saturating and constant images, 1-3
+// threads; then the public calls under every ISA cap and Impl::reference.
+// A failure prints the seed, the case index and the configuration.
+#include <map>
+#include <sstream>
+
+#include "ops/cpu/pool2d_plan.hpp"
+#include "ops/cpu/x8-globalpool.hpp"
+#include "unit/test_util.hpp"
+
+namespace npukit {
+namespace {
+
+using cpu::Pool2dProblem;
+using cpu::QGlobalAvgProblem;
+
+struct Restore {
+  ~Restore() {
+    set_num_threads(0);
+    set_max_isa(host_isa());
+    set_impl(Impl::fast);
+  }
+};
+
+struct Case {
+  Shape shape;
+  DType dtype = DType::u8;
+  Profile profile = Profile::onnxruntime;
+  bool float_mean = false;  // onnxruntime without its whole-image integer path
+  QLinearAvgPoolParams q;
+  // 0 NCHW, 1 NHWC, 2 NCHW with gaps between planes, 3 NHWC with gaps between
+  // positions, 4 NCHW with gaps between rows (no fast kernel takes it)
+  int x_layout = 0, y_layout = 0;
+  int values = 0;  // 0 random, 1 all highest, 2 all lowest, 3 near the top
+
+  std::string text() const {
+    std::ostringstream s;
+    s << dtype_name(dtype) << " x" << shape_text(shape) << " profile " << profile_name(profile)
+      << (float_mean ? " float_mean" : "") << " x_scale " << q.x_scale << " y_scale " << q.y_scale
+      << " x_zp " << q.x_zero_point << " y_zp " << q.y_zero_point << " x_layout " << x_layout
+      << " y_layout " << y_layout << " values " << values;
+    return s.str();
+  }
+};
+
+TensorView make_view(std::vector<uint8_t>& buf, DType dt, const Shape& s, int layout) {
+  const int64_t C = s[1], H = s[2], W = s[3];
+  Shape st;
+  switch (layout) {
+    case 0:
+      st = contiguous_strides(s, Layout::nchw);
+      break;
+    case 1:
+      st = contiguous_strides(s, Layout::nhwc);
+      break;
+    case 2:
+      st = {(H * W + 5) * C + 3, H * W + 5, W, 1};
+      break;
+    case 3:
+      st = {(C + 5) * H * W + 1, 1, (C + 5) * W, C + 5};
+      break;
+    default:
+      st = {(W + 2) * H * C + 7, (W + 2) * H, W + 2, 1};
+  }
+  int64_t span = 1;
+  for (int i = 0; i < 4; ++i) span += (s[static_cast<size_t>(i)] - 1) * st[static_cast<size_t>(i)];
+  buf.assign(static_cast<size_t>(span), 0xa5);  // poison around the view
+  return TensorView(buf.data(), dt, s, st);
+}
+
+int64_t offset(const TensorView& t, int64_t n, int64_t c, int64_t h, int64_t w) {
+  return n * t.stride(0) + c * t.stride(1) + h * t.stride(2) + w * t.stride(3);
+}
+
+void fill(const Case& c, const TensorView& x, std::mt19937& g) {
+  const int hi = c.dtype == DType::u8 ? 255 : 127, lo = c.dtype == DType::u8 ? 0 : -128;
+  auto* p = static_cast<uint8_t*>(x.raw());
+  for (int64_t n = 0; n < x.dim(0); ++n)
+    for (int64_t ch = 0; ch < x.dim(1); ++ch)
+      for (int64_t h = 0; h < x.dim(2); ++h)
+        for (int64_t w = 0; w < x.dim(3); ++w) {
+          int v = lo + static_cast<int>(g() % 256);
+          if (c.values == 1) v = hi;
+          if (c.values == 2) v = lo;
+          if (c.values == 3) v = hi - static_cast<int>(g() % 3);
+          p[offset(x, n, ch, h, w)] = static_cast<uint8_t>(v);
+        }
+}
+
+std::vector<uint8_t> logical_bytes(const TensorView& y) {
+  std::vector<uint8_t> out;
+  for (int64_t n = 0; n < y.dim(0); ++n)
+    for (int64_t c = 0; c < y.dim(1); ++c)
+      out.push_back(static_cast<const uint8_t*>(y.raw())[offset(y, n, c, 0, 0)]);
+  return out;
+}
+
+bool gaps_untouched(const std::vector<uint8_t>& buf, const TensorView& y) {
+  std::vector<bool> mine(buf.size(), false);
+  for (int64_t n = 0; n < y.dim(0); ++n)
+    for (int64_t c = 0; c < y.dim(1); ++c) mine[static_cast<size_t>(offset(y, n, c, 0, 0))] = true;
+  for (size_t i = 0; i < buf.size(); ++i)
+    if (!mine[i] && buf[i] != 0xa5) return false;
+  return true;
+}
+
+std::string first_difference(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want) {
+  for (size_t i = 0; i < got.size(); ++i)
+    if (got[i] != want[i]) {
+      std::ostringstream s;
+      s << "output " << i << ": got " << int(got[i]) << ", reference " << int(want[i]);
+      return s.str();
+    }
+  return "";
+}
+
+// A scale 2^e * (1 + f): short mantissas and calibrated-looking ones.
+float random_scale(std::mt19937& g) {
+  const float e = std::ldexp(1.0f, static_cast<int>(g() % 14) - 10);
+  return g() % 3 == 0 ? e : e * (1.0f + static_cast<float>(g() % 1000000) / 1e6f);
+}
+
+Case random_case(std::mt19937& g) {
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(g() % static_cast<uint32_t>(hi - lo + 1));
+  };
+  Case c;
+  const int64_t C = g() % 4 == 0 ? pick(250, 700) : pick(1, 40);
+  int64_t H = g() % 5 == 0 ? 1 : pick(1, 9), W = g() % 5 == 0 ? 1 : pick(1, 9);
+  if (g() % 6 == 0) H = pick(10, 20), W = pick(13, 20);  // 130 to 400 codes
+  c.shape = {pick(1, 3), C, H, W};
+  const Profile profiles[] = {Profile::onnxruntime, Profile::pytorch,    Profile::tflite,
+                              Profile::mico,        Profile::ghp_rtl,    Profile::ghp_golden,
+                              Profile::onnxruntime, Profile::onnxruntime};
+  c.profile = profiles[g() % 8];
+  const bool ghp = c.profile == Profile::ghp_rtl || c.profile == Profile::ghp_golden;
+  c.dtype = ghp || g() % 2 ? DType::u8 : DType::s8;
+  c.q.window.kernel_h = H;
+  c.q.window.kernel_w = W;
+  c.q.count_include_pad = ghp || g() % 2;
+  c.q.x_scale = random_scale(g);
+  c.q.y_scale = random_scale(g);
+  const int lo = c.dtype == DType::u8 ? 0 : -128;
+  c.q.x_zero_point = lo + static_cast<int>(g() % 256);
+  c.q.y_zero_point = lo + static_cast<int>(g() % 256);
+  if (c.profile == Profile::tflite || c.profile == Profile::mico) {
+    c.q.y_scale = c.q.x_scale;
+    if (c.profile == Profile::mico) c.q.x_zero_point = 0;
+    c.q.y_zero_point = c.q.x_zero_point;
+  }
+  apply_profile(c.q, c.profile);
+  if (ghp) c.q.ghp_sum_bits = g() % 2 ? 14 : 0;
+  if (c.profile == Profile::pytorch && g() % 2)
+    c.q.zero_point = g() % 2 ? QZeroPointRounding::inside : QZeroPointRounding::outside;
+  c.float_mean = c.profile == Profile::onnxruntime && g() % 8 == 0;
+  if (c.float_mean) c.q.whole_image_int_path = false;
+  c.x_layout = static_cast<int>(g() % 5);
+  c.y_layout = static_cast<int>(g() % 3);
+  c.values = g() % 4 == 0 ? static_cast<int>(pick(1, 3)) : 0;
+  return c;
+}
+
+struct Stats {
+  int64_t cases = 0, outputs = 0;
+  std::map<std::string, int64_t> runs;
+};
+
+// Runs every runnable variant of `list` that accepts the problem and compares
+// it with `want`; false after a mismatch.
+template <class Problem, class MakeProblem>
+bool check_variants(const KernelList<Problem>& list, const char* only, const Case& c,
+                    const TensorView& x, const Shape& ys, const std::vector<uint8_t>& want,
+                    const MakeProblem& make, uint32_t seed, int index, Stats& st) {
+  std::vector<uint8_t> ybuf;
+  int threads = 1 + index % 3;
+  for (const auto& v : list.variants) {
+    if (v.reference || !KernelList<Problem>::runnable(v)) continue;
+    if (std::string(v.name).find(only) == std::string::npos) continue;
+    const TensorView y = make_view(ybuf, c.dtype, ys, c.y_layout);
+    const Problem pr = make(x, y);
+    if (v.declines && v.declines(pr)) continue;
+    set_num_threads(threads);
+    threads = threads % 3 + 1;
+    v.run(pr);
+    const std::string diff = first_difference(logical_bytes(y), want);
+    const bool gaps = gaps_untouched(ybuf, y);
+    EXPECT_TRUE(diff.empty() && gaps)
+        << "kernel " << v.name << ", seed " << seed << ", case " << index << ", threads "
+        << num_threads() << ": " << (diff.empty() ? "wrote outside the output view" : diff)
+        << "\n  " << c.text();
+    if (!diff.empty() || !gaps) return false;
+    ++st.runs[v.name];
+    st.outputs += static_cast<int64_t>(want.size());
+  }
+  return true;
+}
+
+TEST(X8GlobalPool, AverageVariantsEqualReferenceUnderEveryProfile) {
+  Restore restore;
+  const uint32_t seed = 20261130;
+  std::mt19937 g(seed);
+  Stats st;
+  int declined_float_mean = 0;
+  for (int i = 0; i < 700; ++i) {
+    const Case c = random_case(g);
+    std::mt19937 gv(seed * 31u + static_cast<uint32_t>(i));
+    std::vector<uint8_t> xbuf, rbuf;
+    const TensorView x = make_view(xbuf, c.dtype, c.shape, c.x_layout);
+    fill(c, x, gv);
+    const Shape ys = {c.shape[0], c.shape[1], 1, 1};
+    const TensorView r = make_view(rbuf, c.dtype, ys, 0);
+    set_num_threads(1);
+    try {
+      ref::qlinear_average_pool(x, r, c.q);
+    } catch (const Error&) {
+      continue;  // a GHP multiplier the accelerator cannot hold (bad-input tests cover it)
+    }
+    ++st.cases;
+    const std::vector<uint8_t> want = logical_bytes(r);
+    const auto make = [&](const TensorView& xv, const TensorView& yv) {
+      return QGlobalAvgProblem{xv, yv, &c.q};
+    };
+    if (c.float_mean && cpu::x8_global_avg_declines(QGlobalAvgProblem{x, r, &c.q}) != nullptr)
+      ++declined_float_mean;
+    if (!check_variants(cpu::qlinear_global_average_pool_kernels(), "globalavg", c, x, ys, want,
+                        make, seed, i, st))
+      break;
+  }
+  std::printf("x8 global avg: seed %u, %lld cases, %lld outputs compared\n", seed,
+              static_cast<long long>(st.cases), static_cast<long long>(st.outputs));
+  for (const auto& [name, n] : st.runs)
+    std::printf("  %s: %lld runs\n", name.c_str(), static_cast<long long>(n));
+  EXPECT_GT(st.cases, 500);
+  EXPECT_GT(declined_float_mean, 20);  // float_mean keeps its tap order elsewhere
+  for (const auto& v : cpu::qlinear_global_average_pool_kernels().variants)
+    if (!v.reference && KernelList<QGlobalAvgProblem>::runnable(v)) {
+      EXPECT_GT(st.runs[v.name], 300) << v.name;
+    }
+}
+
+TEST(X8GlobalPool, MaxVariantsEqualReference) {
+  Restore restore;
+  const uint32_t seed = 20261131;
+  std::mt19937 g(seed);
+  Stats st;
+  for (int i = 0; i < 500; ++i) {
+    Case c = random_case(g);
+    Pool2dParams p;
+    p.mode = PoolMode::max;
+    p.window.kernel_h = c.shape[2];
+    p.window.kernel_w = c.shape[3];
+    apply_profile(p, g() % 2 ? Profile::onnxruntime : Profile::pytorch);
+    std::mt19937 gv(seed * 31u + static_cast<uint32_t>(i));
+    std::vector<uint8_t> xbuf, rbuf;
+    const TensorView x = make_view(xbuf, c.dtype, c.shape, c.x_layout);
+    fill(c, x, gv);
+    const Shape ys = {c.shape[0], c.shape[1], 1, 1};
+    const TensorView r = make_view(rbuf, c.dtype, ys, 0);
+    if (c.dtype == DType::s8)
+      ref::max_pool2d_int<int8_t>(x, r, p);
+    else
+      ref::max_pool2d_int<uint8_t>(x, r, p);
+    ++st.cases;
+    const auto make = [&](const TensorView& xv, const TensorView& yv) {
+      return Pool2dProblem{xv, yv, p};
+    };
+    if (!check_variants(pool2d_kernels(), "globalmax", c, x, ys, logical_bytes(r), make, seed, i,
+                        st))
+      break;
+  }
+  for (const auto& [name, n] : st.runs)
+    std::printf("  %s: %lld runs\n", name.c_str(), static_cast<long long>(n));
+  for (const auto& v : pool2d_kernels().variants)
+    if (std::string(v.name).find("globalmax") != std::string::npos &&
+        KernelList<Pool2dProblem>::runnable(v)) {
+      EXPECT_GT(st.runs[v.name], 300) << v.name;
+    }
+}
+
+// The public calls on the race's shape and on odd ones, at every ISA cap the
+// host runs, with the reference forced, and 1-3 threads.
+TEST(X8GlobalPool, PublicCallsAtEveryIsaCapAndThreadCount) {
+  Restore restore;
+  const uint32_t seed = 20261132;
+  std::mt19937 g(seed);
+  const Shape shapes[] = {{1, 2048, 7, 7}, {2, 300, 17, 17}, {3, 5, 1, 1}, {1, 1000, 3, 30}};
+  int compared = 0;
+  for (const Shape& s : shapes)
+    for (DType dt : {DType::u8, DType::s8})
+      for (Layout layout : {Layout::nchw, Layout::nhwc})
+        for (Profile profile : {Profile::onnxruntime, Profile::pytorch, Profile::tflite}) {
+          Case c;
+          c.shape = s;
+          c.dtype = dt;
+          c.profile = profile;
+          Tensor x(dt, s, layout);
+          fill(c, x.view(), g);
+          QLinearAvgPoolParams q;
+          q.x_scale = random_scale(g);
+          q.y_scale = profile == Profile::tflite ? q.x_scale : random_scale(g);
+          q.x_zero_point = (dt == DType::u8 ? 0 : -128) + static_cast<int>(g() % 256);
+          q.y_zero_point = profile == Profile::tflite
+                               ? q.x_zero_point
+                               : (dt == DType::u8 ? 0 : -128) + static_cast<int>(g() % 256);
+          apply_profile(q, profile);
+          Tensor want_avg(dt, {s[0], s[1], 1, 1}, layout), want_max(dt, {s[0], s[1], 1, 1}, layout);
+          set_impl(Impl::reference);
+          qlinear_global_average_pool(x, want_avg, q);
+          global_pool2d(x, want_max, PoolMode::max);
+          set_impl(Impl::fast);
+          for (Isa cap : {Isa::portable, Isa::avx2, Isa::avx512, Isa::avx512_vnni}) {
+            if (cap > host_isa()) continue;
+            set_max_isa(cap);
+            for (int threads = 1; threads <= 3; ++threads) {
+              set_num_threads(threads);
+              Tensor avg(dt, want_avg.shape(), layout), mx(dt, want_max.shape(), layout);
+              qlinear_global_average_pool(x, avg, q);
+              global_pool2d(x, mx, PoolMode::max);
+              const std::string where = std::string("seed ") + std::to_string(seed) + " cap " +
+                                        isa_name(cap) + " threads " + std::to_string(threads) +
+                                        " " + layout_name(layout) + " " + c.text();
+              ASSERT_EQ(logical_bytes(avg.view()), logical_bytes(want_avg.view())) << where;
+              ASSERT_EQ(logical_bytes(mx.view()), logical_bytes(want_max.view())) << where;
+              ++compared;
+            }
+          }
+        }
+  EXPECT_GT(compared, 100);
+}
+
+}  // namespace
+}  // namespace npukit
