@@ -252,7 +252,7 @@ TEST(QPoolU16, BmPoolAverageOnWideRows) {
     }
   }
   std::printf("[ qpool-u16 ] bm_pool_quantized u16 runs: %d (seed %u)\n", u16_runs, seed);
-  if (host_isa() >= Isa::avx512) {
+  if (host_isa() >= Isa::avx2) {  // x8-bmpool-avg-u16-nhwc-avx2 and up
     EXPECT_GT(u16_runs, 100);
   }
 }
