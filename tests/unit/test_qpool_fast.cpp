@@ -19,6 +19,7 @@
 #include "npukit/npukit.hpp"
 #include "ops/cpu/qavgpool.hpp"
 #include "ops/quantized_common.hpp"
+#include "qpool_test_util.hpp"
 
 namespace npukit {
 namespace {
@@ -133,28 +134,9 @@ Tensor random_codes(std::mt19937& g, const Case& c) {
   return x;
 }
 
-std::vector<uint8_t> bytes_nchw(const Tensor& t) {
-  Tensor dense(t.dtype(), t.shape());
-  copy(t, dense);
-  const auto* p = static_cast<const uint8_t*>(dense.view().raw());
-  return std::vector<uint8_t>(p, p + dense.numel());
-}
-
-std::string first_difference(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want) {
-  for (size_t i = 0; i < got.size(); ++i)
-    if (got[i] != want[i])
-      return "element " + std::to_string(i) + " (NCHW order): got " + std::to_string(got[i]) +
-             ", want " + std::to_string(want[i]);
-  return "";
-}
-
-struct Restore {
-  ~Restore() {
-    set_num_threads(0);
-    set_max_isa(host_isa());
-    set_impl(Impl::fast);
-  }
-};
+using qpool_test::bytes_nchw;
+using qpool_test::first_difference;
+using qpool_test::Restore;
 
 TEST(QPoolFast, EveryVariantEqualsReferenceOnRandomConfigurations) {
   Restore restore;
