@@ -19,6 +19,7 @@
 #include "npukit/npukit.hpp"
 #include "ops/cpu/qavgpool.hpp"
 #include "ops/quantized_common.hpp"
+#include "qpool_test_util.hpp"
 
 namespace npukit {
 namespace {
@@ -133,28 +134,9 @@ Tensor random_codes(std::mt19937& g, const Case& c) {
   return x;
 }
 
-std::vector<uint8_t> bytes_nchw(const Tensor& t) {
-  Tensor dense(t.dtype(), t.shape());
-  copy(t, dense);
-  const auto* p = static_cast<const uint8_t*>(dense.view().raw());
-  return std::vector<uint8_t>(p, p + dense.numel());
-}
-
-std::string first_difference(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want) {
-  for (size_t i = 0; i < got.size(); ++i)
-    if (got[i] != want[i])
-      return "element " + std::to_string(i) + " (NCHW order): got " + std::to_string(got[i]) +
-             ", want " + std::to_string(want[i]);
-  return "";
-}
-
-struct Restore {
-  ~Restore() {
-    set_num_threads(0);
-    set_max_isa(host_isa());
-    set_impl(Impl::fast);
-  }
-};
+using qpool_test::bytes_nchw;
+using qpool_test::first_difference;
+using qpool_test::Restore;
 
 TEST(QPoolFast, EveryVariantEqualsReferenceOnRandomConfigurations) {
   Restore restore;
@@ -480,6 +462,38 @@ TEST(QPoolFast, K2S2WindowsUnderEveryProfile) {
   EXPECT_GT(runs, 900);
 }
 
+// A random window over c.x_shape (padding, ceil mode, both divisors, strides
+// 1-3) with calibrated scales under ONNX Runtime's profile.
+void calibrated_window(std::mt19937& g, Case& c) {
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(g() % (hi - lo + 1));
+  };
+  const int64_t H = c.x_shape[2], W = c.x_shape[3];
+  Window2d& w = c.p.window;
+  w.kernel_h = pick(1, std::min<int64_t>(H + 1, 4));
+  w.kernel_w = pick(1, std::min<int64_t>(W + 1, 5));
+  w.stride_h = pick(1, 3);
+  w.stride_w = pick(1, 3);
+  w.pad_top = pick(0, w.kernel_h - 1);
+  w.pad_bottom = pick(0, w.kernel_h - 1);
+  w.pad_left = pick(0, w.kernel_w - 1);
+  w.pad_right = pick(0, w.kernel_w - 1);
+  w.ceil_mode = g() % 2;
+  c.p.count_include_pad = g() % 2;
+  // Calibrated scales: 24-bit mantissas, so the fp32 sums round.
+  c.p.x_scale = std::exp(std::uniform_real_distribution<float>(-7.0f, 1.0f)(g));
+  // y_scale = x_scale makes exact averages end in .5 with an even divisor:
+  // there the fp32 sum's rounding decides the output (the order matters).
+  const int ys_kind = static_cast<int>(g() % 5);
+  c.p.y_scale = ys_kind == 0   ? 1.0f
+                : ys_kind <= 2 ? c.p.x_scale
+                               : std::exp(std::uniform_real_distribution<float>(-7.0f, 1.0f)(g));
+  const detail::CodeRange r = detail::code_range(c.dtype);
+  c.p.x_zero_point = g() % 4 == 0 ? r.lo : static_cast<int32_t>(pick(r.lo, r.hi));
+  c.p.y_zero_point = g() % 4 == 0 ? r.hi : static_cast<int32_t>(pick(r.lo, r.hi));
+  apply_profile(c.p, c.profile);
+}
+
 // ONNX Runtime's float path on NCHW with calibrated (long-mantissa) scales,
 // on images wide enough for several vector blocks per row and their masked
 // tails (W up to 90), strides 1 to 3, padding, ceil mode, both divisors, x
@@ -505,29 +519,7 @@ TEST(QPoolFast, FloatPathNchwOnWideImagesWithCalibratedScales) {
                       : g() % 3 == 0 ? 16 * pick(1, 4) + pick(-1, 1)
                                      : pick(1, 90);
     c.x_shape = {pick(1, 2), pick(1, 5), H, W};
-    Window2d& w = c.p.window;
-    w.kernel_h = pick(1, std::min<int64_t>(H + 1, 4));
-    w.kernel_w = pick(1, std::min<int64_t>(W + 1, 5));
-    w.stride_h = pick(1, 3);
-    w.stride_w = pick(1, 3);
-    w.pad_top = pick(0, w.kernel_h - 1);
-    w.pad_bottom = pick(0, w.kernel_h - 1);
-    w.pad_left = pick(0, w.kernel_w - 1);
-    w.pad_right = pick(0, w.kernel_w - 1);
-    w.ceil_mode = g() % 2;
-    c.p.count_include_pad = g() % 2;
-    // Calibrated scales: 24-bit mantissas, so the fp32 sums round.
-    c.p.x_scale = std::exp(std::uniform_real_distribution<float>(-7.0f, 1.0f)(g));
-    // y_scale = x_scale makes exact averages end in .5 with an even divisor:
-    // there the fp32 sum's rounding decides the output (the order matters).
-    const int ys_kind = static_cast<int>(g() % 5);
-    c.p.y_scale = ys_kind == 0   ? 1.0f
-                  : ys_kind <= 2 ? c.p.x_scale
-                                 : std::exp(std::uniform_real_distribution<float>(-7.0f, 1.0f)(g));
-    const detail::CodeRange r = detail::code_range(c.dtype);
-    c.p.x_zero_point = g() % 4 == 0 ? r.lo : static_cast<int32_t>(pick(r.lo, r.hi));
-    c.p.y_zero_point = g() % 4 == 0 ? r.hi : static_cast<int32_t>(pick(r.lo, r.hi));
-    apply_profile(c.p, c.profile);
+    calibrated_window(g, c);
     Shape ys;
     try {
       ys = qlinear_average_pool_output_shape(c.x_shape, c.p);
@@ -567,6 +559,73 @@ TEST(QPoolFast, FloatPathNchwOnWideImagesWithCalibratedScales) {
     if (!v.reference && list.runnable(v) &&
         std::string(v.name).find("fmean-nchw") != std::string::npos) {
       EXPECT_GT(ran[v.name], 250) << v.name;
+    }
+  }
+}
+
+// ONNX Runtime's float path on NHWC with calibrated scales: channel counts
+// around the vector steps (1-8 lanes, 32 and 64 channels per step and their
+// tails, up to 150), x pixels with a padded pitch, windows as above (1-wide
+// images, padding, ceil mode, both divisors), batch 1-3, 1 to 3 threads:
+// every variant that accepts the problem against the reference.
+TEST(QPoolFast, FloatPathNhwcOnManyChannelsWithCalibratedScales) {
+  Restore restore;
+  const uint32_t seed = kSeed + 7;
+  std::mt19937 g(seed);
+  const auto& list = cpu::qlinear_average_pool_kernels();
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(g() % (hi - lo + 1));
+  };
+  std::map<std::string, int> ran;
+  int cases = 0;
+  for (int attempt = 0; attempt < 300; ++attempt) {
+    Case c;
+    c.profile = Profile::onnxruntime;
+    c.dtype = g() % 2 ? DType::s8 : DType::u8;
+    c.x_layout = c.y_layout = Layout::nhwc;
+    const int64_t C = g() % 3 == 0 ? 32 * pick(1, 4) + pick(-1, 1) : pick(1, 150);
+    const int64_t H = g() % 6 == 0 ? 1 : pick(1, 9), W = g() % 6 == 0 ? 1 : pick(1, 9);
+    c.x_shape = {pick(1, 3), C, H, W};
+    calibrated_window(g, c);
+    Shape ys;
+    try {
+      ys = qlinear_average_pool_output_shape(c.x_shape, c.p);
+    } catch (const Error&) {
+      continue;
+    }
+    // x pixels pitch + extra codes apart (unit stride along C only).
+    const int64_t pitch = C + (g() % 3 == 0 ? pick(1, 9) : 0);
+    const int64_t N = c.x_shape[0];
+    const Tensor dense = random_codes(g, c);
+    std::vector<uint8_t> storage(static_cast<size_t>(N * H * W * pitch), 0xa5);
+    const TensorView x(storage.data(), c.dtype, c.x_shape, {H * W * pitch, 1, W * pitch, pitch});
+    copy(dense.view(), x);
+    Tensor want(c.dtype, ys, c.y_layout);
+    ref::qlinear_average_pool(x, want, c.p);
+    const std::vector<uint8_t> wb = bytes_nchw(want);
+    ++cases;
+    set_num_threads(1 + attempt % 3);
+    cpu::QAvgPoolProblem prob{x, want, &c.p, cpu::make_qavg_plan(x, want, c.p)};
+    for (const auto& v : list.variants) {
+      if (v.reference || !list.runnable(v) || v.declines(prob)) continue;
+      Tensor y(c.dtype, ys, c.y_layout);
+      prob.y = y;
+      v.run(prob);
+      ASSERT_EQ(bytes_nchw(y), wb)
+          << v.name << " seed " << seed << " attempt " << attempt << " threads " << num_threads()
+          << " x pixel pitch " << pitch << "\n  " << c.text() << "\n  "
+          << first_difference(bytes_nchw(y), wb);
+      ++ran[v.name];
+    }
+  }
+  set_num_threads(0);
+  std::printf("[ qpool ] float path NHWC: %d cases (seed %u)\n", cases, seed);
+  for (const auto& [name, n] : ran) std::printf("[ qpool ] ran %s: %d\n", name.c_str(), n);
+  EXPECT_GT(cases, 250);
+  for (const auto& v : list.variants) {
+    if (!v.reference && list.runnable(v) &&
+        std::string(v.name).find("fmean-nhwc") != std::string::npos) {
+      EXPECT_GT(ran[v.name], 200) << v.name;
     }
   }
 }

@@ -107,9 +107,11 @@ void x8_qavgpool_fmean_nchw_avx512(const QAvgPoolProblem& p);
 // (x8-qavgpool-u16-avx512.cpp); qavg_u16_declines says when they apply.
 void x8_qavgpool_u16_nchw_avx512(const QAvgPoolProblem& p);
 void x8_qavgpool_u16_nhwc_avx512(const QAvgPoolProblem& p);
+void x8_qavgpool_u16_nhwc_avx2(const QAvgPoolProblem& p);  // x8-qavgpool-u16-nhwc-avx2.cpp
 // ONNX Runtime's float path on NHWC, one channel per lane
-// (x8-qavgpool-fmean-nhwc-avx512.cpp).
+// (x8-qavgpool-fmean-nhwc-{avx512,avx2}.cpp).
 void x8_qavgpool_fmean_nhwc_avx512(const QAvgPoolProblem& p);
+void x8_qavgpool_fmean_nhwc_avx2(const QAvgPoolProblem& p);
 #endif
 // nullptr when the u16 kernels take p (nhwc: the NHWC one), else why not.
 const char* qavg_u16_declines(const QAvgPoolProblem& p, bool nhwc);
