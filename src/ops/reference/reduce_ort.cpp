@@ -4,13 +4,13 @@
 // axes; the merged shape picks the loop:
 //   R    every element: one Eigen packet sum of the whole tensor
 //   KR   each row: one Eigen packet sum
-//   RK   columns: row 0, then each further row added, the row as the first
-//        operand (found from ORT's NaN signs) (when rows > 16 and
+//   RK   columns: row 0, then each further row added (the row is the first
+//        operand but in an odd last column, as ORT's NaN signs show) (when rows > 16 and
 //        max(rows, columns) > 256 at one thread), else the sequential loop
 //   KRK  per outer index: MLAS's M=1 SGEMM with a row of ones (outer >= 2),
 //        else the sequential loop
 //   RKR  per kept index: 0, then one Eigen packet sum per outer block added in
-//        turn (kept >= 2), else the sequential loop
+//        turn, the block's sum first (kept >= 2), else the sequential loop
 //   other (and a scalar): 0 plus every element in row-major order.
 // ORT's official build compiles Eigen for baseline x86-64, so its packets hold
 // 4 floats with 16-byte alignment whatever the host's ISA; ORT's tensors are
@@ -145,8 +145,12 @@ void reduce_sum_f32_ort_order(const float* x, const Shape& shape, const std::vec
   }
   if (dims.size() == 2 && dims[0] > 16 && std::max(dims[0], dims[1]) > 256) {  // RK
     std::copy(x, x + dims[1], y);
-    for (int64_t r = 1; r < dims[0]; ++r)
-      for (int64_t j = 0; j < dims[1]; ++j) y[j] = x86_add(x[r * dims[1] + j], y[j]);
+    const int64_t pairs = dims[1] / 2 * 2;
+    for (int64_t r = 1; r < dims[0]; ++r) {
+      const float* row = x + r * dims[1];
+      for (int64_t j = 0; j < pairs; ++j) y[j] = x86_add(row[j], y[j]);
+      if (pairs < dims[1]) y[pairs] = x86_add(y[pairs], row[pairs]);
+    }
     return;
   }
   if (dims.size() == 3 && !r_first && dims[0] >= 2) {  // KRK
@@ -159,7 +163,7 @@ void reduce_sum_f32_ort_order(const float* x, const Shape& shape, const std::vec
       float s = 0.0f;
       for (int64_t i = 0; i < dims[0]; ++i) {
         const int64_t at = (i * dims[1] + k) * dims[2];
-        s = x86_add(s, eigen_sum(x + at, dims[2], at));
+        s = x86_add(eigen_sum(x + at, dims[2], at), s);
       }
       y[k] = s;
     }
