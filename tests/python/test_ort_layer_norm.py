@@ -10,7 +10,6 @@ NPUKIT_ORT_CASES scales the count.
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -19,7 +18,8 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 import npukit
-from ort_diff import RUNNER, SEED, count, ort_missing
+from harness import run_ort_batch
+from ort_diff import SEED, count, ort_missing
 
 OUTPUTS = ("y", "mean", "inv_std_dev")
 SPECIALS = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-45, -1e-45, 1e-39, 3e38], np.float32)
@@ -117,11 +117,7 @@ def main():
             np.save(os.path.join(d, "x.npy"), x)
             jobs.append({"model": f"{i}/m.onnx", "inputs": {"x": f"{i}/x.npy"},
                          "output_dir": f"{i}/out"})
-        with open(os.path.join(tmp, "jobs.json"), "w") as f:
-            json.dump(jobs, f)
-        r = subprocess.run(["node", RUNNER, "--batch", os.path.join(tmp, "jobs.json")],
-                           capture_output=True, text=True)
-        results = [json.loads(line) for line in r.stdout.splitlines() if line.strip()]
+        results, _ = run_ort_batch(jobs, tmp)
         failed = shown = 0
         elements = {o: 0 for o in OUTPUTS}
         differing = {o: 0 for o in OUTPUTS}
