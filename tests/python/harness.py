@@ -123,6 +123,20 @@ def run_ort_single_input(models, tmp):
     return results + [{"ok": False, "error": "no result"}] * (len(jobs) - len(results))
 
 
+def bit_difference(got, mine):
+    """(differing element count, None) when two float32 arrays of one shape
+    hold the same bits or (count, a one-line description of the first
+    difference: index, both values and their bits)."""
+    bad = got.view(np.uint32) != mine.view(np.uint32)
+    if not bad.any():
+        return 0, None
+    idx = tuple(int(v) for v in np.argwhere(bad)[0])
+    n = int(bad.sum())
+    return n, (f"{n} of {got.size} differ, first at {idx}: ORT {got[idx]!r} "
+               f"({got.view(np.uint32)[idx]:#010x}) npukit {mine[idx]!r} "
+               f"({mine.view(np.uint32)[idx]:#010x})")
+
+
 # ---- ONNX model builders --------------------------------------------------
 
 def value_info(name, array_or_dtype, shape=None):

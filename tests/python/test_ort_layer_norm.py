@@ -17,7 +17,7 @@ import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
 import npukit
-from harness import run_ort_single_input
+from harness import bit_difference, run_ort_single_input
 from ort_diff import SEED, count, ort_missing
 
 OUTPUTS = ("y", "mean", "inv_std_dev")
@@ -129,16 +129,13 @@ def main():
                     bad_case = True
                     print(f"FAIL {o} shape ORT {got.shape} npukit {mine.shape}\n  {repro}")
                     continue
-                bad = got.view(np.uint32) != mine.view(np.uint32)
+                n, text = bit_difference(got, mine)
                 elements[o] += got.size
-                differing[o] += int(bad.sum())
-                if bad.any():
+                differing[o] += n
+                if n:
                     bad_case = True
                     if shown < 20:
-                        idx = tuple(int(v) for v in np.argwhere(bad)[0])
-                        print(f"FAIL {o}: {int(bad.sum())} of {got.size} differ, first at {idx}: "
-                              f"ORT {got[idx]!r} ({got.view(np.uint32)[idx]:#010x}) npukit "
-                              f"{mine[idx]!r} ({mine.view(np.uint32)[idx]:#010x})\n  {repro}")
+                        print(f"FAIL {o}: {text}\n  {repro}")
                         shown += 1
             failed += bad_case
             lengths.add(config["n"])

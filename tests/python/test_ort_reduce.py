@@ -17,7 +17,7 @@ import numpy as np
 from onnx import helper, numpy_helper
 
 import npukit
-from harness import run_ort_single_input, single_node_model, value_info
+from harness import bit_difference, run_ort_single_input, single_node_model, value_info
 from ort_diff import SEED, count, ort_missing
 
 SPECIALS = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-45, -1e-45, 1e-39, 3e38], np.float32)
@@ -112,17 +112,14 @@ def main():
                 failed += 1
                 print(f"FAIL shape ORT {got.shape} npukit {mine.shape}\n  {repro}")
                 continue
-            bad = got.view(np.uint32) != mine.view(np.uint32)
+            n, text = bit_difference(got, mine)
             elements += got.size
-            differing += int(bad.sum())
+            differing += n
             kinds[config["op"]] = kinds.get(config["op"], 0) + 1
-            if bad.any():
+            if n:
                 failed += 1
                 if shown < 20:
-                    idx = tuple(int(v) for v in np.argwhere(bad)[0])
-                    print(f"FAIL {int(bad.sum())} of {got.size} differ, first at {idx}: ORT "
-                          f"{got[idx]!r} ({got.view(np.uint32)[idx]:#010x}) npukit {mine[idx]!r} "
-                          f"({mine.view(np.uint32)[idx]:#010x})\n  {repro}")
+                    print(f"FAIL {text}\n  {repro}")
                     shown += 1
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
