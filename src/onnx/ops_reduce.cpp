@@ -17,6 +17,7 @@ NodePlan plan_reduce(const PlanContext& c, ReduceOp op, int64_t axes_input_since
   const char* fn = c.node.op_type.c_str();
   const bool axes_as_input = c.node.opset >= axes_input_since;
   ReduceParams p;
+  p.order = ReduceOrder::onnxruntime;  // the only profile the planner accepts
   if (axes_as_input) {
     expect_attrs(c.node, {"keepdims", "noop_with_empty_axes"});
     if (present(c, 1)) p.axes = constant_ints(c, 1, "axes");

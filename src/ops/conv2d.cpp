@@ -3,6 +3,7 @@
 #include "npukit/error.hpp"
 #include "ops/cpu/conv_nchw.hpp"
 #include "ops/cpu/dwconv.hpp"
+#include "ops/fp32_product_profile.hpp"
 
 namespace npukit {
 
@@ -103,31 +104,13 @@ void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, co
   cpu::conv_nchw_kernels().run({x, w, bias, y, p, packed});
 }
 
-namespace {
-template <class P>
-void apply_conv_profile(P& p, Profile profile) {
-  switch (semantics_base(profile)) {
-    case Profile::bm1684:
-      p.accumulation = Fp32Accumulation::interleaved;
-      p.flush_denormals = true;
-      return;
-    case Profile::onnxruntime:
-    case Profile::pytorch:
-      p.accumulation = Fp32Accumulation::sequential;
-      p.flush_denormals = false;
-      return;
-    default:
-      fail("npukit::apply_profile", "profile", profile_name(profile),
-           "onnxruntime, pytorch or bm1684 for fp32 convolution");
-  }
-}
-}  // namespace
-
 void apply_profile(Conv2dParams& p, Profile profile) {
-  apply_conv_profile(p, profile);
+  detail::apply_fp32_product_profile(p, profile,
+                                     "onnxruntime, pytorch or bm1684 for fp32 convolution");
 }
 void apply_profile(Depthwise2dParams& p, Profile profile) {
-  apply_conv_profile(p, profile);
+  detail::apply_fp32_product_profile(p, profile,
+                                     "onnxruntime, pytorch or bm1684 for fp32 convolution");
 }
 
 Shape depthwise2d_output_shape(const Shape& x, const Shape& w, const Depthwise2dParams& p) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "npukit/error.hpp"
+#include "ops/fp32_product_profile.hpp"
 
 namespace npukit {
 
@@ -36,20 +37,7 @@ void matmul(const TensorView& a, const TensorView& b, const TensorView& bias, co
 }
 
 void apply_profile(MatmulParams& p, Profile profile) {
-  switch (semantics_base(profile)) {
-    case Profile::bm1684:
-      p.accumulation = Fp32Accumulation::interleaved;
-      p.flush_denormals = true;
-      return;
-    case Profile::onnxruntime:
-    case Profile::pytorch:
-      p.accumulation = Fp32Accumulation::sequential;
-      p.flush_denormals = false;
-      return;
-    default:
-      fail("npukit::apply_profile", "profile", profile_name(profile),
-           "onnxruntime, pytorch or bm1684 for fp32 matmul");
-  }
+  detail::apply_fp32_product_profile(p, profile, "onnxruntime, pytorch or bm1684 for fp32 matmul");
 }
 
 Shape matmul_broadcast_shape(const Shape& a, const Shape& b) {

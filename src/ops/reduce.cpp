@@ -23,6 +23,27 @@ std::vector<bool> reduced_axes(const Shape& x, const ReduceParams& p, const char
   }
   return r;
 }
+
+// ONNX Runtime's order is defined on a dense tensor: a strided x is copied
+// first; the sums land in a dense buffer, then in y (keepdims view).
+void reduce_in_ort_order(bool mean, const TensorView& x, const TensorView& yk,
+                         const std::vector<bool>& r) {
+  Tensor dense;
+  const float* xp = static_cast<const float*>(x.raw());
+  if (!x.is_contiguous()) {
+    dense = Tensor(DType::f32, x.shape());
+    copy(x, dense.view());
+    xp = dense.data<float>();
+  }
+  int64_t count = 1, outputs = 1;
+  for (size_t i = 0; i < r.size(); ++i) (r[i] ? count : outputs) *= x.shape()[i];
+  std::vector<float> sums(static_cast<size_t>(outputs), 0.0f);
+  if (count > 0 && outputs > 0) ref::reduce_sum_f32_ort_order(xp, x.shape(), r, sums.data());
+  if (mean && count > 0)
+    for (float& s : sums) s /= static_cast<float>(count);
+  Tensor out = Tensor::from<float>(yk.shape(), sums);
+  copy(out.view(), yk);
+}
 }  // namespace
 
 Shape reduce_output_shape(const Shape& x, const ReduceParams& p, const char* fn) {
@@ -59,7 +80,11 @@ void reduce(ReduceOp op, const TensorView& x, const TensorView& y, const ReduceP
       kst.push_back(y.stride(static_cast<int>(j++)));
     }
   }
-  ref::reduce_f32(op, x, TensorView(y.raw(), DType::f32, ks, kst, fn), r);
+  const TensorView yk(y.raw(), DType::f32, ks, kst, fn);
+  if (p.order == ReduceOrder::onnxruntime && (op == ReduceOp::sum || op == ReduceOp::mean))
+    reduce_in_ort_order(op == ReduceOp::mean, x, yk, r);
+  else
+    ref::reduce_f32(op, x, yk, r);
 }
 
 }  // namespace npukit

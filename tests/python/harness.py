@@ -11,6 +11,7 @@ import sys
 import traceback
 
 import numpy as np
+import onnx
 from onnx import TensorProto, helper
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -104,6 +105,36 @@ def run_ort_batch(jobs, tmp, env=None):
     if r.returncode not in (0, 1):
         print(r.stderr[-3000:])
     return [json.loads(line) for line in r.stdout.splitlines() if line.strip()], r
+
+
+def run_ort_single_input(models, tmp):
+    """Runs each (model, x) in one ONNX Runtime process with x as its input
+    "x": saved as tmp/<i>/m.onnx and x.npy, outputs in tmp/<i>/out. Returns
+    one result dict per model, in order (a missing one reads as an error)."""
+    jobs = []
+    for i, (m, x) in enumerate(models):
+        d = os.path.join(tmp, str(i))
+        os.makedirs(d)
+        onnx.save(m, os.path.join(d, "m.onnx"))
+        np.save(os.path.join(d, "x.npy"), x)
+        jobs.append({"model": f"{i}/m.onnx", "inputs": {"x": f"{i}/x.npy"},
+                     "output_dir": f"{i}/out"})
+    results, _ = run_ort_batch(jobs, tmp)
+    return results + [{"ok": False, "error": "no result"}] * (len(jobs) - len(results))
+
+
+def bit_difference(got, mine):
+    """(differing element count, None) when two float32 arrays of one shape
+    hold the same bits or (count, a one-line description of the first
+    difference: index, both values and their bits)."""
+    bad = got.view(np.uint32) != mine.view(np.uint32)
+    if not bad.any():
+        return 0, None
+    idx = tuple(int(v) for v in np.argwhere(bad)[0])
+    n = int(bad.sum())
+    return n, (f"{n} of {got.size} differ, first at {idx}: ORT {got[idx]!r} "
+               f"({got.view(np.uint32)[idx]:#010x}) npukit {mine[idx]!r} "
+               f"({mine.view(np.uint32)[idx]:#010x})")
 
 
 # ---- ONNX model builders --------------------------------------------------

@@ -10,16 +10,15 @@ NPUKIT_ORT_CASES scales the count.
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 import npukit
-from ort_diff import RUNNER, SEED, count, ort_missing
+from harness import bit_difference, run_ort_single_input
+from ort_diff import SEED, count, ort_missing
 
 OUTPUTS = ("y", "mean", "inv_std_dev")
 SPECIALS = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-45, -1e-45, 1e-39, 3e38], np.float32)
@@ -109,26 +108,14 @@ def main():
     cases = [make_case(rng, i) for i in range(total)]
     tmp = tempfile.mkdtemp(prefix="npukit_ort_ln_")
     try:
-        jobs = []
-        for i, (m, x, _) in enumerate(cases):
-            d = os.path.join(tmp, str(i))
-            os.makedirs(d)
-            onnx.save(m, os.path.join(d, "m.onnx"))
-            np.save(os.path.join(d, "x.npy"), x)
-            jobs.append({"model": f"{i}/m.onnx", "inputs": {"x": f"{i}/x.npy"},
-                         "output_dir": f"{i}/out"})
-        with open(os.path.join(tmp, "jobs.json"), "w") as f:
-            json.dump(jobs, f)
-        r = subprocess.run(["node", RUNNER, "--batch", os.path.join(tmp, "jobs.json")],
-                           capture_output=True, text=True)
-        results = [json.loads(line) for line in r.stdout.splitlines() if line.strip()]
+        results = run_ort_single_input([(m, x) for m, x, _ in cases], tmp)
         failed = shown = 0
         elements = {o: 0 for o in OUTPUTS}
         differing = {o: 0 for o in OUTPUTS}
         lengths = set()
         for i, (m, x, config) in enumerate(cases):
             repro = f"repro: NPUKIT_SEED={SEED} case={i} config={json.dumps(config)}"
-            res = results[i] if i < len(results) else {"ok": False, "error": "no result"}
+            res = results[i]
             if not res["ok"]:
                 failed += 1
                 print(f"FAIL ORT error: {res['error'][:300]}\n  {repro}")
@@ -142,16 +129,13 @@ def main():
                     bad_case = True
                     print(f"FAIL {o} shape ORT {got.shape} npukit {mine.shape}\n  {repro}")
                     continue
-                bad = got.view(np.uint32) != mine.view(np.uint32)
+                n, text = bit_difference(got, mine)
                 elements[o] += got.size
-                differing[o] += int(bad.sum())
-                if bad.any():
+                differing[o] += n
+                if n:
                     bad_case = True
                     if shown < 20:
-                        idx = tuple(int(v) for v in np.argwhere(bad)[0])
-                        print(f"FAIL {o}: {int(bad.sum())} of {got.size} differ, first at {idx}: "
-                              f"ORT {got[idx]!r} ({got.view(np.uint32)[idx]:#010x}) npukit "
-                              f"{mine[idx]!r} ({mine.view(np.uint32)[idx]:#010x})\n  {repro}")
+                        print(f"FAIL {o}: {text}\n  {repro}")
                         shown += 1
             failed += bad_case
             lengths.add(config["n"])

@@ -13,9 +13,17 @@ enum class ReduceOp : uint8_t { sum, mean, max, min, l2 };
 
 const char* reduce_op_name(ReduceOp op);
 
+// The order in which sum and mean add their elements (max, min and l2 keep
+// the sequential order).
+enum class ReduceOrder : uint8_t {
+  sequential,   // 0, then each element in row-major order
+  onnxruntime,  // ONNX Runtime 1.30's x86-64 CPU kernels (ref::reduce_sum_f32_ort_order)
+};
+
 struct ReduceParams {
   std::vector<int64_t> axes;  // may be negative; empty: every axis
   bool keepdims = true;       // reduced axes stay as size 1
+  ReduceOrder order = ReduceOrder::sequential;
 };
 
 // The output shape (checks the axes: in range, no repeats).
@@ -25,7 +33,8 @@ Shape reduce_output_shape(const Shape& x, const ReduceParams& p, const char* fun
 // mean: the sum divided by the count; max/min: NaN wins, else the strict
 // comparison keeps the first of equals; l2: s += v * v, each product rounded,
 // then sqrt(s)). An empty reduction gives 0 (sum, l2), NaN (mean) or -inf/+inf
-// (max/min).
+// (max/min). With ReduceOrder::onnxruntime, sum and mean add in ONNX Runtime's
+// order instead, and an empty sum or mean is 0 as there.
 void reduce(ReduceOp op, const TensorView& x, const TensorView& y, const ReduceParams& p);
 
 namespace ref {
@@ -33,6 +42,12 @@ namespace ref {
 // by the kept axes (keepdims shape).
 void reduce_f32(ReduceOp op, const TensorView& x, const TensorView& y_keepdims,
                 const std::vector<bool>& reduced);
+
+// Sums of a dense row-major x (ORT's tensors start 64-byte aligned) over the
+// reduced axes in ONNX Runtime 1.30's order at one intra-op thread (its loop
+// choice depends on the thread count); y dense, indexed by the kept axes.
+void reduce_sum_f32_ort_order(const float* x, const Shape& shape, const std::vector<bool>& reduced,
+                              float* y);
 }  // namespace ref
 
 }  // namespace npukit
