@@ -1,4 +1,4 @@
-// f32-conv-1x1-avx512 (src/ops/cpu/f32-conv-1x1-avx512.cpp) against the
+// f32-conv-1x1-{avx512,avx2} (src/ops/cpu/f32-conv-1x1-*.cpp) against the
 // reference conv2d, bit for bit (a NaN equals any NaN): mobilenet-shaped
 // pointwise layers and random ones (channel counts 1..40 and 64..200, planes
 // 1x1 .. 16x16, stride 1 and 2, pads, batch > 1, NHWC-strided input, output
@@ -134,8 +134,9 @@ int64_t mismatches(const Tensor& got, const Tensor& want, int64_t& first) {
   return bad;
 }
 
-void kernel_equals_reference(unsigned seed, int iterations, bool mobilenet) {
-  if (host_isa() < Isa::avx512) GTEST_SKIP() << "host without AVX-512";
+void kernel_equals_reference(unsigned seed, int iterations, bool mobilenet, Isa isa) {
+  if (host_isa() < isa) GTEST_SKIP() << "host without " << isa_name(isa);
+  const cpu::OclKernel& kernel = isa == Isa::avx512 ? cpu::kConv1x1Avx512 : cpu::kConv1x1Avx2;
   Restore restore;
   std::mt19937 rng(seed);
   int64_t runs = 0, declined = 0;
@@ -149,26 +150,32 @@ void kernel_equals_reference(unsigned seed, int iterations, bool mobilenet) {
         ++declined;
         break;
       }
-      cpu::run_conv_ocl_exact(prob, cpu::kConv1x1Avx512);
+      cpu::run_conv_ocl_exact(prob, kernel);
       int64_t first = 0;
       ASSERT_EQ(mismatches(got, c.want, first), 0)
-          << "seed " << seed << " iter " << iter << " threads " << threads << " " << c.text
-          << "; first mismatch at element " << first << ": " << got.data<float>()[first] << " vs "
-          << c.want.data<float>()[first];
+          << "seed " << seed << " iter " << iter << " " << isa_name(isa) << " threads " << threads
+          << " " << c.text << "; first mismatch at element " << first << ": "
+          << got.data<float>()[first] << " vs " << c.want.data<float>()[first];
       ++runs;
     }
   }
-  std::printf("f32-conv-1x1-avx512: seed %u, %lld runs, %lld cases declined\n", seed,
+  std::printf("f32-conv-1x1-%s: seed %u, %lld runs, %lld cases declined\n", isa_name(isa), seed,
               static_cast<long long>(runs), static_cast<long long>(declined));
   EXPECT_GT(runs, iterations * 2);
 }
 
-TEST(Conv1x1, RandomPointwiseEqualsReference) {
-  kernel_equals_reference(20261130, 240, false);
+TEST(Conv1x1, RandomPointwiseEqualsReferenceAvx512) {
+  kernel_equals_reference(20261130, 240, false, Isa::avx512);
+}
+TEST(Conv1x1, RandomPointwiseEqualsReferenceAvx2) {
+  kernel_equals_reference(20261130, 240, false, Isa::avx2);
 }
 
-TEST(Conv1x1, MobilenetLayersEqualReference) {
-  kernel_equals_reference(20261131, 28, true);
+TEST(Conv1x1, MobilenetLayersEqualReferenceAvx512) {
+  kernel_equals_reference(20261131, 28, true, Isa::avx512);
+}
+TEST(Conv1x1, MobilenetLayersEqualReferenceAvx2) {
+  kernel_equals_reference(20261131, 28, true, Isa::avx2);
 }
 
 // conv2d itself on the same shapes at every cap the host runs, and with the

@@ -369,6 +369,9 @@ const char* declines_ocl_avx2(const ConvProblem& p) {
 void run_ocl_avx2(const ConvProblem& p) {
   run_conv_ocl_exact(p, kOclAvx2);
 }
+void run_1x1_avx2(const ConvProblem& p) {
+  run_conv_ocl_exact(p, kConv1x1Avx2);
+}
 void run_avx2(const ConvProblem& p) {
   run_checked(p, f32_conv_tile_avx2, {6, 16});
 }
@@ -441,6 +444,7 @@ const KernelList<ConvProblem>& conv_nchw_kernels() {
         declines_1x1, run_1x1_avx512},
        {"f32-conv-ocl-avx512", Isa::avx512, kOcl, declines_ocl, run_ocl_avx512},
        {"f32-conv-nchw-avx512", Isa::avx512, kNchw, declines_nchw, run_avx512},
+       {"f32-conv-1x1-avx2", Isa::avx2, kOclAvx2Applies, declines_ocl_avx2, run_1x1_avx2},
        {"f32-conv-ocl-avx2", Isa::avx2, kOclAvx2Applies, declines_ocl_avx2, run_ocl_avx2},
        {"f32-conv-nchw-avx2", Isa::avx2, kNchw, declines_nchw, run_avx2},
        {"f32-conv-dotchains", Isa::portable,
