@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "npukit/npukit.hpp"
+#include "ops/cpu/conv_1x1.hpp"
 #include "ops/cpu/conv_nchw.hpp"
 #include "test_util.hpp"
 
@@ -72,14 +73,20 @@ std::string text(const cpu::ConvProblem& p, const char* kernel, int threads, boo
 // faster (most of these small ones): its form runs on every problem it
 // computes exactly, with the variant's own recheck (run_conv_ocl_exact).
 bool is_ocl(const KernelVariant<cpu::ConvProblem>& v) {
-  return std::string_view(v.name).find("-ocl-") != std::string_view::npos;
+  const std::string_view name(v.name);
+  return name.find("-ocl-") != std::string_view::npos ||
+         name.find("-1x1-") != std::string_view::npos;
+}
+const cpu::OclKernel& ocl_kernel(const KernelVariant<cpu::ConvProblem>& v) {
+  if (std::string_view(v.name).find("-1x1-") != std::string_view::npos) return cpu::kConv1x1Avx512;
+  return v.isa == Isa::avx512 ? cpu::kOclAvx512 : cpu::kOclAvx2;
 }
 const char* declines_for_test(const KernelVariant<cpu::ConvProblem>& v, const cpu::ConvProblem& p) {
   return is_ocl(v) ? cpu::conv_ocl_declines_exactness(p) : v.declines(p);
 }
 void run_for_test(const KernelVariant<cpu::ConvProblem>& v, const cpu::ConvProblem& p) {
   if (is_ocl(v))
-    cpu::run_conv_ocl_exact(p, v.isa == Isa::avx512 ? cpu::kOclAvx512 : cpu::kOclAvx2);
+    cpu::run_conv_ocl_exact(p, ocl_kernel(v));
   else
     v.run(p);
 }

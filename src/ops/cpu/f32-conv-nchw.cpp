@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "conv_1x1.hpp"
 #include "conv_nchw.hpp"
 #include "dot_chains.hpp"
 #include "finite.hpp"
@@ -358,6 +359,14 @@ const char* declines_ocl(const ConvProblem& p) {
 void run_ocl_avx512(const ConvProblem& p) {
   run_conv_ocl_exact(p, kOclAvx512);
 }
+// f32-conv-1x1-avx512 (helper F's file): where f32-conv-ocl-avx512 runs, 1x1 kernels.
+const char* declines_1x1(const ConvProblem& p) {
+  if (p.w.dim(2) != 1 || p.w.dim(3) != 1) return "a KxK kernel (f32-conv-ocl takes it)";
+  return declines_ocl(p);
+}
+void run_1x1_avx512(const ConvProblem& p) {
+  run_conv_ocl_exact(p, kConv1x1Avx512);
+}
 // At AVX2 (8 lanes, 12 accumulators) the form wins on 1x1 convolutions only
 // (measured: 1x1 on 7x7 and 14x14 1.0-1.25x, 3x3 on 7x7 and 14x14 0.7-0.8x).
 const char* ocl_avx2_slower(const Shape& w) {
@@ -369,6 +378,9 @@ const char* declines_ocl_avx2(const ConvProblem& p) {
 }
 void run_ocl_avx2(const ConvProblem& p) {
   run_conv_ocl_exact(p, kOclAvx2);
+}
+void run_1x1_avx2(const ConvProblem& p) {
+  run_conv_ocl_exact(p, kConv1x1Avx2);
 }
 void run_avx2(const ConvProblem& p) {
   run_checked(p, f32_conv_tile_avx2, {6, 16});
@@ -438,8 +450,11 @@ constexpr const char* kOclAvx2Applies = "as f32-conv-ocl-avx512, 1x1 kernels onl
 const KernelList<ConvProblem>& conv_nchw_kernels() {
   static const KernelList<ConvProblem> list{
       "conv2d",
-      {{"f32-conv-ocl-avx512", Isa::avx512, kOcl, declines_ocl, run_ocl_avx512},
+      {{"f32-conv-1x1-avx512", Isa::avx512, "as f32-conv-ocl-avx512, 1x1 kernels only",
+        declines_1x1, run_1x1_avx512},
+       {"f32-conv-ocl-avx512", Isa::avx512, kOcl, declines_ocl, run_ocl_avx512},
        {"f32-conv-nchw-avx512", Isa::avx512, kNchw, declines_nchw, run_avx512},
+       {"f32-conv-1x1-avx2", Isa::avx2, kOclAvx2Applies, declines_ocl_avx2, run_1x1_avx2},
        {"f32-conv-ocl-avx2", Isa::avx2, kOclAvx2Applies, declines_ocl_avx2, run_ocl_avx2},
        {"f32-conv-nchw-avx2", Isa::avx2, kNchw, declines_nchw, run_avx2},
        {"f32-conv-dotchains", Isa::portable,
