@@ -19,6 +19,7 @@
 #include <tuple>
 
 #include "onnx/attributes.hpp"
+#include "onnx/batch_slices.hpp"
 #include "onnx/conv_activation_fusion.hpp"
 #include "onnx/graph.hpp"
 #include "onnx/int8_layout.hpp"
@@ -88,6 +89,7 @@ struct Model::Impl {
     std::vector<size_t> in, out;
     Kernel run;
     std::vector<TensorView> in_views, out_views;
+    bool view_only = false;  // its output is a view of its input: nothing to run
   };
   std::vector<Step> steps;
   std::vector<Operand> types;
@@ -104,6 +106,25 @@ struct Model::Impl {
   int64_t plan_count = 0;
   // The plan and buffers above are per model: one run at a time holds them.
   mutable std::recursive_mutex run_mutex;
+  Intermediates kept = Intermediates::may_fuse;
+
+  // Batch-sliced execution (batch_slices.hpp): the plans for the slice sizes
+  // (at most two), the images of each slice in order (empty: run unsliced),
+  // and the setting they were made under.
+  struct SlicePlan {
+    int64_t images = 0;
+    std::vector<Step> steps;
+    std::vector<Operand> types;
+    std::vector<std::shared_ptr<Constant>> plan_values;
+    std::vector<Tensor> buffers;
+    std::vector<TensorView> views;
+  };
+  std::vector<SlicePlan> slice_plans;
+  std::vector<int64_t> slices;
+  int64_t slice_setting = 0;
+  bool last_run_sliced = false;
+  void plan_slices(const std::vector<Shape>& shapes);
+  void run_sliced(const std::vector<TensorView>& in);
 
   size_t id(const std::string& name) {
     auto [it, fresh] = ids.emplace(name, names.size());
@@ -541,6 +562,21 @@ void Model::Impl::allocate() {
     buffers[v] = Tensor(dt, t.shape);
     views[v] = buffers[v].view();
   }
+  // Flatten, Reshape, Squeeze, Unsqueeze and Identity of a dense value only
+  // rename its bytes: the output becomes a view of the input (not for graph
+  // inputs and outputs, whose views a batch-sliced run rebinds).
+  std::vector<char> io(names.size(), 0);
+  for (size_t v : input_ids) io[v] = 1;
+  for (size_t v : output_ids) io[v] = 1;
+  for (Step& s : steps) {
+    s.view_only = false;
+    if (!is_renaming_op(g.nodes[s.node]) || s.in.empty() || s.out.size() != 1) continue;
+    const size_t a = s.in[0], b = s.out[0];
+    if (a == SIZE_MAX || io[a] || io[b] || types[a].value || !views[a].is_contiguous()) continue;
+    buffers[b] = Tensor();
+    views[b] = TensorView::contiguous(views[a].raw(), views[a].dtype(), types[b].shape);
+    s.view_only = true;
+  }
   for (Step& s : steps) {
     s.in_views.clear();
     s.out_views.clear();
@@ -552,6 +588,83 @@ void Model::Impl::allocate() {
   seconds.assign(g.nodes.size(), 0.0);
   timed_runs = 0;
   ++plan_count;
+}
+
+// Plans the batch-sliced run of the current (full) plan, or leaves `slices`
+// empty when the setting, the kept intermediates or the graph rule it out.
+void Model::Impl::plan_slices(const std::vector<Shape>& shapes) {
+  slice_plans.clear();
+  slices.clear();
+  slice_setting = batch_slice_setting();
+  if (slice_setting < 0 || kept == Intermediates::keep_all) return;
+  std::vector<SliceStep> view;
+  for (const Step& s : steps) view.push_back({&g.nodes[s.node], &s.in, &s.out});
+  std::vector<char> batch;
+  if (!batch_independence(view, types, input_ids, output_ids, batch).empty()) return;
+  const int64_t n = types[input_ids[0]].shape[0];
+  const std::vector<int64_t> sizes =
+      slice_sizes(n, slice_setting > 0 ? slice_setting : auto_slice_images(view, types, batch, n));
+  if (sizes.size() < 2) return;
+  // Each slice size is planned like a batch of that size, with the full
+  // plan's state set aside and restored after.
+  auto full = std::make_tuple(std::move(steps), std::move(types), std::move(plan_values),
+                              std::move(buffers), std::move(views), std::move(output_views),
+                              seconds, timed_runs, plan_count);
+  std::vector<SlicePlan> made;
+  try {
+    for (const int64_t images : {sizes.front(), sizes.back()}) {
+      if (!made.empty() && made[0].images == images) break;
+      std::vector<Shape> sliced = shapes;
+      for (Shape& s : sliced) s[0] = images;
+      plan(sliced, nullptr);
+      allocate();
+      if (!slice_plan_matches(std::get<1>(full), types, batch, images)) break;
+      made.push_back({images, std::move(steps), std::move(types), std::move(plan_values),
+                      std::move(buffers), std::move(views)});
+    }
+  } catch (const Error&) {  // a shape fixed in the graph (Reshape to [1000, 784]): unsliced
+    made.clear();
+  }
+  std::tie(steps, types, plan_values, buffers, views, output_views, seconds, timed_runs,
+           plan_count) = std::move(full);
+  const bool complete = !made.empty() && (made[0].images == sizes.back() || made.size() == 2);
+  if (!complete) return;
+  slice_plans = std::move(made);
+  slices = sizes;
+}
+
+// One run over the slices: each slice's plan reads its rows of the inputs and
+// writes its rows of the full plan's output buffers in place.
+void Model::Impl::run_sliced(const std::vector<TensorView>& in) {
+  int64_t first = 0;
+  std::vector<TensorView> bound(names.size());
+  for (const int64_t images : slices) {
+    SlicePlan& p = images == slice_plans[0].images ? slice_plans[0] : slice_plans.back();
+    for (size_t i = 0; i < input_ids.size(); ++i) {
+      const size_t v = input_ids[i];
+      const TensorView rows = batch_rows(in[i], first, images);
+      bound[v] = rows.strides() == p.views[v].strides() ? rows : p.views[v];
+      if (bound[v].raw() != rows.raw()) copy(rows, p.views[v]);
+    }
+    for (size_t v : output_ids) {
+      const TensorView rows = batch_rows(views[v], first, images);
+      bound[v] = rows.strides() == p.views[v].strides() ? rows : p.views[v];
+    }
+    for (Step& s : p.steps) {
+      for (size_t k = 0; k < s.in.size(); ++k)
+        if (s.in[k] != SIZE_MAX && bound[s.in[k]].raw()) s.in_views[k] = bound[s.in[k]];
+      for (size_t k = 0; k < s.out.size(); ++k)
+        if (bound[s.out[k]].raw()) s.out_views[k] = bound[s.out[k]];
+      if (s.view_only) continue;
+      const auto t0 = std::chrono::steady_clock::now();
+      s.run(s.in_views, s.out_views);
+      seconds[s.node] +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    for (size_t v : output_ids)
+      if (bound[v].raw() == p.views[v].raw()) copy(p.views[v], batch_rows(views[v], first, images));
+    first += images;
+  }
 }
 
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -590,6 +703,7 @@ Model Model::from_bytes_in(const void* data, size_t size, Profile profile,
   auto impl = std::make_unique<Impl>();
   impl->profile = profile;
   impl->fallback = fallback;
+  impl->kept = kept;
   impl->source = source;
   impl->g = read_model(data, size, source, model_dir);
   // ONNX Runtime and PyTorch rewrite QDQ groups into integer operators
@@ -660,14 +774,23 @@ const std::vector<TensorView>& Model::execute(const std::vector<TensorView>& in)
     same_values = old && old->ints == t.to_vector<int64_t>();
     m.input_values[i] = same_values ? m.planned_values[i] : constant_from(std::move(t));
   }
-  if (shapes != m.planned_shapes || !same_values) {
+  const bool replan = shapes != m.planned_shapes || !same_values;
+  if (replan) {
     m.plan(shapes, nullptr);
     m.allocate();
     m.planned_shapes = shapes;
     m.planned_values = m.input_values;
   }
+  if (replan || m.slice_setting != batch_slice_setting()) m.plan_slices(shapes);
+  m.last_run_sliced = !m.slices.empty();
+  if (m.last_run_sliced) {
+    m.run_sliced(in);
+    ++m.timed_runs;
+    return m.output_views;
+  }
   for (size_t i = 0; i < in.size(); ++i) copy(in[i], m.views[m.input_ids[i]]);
   for (Impl::Step& s : m.steps) {
+    if (s.view_only) continue;
     const auto t0 = std::chrono::steady_clock::now();
     s.run(s.in_views, s.out_views);
     m.seconds[s.node] +=
@@ -743,6 +866,10 @@ std::vector<NamedValue> Model::values() const {
   const Impl& m = *impl_;
   std::vector<NamedValue> out;
   if (m.planned_shapes.empty()) return out;  // nothing has run on the current plan
+  if (m.last_run_sliced) {  // only the outputs were kept whole
+    for (size_t v : m.output_ids) out.push_back({m.names[v], "", m.views[v]});
+    return out;
+  }
   for (size_t i = 0; i < m.input_ids.size(); ++i)
     out.push_back({m.names[m.input_ids[i]], "", m.views[m.input_ids[i]]});
   for (const Impl::Step& s : m.steps)
