@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <set>
 
@@ -205,6 +206,10 @@ std::vector<int64_t> slice_sizes(int64_t batch_size, int64_t images) {
   std::vector<int64_t> out(static_cast<size_t>(count), base);
   for (int64_t i = 0; i < extra; ++i) ++out[static_cast<size_t>(i)];
   return out;
+}
+
+void log_slices(const std::string& what) {
+  if (std::getenv("NPUKIT_LOG_SLICES")) std::fprintf(stderr, "batch slices: %s\n", what.c_str());
 }
 
 TensorView batch_rows(const TensorView& v, int64_t first, int64_t count) {

@@ -51,6 +51,9 @@ int64_t auto_slice_images(const std::vector<SliceStep>& steps, const std::vector
 // as even as possible with at most two distinct sizes (largest first).
 std::vector<int64_t> slice_sizes(int64_t batch_size, int64_t images);
 
+// With NPUKIT_LOG_SLICES set: "batch slices: <what>" on stderr (tests read it).
+void log_slices(const std::string& what);
+
 // The rows [first, first + count) on axis 0 of a view.
 TensorView batch_rows(const TensorView& v, int64_t first, int64_t count);
 

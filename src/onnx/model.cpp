@@ -600,7 +600,8 @@ void Model::Impl::plan_slices(const std::vector<Shape>& shapes) {
   std::vector<SliceStep> view;
   for (const Step& s : steps) view.push_back({&g.nodes[s.node], &s.in, &s.out});
   std::vector<char> batch;
-  if (!batch_independence(view, types, input_ids, output_ids, batch).empty()) return;
+  const std::string refusal = batch_independence(view, types, input_ids, output_ids, batch);
+  if (!refusal.empty()) return log_slices("unsliced: " + refusal);
   const int64_t n = types[input_ids[0]].shape[0];
   const std::vector<int64_t> sizes =
       slice_sizes(n, slice_setting > 0 ? slice_setting : auto_slice_images(view, types, batch, n));
@@ -628,9 +629,11 @@ void Model::Impl::plan_slices(const std::vector<Shape>& shapes) {
   std::tie(steps, types, plan_values, buffers, views, output_views, seconds, timed_runs,
            plan_count) = std::move(full);
   const bool complete = !made.empty() && (made[0].images == sizes.back() || made.size() == 2);
-  if (!complete) return;
+  if (!complete) return log_slices("unsliced: a slice's plan differs from the batch's");
   slice_plans = std::move(made);
   slices = sizes;
+  log_slices(std::to_string(n) + " images as " + std::to_string(sizes.size()) +
+             " slices of " + std::to_string(sizes.front()) + " to " + std::to_string(sizes.back()));
 }
 
 // One run over the slices: each slice's plan reads its rows of the inputs and
