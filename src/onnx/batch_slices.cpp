@@ -40,8 +40,8 @@ const std::set<std::string>& per_item_ops() {
 }
 
 const std::set<std::string>& elementwise_broadcast_ops() {
-  static const std::set<std::string> ops = {"Add",  "Sub", "Mul",       "Div",       "Max",
-                                            "Min",  "Pow", "PRelu",     "Sum",       "Mean",
+  static const std::set<std::string> ops = {"Add",  "Sub",   "Mul",        "Div",       "Max",
+                                            "Min",  "Pow",   "PRelu",      "Sum",       "Mean",
                                             "Clip", "Where", "QLinearAdd", "QLinearMul"};
   return ops;
 }
@@ -119,8 +119,7 @@ int64_t l2_bytes() {
 
 int64_t item_bytes(const Operand& o) {
   const int64_t n = shape_numel(o.shape);
-  return o.shape.empty() || o.shape[0] == 0 ? 0
-                                            : n / o.shape[0] * dtype_size(*dtype_of(o.elem));
+  return o.shape.empty() || o.shape[0] == 0 ? 0 : n / o.shape[0] * dtype_size(*dtype_of(o.elem));
 }
 
 }  // namespace
