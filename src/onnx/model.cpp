@@ -632,8 +632,8 @@ void Model::Impl::plan_slices(const std::vector<Shape>& shapes) {
   if (!complete) return log_slices("unsliced: a slice's plan differs from the batch's");
   slice_plans = std::move(made);
   slices = sizes;
-  log_slices(std::to_string(n) + " images as " + std::to_string(sizes.size()) +
-             " slices of " + std::to_string(sizes.front()) + " to " + std::to_string(sizes.back()));
+  log_slices(std::to_string(n) + " images as " + std::to_string(sizes.size()) + " slices of " +
+             std::to_string(sizes.front()) + " to " + std::to_string(sizes.back()));
 }
 
 // One run over the slices: each slice's plan reads its rows of the inputs and
@@ -869,7 +869,7 @@ std::vector<NamedValue> Model::values() const {
   const Impl& m = *impl_;
   std::vector<NamedValue> out;
   if (m.planned_shapes.empty()) return out;  // nothing has run on the current plan
-  if (m.last_run_sliced) {  // only the outputs were kept whole
+  if (m.last_run_sliced) {                   // only the outputs were kept whole
     for (size_t v : m.output_ids) out.push_back({m.names[v], "", m.views[v]});
     return out;
   }
