@@ -632,6 +632,10 @@ void Model::Impl::plan_slices(const std::vector<Shape>& shapes) {
   if (!complete) return log_slices("unsliced: a slice's plan differs from the batch's");
   slice_plans = std::move(made);
   slices = sizes;
+  // The whole batch's intermediates are never written now: only its outputs stay.
+  for (size_t v = 0; v < buffers.size(); ++v)
+    if (std::find(output_ids.begin(), output_ids.end(), v) == output_ids.end())
+      buffers[v] = Tensor();
   log_slices(std::to_string(n) + " images as " + std::to_string(sizes.size()) + " slices of " +
              std::to_string(sizes.front()) + " to " + std::to_string(sizes.back()));
 }
@@ -777,14 +781,13 @@ const std::vector<TensorView>& Model::execute(const std::vector<TensorView>& in)
     same_values = old && old->ints == t.to_vector<int64_t>();
     m.input_values[i] = same_values ? m.planned_values[i] : constant_from(std::move(t));
   }
-  const bool replan = shapes != m.planned_shapes || !same_values;
-  if (replan) {
+  if (shapes != m.planned_shapes || !same_values || m.slice_setting != batch_slice_setting()) {
     m.plan(shapes, nullptr);
     m.allocate();
     m.planned_shapes = shapes;
     m.planned_values = m.input_values;
+    m.plan_slices(shapes);
   }
-  if (replan || m.slice_setting != batch_slice_setting()) m.plan_slices(shapes);
   m.last_run_sliced = !m.slices.empty();
   if (m.last_run_sliced) {
     m.run_sliced(in);
