@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "npukit/parallel.hpp"
 #include "onnx/attributes.hpp"
 
 namespace npukit::onnx {
@@ -196,6 +197,13 @@ int64_t auto_slice_images(const std::vector<SliceStep>& steps, const std::vector
     largest = std::max(largest, bytes);
   }
   return std::clamp<int64_t>(l2_bytes() / largest, 1, batch_size);
+}
+
+int64_t slice_lanes(size_t slice_count) {
+  const char* mode = std::getenv("NPUKIT_SLICE_THREADS");
+  if (mode && std::string(mode) == "nodes") return 1;
+  return std::clamp<int64_t>(num_threads(), 1,
+                             std::min<int64_t>(4, static_cast<int64_t>(slice_count)));
 }
 
 std::vector<int64_t> slice_sizes(int64_t batch_size, int64_t images) {

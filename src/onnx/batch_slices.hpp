@@ -47,6 +47,11 @@ int64_t batch_slice_setting();
 int64_t auto_slice_images(const std::vector<SliceStep>& steps, const std::vector<Operand>& types,
                           const std::vector<char>& batch, int64_t batch_size);
 
+// Lanes running slices at once: the thread count (at most 4 and the slice
+// count), or 1 with NPUKIT_SLICE_THREADS=nodes (the threads then split each
+// node, as unsliced runs do). Each lane has its own slice plans and buffers.
+int64_t slice_lanes(size_t slice_count);
+
 // Slice sizes covering `batch_size` images with slices of at most `images`,
 // as even as possible with at most two distinct sizes (largest first).
 std::vector<int64_t> slice_sizes(int64_t batch_size, int64_t images);

@@ -4,7 +4,8 @@ bundled fp32 and int8 models and random small per-item graphs (convolutions,
 pools, element-wise with broadcast constants, Flatten/Reshape/Squeeze/
 Unsqueeze as views, Gemm, MatMul, Softmax, odd batch sizes) give the
 unsliced run's bytes (NPUKIT_BATCH_SLICES=off) for slice sizes 1..N, at 1, 2
-and 3 threads, under NPUKIT_MAX_ISA=avx2 and NPUKIT_IMPL=reference. The
+and 3 threads (slices on lanes, and with NPUKIT_SLICE_THREADS=nodes threads
+inside each node), under NPUKIT_MAX_ISA=avx2 and NPUKIT_IMPL=reference. The
 runner's NPUKIT_LOG_SLICES line must say that the graph was sliced (so the
 test cannot compare the plain plan with itself), and graphs with batch-mixing
 nodes (Softmax over axis 0, ReduceMean over axis 0, Transpose of the batch,
@@ -54,6 +55,12 @@ def check(name, model, x, slice_sizes, sliced, settings, tmp):
                 if got != want:
                     FAILURES.append(f"{what}: outputs differ from the unsliced run")
                 is_sliced = "slices of" in log
+                if is_sliced:  # lanes: min(threads, slices, 4), 1 when threads split nodes
+                    count = int(log.split(" as ")[1].split()[0])
+                    lanes = 1 if extra.get("NPUKIT_SLICE_THREADS") == "nodes" else min(threads,
+                                                                                       count, 4)
+                    if f"on {lanes} lane(s)" not in log:
+                        FAILURES.append(f"{what}: expected {lanes} lanes, log '{log}'")
                 if s != "auto" and int(s) < x.shape[0] and is_sliced != sliced:
                     FAILURES.append(f"{what}: expected {'sliced' if sliced else 'unsliced'}, "
                                     f"log '{log}'")
@@ -148,7 +155,8 @@ def special_values(rng, x):
 def main():
     rng = np.random.default_rng(SEED)
     print(f"seed {SEED}")
-    settings = [{}, {"NPUKIT_MAX_ISA": "avx2"}, {"NPUKIT_IMPL": "reference"}]
+    settings = [{}, {"NPUKIT_MAX_ISA": "avx2"}, {"NPUKIT_IMPL": "reference"},
+                {"NPUKIT_SLICE_THREADS": "nodes"}]
     with tempfile.TemporaryDirectory() as tmp:
         images = np.load(os.path.join(ROOT, "models", "fashion_mnist_eval_images.npy"))
         x = (images[:67].astype(np.float32) / 255).reshape(-1, 1, 28, 28)
