@@ -106,6 +106,9 @@ Planner known_int_arith_planner(const Node& n, const std::vector<Operand>& in);
 
 // Operators of any rank (up to kMaxRank) whose nodes are folded when their inputs are known.
 bool is_data_movement_op(const std::string& domain, const std::string& op_type);
+// Flatten, Reshape, Squeeze, Unsqueeze, Identity: the output has the input's
+// bytes in the same order, so the runner may make it a view of a dense input.
+bool is_renaming_op(const Node& n);
 // Operators whose kernels take any rank up to kMaxRank: data movement and the
 // element-wise float math (their drivers collapse axes, elementwise_blocks.hpp).
 bool accepts_any_rank(const std::string& domain, const std::string& op_type);

@@ -4,9 +4,11 @@
 
 #include "npukit/memory_budget.hpp"
 #include "npukit/ops/pool2d.hpp"
+#include "npukit/parallel.hpp"
 #include "npukit/read_file.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -19,6 +21,7 @@
 #include <tuple>
 
 #include "onnx/attributes.hpp"
+#include "onnx/batch_slices.hpp"
 #include "onnx/conv_activation_fusion.hpp"
 #include "onnx/graph.hpp"
 #include "onnx/int8_layout.hpp"
@@ -88,6 +91,7 @@ struct Model::Impl {
     std::vector<size_t> in, out;
     Kernel run;
     std::vector<TensorView> in_views, out_views;
+    bool view_only = false;  // its output is a view of its input: nothing to run
   };
   std::vector<Step> steps;
   std::vector<Operand> types;
@@ -104,6 +108,28 @@ struct Model::Impl {
   int64_t plan_count = 0;
   // The plan and buffers above are per model: one run at a time holds them.
   mutable std::recursive_mutex run_mutex;
+  Intermediates kept = Intermediates::may_fuse;
+
+  // Batch-sliced execution (batch_slices.hpp): the plans for the slice sizes
+  // (at most two), the images of each slice in order (empty: run unsliced),
+  // and the setting they were made under.
+  struct SlicePlan {
+    int64_t images = 0;
+    std::vector<Step> steps;
+    std::vector<Operand> types;
+    std::vector<std::shared_ptr<Constant>> plan_values;
+    std::vector<Tensor> buffers;
+    std::vector<TensorView> views;
+  };
+  // One set of slice plans per lane: lanes run different slices at once.
+  std::vector<std::vector<SlicePlan>> slice_sets;
+  std::vector<int64_t> slices;
+  int64_t slice_setting = 0;
+  bool last_run_sliced = false;
+  void plan_slices(const std::vector<Shape>& shapes);
+  void run_sliced(const std::vector<TensorView>& in);
+  void run_slice(std::vector<SlicePlan>& set, const std::vector<TensorView>& in, int64_t first,
+                 int64_t images, std::vector<TensorView>& bound, std::vector<double>& secs);
 
   size_t id(const std::string& name) {
     auto [it, fresh] = ids.emplace(name, names.size());
@@ -541,6 +567,21 @@ void Model::Impl::allocate() {
     buffers[v] = Tensor(dt, t.shape);
     views[v] = buffers[v].view();
   }
+  // Flatten, Reshape, Squeeze, Unsqueeze and Identity of a dense value only
+  // rename its bytes: the output becomes a view of the input (not for graph
+  // inputs and outputs, whose views a batch-sliced run rebinds).
+  std::vector<char> io(names.size(), 0);
+  for (size_t v : input_ids) io[v] = 1;
+  for (size_t v : output_ids) io[v] = 1;
+  for (Step& s : steps) {
+    s.view_only = false;
+    if (!is_renaming_op(g.nodes[s.node]) || s.in.empty() || s.out.size() != 1) continue;
+    const size_t a = s.in[0], b = s.out[0];
+    if (a == SIZE_MAX || io[a] || io[b] || types[a].value || !views[a].is_contiguous()) continue;
+    buffers[b] = Tensor();
+    views[b] = TensorView::contiguous(views[a].raw(), views[a].dtype(), types[b].shape);
+    s.view_only = true;
+  }
   for (Step& s : steps) {
     s.in_views.clear();
     s.out_views.clear();
@@ -552,6 +593,112 @@ void Model::Impl::allocate() {
   seconds.assign(g.nodes.size(), 0.0);
   timed_runs = 0;
   ++plan_count;
+}
+
+// Plans the batch-sliced run of the current (full) plan, or leaves `slices`
+// empty when the setting, the kept intermediates or the graph rule it out.
+void Model::Impl::plan_slices(const std::vector<Shape>& shapes) {
+  slice_sets.clear();
+  slices.clear();
+  slice_setting = batch_slice_setting();
+  if (slice_setting < 0 || kept == Intermediates::keep_all) return;
+  std::vector<SliceStep> view;
+  for (const Step& s : steps) view.push_back({&g.nodes[s.node], &s.in, &s.out});
+  std::vector<char> batch;
+  const std::string refusal = batch_independence(view, types, input_ids, output_ids, batch);
+  if (!refusal.empty()) return log_slices("unsliced: " + refusal);
+  const int64_t n = types[input_ids[0]].shape[0];
+  const std::vector<int64_t> sizes =
+      slice_sizes(n, slice_setting > 0 ? slice_setting : auto_slice_images(view, types, batch, n));
+  if (sizes.size() < 2) return;
+  // Each slice size is planned like a batch of that size, with the full
+  // plan's state set aside and restored after.
+  auto full = std::make_tuple(std::move(steps), std::move(types), std::move(plan_values),
+                              std::move(buffers), std::move(views), std::move(output_views),
+                              seconds, timed_runs, plan_count);
+  const int64_t lanes = slice_lanes(sizes.size());
+  std::vector<std::vector<SlicePlan>> made(static_cast<size_t>(lanes));
+  bool complete = true;
+  try {
+    for (std::vector<SlicePlan>& set : made)
+      for (const int64_t images : {sizes.front(), sizes.back()}) {
+        if (!set.empty() && set[0].images == images) break;
+        std::vector<Shape> sliced = shapes;
+        for (Shape& s : sliced) s[0] = images;
+        plan(sliced, nullptr);
+        allocate();
+        complete = complete && slice_plan_matches(std::get<1>(full), types, batch, images);
+        set.push_back({images, std::move(steps), std::move(types), std::move(plan_values),
+                       std::move(buffers), std::move(views)});
+      }
+  } catch (const Error&) {  // a shape fixed in the graph (Reshape to [1000, 784]): unsliced
+    complete = false;
+  }
+  std::tie(steps, types, plan_values, buffers, views, output_views, seconds, timed_runs,
+           plan_count) = std::move(full);
+  if (!complete) return log_slices("unsliced: a slice's plan differs from the batch's");
+  slice_sets = std::move(made);
+  slices = sizes;
+  // The whole batch's intermediates are never written now: only its outputs stay.
+  for (size_t v = 0; v < buffers.size(); ++v)
+    if (std::find(output_ids.begin(), output_ids.end(), v) == output_ids.end())
+      buffers[v] = Tensor();
+  log_slices(std::to_string(n) + " images as " + std::to_string(sizes.size()) + " slices of " +
+             std::to_string(sizes.front()) + " to " + std::to_string(sizes.back()) + " on " +
+             std::to_string(lanes) + " lane(s)");
+}
+
+// One run over the slices: each slice's plan reads its rows of the inputs and
+// writes its rows of the full plan's output buffers in place. With several
+// lanes, each takes the next slice not yet taken (threads of a loaded
+// machine progress unevenly) and its kernels run on its thread alone.
+void Model::Impl::run_sliced(const std::vector<TensorView>& in) {
+  std::vector<int64_t> first(slices.size(), 0);
+  for (size_t i = 1; i < slices.size(); ++i) first[i] = first[i - 1] + slices[i - 1];
+  const int64_t lanes = std::min<int64_t>(static_cast<int64_t>(slice_sets.size()), num_threads());
+  std::atomic<size_t> next{0};
+  std::vector<std::vector<double>> secs(static_cast<size_t>(lanes),
+                                        std::vector<double>(seconds.size(), 0.0));
+  auto lane = [&](int64_t w) {
+    std::vector<TensorView> bound(names.size());
+    for (size_t i; (i = next.fetch_add(1)) < slices.size();)
+      run_slice(slice_sets[static_cast<size_t>(w)], in, first[i], slices[i], bound,
+                secs[static_cast<size_t>(w)]);
+  };
+  if (lanes == 1)
+    lane(0);
+  else
+    parallel_for(lanes, 1, lane);
+  for (const std::vector<double>& s : secs)
+    for (size_t k = 0; k < s.size(); ++k) seconds[k] += s[k];
+}
+
+void Model::Impl::run_slice(std::vector<SlicePlan>& set, const std::vector<TensorView>& in,
+                            int64_t first, int64_t images, std::vector<TensorView>& bound,
+                            std::vector<double>& secs) {
+  SlicePlan& p = images == set[0].images ? set[0] : set.back();
+  for (size_t i = 0; i < input_ids.size(); ++i) {
+    const size_t v = input_ids[i];
+    const TensorView rows = batch_rows(in[i], first, images);
+    bound[v] = rows.strides() == p.views[v].strides() ? rows : p.views[v];
+    if (bound[v].raw() != rows.raw()) copy(rows, p.views[v]);
+  }
+  for (size_t v : output_ids) {
+    const TensorView rows = batch_rows(views[v], first, images);
+    bound[v] = rows.strides() == p.views[v].strides() ? rows : p.views[v];
+  }
+  for (Step& s : p.steps) {
+    for (size_t k = 0; k < s.in.size(); ++k)
+      if (s.in[k] != SIZE_MAX && bound[s.in[k]].raw()) s.in_views[k] = bound[s.in[k]];
+    for (size_t k = 0; k < s.out.size(); ++k)
+      if (bound[s.out[k]].raw()) s.out_views[k] = bound[s.out[k]];
+    if (s.view_only) continue;
+    const auto t0 = std::chrono::steady_clock::now();
+    s.run(s.in_views, s.out_views);
+    secs[s.node] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  for (size_t v : output_ids)
+    if (bound[v].raw() == p.views[v].raw()) copy(p.views[v], batch_rows(views[v], first, images));
 }
 
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -590,6 +737,7 @@ Model Model::from_bytes_in(const void* data, size_t size, Profile profile,
   auto impl = std::make_unique<Impl>();
   impl->profile = profile;
   impl->fallback = fallback;
+  impl->kept = kept;
   impl->source = source;
   impl->g = read_model(data, size, source, model_dir);
   // ONNX Runtime and PyTorch rewrite QDQ groups into integer operators
@@ -660,14 +808,22 @@ const std::vector<TensorView>& Model::execute(const std::vector<TensorView>& in)
     same_values = old && old->ints == t.to_vector<int64_t>();
     m.input_values[i] = same_values ? m.planned_values[i] : constant_from(std::move(t));
   }
-  if (shapes != m.planned_shapes || !same_values) {
+  if (shapes != m.planned_shapes || !same_values || m.slice_setting != batch_slice_setting()) {
     m.plan(shapes, nullptr);
     m.allocate();
     m.planned_shapes = shapes;
     m.planned_values = m.input_values;
+    m.plan_slices(shapes);
+  }
+  m.last_run_sliced = !m.slices.empty();
+  if (m.last_run_sliced) {
+    m.run_sliced(in);
+    ++m.timed_runs;
+    return m.output_views;
   }
   for (size_t i = 0; i < in.size(); ++i) copy(in[i], m.views[m.input_ids[i]]);
   for (Impl::Step& s : m.steps) {
+    if (s.view_only) continue;
     const auto t0 = std::chrono::steady_clock::now();
     s.run(s.in_views, s.out_views);
     m.seconds[s.node] +=
@@ -743,6 +899,10 @@ std::vector<NamedValue> Model::values() const {
   const Impl& m = *impl_;
   std::vector<NamedValue> out;
   if (m.planned_shapes.empty()) return out;  // nothing has run on the current plan
+  if (m.last_run_sliced) {                   // only the outputs were kept whole
+    for (size_t v : m.output_ids) out.push_back({m.names[v], "", m.views[v]});
+    return out;
+  }
   for (size_t i = 0; i < m.input_ids.size(); ++i)
     out.push_back({m.names[m.input_ids[i]], "", m.views[m.input_ids[i]]});
   for (const Impl::Step& s : m.steps)

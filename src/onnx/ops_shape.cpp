@@ -106,6 +106,12 @@ NodePlan plan_constant(const PlanContext& c) {
 
 }  // namespace
 
+bool is_renaming_op(const Node& n) {
+  if (!n.domain.empty() && n.domain != "ai.onnx") return false;
+  return n.op_type == "Flatten" || n.op_type == "Reshape" || n.op_type == "Squeeze" ||
+         n.op_type == "Unsqueeze" || n.op_type == "Identity";
+}
+
 const std::vector<OpEntry>& shape_ops() {
   static const std::vector<OpEntry> ops = {
       {"", "Identity", 1, 1, 1, plan_identity}, {"", "Flatten", 1, 1, 1, plan_flatten},
