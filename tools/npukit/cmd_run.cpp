@@ -67,7 +67,7 @@ void dump_values(const onnx::Model& model, const std::string& dir, bool say) {
 }
 
 // --layers: totals per operator (largest first), then every node in execution order.
-void print_layers(const std::vector<onnx::LayerTime>& layers, double runs) {
+void print_layers(const std::vector<onnx::LayerTime>& layers, double runs, double wall_per_run) {
   std::map<std::string, std::pair<double, int>> per_op;
   double total = 0;
   size_t node_w = 4, op_w = 8;
@@ -88,6 +88,13 @@ void print_layers(const std::vector<onnx::LayerTime>& layers, double runs) {
     fmt::print("{:<{}}  {:>5}  {:>12.4f}  {:>5.1f}%\n", op, op_w, t.second, t.first / runs * 1e3,
                t.first * share);
   fmt::print("{:<{}}  {:>5}  {:>12.4f}\n", "total", op_w, layers.size(), total / runs * 1e3);
+  // Batch slices run on several threads at once, each timing its own nodes.
+  if (total / runs > 1.05 * wall_per_run)
+    fmt::print(
+        "(per-layer times add up the threads that ran batch slices at the same time, so their\n"
+        " total exceeds the run's {:.3f} ms; NPUKIT_BATCH_SLICES=off times the layers one by "
+        "one)\n",
+        wall_per_run * 1e3);
   fmt::print("\n{:<{}}  {:<{}}  {:<12}  {:>12}  {:>6}\n", "node", node_w, "operator", op_w,
              "profile", "ms per run", "share");
   for (const auto& l : layers)
@@ -170,7 +177,7 @@ void print_run_text(const onnx::Model& model, const RunOptions& o, const RunResu
     fmt::print(", after {} warm-up run{})\n", r.warmup, r.warmup > 1 ? "s" : "");
   else
     fmt::print(")\n");
-  if (o.layers) print_layers(model.layer_times(), static_cast<double>(o.repeat));
+  if (o.layers) print_layers(model.layer_times(), static_cast<double>(o.repeat), r.median);
 }
 
 int run_model(const RunOptions& o) {
