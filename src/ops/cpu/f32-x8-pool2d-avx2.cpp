@@ -27,18 +27,6 @@ struct Simd {
   }
 
   NPUKIT_POOL_TARGET static F zero() { return _mm256_setzero_ps(); }
-  // Arbitrary lane masks (f32-pool2d-nchw-narrow.inc): all ones in lane i when bit i is set.
-  using M = __m256i;
-  NPUKIT_POOL_TARGET static M lane_mask(uint32_t bits) {
-    const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
-    return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(bits)), bit),
-                              bit);
-  }
-  // Masked-off lanes are +0 and their elements are never read.
-  NPUKIT_POOL_TARGET static F load_m(M m, const float* p) { return _mm256_maskload_ps(p, m); }
-  NPUKIT_POOL_TARGET static F select(M m, F a, F b) {
-    return _mm256_blendv_ps(b, a, _mm256_castsi256_ps(m));
-  }
   NPUKIT_POOL_TARGET static F set1(float v) { return _mm256_set1_ps(v); }
   // Loads n lanes at a lane stride of 1, 2 or ls elements; masked-off
   // elements are never read (2: up to the last lane's own element only).

@@ -23,21 +23,6 @@ struct Simd {
   };
 
   static F zero() { return set1(0.0f); }
-  // Arbitrary lane masks (f32-pool2d-nchw-narrow.inc): bit i = lane i.
-  using M = uint32_t;
-  static M lane_mask(uint32_t bits) { return bits; }
-  // Masked-off lanes are +0 and their elements are never read.
-  static F load_m(M m, const float* p) {
-    F r = zero();
-    for (int i = 0; i < V; ++i)
-      if (m >> i & 1u) r.v[i] = p[i];
-    return r;
-  }
-  static F select(M m, F a, F b) {
-    for (int i = 0; i < V; ++i)
-      if (m >> i & 1u) b.v[i] = a.v[i];
-    return b;
-  }
   static F set1(float x) {
     F r;
     for (float& e : r.v) e = x;
