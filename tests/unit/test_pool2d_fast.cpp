@@ -376,6 +376,64 @@ TEST(Pool2dFast, GlobalPoolsOverFlatPlanes) {
   EXPECT_GT(st.lanes[static_cast<int>(cpu::Lanes::packed_channel)], 100);
 }
 
+// Narrow NCHW planes (f32-pool2d-nchw-narrow.inc: the outputs of a row in
+// lanes, borders included, every tap a masked load): rows narrower and wider
+// than a vector (1..40 outputs: one or several chunks, partial last chunk),
+// windows entirely in padding (pads up to the kernel), ceil-mode overhang,
+// dilation on both axes, zero insertion between rows, batch 1-3, odd channel
+// counts (plane groups of 4 with a remainder), gapped NCHW strides, every
+// semantic of random_case (taps, NCHWc, MLAS's row-major loop), special values,
+// threads 1/2/3 and every ISA the host runs.
+TEST(Pool2dFast, NarrowPlanesWithBordersInLanes) {
+  SettingsGuard guard;
+  const uint32_t seed = 20261128;
+  std::mt19937 g(seed);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(g() % (hi - lo + 1));
+  };
+  Stats st;
+  int narrow = 0;
+  for (int i = 0; i < 600; ++i) {
+    Case c = random_case(g);
+    c.dtype = DType::f32;
+    const int64_t W = i % 7 == 0 ? pick(1, 40) : pick(4, 17);
+    c.shape = {pick(1, 3), i % 5 == 0 ? pick(13, 37) : pick(1, 9), pick(1, 16), W};
+    Window2d& w = c.p.window;
+    w = Window2d{};
+    w.kernel_h = pick(1, 4);
+    w.kernel_w = pick(1, 4);
+    w.stride_h = pick(1, 2);
+    w.stride_w = 1;
+    w.dilation_h = g() % 5 == 0 ? 2 : 1;
+    w.dilation_w = g() % 5 == 0 ? 2 : 1;
+    w.ins_h = g() % 6 == 0 ? 1 : 0;
+    w.pad_top = pick(0, w.kernel_h);
+    w.pad_bottom = pick(0, w.kernel_h);
+    w.pad_left = pick(0, w.kernel_w);
+    w.pad_right = pick(0, w.kernel_w);
+    w.ceil_mode = g() % 3 == 0;
+    if (c.p.loop == PoolLoop::mlas && (w.dilation_h > 1 || w.dilation_w > 1 || w.ins_h > 0))
+      c.p.loop = PoolLoop::taps;  // (MLAS has neither)
+    c.x_layout = i % 4 == 3 ? 2 : 0;
+    c.y_layout = i % 4 == 1 ? 2 : 0;
+    Shape ys;
+    try {
+      ys = pool2d_output_shape(c.shape, c.p);
+    } catch (const Error&) {
+      continue;
+    }
+    float dummy = 0.0f;  // the plan reads shapes and strides only
+    const Pool2dProblem probe{
+        TensorView(&dummy, DType::f32, c.shape, contiguous_strides(c.shape, Layout::nchw)),
+        TensorView(&dummy, DType::f32, ys, contiguous_strides(ys, Layout::nchw)), c.p};
+    narrow += cpu::make_pool2d_plan(probe).lanes == cpu::Lanes::packed_channel && ys[3] >= 8;
+    if (!check_case(c, seed, i, st)) break;
+  }
+  // Most cases take the narrow path (packed channel lanes, rows of >= 8 outputs).
+  EXPECT_GT(narrow, 200);
+  EXPECT_GT(st.runs, 600);
+}
+
 // ONNX Runtime's MLAS orders (PoolLoop::mlas) on wide and tall planes: column
 // sums with stride_w 1 and 2 across vector widths and the scalar column tail,
 // kernels past MLAS's 32 (row major), stride_w 3, and whole images.

@@ -29,6 +29,12 @@ struct Simd {
   }
 
   NPUKIT_POOL_TARGET static F zero() { return _mm512_setzero_ps(); }
+  // Arbitrary lane masks (f32-pool2d-nchw-narrow.inc): bit i = lane i.
+  using M = __mmask16;
+  NPUKIT_POOL_TARGET static M lane_mask(uint32_t bits) { return static_cast<M>(bits); }
+  // Masked-off lanes are +0 and their elements are never read.
+  NPUKIT_POOL_TARGET static F load_m(M m, const float* p) { return _mm512_maskz_loadu_ps(m, p); }
+  NPUKIT_POOL_TARGET static F select(M m, F a, F b) { return _mm512_mask_mov_ps(b, m, a); }
   NPUKIT_POOL_TARGET static F set1(float v) { return _mm512_set1_ps(v); }
   // Loads n lanes at a lane stride of 1, 2 or ls elements; masked-off
   // elements are never read (2: up to the last lane's own element only).
