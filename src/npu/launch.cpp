@@ -10,6 +10,7 @@
 
 #include "cost_call_site.hpp"
 #include "npukit/npu/machine.hpp"
+#include "operand_scratch.hpp"
 
 namespace npukit::npu {
 
@@ -235,6 +236,7 @@ LaunchReport end_launch() {
   c.last = r;
   c.kernel = "(no kernel)";
   c.active = false;
+  face::release_operand_scratch();
   return r;
 }
 

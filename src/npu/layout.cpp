@@ -229,8 +229,12 @@ void fill_place(const Place& dst, const void* value) {
 
 Tensor gather_f32(const char* fn, const char* name, const Place& p) {
   Tensor t(DType::f32, {p.shape.n, p.shape.c, p.shape.h, p.shape.w});
+  gather_f32_into(fn, name, p, t.data<float>());
+  return t;
+}
+
+void gather_f32_into(const char* fn, const char* name, const Place& p, float* out) {
   Machine& m = machine();
-  float* out = t.data<float>();
   const int64_t len = run_length(p), hw = p.shape.h * p.shape.w;
   bool check = true;  // until the first never-written element
   for (int64_t n = 0; n < p.shape.n; ++n)
@@ -256,7 +260,6 @@ Tensor gather_f32(const char* fn, const char* name, const Place& p) {
           std::memcpy(o + h * p.shape.w + w, s + so, 4);
         }
     }
-  return t;
 }
 
 void scatter_f32(const TensorView& t, const Place& p) {

@@ -128,9 +128,14 @@ std::vector<uint8_t*> channel_bases(Machine& m, const Place& p) {
 
 npukit::Tensor gather_matrix(const char* fn, const char* name, const Place& p, int64_t rows,
                              int64_t cols, int64_t cpc) {
-  Machine& m = machine();
   npukit::Tensor t(npukit::DType::f32, {rows, cols});
-  float* out = t.data<float>();
+  gather_matrix_into(fn, name, p, rows, cols, cpc, t.data<float>());
+  return t;
+}
+
+void gather_matrix_into(const char* fn, const char* name, const Place& p, int64_t rows,
+                        int64_t cols, int64_t cpc, float* out) {
+  Machine& m = machine();
   const std::vector<uint8_t*> bases = channel_bases(m, p);
   bool check = true;
   for (int64_t r = 0; r < rows; ++r)
@@ -153,7 +158,6 @@ npukit::Tensor gather_matrix(const char* fn, const char* name, const Place& p, i
         std::memcpy(out + r * cols + first + k, ptr, 4);
       }
     }
-  return t;
 }
 
 void scatter_matrix(const npukit::TensorView& t, const Place& p, int64_t cpc) {
@@ -181,10 +185,15 @@ void scatter_matrix(const npukit::TensorView& t, const Place& p, int64_t cpc) {
 }
 
 std::vector<uint8_t> gather_raw(const char* fn, const char* name, const Place& p) {
+  std::vector<uint8_t> out(
+      static_cast<size_t>(p.shape.n * p.shape.c * p.shape.h * p.shape.w * p.esize));
+  gather_raw_into(fn, name, p, out.data());
+  return out;
+}
+
+void gather_raw_into(const char* fn, const char* name, const Place& p, uint8_t* o) {
   Machine& m = machine();
   const int64_t es = p.esize;
-  std::vector<uint8_t> out(static_cast<size_t>(p.shape.n * p.shape.c * p.shape.h * p.shape.w * es));
-  uint8_t* o = out.data();
   bool check = p.space == Space::local;
   // Rows of w consecutive elements move with one copy and one flag scan; the
   // first never-written element is still the one reported.
@@ -212,7 +221,6 @@ std::vector<uint8_t> gather_raw(const char* fn, const char* name, const Place& p
         }
       }
     }
-  return out;
 }
 
 std::vector<uint32_t> gather_u32(const char* fn, const char* name, const Place& p) {

@@ -65,6 +65,9 @@ namespace npukit::npu::face {
 // rows x cols fp32 tensor; only the matrix's own elements are touched.
 npukit::Tensor gather_matrix(const char* fn, const char* name, const Place& p, int64_t rows,
                              int64_t cols, int64_t cpc);
+// The same into `out` (rows x cols floats).
+void gather_matrix_into(const char* fn, const char* name, const Place& p, int64_t rows,
+                        int64_t cols, int64_t cpc, float* out);
 void scatter_matrix(const npukit::TensorView& t, const Place& p, int64_t cpc);
 // Host pointers of element (0, c, 0, 0) for every channel c of a place:
 // element (n, c, 0, 0) is then bases[c] + esize * n * stride.n, without
@@ -72,6 +75,8 @@ void scatter_matrix(const npukit::TensorView& t, const Place& p, int64_t cpc);
 std::vector<uint8_t*> channel_bases(Machine& m, const Place& p);
 // Raw elements of a local place in (n, c, h, w) order, read-checked.
 std::vector<uint8_t> gather_raw(const char* fn, const char* name, const Place& p);
+// The same into `out` (n*c*h*w*esize bytes).
+void gather_raw_into(const char* fn, const char* name, const Place& p, uint8_t* out);
 // 32-bit elements (any type, as raw words) of a place in (n, c, h, w) order,
 // read-checked, and back (marking them written).
 std::vector<uint32_t> gather_u32(const char* fn, const char* name, const Place& p);

@@ -9,6 +9,7 @@
 #include "npukit/ops/matmul.hpp"
 #include "npukit/ops/pool2d.hpp"
 #include "okk_face.hpp"
+#include "operand_scratch.hpp"
 
 using namespace npukit;
 using namespace npukit::npu;
@@ -34,6 +35,23 @@ Tensor channel_vector(const char* fn, const char* name, uint64_t addr, int64_t c
 Place bias_place(uint64_t addr, int64_t c) {
   return Place{Space::local, addr, Dims{1, c, 1, 1},
                compact_stride(cfg(), start_npu(cfg(), addr), Dims{1, c, 1, 1}), 4};
+}
+
+// An fp32 operand in this thread's reused buffer for `slot`, dense NCHW.
+TensorView scratch_f32(Slot slot, const Dims& d) {
+  void* p = operand_scratch(slot, static_cast<size_t>(d.n * d.c * d.h * d.w) * 4);
+  return TensorView::contiguous(p, DType::f32, {d.n, d.c, d.h, d.w});
+}
+TensorView gathered_f32(Slot slot, const char* fn, const char* name, const Place& p) {
+  const TensorView t = scratch_f32(slot, p.shape);
+  gather_f32_into(fn, name, p, t.data<float>());
+  return t;
+}
+TensorView gathered_matrix(Slot slot, const char* fn, const char* name, const Place& p,
+                           int64_t rows, int64_t cols, int64_t cpc) {
+  void* buf = operand_scratch(slot, static_cast<size_t>(rows * cols) * 4);
+  gather_matrix_into(fn, name, p, rows, cols, cpc, static_cast<float*>(buf));
+  return TensorView::contiguous(buf, DType::f32, {rows, cols});
 }
 
 enum class ChannelKind : uint8_t { bias, scale, scale_bias };
@@ -256,14 +274,16 @@ void okk_bdc_conv2d(local_addr_t output_addr, local_addr_t input_addr, local_add
                                8, DefaultLayout::compact);
   rule_no_overlap(fn, "output_addr", op, "input_addr", ip);
   rule_no_overlap(fn, "output_addr", op, "weight_addr", wp);
-  const Tensor x = gather_f32(fn, "input_addr", ip);
-  const std::vector<uint8_t> raw = gather_raw(fn, "weight_addr", wp);
-  Tensor w(DType::f32, {OC, IC, KH, KW});
+  const TensorView x = gathered_f32(Slot::input, fn, "input_addr", ip);
+  uint8_t* raw = static_cast<uint8_t*>(
+      operand_scratch(Slot::weight_raw, static_cast<size_t>(ICn * OC * KH * KW * 8)));
+  gather_raw_into(fn, "weight_addr", wp, raw);
+  const TensorView w = scratch_f32(Slot::weight, Dims{OC, IC, KH, KW});
   float* wd = w.data<float>();
   const int64_t K = KH * KW;
   for (int64_t j = 0; j < ICn; ++j)
     for (int64_t oc = 0; oc < OC; ++oc) {
-      const uint8_t* pairs = raw.data() + (j * OC + oc) * K * 8;
+      const uint8_t* pairs = raw + (j * OC + oc) * K * 8;
       for (int64_t e = 0; e < 2 && 2 * j + e < IC; ++e) {  // the dummy partner is dropped
         float* dst = wd + (oc * IC + 2 * j + e) * K;
         for (int64_t k = 0; k < K; ++k) std::memcpy(dst + k, pairs + (k * 2 + e) * 4, 4);
@@ -275,7 +295,9 @@ void okk_bdc_conv2d(local_addr_t output_addr, local_addr_t input_addr, local_add
     b = channel_vector(fn, "bias_addr", bias_addr, OC);
     rule_no_overlap(fn, "output_addr", op, "bias_addr", bias_place(bias_addr, OC));
   }
-  Tensor y = result_add ? gather_f32(fn, "output_addr", op) : Tensor(DType::f32, {s.n, OC, oh, ow});
+  // Without result_add the convolution writes every output element.
+  const TensorView y = result_add ? gathered_f32(Slot::output, fn, "output_addr", op)
+                                  : scratch_f32(Slot::output, op.shape);
   conv2d(x, w, b, y, p);
   scatter_f32(y, op);
   // The fp32 MAC array reads the weights as 2IC pairs, the dummy partner of
@@ -307,9 +329,9 @@ void okk_bdc_depthwise2d(local_addr_t output_addr, local_addr_t input_addr,
                                nullptr, 4, DefaultLayout::compact);
   rule_no_overlap(fn, "output_addr", op, "input_addr", ip);
   rule_no_overlap(fn, "output_addr", op, "weight_addr", wp);
-  const Tensor x = gather_f32(fn, "input_addr", ip);
-  const Tensor w4 = gather_f32(fn, "weight_addr", wp);
-  const TensorView w(w4.view().raw(), DType::f32, {s.c, 1, kernel_h, kernel_w},
+  const TensorView x = gathered_f32(Slot::input, fn, "input_addr", ip);
+  const TensorView w4 = gathered_f32(Slot::weight, fn, "weight_addr", wp);
+  const TensorView w(w4.raw(), DType::f32, {s.c, 1, kernel_h, kernel_w},
                      {static_cast<int64_t>(kernel_h) * kernel_w, 0, kernel_w, 1});
   Tensor b;
   if (using_bias) {
@@ -317,7 +339,7 @@ void okk_bdc_depthwise2d(local_addr_t output_addr, local_addr_t input_addr,
     b = channel_vector(fn, "bias_addr", bias_addr, s.c);
     rule_no_overlap(fn, "output_addr", op, "bias_addr", bias_place(bias_addr, s.c));
   }
-  Tensor y(DType::f32, {s.n, s.c, oh, ow});
+  const TensorView y = scratch_f32(Slot::output, op.shape);  // every element written
   depthwise2d(x, w, b, y, p);
   scatter_f32(y, op);
   record_cost(bdc_window_instruction(fn, OpClass::depthwise, op, 1, kernel_h, kernel_w,
@@ -367,9 +389,10 @@ void okk_bdc_matmul(local_addr_t output_addr, local_addr_t left_addr, local_addr
                                Dims{left_cols, rch, 1, right_cols_per_channel}, nullptr, 4);
   rule_no_overlap(fn, "output_addr", op, "left_addr", lp);
   rule_no_overlap(fn, "output_addr", op, "right_addr", rp);
-  const Tensor a = gather_matrix(fn, "left_addr", lp, left_rows, left_cols, left_cols_per_channel);
-  const Tensor bm =
-      gather_matrix(fn, "right_addr", rp, left_cols, right_cols, right_cols_per_channel);
+  const TensorView a = gathered_matrix(Slot::input, fn, "left_addr", lp, left_rows, left_cols,
+                                       left_cols_per_channel);
+  const TensorView bm = gathered_matrix(Slot::weight, fn, "right_addr", rp, left_cols, right_cols,
+                                        right_cols_per_channel);
   Tensor bias;
   MatmulParams p;
   p.has_bias = using_bias;
@@ -383,9 +406,14 @@ void okk_bdc_matmul(local_addr_t output_addr, local_addr_t left_addr, local_addr
     bias = gather_matrix(fn, "bias_addr", bp, 1, right_cols, right_cols_per_channel);
     rule_no_overlap(fn, "output_addr", op, "bias_addr", bp);
   }
-  Tensor y = result_add ? gather_matrix(fn, "output_addr", op, left_rows, right_cols,
-                                        right_cols_per_channel)
-                        : Tensor(DType::f32, {left_rows, right_cols});
+  // Without result_add the product writes every output element.
+  const TensorView y =
+      result_add ? gathered_matrix(Slot::output, fn, "output_addr", op, left_rows, right_cols,
+                                   right_cols_per_channel)
+                 : TensorView::contiguous(
+                       operand_scratch(Slot::output, static_cast<size_t>(left_rows) *
+                                                         static_cast<size_t>(right_cols) * 4),
+                       DType::f32, {left_rows, right_cols});
   matmul(a, bm, bias, y, p);
   scatter_matrix(y, op, right_cols_per_channel);
   record_cost(bdc_slots_instruction(

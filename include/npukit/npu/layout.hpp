@@ -45,6 +45,8 @@ void fill_place(const Place& dst, const void* value);
 
 // fp32 tensor <-> place (32-bit elements).
 Tensor gather_f32(const char* function, const char* name, const Place& p);
+// The same into `out` (n*c*h*w floats, NCHW), for buffers reused across instructions.
+void gather_f32_into(const char* function, const char* name, const Place& p, float* out);
 void scatter_f32(const TensorView& t, const Place& p);
 
 // 4N / 2N storage modes: 8-bit (lane_bytes 1) or 16-bit (2) elements of a
