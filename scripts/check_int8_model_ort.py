@@ -49,7 +49,9 @@ def main():
     # A QDQ model's computed tensors are its QuantizeLinear outputs (each fused
     # DQ -> op -> Q group's codes); exposing a float tensor inside a group would
     # stop ORT's fusion, and npukit does not materialize those.
-    qdq = {"QuantizeLinear", "DequantizeLinear"} <= {n.op_type for n in m.graph.node}
+    # (A QOperator model has QLinear* nodes, and Q / DQ only at its ends.)
+    ops = {n.op_type for n in m.graph.node}
+    qdq = "DequantizeLinear" in ops and not any(o.startswith("QLinear") or o == "QGemm" for o in ops)
     have = {o.name for o in m.graph.output}
     for v in original:
         if v not in have and (not qdq or types[v] == "QuantizeLinear"):
