@@ -39,6 +39,10 @@ constexpr Layer kLayers[] = {
     {"mnv2_project_1x1_14", 576, 14, 14, 96, 1, 1, 0, 1},
     {"mnv2_project_1x1_7", 960, 7, 7, 160, 1, 1, 0, 1},
     {"mnv2_expand_1x1_28", 32, 28, 28, 192, 1, 1, 0, 1},
+    {"mnv2_expand_1x1_14_64", 64, 14, 14, 384, 1, 1, 0, 1},
+    {"mnv2_project_1x1_28", 192, 28, 28, 32, 1, 1, 0, 1},
+    {"mnv2_project_1x1_14_384", 384, 14, 14, 64, 1, 1, 0, 1},
+    {"mnv2_project_1x1_7_320", 960, 7, 7, 320, 1, 1, 0, 1},
 };
 
 void run(benchmark::State& state) {

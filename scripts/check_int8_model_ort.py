@@ -4,7 +4,8 @@ with npukit (`npukit run`, profile onnxruntime) on one input, every
 node's output exposed as a graph output for ONNX Runtime and dumped by npukit
 (`--dump-all`, the model as given), and compares them bit for bit:
 the integer codes of every QLinearConv / QLinearAdd / MaxPool / pooling node
-and the float outputs. Prints one line per tensor that differs and a summary.
+and the float outputs; of a QDQ model, every QuantizeLinear output (the codes
+of each fused group) and the graph outputs. Prints one line per tensor that differs and a summary.
 
   /usr/bin/python3 scripts/check_int8_model_ort.py MODEL.onnx INPUT.npy [--threads N]
 
@@ -30,13 +31,31 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     a = ap.parse_args()
     m = onnx.load(a.model)
-    have = {o.name for o in m.graph.output}
-    types = {}
+    # ORT's copy names every node output v<i>: run.mjs writes <name>.npy, and
+    # names such as "/features/Conv_output_0" (torch exports, the QDQ models)
+    # would become paths. original[v<i>] is the name npukit dumps.
+    original, types, renamed = {}, {}, {}
     for n in m.graph.node:
-        for o in n.output:
-            if o and o not in have:
-                m.graph.output.append(onnx.helper.make_empty_tensor_value_info(o))
-                types[o] = n.op_type
+        for i, o in enumerate(n.output):
+            if o:
+                renamed[o] = f"v{len(renamed)}"
+                original[renamed[o]], types[renamed[o]] = o, n.op_type
+                n.output[i] = renamed[o]
+    for n in m.graph.node:
+        for i, v in enumerate(n.input):
+            n.input[i] = renamed.get(v, v)
+    for o in m.graph.output:
+        o.name = renamed.get(o.name, o.name)
+    # A QDQ model's computed tensors are its QuantizeLinear outputs (each fused
+    # DQ -> op -> Q group's codes); exposing a float tensor inside a group would
+    # stop ORT's fusion, and npukit does not materialize those.
+    # (A QOperator model has QLinear* nodes, and Q / DQ only at its ends.)
+    ops = {n.op_type for n in m.graph.node}
+    qdq = "DequantizeLinear" in ops and not any(o.startswith("QLinear") or o == "QGemm" for o in ops)
+    have = {o.name for o in m.graph.output}
+    for v in original:
+        if v not in have and (not qdq or types[v] == "QuantizeLinear"):
+            m.graph.output.append(onnx.helper.make_empty_tensor_value_info(v))
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "all_outputs.onnx")
         onnx.save(m, path)
@@ -60,13 +79,18 @@ def main():
         for f in sorted(os.listdir(ort_dir)):
             if not f.endswith(".npy"):
                 continue
-            x, y = np.load(os.path.join(ort_dir, f)), np.load(os.path.join(npk_dir, file_of[f[:-4]]))
+            v = original.get(f[:-4], f[:-4])
+            if v not in file_of:
+                bad += 1
+                print(f"MISSING {v} ({types.get(f[:-4], 'output')}): not dumped by npukit")
+                continue
+            x, y = np.load(os.path.join(ort_dir, f)), np.load(os.path.join(npk_dir, file_of[v]))
             compared += 1
             values += x.size
             if x.dtype != y.dtype or x.shape != y.shape or x.tobytes() != y.tobytes():
                 bad += 1
                 diff = int((x.view(np.uint8) != y.view(np.uint8)).sum()) if x.shape == y.shape else -1
-                print(f"DIFF {f[:-4]} ({types.get(f[:-4], 'output')}): {diff} bytes differ")
+                print(f"DIFF {v} ({types.get(f[:-4], 'output')}): {diff} bytes differ")
         print(f"{os.path.basename(a.model)}: {compared} tensors, {values} values, {bad} differ")
         sys.exit(1 if bad else 0)
 

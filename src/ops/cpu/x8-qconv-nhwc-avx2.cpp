@@ -86,6 +86,8 @@ void pass(const NhwcBlock& b, int r0, int64_t o0) {
   const __m256 fhi = _mm256_set1_ps(static_cast<float>(hi - b.y_zp));
   const __m256i yzp16 = _mm256_set1_epi16(static_cast<int16_t>(b.y_zp));
   const int64_t n = b.lanes - o0;  // channels to store (> 0)
+  // Unrolled, so the accumulators stay in registers (see the VNNI kernel).
+#pragma GCC unroll 2
   for (int r = 0; r < R; ++r) {
     __m256i q[kVectors];
     for (int v = 0; v < kVectors; ++v) q[v] = rounded(acc[r][v], b.multiplier + o0 + 8 * v, fhi);

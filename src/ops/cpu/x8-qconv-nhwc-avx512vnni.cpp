@@ -80,6 +80,9 @@ NPUKIT_AVX512VNNI void block(const NhwcBlock& b) {
   // channels-last y's last block stores only its own channels (the next
   // pixel follows).
   const __mmask64 keep = b.lanes >= 64 ? ~__mmask64{0} : (__mmask64{1} << b.lanes) - 1;
+  // Unrolled: with a loop over r, GCC kept all accumulators in memory (24
+  // stores and loads per block, as costly as a short reduction's products).
+#pragma GCC unroll 6
   for (int r = 0; r < R; ++r) {
     __m512i q[4];
     for (int v = 0; v < 4; ++v)
