@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -50,7 +51,25 @@ Options parse(int argc, char** argv) {
   };
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--quick") {
+    if (a == "--help" || a == "-h") {
+      std::fputs(
+          "usage: npukit_race [options]  (scripts/bench.sh builds the peers and runs it)\n"
+          "  --quick            shorter time budget per case\n"
+          "  --check-only       check every output, time nothing\n"
+          "  --stat median|min  statistic over the repeats (default median)\n"
+          "  --no-models        pooling only, skip the networks\n"
+          "  --perturb-npukit   change one element of every npukit output (the checks must fail)\n"
+          "  --problems N       the first N pooling problems\n"
+          "  --only I,J         these pooling problem indices\n"
+          "  --threads LIST     thread counts to time, e.g. 1,2\n"
+          "  --export DIR       write the cases and inputs for the external peers, then stop\n"
+          "  --results DIR      read the external peers' results\n"
+          "  --markdown FILE    also write the tables as Markdown\n"
+          "  --models-dir DIR   where the network models are\n"
+          "  --command TEXT     the command line to print in the report\n",
+          stdout);
+      std::exit(0);
+    } else if (a == "--quick") {
       o.quick = true;
     } else if (a == "--check-only") {
       o.check_only = true;

@@ -85,18 +85,20 @@ std::string render_table(const std::vector<Peer>& columns, const std::vector<Row
                   m.statistic);
   Grid g{{"problem", "dtype", "op", "thr"}};
   for (const Peer& p : columns) g[0].push_back(p.column());
-  for (const char* h : {"npukit GB/s", "% of copy", "best peer", "npukit speed-up"})
+  for (const char* h :
+       {"npukit GB/s", "% of copy", "best peer", "npukit speed-up", "nchw speed-up"})
     g[0].push_back(h);
   std::map<std::string, std::map<std::string, int>> reasons;  // column -> reason -> count
   std::map<std::string, std::map<std::string, int>> details;  // column -> implementation -> count
   int failures = 0;
+  int raced = 0, ahead_best = 0, ahead_nchw = 0;  // rows with a peer; rows at or above it
   for (const Row& r : rows) {
     // Without padding both divisors coincide: one "avg" row.
     const bool plain_avg = (r.c.op == Op::avg_include_pad || r.c.op == Op::avg_exclude_pad) &&
                            (r.c.problem.pad == 0 || r.c.problem.global);
     std::vector<std::string> line{r.c.problem.label, npukit::dtype_name(r.c.dtype),
                                   plain_avg ? "avg" : op_name(r.c.op), std::to_string(r.threads)};
-    double npukit_best = INFINITY, peer_best = INFINITY;
+    double npukit_best = INFINITY, npukit_nchw = INFINITY, peer_best = INFINITY;
     std::string peer_best_name;
     for (size_t i = 0; i < columns.size(); ++i) {
       const Cell& cell = r.cells[i];
@@ -112,6 +114,7 @@ std::string render_table(const std::vector<Peer>& columns, const std::vector<Row
       if (!timed || !cell.check.pass() || cell.seconds < 0) continue;
       if (columns[i].name == "npukit") {
         npukit_best = std::min(npukit_best, cell.seconds);
+        if (columns[i].layout == "nchw") npukit_nchw = cell.seconds;
       } else if (cell.seconds < peer_best) {
         peer_best = cell.seconds;
         peer_best_name = columns[i].column();
@@ -130,8 +133,12 @@ std::string render_table(const std::vector<Peer>& columns, const std::vector<Row
     if (timed && std::isfinite(peer_best) && std::isfinite(npukit_best)) {
       line.push_back(peer_best_name);
       line.push_back(ratio_text(peer_best / npukit_best) + "x");
+      line.push_back(std::isfinite(npukit_nchw) ? ratio_text(peer_best / npukit_nchw) + "x" : "");
+      ++raced;
+      ahead_best += peer_best >= npukit_best;
+      ahead_nchw += peer_best >= npukit_nchw;
     } else {
-      line.insert(line.end(), {"", ""});
+      line.insert(line.end(), {"", "", ""});
     }
     g.push_back(line);
   }
@@ -158,7 +165,9 @@ std::string render_table(const std::vector<Peer>& columns, const std::vector<Row
          "GB/s = (input + output bytes) / npukit's best time (either layout); % of copy = that "
          "over memcpy's GB/s for the same working set and thread count, measured in this run; "
          "npukit speed-up = best peer's time / npukit's best time (> 1: npukit is faster), "
-         "over peers whose output passed the check.\n";
+         "over peers whose output passed the check; nchw speed-up = the same for npukit on "
+         "NCHW tensors alone (issue #9's pooling target: NCHW against the best peer in any "
+         "layout).\n";
   for (const auto& [column, rs] : reasons)
     for (const auto& [why, n] : rs) out += li + fmt::format("{} ({} rows): {}\n", column, n, why);
   for (const auto& [column, ds] : details)
@@ -166,6 +175,11 @@ std::string render_table(const std::vector<Peer>& columns, const std::vector<Row
       out += li + fmt::format("{} implementation ({} rows): {}\n", column, n, impl);
   for (const ModelRow& r : models)
     if (r.exact && r.check != "identical logits") ++failures;  // int8 models: ORT's bytes
+  if (raced > 0)
+    out += li + fmt::format(
+                    "Rows with npukit at or above the best peer: {} of {} in its best layout, {} "
+                    "of {} on NCHW tensors.\n",
+                    ahead_best, raced, ahead_nchw, raced);
   out += li + fmt::format("Checks failed: {}\n\n", failures);
 
   if (!models.empty()) {
