@@ -17,6 +17,15 @@ gdma_npu_port_bytes_per_cycle=2.0 bdc_tap_startup_cycles=0, the previous
 fit) show what other constants would give
 (and skip that check, which only holds for traces the current build recorded;
 conv_2ic_pairs=0 re-costs conv as it was before whole 2IC pairs).
+
+    tests/okk/calibration_refit.py /tmp/teams.csv /tmp/teams --scan \
+        launch_overhead_us=22:32:2 issue_cycles=250:2500:250 gdma_descriptor_cycles=0:2500:250
+
+scans a grid of constants (name=first:last:step; others as shipped) over the
+fit cases only, prints the grid point the fit rule picks (smallest largest
+error, ties within 0.1 percentage point broken by the least-squares error) and
+then, for the points that keep every fit case within +-20%, how the validation
+count and the rank correlation spread: what the fit leaves undetermined.
 """
 import bisect
 import csv
@@ -146,6 +155,20 @@ def device_us(instructions, m):
     return now / m["clock_mhz"] + m["launch_overhead_us"]
 
 
+def load_all(table, work):
+    """The traces of `work` by (op, case, team), and the set of passing runs."""
+    passed = set()
+    for r in csv.DictReader(open(table)):
+        if r["status"] == "pass":
+            passed.add((r["op"], int(r["case"]), r["team"]))
+    traces = {}
+    for path in glob.glob(os.path.join(work, "*.case*.json")):
+        m = re.search(r"/([a-z0-9]+)_(.+)\.case(\d+)\.json$", path)
+        team = m.group(2).replace("xxxx", "****")
+        traces[(m.group(1), int(m.group(3)), team)] = load(path)
+    return traces, passed
+
+
 def spearman(a, b):
     def ranks(v):
         order = sorted(range(len(v)), key=lambda i: v[i])
@@ -165,25 +188,82 @@ def spearman(a, b):
     return cov / math.sqrt(sum((x - ma) ** 2 for x in ra) * sum((y - mb) ** 2 for y in rb))
 
 
+def best_estimates(traces, passed, model, ops):
+    """Per case of `ops`: (lowest estimate over passing kernels, its team)."""
+    best = {}
+    for (o, c, t), tr in traces.items():
+        if o in ops and (o, c, t) in passed:
+            e = device_us(tr[0], model)
+            if (o, c) not in best or e < best[(o, c)][0]:
+                best[(o, c)] = (e, t)
+    return best
+
+
+def scan(traces, passed, ranges):
+    """Grid over `ranges` ({name: [values]}): the fit rule's pick and the
+    validation spread over the fit-consistent points."""
+    names = sorted(ranges)
+    points = [[]]
+    for n in names:
+        points = [p + [v] for p in points for v in ranges[n]]
+    rows = []
+    for p in points:
+        model = dict(SHIPPED, **dict(zip(names, p)))
+        errs = [e / HARDWARE[o][c] - 1
+                for (o, c), (e, _) in best_estimates(traces, passed, model, FIT).items()]
+        rows.append((max(abs(e) for e in errs), sum(e * e for e in errs), p))
+    nfit = len(errs)
+    least = min(r[0] for r in rows)
+    pick = min((r for r in rows if r[0] <= least + 0.001), key=lambda r: r[1])
+    print("%d grid points; the fit rule picks %s (largest fit error %.1f%%)" %
+          (len(rows), " ".join("%s=%g" % nv for nv in zip(names, pick[2])), 100 * pick[0]))
+    inside = [r for r in rows if r[0] <= 0.20]
+    step = max(1, len(inside) // 100)  # at most ~100 validation re-costings
+    counts, rhos = {}, []
+    for r in [pick] + inside[::step]:
+        model = dict(SHIPPED, **dict(zip(names, r[2])))
+        est = best_estimates(traces, passed, model, tuple(HARDWARE))
+        val = [abs(e / HARDWARE[o][c] - 1) <= 0.30 for (o, c), (e, _) in est.items() if o not in FIT]
+        hw = [HARDWARE[o][c] for (o, c) in est]
+        rho = spearman(hw, [e for e, _ in est.values()])
+        if r is pick:
+            print("at the pick: validation %d of %d within +-30%%, Spearman %.3f over %d" %
+                  (sum(val), len(val), rho, len(est)))
+            continue
+        counts[sum(val)] = counts.get(sum(val), 0) + 1
+        rhos.append(rho)
+    print("%d points keep the %d fit cases within +-20%%; over %d of them the validation "
+          "count is %d..%d of %d (%s) and Spearman %.3f..%.3f" %
+          (len(inside), nfit,
+           sum(counts.values()), min(counts), max(counts), len(val),
+           ", ".join("%d: %d points" % kv for kv in sorted(counts.items())), min(rhos), max(rhos)))
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     table, work = sys.argv[1], sys.argv[2]
     model = dict(SHIPPED)
+    if len(sys.argv) > 3 and sys.argv[3] == "--scan":
+        ranges = {}
+        for pair in sys.argv[4:]:
+            name, spec = pair.split("=")
+            if name not in model:
+                sys.exit("unknown constant %s (one of %s)" % (name, ", ".join(sorted(model))))
+            first, last, step = (float(x) for x in spec.split(":"))
+            count = int(round((last - first) / step)) + 1
+            ranges[name] = [first + k * step for k in range(count)]
+        if not ranges:
+            sys.exit("--scan needs at least one name=first:last:step")
+        traces, passed = load_all(table, work)
+        scan(traces, passed, ranges)
+        return
     for pair in sys.argv[3:]:
         name, value = pair.split("=")
         if name not in model:
             sys.exit("unknown constant %s (one of %s)" % (name, ", ".join(sorted(model))))
         model[name] = float(value)
-    passed = set()
-    for r in csv.DictReader(open(table)):
-        if r["status"] == "pass":
-            passed.add((r["op"], int(r["case"]), r["team"]))
-    traces = {}
-    for path in glob.glob(os.path.join(work, "*.case*.json")):
-        m = re.search(r"/([a-z0-9]+)_(.+)\.case(\d+)\.json$", path)
-        team = m.group(2).replace("xxxx", "****")
-        traces[(m.group(1), int(m.group(3)), team)] = load(path)
+    traces, passed = load_all(table, work)
     if len(sys.argv) == 3:  # the shipped constants must reproduce the simulator
         for key, (instructions, estimate) in sorted(traces.items()):
             if estimate is not None and abs(device_us(instructions, model) - estimate) > 0.01:
