@@ -26,6 +26,12 @@ fit cases only, prints the grid point the fit rule picks (smallest largest
 error, ties within 0.1 percentage point broken by the least-squares error) and
 then, for the points that keep every fit case within +-20%, how the validation
 count and the rank correlation spread: what the fit leaves undetermined.
+
+    tests/okk/calibration_refit.py /tmp/teams.csv /tmp/teams --describe conv2d 14
+
+prints what each team kernel of one case issues (instructions per engine,
+parallel regions, bytes, local-memory rows and their average width, busy
+time per engine, estimate under the shipped constants).
 """
 import bisect
 import csv
@@ -67,6 +73,9 @@ CLASS_RATE = dict(conv="conv_cycles_per_mac", depthwise="depthwise_cycles_per_ma
 GDMA = re.compile(r"(S2L|L2S|L2L|S2S|fill)\b.*?(\d+) runs of (\d+) B(, unaligned)?, (\d+) NPUs")
 BDC = re.compile(r"(\d+) slots x (\d+) elements x (\d+) ops")
 KERNEL = re.compile(r"kernel (\d+)x(\d+)")
+# The local-memory side of a GDMA detail: a matrix's "into NxCxHxW", else the
+# copied shape itself (the local place has the transfer's shape).
+LOCAL = re.compile(r"(?:into|S2L|L2S|L2L|fill) (\d+)x(\d+)x(\d+)x(\d+)(?: x(\d+)B)?")
 
 
 def load(path):
@@ -92,6 +101,7 @@ def load(path):
         i = dict(start=a["start_cycle"], engine="gdma" if e["tid"] == 1 else "bdc",
                  cls=a["class"], sim_cycles=a["cycles"])
         d = a.get("detail", "")
+        i["detail"] = d
         m = GDMA.search(d) if i["engine"] == "gdma" else BDC.search(d)
         if not m:
             i["fixed"] = a["cycles"]  # an instruction without formula inputs: keep its cost
@@ -239,7 +249,43 @@ def scan(traces, passed, ranges):
            ", ".join("%d: %d points" % kv for kv in sorted(counts.items())), min(rhos), max(rhos)))
 
 
+def describe(table, work, op, case):
+    """What each team kernel of one case issues: instructions per engine,
+    parallel regions, bytes moved, local-memory rows (N*C*H rows of W
+    elements) and their average width, engine busy time and the estimate."""
+    passed = {(r["op"], int(r["case"]), r["team"]): r["status"] for r in csv.DictReader(open(table))
+              if r["op"] == op and int(r["case"]) == case}
+    print("%s %d, hardware %d us" % (op, case, HARDWARE[op][case]))
+    for path in sorted(glob.glob(os.path.join(work, "%s_*.case%d.json" % (op, case)))):
+        team = re.search(r"/[a-z0-9]+_(.+)\.case\d+\.json$", path).group(1).replace("xxxx", "****")
+        instructions, _ = load(path)
+        if not instructions:
+            print("  %s: %s, no launch traced" % (team, passed.get((op, case, team), "?")))
+            continue
+        gdma = [i for i in instructions if i["engine"] == "gdma"]
+        bdc = [i for i in instructions if i["engine"] == "bdc"]
+        rows = width = moved = 0
+        for i in gdma:
+            m = LOCAL.search(i["detail"])
+            if m:
+                n, c, h, w = (int(m.group(k)) for k in range(1, 5))
+                esize = int(m.group(5) or 4)
+                rows += n * c * h
+                width += n * c * h * w * esize
+                moved += n * c * h * w * esize
+        regions = len({i["region"] for i in instructions if i["region"] >= 0})
+        print("  %s: %s, estimate %.1f us; %d GDMA (%.1f MB, %d local rows of %.0f B on average, "
+              "%.0f us busy), %d BDC (%.0f us busy), %d parallel regions" %
+              (team, passed.get((op, case, team), "?"), device_us(instructions, SHIPPED), len(gdma),
+               moved / 1e6, rows, width / max(rows, 1),
+               sum(cycles(i, SHIPPED) for i in gdma) / SHIPPED["clock_mhz"], len(bdc),
+               sum(cycles(i, SHIPPED) for i in bdc) / SHIPPED["clock_mhz"], regions))
+
+
 def main():
+    if len(sys.argv) > 5 and sys.argv[3] == "--describe":
+        describe(sys.argv[1], sys.argv[2], sys.argv[4], int(sys.argv[5]))
+        return
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     table, work = sys.argv[1], sys.argv[2]
