@@ -230,7 +230,7 @@ def scan(traces, passed, ranges):
     inside = [r for r in rows if r[0] <= 0.20]
     step = max(1, len(inside) // 100)  # at most ~100 validation re-costings
     counts, rhos = {}, []
-    for r in [pick] + inside[::step]:
+    for r in [pick] + [r for r in inside[::step] if r is not pick]:
         model = dict(SHIPPED, **dict(zip(names, r[2])))
         est = best_estimates(traces, passed, model, tuple(HARDWARE))
         val = [abs(e / HARDWARE[o][c] - 1) <= 0.30 for (o, c), (e, _) in est.items() if o not in FIT]
@@ -242,6 +242,9 @@ def scan(traces, passed, ranges):
             continue
         counts[sum(val)] = counts.get(sum(val), 0) + 1
         rhos.append(rho)
+    if not counts:
+        print("no other grid point keeps the %d fit cases within +-20%%" % nfit)
+        return
     print("%d points keep the %d fit cases within +-20%%; over %d of them the validation "
           "count is %d..%d of %d (%s) and Spearman %.3f..%.3f" %
           (len(inside), nfit,
