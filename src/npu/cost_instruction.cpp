@@ -122,7 +122,11 @@ Instruction gdma_matrix_instruction(const char* fn, bool to_local, const Place& 
   in.detail = std::string(gdma_direction_name(d)) + " matrix " + std::to_string(rows) + "x" +
               std::to_string(cols) + " into " + shape_text(local.shape) + ", " +
               std::to_string(r.count) + " runs of " + std::to_string(r.bytes) + " B" +
-              (r.aligned ? "" : ", unaligned") + ", " + std::to_string(l.npus) + " NPUs";
+              (r.aligned ? "" : ", unaligned") + ", " + std::to_string(l.npus) + " NPUs" +
+              // Where each NPU's chunk of a row falls in DDR, so a trace can be
+              // re-costed per chunk (docs/npu-simulator.md, "Calibration").
+              ", rows " + std::to_string(row_stride * 4) + " B apart from burst offset " +
+              std::to_string(system_addr % static_cast<uint64_t>(m.gdma_burst_bytes));
   return in;
 }
 

@@ -157,6 +157,26 @@ TEST_F(NpuCost, GdmaInstructionsCarryDirectionRunsAndCycles) {
   begin_launch("cost_kernel");
 }
 
+TEST_F(NpuCost, MatrixTransfersNameTheirDdrRowsAndBurstOffset) {
+  // 3 rows of 1000 floats, 16 columns per NPU: one dense 12000-byte run whose
+  // rows start 4000 bytes apart (not a burst multiple), from a 4-byte offset.
+  const uint64_t g = upload(3 * 1000 + 1);
+  okk_gdma_32bit_matrix_S2L(0, g + 4, 3, 1000, 16, 1000);
+  const LaunchReport r = end_launch();
+  ASSERT_EQ(r.slices.size(), 1u);
+  const std::string& d = r.slices[0].detail;
+  EXPECT_NE(d.find("S2L matrix 3x1000 into 3x63x1x16, 1 runs of 12000 B, unaligned"),
+            std::string::npos)
+      << d;
+  EXPECT_NE(d.find("rows 4000 B apart from burst offset " + std::to_string((g + 4) % 64)),
+            std::string::npos)
+      << d;
+  // The text is information only: the cost is the run's 189 bursts (188 and
+  // one for the offset) at 10 B/cycle after the descriptor.
+  EXPECT_EQ(r.slices[0].cycles, 100 + (189 * 64 + 9) / 10) << d;
+  begin_launch("cost_kernel");
+}
+
 TEST_F(NpuCost, FewChannelsAreLimitedByTheNpuPorts) {
   const dim4 s{1, 2, 16, 32};  // 2 channels: 2 NPUs, 2048 bytes each
   const uint64_t g = upload(2 * 16 * 32);
