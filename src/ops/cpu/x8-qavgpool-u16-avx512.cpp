@@ -35,6 +35,7 @@ struct Final {
   float ratio_scalar = 0;
   AvgDivisor divisor = AvgDivisor::valid_count;
   __m512i lo, hi, y_zp, x_zp, taps, sum_m, bias;
+  __m512i lo16, hi16;  // idiv32's clamp (int_float_mean, int_mean)
   __m512 flo, fhi, zpf, div_area, rcp, ys, pow2, ratio, rlo, rhi;
 };
 
@@ -64,6 +65,8 @@ Final make_final(const QAvgPlan& P) {
   const int32_t lo = P.bm_shift && P.bm_relu && P.lo < 0 ? 0 : P.lo;  // ReLU after saturation
   F.lo = _mm512_set1_epi32(lo);
   F.hi = _mm512_set1_epi32(P.hi);
+  F.lo16 = _mm512_set1_epi16(static_cast<short>(P.lo));
+  F.hi16 = _mm512_set1_epi16(static_cast<short>(P.hi));
   F.y_zp = _mm512_set1_epi32(P.y_zp);
   F.x_zp = _mm512_set1_epi32(P.x_zp);
   F.taps = _mm512_set1_epi32(taps);
@@ -255,6 +258,139 @@ inline void store32(const Final& F, __m512i sum16, const int32_t* off, const flo
   _mm256_mask_storeu_epi8(y, m, both);
 }
 
+// Integer final step in 16-bit lanes (int_float_mean and int_mean, the
+// scale-1 ONNX Runtime, TFLite and MiCo rows): the code is R(t / d) for the
+// integer t = s + offset (final16's forms), clamped. With K even and
+// K*d >= -offset, n = t + K*d is in [0, 2^15), R(t / d) = R'(n / d) - K (every
+// rule is invariant under adding an even integer; the sign-dependent rules
+// take the sign of t, i.e. n < K*d), and floor(n / d) is the high half of
+// n*m shifted right by sh, m = ceil(2^(16+sh) / d): with e = m*d - 2^(16+sh),
+// n*m / 2^(16+sh) = n/d + n*e / (d*2^(16+sh)) and n_max*e < 2^(16+sh) keeps
+// that below the next multiple of 1/d (idiv_lane checks it per lane). d = 1
+// lanes take q = n. Whole 32-bit float conversions and a division per 16
+// outputs become a dozen 32-lane integer operations.
+struct IdivLane {
+  uint16_t a = 0, m = 0, sh = 0, d = 1, k = 0, kd = 0;
+};
+
+// floor(n / d) == (n*m >> 16) >> sh for every n in [0, n_max], d >= 2
+// (the bound above); the largest sh with a 16-bit m.
+bool magic16(int32_t d, int64_t n_max, uint16_t& m16, uint16_t& sh16) {
+  for (int sh = 16; sh >= 0; --sh) {
+    const int64_t p = int64_t{1} << (16 + sh), m = (p + d - 1) / d;
+    if (m > 65535) continue;
+    if (n_max * (m * d - p) >= p) return false;  // smaller sh is no better
+    m16 = static_cast<uint16_t>(m);
+    sh16 = static_cast<uint16_t>(sh);
+    return true;
+  }
+  return false;
+}
+
+// False when a lane does not fit (then the call keeps final16).
+bool idiv_lane(int32_t offset, int32_t d, int32_t valid, IdivLane& L) {
+  if (d < 1 || valid < 0) return false;
+  int32_t k = offset < 0 ? (-offset + d - 1) / d : 0;
+  k += k & 1;
+  const int64_t a = int64_t{offset} + int64_t{k} * d, n_max = 255 * int64_t{valid} + a;
+  if (a < 0 || n_max > 32767 || int64_t{k} * d > 32767) return false;
+  L.a = static_cast<uint16_t>(a);
+  L.d = static_cast<uint16_t>(d);
+  L.k = static_cast<uint16_t>(k);
+  L.kd = static_cast<uint16_t>(k * d);
+  return d == 1 || magic16(d, n_max, L.m, L.sh);  // d == 1: q = n (the m = 0 lanes)
+}
+
+// Codes of 32 outputs from their biased 16-bit sums s and 32 lanes of each
+// IdivLane field (tables a, m, sh, d, k, kd at t, t + 32, ..., t + 160).
+inline __m256i idiv32(const Final& F, __m512i s, const uint16_t* t) {
+  const __m512i a = _mm512_loadu_si512(t), m = _mm512_loadu_si512(t + 32),
+                sh = _mm512_loadu_si512(t + 64), d = _mm512_loadu_si512(t + 96),
+                k = _mm512_loadu_si512(t + 128), kd = _mm512_loadu_si512(t + 160);
+  const __m512i n = _mm512_add_epi16(s, a);
+  const __mmask32 one = _mm512_cmpeq_epi16_mask(m, _mm512_setzero_si512());
+  __m512i q = _mm512_mask_mov_epi16(_mm512_srlv_epi16(_mm512_mulhi_epu16(n, m), sh), one, n);
+  const __m512i r = _mm512_sub_epi16(n, _mm512_mullo_epi16(q, d)), r2 = _mm512_add_epi16(r, r);
+  const __mmask32 gt = _mm512_cmpgt_epu16_mask(r2, d), eq = _mm512_cmpeq_epi16_mask(r2, d);
+  const __mmask32 neg = _mm512_cmplt_epu16_mask(n, kd);
+  __mmask32 up = 0;
+  switch (F.kind == Final::int_float_mean ? Rounding::half_to_even : F.rounding) {
+    case Rounding::half_to_even:
+      up = gt | (eq & _mm512_test_epi16_mask(q, _mm512_set1_epi16(1)));
+      break;
+    case Rounding::floor:
+      break;
+    case Rounding::ceil:
+      up = _mm512_test_epi16_mask(r, r);
+      break;
+    case Rounding::toward_zero:
+      up = neg & _mm512_test_epi16_mask(r, r);
+      break;
+    case Rounding::half_up:
+      up = gt | eq;
+      break;
+    case Rounding::half_down:
+      up = gt;
+      break;
+    case Rounding::half_away_from_zero:
+      up = gt | (eq & ~neg);
+      break;
+    case Rounding::half_toward_zero:
+      up = gt | (eq & neg);
+      break;
+  }
+  q = _mm512_sub_epi16(_mm512_mask_add_epi16(q, up, q, _mm512_set1_epi16(1)), k);
+  return _mm512_cvtepi16_epi8(_mm512_min_epi16(_mm512_max_epi16(q, F.lo16), F.hi16));
+}
+
+// idiv32 for a row class whose lanes share one divisor d and one K, rounding
+// half to even: with h = floor(d/2) folded into the lane's offset (ah = a + h,
+// a = offset + K*d as in idiv_lane, from the table ah), q1 =
+// floor((n + h) / d) rounds half up and q2 = floor((n + h - 1) / d) half down;
+// they differ only on ties (d even), where q1 = q2 + 1 and the even one of
+// the two is q2 + ((q1 - q2) & q2). d odd has no ties (q1 alone). The magic
+// (m, sh) holds for numerators up to n_max + h (idiv_uniform checks it).
+struct IdivUniform {  // scalars: std::vector does not keep __m512i aligned here
+  bool ok = false, odd = false;
+  int16_t m = 0, k = 0, sh = 0;
+};
+struct IdivUniformRegs {
+  bool odd;
+  __m512i m, k;
+  __m128i sh;
+  explicit IdivUniformRegs(const IdivUniform& U)
+      : odd(U.odd),
+        m(_mm512_set1_epi16(U.m)),
+        k(_mm512_set1_epi16(U.k)),
+        sh(_mm_cvtsi32_si128(U.sh)) {}
+};
+
+// nh_max: the largest n + h of the class's lanes.
+IdivUniform idiv_uniform(int32_t d, int32_t k, int32_t nh_max) {
+  IdivUniform U;
+  uint16_t m = 0, sh = 0;
+  if (d < 2 || nh_max > 32767 || !magic16(d, nh_max, m, sh)) return U;
+  U.ok = true;
+  U.odd = d % 2 == 1;
+  U.m = static_cast<int16_t>(m);
+  U.k = static_cast<int16_t>(k);
+  U.sh = static_cast<int16_t>(sh);
+  return U;
+}
+
+inline __m256i idiv32_uniform(const Final& F, const IdivUniformRegs& U, __m512i s,
+                              const uint16_t* ah) {
+  const __m512i nh = _mm512_add_epi16(s, _mm512_loadu_si512(ah));
+  __m512i q = _mm512_srl_epi16(_mm512_mulhi_epu16(nh, U.m), U.sh);
+  if (!U.odd) {
+    const __m512i q2 =
+        _mm512_srl_epi16(_mm512_mulhi_epu16(_mm512_sub_epi16(nh, _mm512_set1_epi16(1)), U.m), U.sh);
+    q = _mm512_add_epi16(q2, _mm512_and_si512(_mm512_sub_epi16(q, q2), q2));
+  }
+  q = _mm512_sub_epi16(q, U.k);
+  return _mm512_cvtepi16_epi8(_mm512_min_epi16(_mm512_max_epi16(q, F.lo16), F.hi16));
+}
+
 // Splits `count` items into chunks for the threads (each output is computed
 // by one thread in a fixed order, whatever the split).
 template <class F>
@@ -324,10 +460,14 @@ inline __m512i row_sums(const T* row, const RowLoad* loads, int64_t sw, int64_t 
 // output row and 32 outputs, the 16-bit sums of its valid input rows in one
 // register, then the final step and the store. No buffer between the loads
 // and the stored codes. Integer sums are exact in any order.
-template <class T>
+// Idiv: the final step is idiv32 with the tables itab (kIdivFields * 32 per
+// row class and block of 32 outputs), else final16 through otab / rtab.
+constexpr int64_t kIdivFields = 6;
+
+template <bool Idiv, class T>
 void plane_rows(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, const RowLoad* loads,
                 int64_t loads_per_block, const int32_t* otab, const float* rtab,
-                const int32_t* row_class, T* yp, int64_t ysH) {
+                const uint16_t* itab, const int32_t* row_class, T* yp, int64_t ysH) {
   const int64_t OH = P.h.out, OW = P.w.out, KW = P.w.kernel, sw = P.w.stride;
   const int64_t OWp = (OW + 31) / 32 * 32;
   for (int64_t oh = 0; oh < OH; ++oh) {
@@ -340,7 +480,54 @@ void plane_rows(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, cons
       __m512i sum = _mm512_setzero_si512();
       for (int32_t r = 0; r < vh; ++r)
         sum = _mm512_add_epi16(sum, row_sums(row0 + r * sH, bl, sw, KW));
-      store32<false>(F, sum, orow + o, rrow + o, LaneConsts{}, OW - o, yp + oh * ysH + o);
+      if constexpr (Idiv) {
+        const __m256i codes = idiv32(F, sum, itab + (row_class[oh] * OWp + o) * kIdivFields);
+        const int64_t n = OW - o;
+        _mm256_mask_storeu_epi8(yp + oh * ysH + o,
+                                n >= 32 ? ~__mmask32(0) : (__mmask32(1) << n) - 1, codes);
+      } else {
+        store32<false>(F, sum, orow + o, rrow + o, LaneConsts{}, OW - o, yp + oh * ysH + o);
+      }
+    }
+  }
+}
+
+// Stride 2 with one or two loads per window row (KW <= 4; Odd: the last load
+// adds single taps), unrolled, with idiv32's final step. Interior stores of
+// whole 32-byte registers when y's plane is contiguous: the excess lands in
+// outputs of later rows that this plane's loop writes afterwards.
+template <int NL, bool Odd, class T>
+void plane_s2(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, const RowLoad* loads,
+              const uint16_t* itab, const IdivUniform* uni, const uint16_t* aht,
+              const int32_t* row_class, T* yp, int64_t ysH) {
+  const int64_t OH = P.h.out, OW = P.w.out, OWp = (OW + 31) / 32 * 32;
+  const __m512i ones = _mm512_set1_epi8(1), low = _mm512_set1_epi16(0xff);
+  const bool spill_rows = ysH == OW;
+  for (int64_t oh = 0; oh < OH; ++oh) {
+    const T* row0 = xp + P.h.first[static_cast<size_t>(oh)] * sH;
+    const int32_t vh = P.h.valid[static_cast<size_t>(oh)];
+    const uint16_t* trow = itab + row_class[oh] * OWp * kIdivFields;
+    const IdivUniform& u = uni[row_class[oh]];
+    const IdivUniformRegs U(u);
+    for (int64_t o = 0; o < OW; o += 32) {
+      const RowLoad* bl = loads + o / 32 * NL;
+      __m512i sum = _mm512_setzero_si512();
+      for (int32_t r = 0; r < vh; ++r) {
+        const T* row = row0 + r * sH;
+        for (int k = 0; k < NL; ++k) {
+          const __m512i v = load_codes(row, bl[k]);
+          sum = _mm512_add_epi16(
+              sum, Odd && k == NL - 1 ? _mm512_and_si512(v, low) : _mm512_maddubs_epi16(v, ones));
+        }
+      }
+      const __m256i codes = u.ok ? idiv32_uniform(F, U, sum, aht + row_class[oh] * OWp + o)
+                                 : idiv32(F, sum, trow + o * kIdivFields);
+      T* out = yp + oh * ysH + o;
+      const int64_t n = OW - o;
+      if (n >= 32 || (spill_rows && oh * OW + o + 32 <= OH * OW))
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), codes);
+      else
+        _mm256_mask_storeu_epi8(out, (__mmask32(1) << n) - 1, codes);
     }
   }
 }
@@ -427,6 +614,49 @@ void nchw(const QAvgPoolProblem& pr) {
     }
     row_class[static_cast<size_t>(oh)] = static_cast<int32_t>(it - classes.begin());
   }
+  // idiv32's tables, same rows (field-major per block of 32 lanes).
+  bool idiv = F.kind == Final::int_float_mean || F.kind == Final::int_mean;
+  std::vector<uint16_t> itab;
+  if (idiv) {
+    itab.assign(classes.size() * static_cast<size_t>(OWp * kIdivFields), 0);
+    for (size_t c = 0; c < classes.size() && idiv; ++c)
+      for (int64_t o = 0; o < OWp && idiv; ++o) {
+        const auto i = static_cast<size_t>(o);
+        const int32_t valid = o < OW ? classes[c].first * P.w.valid[i] : 1;
+        const size_t at = c * static_cast<size_t>(OWp) + i;
+        IdivLane L;
+        idiv = idiv_lane(otab[at], static_cast<int32_t>(rtab[at]), valid, L);
+        uint16_t* t =
+            itab.data() + (c * static_cast<size_t>(OWp) + i / 32 * 32) * kIdivFields + i % 32;
+        const uint16_t fields[kIdivFields] = {L.a, L.m, L.sh, L.d, L.k, L.kd};
+        for (int64_t f = 0; f < kIdivFields; ++f) t[f * 32] = fields[f];
+      }
+  }
+  // Row classes whose stored lanes share one divisor take idiv32_uniform,
+  // with the class's largest K and the lanes' a + h in aht.
+  const bool even_rule = F.kind == Final::int_float_mean || F.rounding == Rounding::half_to_even;
+  std::vector<IdivUniform> uni(classes.size());
+  std::vector<uint16_t> aht(classes.size() * static_cast<size_t>(OWp));
+  for (size_t c = 0; c < classes.size() && idiv && even_rule; ++c) {
+    const uint16_t* t0 = itab.data() + c * static_cast<size_t>(OWp) * kIdivFields;
+    const int32_t d = t0[96], h = d / 2;
+    bool same = true;
+    int32_t k = 0;
+    for (int64_t o = 0; o < OW; ++o) {
+      const uint16_t* t = t0 + (o / 32 * 32) * kIdivFields + o % 32;
+      same = same && t[96] == d;
+      k = std::max<int32_t>(k, t[128]);
+    }
+    int32_t nh_max = 0;
+    for (int64_t o = 0; o < OWp && same; ++o) {
+      const size_t at = c * static_cast<size_t>(OWp) + static_cast<size_t>(o);
+      const int32_t ah = o < OW ? otab[at] + k * d + h : 0;  // >= h: k >= the lane's K
+      const int32_t valid = o < OW ? classes[c].first * P.w.valid[static_cast<size_t>(o)] : 0;
+      nh_max = std::max(nh_max, 255 * valid + ah);
+      aht[at] = static_cast<uint16_t>(std::min(ah, 65535));
+    }
+    if (same) uni[c] = idiv_uniform(d, k, nh_max);
+  }
   for_chunks(P.N * P.C, [&](int64_t begin, int64_t end) {
     for (int64_t nc = begin; nc < end; ++nc) {
       const int64_t n = nc / P.C, c = nc % P.C;
@@ -435,9 +665,24 @@ void nchw(const QAvgPoolProblem& pr) {
       if (narrow)
         plane_narrow(F, P, xp, sH, narrow_mask, otab.data(), rtab.data(), row_class.data(), yp,
                      y.stride(2));
+      else if (idiv && sw == 2 && KW == 1)
+        plane_s2<1, true>(F, P, xp, sH, loads.data(), itab.data(), uni.data(), aht.data(),
+                          row_class.data(), yp, y.stride(2));
+      else if (idiv && sw == 2 && KW == 2)
+        plane_s2<1, false>(F, P, xp, sH, loads.data(), itab.data(), uni.data(), aht.data(),
+                           row_class.data(), yp, y.stride(2));
+      else if (idiv && sw == 2 && KW == 3)
+        plane_s2<2, true>(F, P, xp, sH, loads.data(), itab.data(), uni.data(), aht.data(),
+                          row_class.data(), yp, y.stride(2));
+      else if (idiv && sw == 2 && KW == 4)
+        plane_s2<2, false>(F, P, xp, sH, loads.data(), itab.data(), uni.data(), aht.data(),
+                           row_class.data(), yp, y.stride(2));
+      else if (idiv)
+        plane_rows<true>(F, P, xp, sH, loads.data(), per_block, otab.data(), rtab.data(),
+                         itab.data(), row_class.data(), yp, y.stride(2));
       else
-        plane_rows(F, P, xp, sH, loads.data(), per_block, otab.data(), rtab.data(),
-                   row_class.data(), yp, y.stride(2));
+        plane_rows<false>(F, P, xp, sH, loads.data(), per_block, otab.data(), rtab.data(),
+                          itab.data(), row_class.data(), yp, y.stride(2));
     }
   });
 }
