@@ -378,9 +378,8 @@ IdivUniform idiv_uniform(int32_t d, int32_t k, int32_t nh_max) {
   return U;
 }
 
-inline __m256i idiv32_uniform(const Final& F, const IdivUniformRegs& U, __m512i s,
-                              const uint16_t* ah) {
-  const __m512i nh = _mm512_add_epi16(s, _mm512_loadu_si512(ah));
+inline __m256i idiv32_uniform(const Final& F, const IdivUniformRegs& U, __m512i s, __m512i ah) {
+  const __m512i nh = _mm512_add_epi16(s, ah);
   __m512i q = _mm512_srl_epi16(_mm512_mulhi_epu16(nh, U.m), U.sh);
   if (!U.odd) {
     const __m512i q2 =
@@ -493,43 +492,126 @@ void plane_rows(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, cons
 }
 
 // Stride 2 with one or two loads per window row (KW <= 4; Odd: the last load
-// adds single taps), unrolled, with idiv32's final step. Interior stores of
-// whole 32-byte registers when y's plane is contiguous: the excess lands in
-// outputs of later rows that this plane's loop writes afterwards.
-template <int NL, bool Odd, class T>
-void plane_s2(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, const RowLoad* loads,
-              const uint16_t* itab, const IdivUniform* uni, const uint16_t* aht,
-              const int32_t* row_class, T* yp, int64_t ysH) {
-  const int64_t OH = P.h.out, OW = P.w.out, OWp = (OW + 31) / 32 * 32;
-  const __m512i ones = _mm512_set1_epi8(1), low = _mm512_set1_epi16(0xff);
-  const bool spill_rows = ysH == OW;
-  for (int64_t oh = 0; oh < OH; ++oh) {
-    const T* row0 = xp + P.h.first[static_cast<size_t>(oh)] * sH;
-    const int32_t vh = P.h.valid[static_cast<size_t>(oh)];
-    const uint16_t* trow = itab + row_class[oh] * OWp * kIdivFields;
-    const IdivUniform& u = uni[row_class[oh]];
-    const IdivUniformRegs U(u);
+// adds single taps), unrolled, with idiv32's final step. Stores of whole
+// 32-byte registers when y's plane is contiguous: the excess lands in outputs
+// of later rows that this plane's loop writes afterwards.
+struct S2Plane {
+  int64_t i0 = 0, i1 = 0;  // interior rows: all KH window rows on the input
+  // Interior rows may use plain 64-byte loads: every window lies in [0, W)
+  // (bytes past it feed only unstored lanes), and the plane's last interior
+  // load ends inside x (checked per plane against x_end).
+  bool plain = false;
+  const uint8_t* x_end = nullptr;
+};
+
+template <bool Odd>
+inline __m512i s2_add(__m512i sum, __m512i v) {
+  return _mm512_add_epi16(sum, Odd ? _mm512_and_si512(v, _mm512_set1_epi16(0xff))
+                                   : _mm512_maddubs_epi16(v, _mm512_set1_epi8(1)));
+}
+
+// load_codes, or a plain load where every byte read is in x (Plain).
+template <bool Plain, class T>
+inline __m512i codes_at(const T* row, const RowLoad& l) {
+  if constexpr (!Plain) return load_codes(row, l);
+  const __m512i v = _mm512_loadu_si512(row + l.a);
+  if constexpr (std::is_signed_v<T>) return _mm512_xor_si512(v, _mm512_set1_epi8(-128));
+  return v;
+}
+
+// The interior rows [i0, i1) (all KH window rows on the input, one divisor
+// per row: idiv32_uniform) with the loop constants hoisted; Spill: every
+// block may store a whole register (the excess stays in later rows).
+template <int NL, bool Odd, int KH, bool Plain, bool Spill, class T>
+void s2_interior(const Final& F, const IdivUniformRegs& U, const uint16_t* ah, const T* row0,
+                 int64_t step, int64_t sH, int64_t kh_runtime, const RowLoad* loads, int64_t i0,
+                 int64_t i1, T* yp, int64_t ysH, int64_t OW) {
+  const int64_t kh = KH > 0 ? KH : kh_runtime;
+  for (int64_t oh = i0; oh < i1; ++oh, row0 += step) {
     for (int64_t o = 0; o < OW; o += 32) {
-      const RowLoad* bl = loads + o / 32 * NL;
+      const RowLoad l0 = loads[o / 32 * NL], l1 = loads[o / 32 * NL + NL - 1];
       __m512i sum = _mm512_setzero_si512();
-      for (int32_t r = 0; r < vh; ++r) {
-        const T* row = row0 + r * sH;
-        for (int k = 0; k < NL; ++k) {
-          const __m512i v = load_codes(row, bl[k]);
-          sum = _mm512_add_epi16(
-              sum, Odd && k == NL - 1 ? _mm512_and_si512(v, low) : _mm512_maddubs_epi16(v, ones));
-        }
+      for (int64_t r = 0; r < kh; ++r) {
+        sum = s2_add < Odd && NL == 1 > (sum, codes_at<Plain>(row0 + r * sH, l0));
+        if constexpr (NL == 2) sum = s2_add<Odd>(sum, codes_at<Plain>(row0 + r * sH, l1));
       }
-      const __m256i codes = u.ok ? idiv32_uniform(F, U, sum, aht + row_class[oh] * OWp + o)
-                                 : idiv32(F, sum, trow + o * kIdivFields);
+      const __m256i codes = idiv32_uniform(F, U, sum, _mm512_loadu_si512(ah + o));
       T* out = yp + oh * ysH + o;
-      const int64_t n = OW - o;
-      if (n >= 32 || (spill_rows && oh * OW + o + 32 <= OH * OW))
+      if (Spill || OW - o >= 32)
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), codes);
       else
-        _mm256_mask_storeu_epi8(out, (__mmask32(1) << n) - 1, codes);
+        _mm256_mask_storeu_epi8(out, (__mmask32(1) << (OW - o)) - 1, codes);
     }
   }
+}
+
+template <int NL, bool Odd, int KH, class T>
+void plane_s2(const Final& F, const QAvgPlan& P, const S2Plane& G, const T* xp, int64_t sH,
+              const RowLoad* loads, const uint16_t* itab, const IdivUniform* uni,
+              const uint16_t* aht, const int32_t* row_class, T* yp, int64_t ysH) {
+  const int64_t OH = P.h.out, OW = P.w.out, OWp = (OW + 31) / 32 * 32;
+  const bool spill_rows = ysH == OW;
+  auto store = [&](int64_t oh, int64_t o, __m256i codes) {
+    T* out = yp + oh * ysH + o;
+    const int64_t n = OW - o;
+    if (n >= 32 || (spill_rows && oh * OW + o + 32 <= OH * OW))
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), codes);
+    else
+      _mm256_mask_storeu_epi8(out, (__mmask32(1) << n) - 1, codes);
+  };
+  auto rows = [&](int64_t oh0, int64_t oh1) {
+    for (int64_t oh = oh0; oh < oh1; ++oh) {
+      const T* row0 = xp + P.h.first[static_cast<size_t>(oh)] * sH;
+      const int32_t vh = P.h.valid[static_cast<size_t>(oh)];
+      const uint16_t* trow = itab + row_class[oh] * OWp * kIdivFields;
+      const IdivUniform& u = uni[row_class[oh]];
+      const IdivUniformRegs U(u);
+      for (int64_t o = 0; o < OW; o += 32) {
+        const RowLoad* bl = loads + o / 32 * NL;
+        __m512i sum = _mm512_setzero_si512();
+        for (int32_t r = 0; r < vh; ++r)
+          for (int k = 0; k < NL; ++k) {
+            const __m512i v = load_codes(row0 + r * sH, bl[k]);
+            sum = Odd && k == NL - 1 ? s2_add<true>(sum, v) : s2_add<false>(sum, v);
+          }
+        store(oh, o,
+              u.ok ? idiv32_uniform(F, U, sum, _mm512_loadu_si512(aht + row_class[oh] * OWp + o))
+                   : idiv32(F, sum, trow + o * kIdivFields));
+      }
+    }
+  };
+  const int64_t i0 = G.i0, i1 = G.i1;
+  rows(0, i0);
+  const int c = i0 < i1 ? row_class[i0] : 0;
+  if (i0 < i1 && uni[c].ok) {
+    const int64_t step = P.h.stride * sH, kh = P.h.kernel;
+    const T* row0 = xp + P.h.first[static_cast<size_t>(i0)] * sH;
+    const IdivUniformRegs U(uni[c]);
+    const uint16_t* ah = aht + c * OWp;
+    const bool plain = G.plain && reinterpret_cast<const uint8_t*>(
+                                      row0 + (i1 - 1 - i0) * step + (kh - 1) * sH +
+                                      loads[(OWp / 32 - 1) * NL + NL - 1].a + 64) <= G.x_end;
+    int64_t spill_end = i0;  // rows before it store whole registers
+    if (spill_rows)
+      while (spill_end < i1 && spill_end * OW + (OWp - 32) + 32 <= OH * OW) ++spill_end;
+    auto run = [&](int64_t a, int64_t b, bool spill) {
+      const T* r0 = row0 + (a - i0) * step;
+      if (plain && spill)
+        s2_interior<NL, Odd, KH, true, true>(F, U, ah, r0, step, sH, kh, loads, a, b, yp, ysH, OW);
+      else if (plain)
+        s2_interior<NL, Odd, KH, true, false>(F, U, ah, r0, step, sH, kh, loads, a, b, yp, ysH, OW);
+      else if (spill)
+        s2_interior<NL, Odd, KH, false, true>(F, U, ah, r0, step, sH, kh, loads, a, b, yp, ysH, OW);
+      else
+        s2_interior<NL, Odd, KH, false, false>(F, U, ah, r0, step, sH, kh, loads, a, b, yp, ysH,
+                                               OW);
+    };
+    run(i0, spill_end, true);
+    run(spill_end, i1, false);
+  } else {
+    rows(i0, i1);
+  }
+  rows(std::max(i0, i1), OH);
 }
 
 // Narrow rows (stride_w 1, OW + KW - 1 <= 16): per output row, the vertical
@@ -657,6 +739,40 @@ void nchw(const QAvgPoolProblem& pr) {
     }
     if (same) uni[c] = idiv_uniform(d, k, nh_max);
   }
+  // Stride-2 planes (plane_s2): the interior rows and whether their loads
+  // may be plain.
+  S2Plane G;
+  for (G.i0 = 0; G.i0 < OH && P.h.valid[static_cast<size_t>(G.i0)] != P.h.kernel;) ++G.i0;
+  for (G.i1 = G.i0; G.i1 < OH && P.h.valid[static_cast<size_t>(G.i1)] == P.h.kernel;) ++G.i1;
+  {
+    int64_t end = 1;
+    for (int d = 0; d < 4; ++d) end += (x.dim(d) - 1) * x.stride(d);
+    G.x_end = static_cast<const uint8_t*>(x.raw()) + end;
+    // The stored lanes' taps of every load lie in [0, W) (the last block's
+    // last load reaches the last output's last tap).
+    const int64_t a0 = loads.empty() ? -1 : loads.front().a;
+    G.plain = sw == 2 && a0 >= 0 && P.w.start + 2 * (OW - 1) + KW <= P.W;
+  }
+  auto s2 = [&](const T* xp, T* yp) {
+    const RowLoad* l = loads.data();
+    const uint16_t *it = itab.data(), *ah = aht.data();
+    const IdivUniform* u = uni.data();
+    const int32_t* rc = row_class.data();
+    const int64_t ys = y.stride(2);
+    const int64_t KH = P.h.kernel;
+    if (KW == 1)
+      plane_s2<1, true, 0>(F, P, G, xp, sH, l, it, u, ah, rc, yp, ys);
+    else if (KW == 2 && KH == 2)
+      plane_s2<1, false, 2>(F, P, G, xp, sH, l, it, u, ah, rc, yp, ys);
+    else if (KW == 2)
+      plane_s2<1, false, 0>(F, P, G, xp, sH, l, it, u, ah, rc, yp, ys);
+    else if (KW == 3 && KH == 3)
+      plane_s2<2, true, 3>(F, P, G, xp, sH, l, it, u, ah, rc, yp, ys);
+    else if (KW == 3)
+      plane_s2<2, true, 0>(F, P, G, xp, sH, l, it, u, ah, rc, yp, ys);
+    else
+      plane_s2<2, false, 0>(F, P, G, xp, sH, l, it, u, ah, rc, yp, ys);
+  };
   for_chunks(P.N * P.C, [&](int64_t begin, int64_t end) {
     for (int64_t nc = begin; nc < end; ++nc) {
       const int64_t n = nc / P.C, c = nc % P.C;
@@ -665,18 +781,8 @@ void nchw(const QAvgPoolProblem& pr) {
       if (narrow)
         plane_narrow(F, P, xp, sH, narrow_mask, otab.data(), rtab.data(), row_class.data(), yp,
                      y.stride(2));
-      else if (idiv && sw == 2 && KW == 1)
-        plane_s2<1, true>(F, P, xp, sH, loads.data(), itab.data(), uni.data(), aht.data(),
-                          row_class.data(), yp, y.stride(2));
-      else if (idiv && sw == 2 && KW == 2)
-        plane_s2<1, false>(F, P, xp, sH, loads.data(), itab.data(), uni.data(), aht.data(),
-                           row_class.data(), yp, y.stride(2));
-      else if (idiv && sw == 2 && KW == 3)
-        plane_s2<2, true>(F, P, xp, sH, loads.data(), itab.data(), uni.data(), aht.data(),
-                          row_class.data(), yp, y.stride(2));
-      else if (idiv && sw == 2 && KW == 4)
-        plane_s2<2, false>(F, P, xp, sH, loads.data(), itab.data(), uni.data(), aht.data(),
-                           row_class.data(), yp, y.stride(2));
+      else if (idiv && sw == 2 && KW <= 4)
+        s2(xp, yp);
       else if (idiv)
         plane_rows<true>(F, P, xp, sH, loads.data(), per_block, otab.data(), rtab.data(),
                          itab.data(), row_class.data(), yp, y.stride(2));
