@@ -274,7 +274,10 @@ struct IdivLane {
 };
 
 // floor(n / d) == (n*m >> 16) >> sh for every n in [0, n_max], d >= 2
-// (the bound above); the largest sh with a 16-bit m.
+// (the bound above); the largest sh with a 16-bit m. That sh gives m >= 2^15,
+// so 2^(16+sh) > 32767*d > n_max*e whenever n_max < 2^15 (e < d): the check
+// cannot fail for the numerators idiv_lane admits; it stays as the proof's
+// guard.
 bool magic16(int32_t d, int64_t n_max, uint16_t& m16, uint16_t& sh16) {
   for (int sh = 16; sh >= 0; --sh) {
     const int64_t p = int64_t{1} << (16 + sh), m = (p + d - 1) / d;
