@@ -343,7 +343,8 @@ inline __m256i idiv32(const Final& F, __m512i s, const uint16_t* t) {
       break;
   }
   q = _mm512_sub_epi16(_mm512_mask_add_epi16(q, up, q, _mm512_set1_epi16(1)), k);
-  return _mm512_cvtepi16_epi8(_mm512_min_epi16(_mm512_max_epi16(q, F.lo16), F.hi16));
+  return _mm512_maskz_cvtepi16_epi8(~__mmask32(0),
+                                    _mm512_min_epi16(_mm512_max_epi16(q, F.lo16), F.hi16));
 }
 
 // idiv32 for a row class whose lanes share one divisor d and one K, rounding
@@ -390,7 +391,8 @@ inline __m256i idiv32_uniform(const Final& F, const IdivUniformRegs& U, __m512i 
     q = _mm512_add_epi16(q2, _mm512_and_si512(_mm512_sub_epi16(q, q2), q2));
   }
   q = _mm512_sub_epi16(q, U.k);
-  return _mm512_cvtepi16_epi8(_mm512_min_epi16(_mm512_max_epi16(q, F.lo16), F.hi16));
+  return _mm512_maskz_cvtepi16_epi8(~__mmask32(0),
+                                    _mm512_min_epi16(_mm512_max_epi16(q, F.lo16), F.hi16));
 }
 
 // Splits `count` items into chunks for the threads (each output is computed
@@ -622,9 +624,12 @@ void plane_s2(const Final& F, const QAvgPlan& P, const S2Plane& G, const T* xp, 
 // masked 16-byte load per row, columns outside [0, W) read as 0), then tap k
 // of output j is lane j + k of that sum: KW - 1 in-register lane shifts
 // instead of KW loads per row, and no 32-lane block that is mostly unused.
-template <class T>
+// Idiv: the final step of plane_rows<true> (idiv32 / idiv32_uniform) on the
+// low 16 lanes.
+template <bool Idiv, class T>
 void plane_narrow(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, __mmask16 m,
-                  const int32_t* otab, const float* rtab, const int32_t* row_class, T* yp,
+                  const int32_t* otab, const float* rtab, const uint16_t* itab,
+                  const IdivUniform* uni, const uint16_t* aht, const int32_t* row_class, T* yp,
                   int64_t ysH) {
   const int64_t OH = P.h.out, OW = P.w.out, KW = P.w.kernel, s0 = P.w.start;
   const int64_t OWp = (OW + 31) / 32 * 32;
@@ -646,8 +651,16 @@ void plane_narrow(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, __
           sum, _mm256_permutexvar_epi16(
                    _mm256_add_epi16(lane, _mm256_set1_epi16(static_cast<short>(k))), v));
     const int64_t cls = row_class[oh] * OWp;
-    const __m128i codes =
-        codes16(F, sum, _mm512_loadu_si512(otab + cls), _mm512_loadu_ps(rtab + cls));
+    __m128i codes;
+    if constexpr (Idiv) {
+      const IdivUniform& u = uni[row_class[oh]];
+      const __m512i s = _mm512_inserti64x4(_mm512_setzero_si512(), sum, 0);
+      codes = _mm256_castsi256_si128(
+          u.ok ? idiv32_uniform(F, IdivUniformRegs(u), s, _mm512_loadu_si512(aht + cls))
+               : idiv32(F, s, itab + cls * kIdivFields));
+    } else {
+      codes = codes16(F, sum, _mm512_loadu_si512(otab + cls), _mm512_loadu_ps(rtab + cls));
+    }
     _mm_mask_storeu_epi8(yp + oh * ysH, out, codes);
   }
 }
@@ -781,9 +794,12 @@ void nchw(const QAvgPoolProblem& pr) {
       const int64_t n = nc / P.C, c = nc % P.C;
       const T* xp = static_cast<const T*>(x.raw()) + n * sN + c * sC;
       T* yp = static_cast<T*>(y.raw()) + n * y.stride(0) + c * y.stride(1);
-      if (narrow)
-        plane_narrow(F, P, xp, sH, narrow_mask, otab.data(), rtab.data(), row_class.data(), yp,
-                     y.stride(2));
+      if (narrow && idiv)
+        plane_narrow<true>(F, P, xp, sH, narrow_mask, otab.data(), rtab.data(), itab.data(),
+                           uni.data(), aht.data(), row_class.data(), yp, y.stride(2));
+      else if (narrow)
+        plane_narrow<false>(F, P, xp, sH, narrow_mask, otab.data(), rtab.data(), itab.data(),
+                            uni.data(), aht.data(), row_class.data(), yp, y.stride(2));
       else if (idiv && sw == 2 && KW <= 4)
         s2(xp, yp);
       else if (idiv)
