@@ -395,6 +395,36 @@ inline __m256i idiv32_uniform(const Final& F, const IdivUniformRegs& U, __m512i 
                                     _mm512_min_epi16(_mm512_max_epi16(q, F.lo16), F.hi16));
 }
 
+// idiv32_uniform with a divisor per lane (the valid-count divisors of
+// border columns), rounding half to even: per lane ah = a + h, (m, sh) and e
+// = 1 for even d, 0 for odd d (then q2 == q1: odd divisors have no ties);
+// d == 1 lanes take m = 65535, sh = 0 and ah = a + 1: floor((n + 1) *
+// 65535 / 65536) == n for n + 1 <= 65536. Tables field-major per block of 32
+// lanes (ah, m, sh, e); K is the class's.
+constexpr int64_t kLaneFields = 4;
+
+bool lane_even(int32_t offset, int32_t d, int32_t valid, int32_t k, uint16_t* f) {
+  if (d < 1) return false;
+  const int32_t h = d / 2, ah = offset + k * d + (d == 1 ? 1 : h);
+  if (ah < 0 || 255 * valid + ah > 32767) return false;
+  uint16_t m = 65535, sh = 0;
+  if (d > 1 && !magic16(d, 255 * valid + ah, m, sh)) return false;
+  f[0] = static_cast<uint16_t>(ah), f[32] = m, f[64] = sh, f[96] = d % 2 == 0 ? 1 : 0;
+  return true;
+}
+
+inline __m256i idiv32_lanes(const Final& F, __m512i s, const uint16_t* t, __m512i k) {
+  const __m512i nh = _mm512_add_epi16(s, _mm512_loadu_si512(t));
+  const __m512i m = _mm512_loadu_si512(t + 32), sh = _mm512_loadu_si512(t + 64);
+  const __m512i q1 = _mm512_srlv_epi16(_mm512_mulhi_epu16(nh, m), sh);
+  const __m512i q2 = _mm512_srlv_epi16(
+      _mm512_mulhi_epu16(_mm512_sub_epi16(nh, _mm512_loadu_si512(t + 96)), m), sh);
+  __m512i q = _mm512_add_epi16(q2, _mm512_and_si512(_mm512_sub_epi16(q1, q2), q2));
+  q = _mm512_sub_epi16(q, k);
+  return _mm512_maskz_cvtepi16_epi8(~__mmask32(0),
+                                    _mm512_min_epi16(_mm512_max_epi16(q, F.lo16), F.hi16));
+}
+
 // Splits `count` items into chunks for the threads (each output is computed
 // by one thread in a fixed order, whatever the split).
 template <class F>
@@ -524,25 +554,39 @@ inline __m512i codes_at(const T* row, const RowLoad& l) {
   return v;
 }
 
-// The interior rows [i0, i1) (all KH window rows on the input, one divisor
-// per row: idiv32_uniform) with the loop constants hoisted; Spill: every
-// block may store a whole register (the excess stays in later rows).
-template <int NL, bool Odd, int KH, bool Plain, bool Spill, class T>
-void s2_interior(const Final& F, const IdivUniformRegs& U, const uint16_t* ah, const T* row0,
-                 int64_t step, int64_t sH, int64_t kh_runtime, const RowLoad* loads, int64_t i0,
-                 int64_t i1, T* yp, int64_t ysH, int64_t OW) {
+// The interior rows [i0, i1) (all KH window rows on the input, one row
+// class) with the loop constants hoisted; the class's final step is Mode
+// (kUniform: idiv32_uniform with lane offsets ah; kLanes: idiv32_lanes with
+// tables lt and K = lk; kGeneral: idiv32 with tables it); spill: every block
+// may store a whole register (the excess stays in later rows).
+enum IdivMode { kGeneral, kUniform, kLanes };
+
+template <IdivMode Mode>
+inline __m256i idiv_codes(const Final& F, __m512i sum, const IdivUniformRegs& U, const uint16_t* ah,
+                          const uint16_t* lt, __m512i lk, const uint16_t* it, int64_t o) {
+  if constexpr (Mode == kUniform) return idiv32_uniform(F, U, sum, _mm512_loadu_si512(ah + o));
+  if constexpr (Mode == kLanes) return idiv32_lanes(F, sum, lt + o * kLaneFields, lk);
+  return idiv32(F, sum, it + o * kIdivFields);
+}
+
+template <int NL, bool Odd, int KH, bool Plain, IdivMode Mode, class T>
+void s2_interior(const Final& F, const IdivUniformRegs& U, const uint16_t* ah, const uint16_t* lt,
+                 int16_t lane_k, const uint16_t* it, const T* row0, int64_t step, int64_t sH,
+                 int64_t kh_runtime, const RowLoad* loads, int64_t i0, int64_t i1, T* yp,
+                 int64_t ysH, int64_t OW, bool spill) {
   const int64_t kh = KH > 0 ? KH : kh_runtime;
+  const __m512i lk = _mm512_set1_epi16(lane_k);
   for (int64_t oh = i0; oh < i1; ++oh, row0 += step) {
     for (int64_t o = 0; o < OW; o += 32) {
       const RowLoad l0 = loads[o / 32 * NL], l1 = loads[o / 32 * NL + NL - 1];
       __m512i sum = _mm512_setzero_si512();
       for (int64_t r = 0; r < kh; ++r) {
-        sum = s2_add < Odd && NL == 1 > (sum, codes_at<Plain>(row0 + r * sH, l0));
+        sum = s2_add<(Odd && NL == 1)>(sum, codes_at<Plain>(row0 + r * sH, l0));
         if constexpr (NL == 2) sum = s2_add<Odd>(sum, codes_at<Plain>(row0 + r * sH, l1));
       }
-      const __m256i codes = idiv32_uniform(F, U, sum, _mm512_loadu_si512(ah + o));
+      const __m256i codes = idiv_codes<Mode>(F, sum, U, ah, lt, lk, it, o);
       T* out = yp + oh * ysH + o;
-      if (Spill || OW - o >= 32)
+      if (spill || OW - o >= 32)
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), codes);
       else
         _mm256_mask_storeu_epi8(out, (__mmask32(1) << (OW - o)) - 1, codes);
@@ -553,7 +597,8 @@ void s2_interior(const Final& F, const IdivUniformRegs& U, const uint16_t* ah, c
 template <int NL, bool Odd, int KH, class T>
 void plane_s2(const Final& F, const QAvgPlan& P, const S2Plane& G, const T* xp, int64_t sH,
               const RowLoad* loads, const uint16_t* itab, const IdivUniform* uni,
-              const uint16_t* aht, const int32_t* row_class, T* yp, int64_t ysH) {
+              const uint16_t* aht, const uint16_t* ltab, const int16_t* lane_k,
+              const int32_t* row_class, T* yp, int64_t ysH) {
   const int64_t OH = P.h.out, OW = P.w.out, OWp = (OW + 31) / 32 * 32;
   const bool spill_rows = ysH == OW;
   auto store = [&](int64_t oh, int64_t o, __m256i codes) {
@@ -579,37 +624,49 @@ void plane_s2(const Final& F, const QAvgPlan& P, const S2Plane& G, const T* xp, 
             const __m512i v = load_codes(row0 + r * sH, bl[k]);
             sum = Odd && k == NL - 1 ? s2_add<true>(sum, v) : s2_add<false>(sum, v);
           }
+        const int16_t lk = lane_k[row_class[oh]];
         store(oh, o,
               u.ok ? idiv32_uniform(F, U, sum, _mm512_loadu_si512(aht + row_class[oh] * OWp + o))
-                   : idiv32(F, sum, trow + o * kIdivFields));
+              : lk >= 0 ? idiv32_lanes(F, sum, ltab + (row_class[oh] * OWp + o) * kLaneFields,
+                                       _mm512_set1_epi16(lk))
+                        : idiv32(F, sum, trow + o * kIdivFields));
       }
     }
   };
   const int64_t i0 = G.i0, i1 = G.i1;
   rows(0, i0);
   const int c = i0 < i1 ? row_class[i0] : 0;
-  if (i0 < i1 && uni[c].ok) {
+  if (i0 < i1) {
     const int64_t step = P.h.stride * sH, kh = P.h.kernel;
     const T* row0 = xp + P.h.first[static_cast<size_t>(i0)] * sH;
     const IdivUniformRegs U(uni[c]);
-    const uint16_t* ah = aht + c * OWp;
+    const uint16_t *ah = aht + c * OWp, *it = itab + c * OWp * kIdivFields;
     const bool plain = G.plain && reinterpret_cast<const uint8_t*>(
                                       row0 + (i1 - 1 - i0) * step + (kh - 1) * sH +
                                       loads[(OWp / 32 - 1) * NL + NL - 1].a + 64) <= G.x_end;
     int64_t spill_end = i0;  // rows before it store whole registers
     if (spill_rows)
       while (spill_end < i1 && spill_end * OW + (OWp - 32) + 32 <= OH * OW) ++spill_end;
+    const uint16_t* lt = ltab + c * OWp * kLaneFields;
+    const int16_t lk = lane_k[c];
     auto run = [&](int64_t a, int64_t b, bool spill) {
       const T* r0 = row0 + (a - i0) * step;
-      if (plain && spill)
-        s2_interior<NL, Odd, KH, true, true>(F, U, ah, r0, step, sH, kh, loads, a, b, yp, ysH, OW);
+#define NPUKIT_S2_RUN(P_, M_)                                                                    \
+  s2_interior<NL, Odd, KH, P_, M_>(F, U, ah, lt, lk, it, r0, step, sH, kh, loads, a, b, yp, ysH, \
+                                   OW, spill)
+      if (plain && uni[c].ok)
+        NPUKIT_S2_RUN(true, kUniform);
+      else if (plain && lk >= 0)
+        NPUKIT_S2_RUN(true, kLanes);
       else if (plain)
-        s2_interior<NL, Odd, KH, true, false>(F, U, ah, r0, step, sH, kh, loads, a, b, yp, ysH, OW);
-      else if (spill)
-        s2_interior<NL, Odd, KH, false, true>(F, U, ah, r0, step, sH, kh, loads, a, b, yp, ysH, OW);
+        NPUKIT_S2_RUN(true, kGeneral);
+      else if (uni[c].ok)
+        NPUKIT_S2_RUN(false, kUniform);
+      else if (lk >= 0)
+        NPUKIT_S2_RUN(false, kLanes);
       else
-        s2_interior<NL, Odd, KH, false, false>(F, U, ah, r0, step, sH, kh, loads, a, b, yp, ysH,
-                                               OW);
+        NPUKIT_S2_RUN(false, kGeneral);
+#undef NPUKIT_S2_RUN
     };
     run(i0, spill_end, true);
     run(spill_end, i1, false);
@@ -755,6 +812,29 @@ void nchw(const QAvgPoolProblem& pr) {
     }
     if (same) uni[c] = idiv_uniform(d, k, nh_max);
   }
+  // Classes that are not uniform: idiv32_lanes when every lane fits.
+  std::vector<uint16_t> ltab(classes.size() * static_cast<size_t>(OWp * kLaneFields));
+  std::vector<int16_t> lane_k(classes.size(), -1);  // -1: idiv32
+  for (size_t c = 0; c < classes.size() && idiv && even_rule; ++c) {
+    if (uni[c].ok) continue;
+    const uint16_t* t0 = itab.data() + c * static_cast<size_t>(OWp) * kIdivFields;
+    int32_t k = 0;
+    for (int64_t o = 0; o < OW; ++o)
+      k = std::max<int32_t>(k, t0[(o / 32 * 32) * kIdivFields + o % 32 + 128]);
+    bool ok = true;
+    for (int64_t o = 0; o < OWp && ok; ++o) {
+      const size_t at = c * static_cast<size_t>(OWp) + static_cast<size_t>(o);
+      uint16_t* f =
+          ltab.data() +
+          (c * static_cast<size_t>(OWp) + static_cast<size_t>(o / 32 * 32)) * kLaneFields + o % 32;
+      if (o < OW)
+        ok = lane_even(otab[at], static_cast<int32_t>(rtab[at]),
+                       classes[c].first * P.w.valid[static_cast<size_t>(o)], k, f);
+      else
+        f[0] = 0, f[32] = 65535, f[64] = 0, f[96] = 0;  // never stored
+    }
+    if (ok) lane_k[c] = static_cast<int16_t>(k);
+  }
   // Stride-2 planes (plane_s2): the interior rows and whether their loads
   // may be plain.
   S2Plane G;
@@ -771,23 +851,24 @@ void nchw(const QAvgPoolProblem& pr) {
   }
   auto s2 = [&](const T* xp, T* yp) {
     const RowLoad* l = loads.data();
-    const uint16_t *it = itab.data(), *ah = aht.data();
+    const uint16_t *it = itab.data(), *ah = aht.data(), *lt = ltab.data();
+    const int16_t* lk = lane_k.data();
     const IdivUniform* u = uni.data();
     const int32_t* rc = row_class.data();
     const int64_t ys = y.stride(2);
     const int64_t KH = P.h.kernel;
     if (KW == 1)
-      plane_s2<1, true, 0>(F, P, G, xp, sH, l, it, u, ah, rc, yp, ys);
+      plane_s2<1, true, 0>(F, P, G, xp, sH, l, it, u, ah, lt, lk, rc, yp, ys);
     else if (KW == 2 && KH == 2)
-      plane_s2<1, false, 2>(F, P, G, xp, sH, l, it, u, ah, rc, yp, ys);
+      plane_s2<1, false, 2>(F, P, G, xp, sH, l, it, u, ah, lt, lk, rc, yp, ys);
     else if (KW == 2)
-      plane_s2<1, false, 0>(F, P, G, xp, sH, l, it, u, ah, rc, yp, ys);
+      plane_s2<1, false, 0>(F, P, G, xp, sH, l, it, u, ah, lt, lk, rc, yp, ys);
     else if (KW == 3 && KH == 3)
-      plane_s2<2, true, 3>(F, P, G, xp, sH, l, it, u, ah, rc, yp, ys);
+      plane_s2<2, true, 3>(F, P, G, xp, sH, l, it, u, ah, lt, lk, rc, yp, ys);
     else if (KW == 3)
-      plane_s2<2, true, 0>(F, P, G, xp, sH, l, it, u, ah, rc, yp, ys);
+      plane_s2<2, true, 0>(F, P, G, xp, sH, l, it, u, ah, lt, lk, rc, yp, ys);
     else
-      plane_s2<2, false, 0>(F, P, G, xp, sH, l, it, u, ah, rc, yp, ys);
+      plane_s2<2, false, 0>(F, P, G, xp, sH, l, it, u, ah, lt, lk, rc, yp, ys);
   };
   for_chunks(P.N * P.C, [&](int64_t begin, int64_t end) {
     for (int64_t nc = begin; nc < end; ++nc) {
