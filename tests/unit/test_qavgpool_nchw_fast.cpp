@@ -11,7 +11,8 @@
 // and ties, windows of up to 257 taps (the 16-bit numerator bound decides
 // between idiv32 and the float step), u8 and s8, 1 to 3 threads, the ISA caps
 // and Impl::reference. Every variant that accepts a case runs; a failure
-// prints the seed and the configuration.
+// prints the seed and the configuration. The NHWC kernel's per-pixel integer
+// step is checked the same way with a channel pitch.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -195,6 +196,67 @@ TEST(QAvgPoolNchwFast, IntegerFinalStepsOnStrideTwoRowsEqualTheReference) {
   for (const auto& v : list.variants) {
     if (!v.reference && list.runnable(v) && std::string(v.name) == "x8-qavgpool-u16-nchw-avx512") {
       EXPECT_GT(runs[v.name], 800) << v.name;
+    }
+  }
+}
+
+// NHWC with the per-pixel integer final step (x8-qavgpool-u16-nhwc-avx512):
+// channel counts around 32 and 64, y with a channel pitch whose gap bytes and
+// tail keep their canaries (a whole-register store past a pixel's channels
+// would land there).
+TEST(QAvgPoolNchwFast, ChannelsLastIntegerFinalStepKeepsOutsideBytes) {
+  Restore restore;
+  const uint32_t seed = kSeed + 2;
+  std::mt19937 g(seed);
+  const auto& list = cpu::qlinear_average_pool_kernels();
+  std::map<std::string, int> runs;
+  for (int attempt = 0; attempt < 400; ++attempt) {
+    Case c;
+    if (!make_case(g, attempt, c)) continue;
+    const int64_t C = std::vector<int64_t>{31, 32, 33, 63, 64, 65, 100}[g() % 7];
+    c.xs = Shape{c.xs[0], C, std::min<int64_t>(c.xs[2], 9), std::min<int64_t>(c.xs[3], 20)};
+    Shape ys;
+    try {
+      ys = qlinear_average_pool_output_shape(c.xs, c.p);
+    } catch (const Error&) {
+      continue;
+    }
+    Tensor x(c.t, c.xs, Layout::nhwc);
+    fill_codes(g, static_cast<uint8_t*>(x.view().raw()), x.numel(), c.t, c.p.x_zero_point);
+    Tensor want(c.t, ys);
+    try {
+      ref::qlinear_average_pool(x, want, c.p);
+    } catch (const Error&) {
+      continue;
+    }
+    const std::vector<uint8_t> wb = bytes_nchw(want);
+    set_num_threads(1 + attempt % 3);
+    const int64_t extra = attempt % 2 ? 1 + attempt % 5 : 0;
+    const int64_t N = ys[0], OH = ys[2], OW = ys[3], pitch = C + extra;
+    std::vector<uint8_t> yb(static_cast<size_t>(N * OH * OW * pitch + 64), 0xa5);
+    const TensorView y(yb.data(), c.t, ys, {OH * OW * pitch, 1, OW * pitch, pitch});
+    cpu::QAvgPoolProblem prob{x, y, &c.p, cpu::make_qavg_plan(x, y, c.p)};
+    for (const auto& v : list.variants) {
+      if (v.reference || !list.runnable(v) || v.declines(prob)) continue;
+      std::fill(yb.begin(), yb.end(), uint8_t{0xa5});
+      v.run(prob);
+      ASSERT_EQ(bytes_nchw(y), wb)
+          << v.name << " seed " << seed << " attempt " << attempt << " threads " << num_threads()
+          << "\n  " << describe(c.p, c.profile, c.t, c.xs, extra) << "\n  "
+          << first_difference(bytes_nchw(y), wb);
+      for (int64_t px = 0; px < N * OH * OW; ++px)
+        for (int64_t i = C; i < pitch; ++i)
+          ASSERT_EQ(yb[static_cast<size_t>(px * pitch + i)], 0xa5)
+              << v.name << " wrote into y's channel gap, attempt " << attempt;
+      for (size_t i = static_cast<size_t>(N * OH * OW * pitch); i < yb.size(); ++i)
+        ASSERT_EQ(yb[i], 0xa5) << v.name << " wrote past y, attempt " << attempt;
+      ++runs[v.name];
+    }
+  }
+  for (const auto& [name, n] : runs) std::printf("[ qavg-nhwc ] ran %s: %d\n", name.c_str(), n);
+  for (const auto& v : list.variants) {
+    if (!v.reference && list.runnable(v) && std::string(v.name) == "x8-qavgpool-u16-nhwc-avx512") {
+      EXPECT_GT(runs[v.name], 200) << v.name;
     }
   }
 }

@@ -903,6 +903,36 @@ void nhwc(const QAvgPoolProblem& pr) {
   const int64_t OH = P.h.out, OW = P.w.out, C = P.C;
   const int64_t sN = x.stride(0), sH = x.stride(2), sW = x.stride(3);
   const __m512i bias = _mm512_set1_epi8(F.s8 ? -128 : 0);
+  // idiv32_uniform per pixel (its lanes are channels: one divisor), for the
+  // distinct (valid, clipped) pairs of each axis; ah[i] < 0: final16.
+  const bool idiv = F.kind == Final::int_float_mean ||
+                    (F.kind == Final::int_mean && F.rounding == Rounding::half_to_even);
+  auto classes_of = [](const QAvgAxis& a, std::vector<int32_t>& cls) {
+    std::vector<std::pair<int32_t, int32_t>> keys;
+    cls.resize(a.valid.size());
+    for (size_t i = 0; i < a.valid.size(); ++i) {
+      const std::pair<int32_t, int32_t> key{a.valid[i], a.clipped[i]};
+      auto it = std::find(keys.begin(), keys.end(), key);
+      if (it == keys.end()) it = keys.insert(keys.end(), key);
+      cls[i] = static_cast<int32_t>(it - keys.begin());
+    }
+    return keys;
+  };
+  std::vector<int32_t> hcls, wcls;
+  const auto hkeys = classes_of(P.h, hcls), wkeys = classes_of(P.w, wcls);
+  std::vector<IdivUniform> pix(hkeys.size() * wkeys.size());
+  std::vector<int32_t> pix_ah(pix.size(), -1);
+  for (size_t i = 0; i < hkeys.size() && idiv; ++i)
+    for (size_t j = 0; j < wkeys.size(); ++j) {
+      const int32_t v = hkeys[i].first * wkeys[j].first, cl = hkeys[i].second * wkeys[j].second;
+      const LaneConsts u = lane_consts(F, v, cl);
+      const auto d = static_cast<int32_t>(u.r);
+      IdivLane L;
+      if (!idiv_lane(u.offset, d, v, L) || d < 2) continue;
+      const size_t at = i * wkeys.size() + j;
+      pix[at] = idiv_uniform(d, L.k, 255 * v + L.a + d / 2);
+      if (pix[at].ok) pix_ah[at] = L.a + d / 2;
+    }
   for_chunks(P.N * OH, [&](int64_t begin, int64_t end) {
     for (int64_t row = begin; row < end; ++row) {
       const int64_t n = row / OH, oh = row % OH;
@@ -915,6 +945,11 @@ void nhwc(const QAvgPoolProblem& pr) {
         const int32_t vw = P.w.valid[static_cast<size_t>(ow)];
         const int32_t v = vh * vw, cl = ch * P.w.clipped[static_cast<size_t>(ow)];
         const LaneConsts u = lane_consts(F, v, cl);
+        const size_t at = static_cast<size_t>(hcls[static_cast<size_t>(oh)]) * wkeys.size() +
+                          static_cast<size_t>(wcls[static_cast<size_t>(ow)]);
+        const bool fast = pix_ah[at] >= 0;
+        const IdivUniformRegs U(pix[at]);
+        const __m512i ah = _mm512_set1_epi16(static_cast<int16_t>(std::max(pix_ah[at], 0)));
         const T* xw = xn + P.w.first[static_cast<size_t>(ow)] * sW;
         T* yp = yrow + ow * y.stride(3);
         for (int64_t c = 0; c < C; c += 64) {
@@ -932,6 +967,18 @@ void nhwc(const QAvgPoolProblem& pr) {
                   hi, _mm512_maskz_cvtepu8_epi16(~__mmask32(0),
                                                  _mm512_maskz_extracti64x4_epi64(0xff, b, 1)));
             }
+          if (fast) {
+            const __m256i a = idiv32_uniform(F, U, lo, ah);
+            if (len >= 64) {
+              _mm512_storeu_si512(yp + c, _mm512_inserti64x4(_mm512_castsi256_si512(a),
+                                                             idiv32_uniform(F, U, hi, ah), 1));
+            } else {
+              const __m512i both =
+                  _mm512_inserti64x4(_mm512_castsi256_si512(a), idiv32_uniform(F, U, hi, ah), 1);
+              _mm512_mask_storeu_epi8(yp + c, m, both);
+            }
+            continue;
+          }
           store32<true>(F, lo, nullptr, nullptr, u, len, yp + c);
           if (len > 32) store32<true>(F, hi, nullptr, nullptr, u, len - 32, yp + c + 32);
         }
