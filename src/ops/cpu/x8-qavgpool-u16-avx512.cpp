@@ -354,16 +354,18 @@ inline __m256i idiv32(const Final& F, __m512i s, const uint16_t* t) {
 // they differ only on ties (d even), where q1 = q2 + 1 and the even one of
 // the two is q2 + ((q1 - q2) & q2). d odd has no ties (q1 alone). The magic
 // (m, sh) holds for numerators up to n_max + h (idiv_uniform checks it).
+// pow2: d = 2^sh, floor(n / d) is n >> sh (no multiply).
 struct IdivUniform {  // scalars: std::vector does not keep __m512i aligned here
-  bool ok = false, odd = false;
+  bool ok = false, odd = false, pow2 = false;
   int16_t m = 0, k = 0, sh = 0;
 };
 struct IdivUniformRegs {
-  bool odd;
+  bool odd, pow2;
   __m512i m, k;
   __m128i sh;
   explicit IdivUniformRegs(const IdivUniform& U)
       : odd(U.odd),
+        pow2(U.pow2),
         m(_mm512_set1_epi16(U.m)),
         k(_mm512_set1_epi16(U.k)),
         sh(_mm_cvtsi32_si128(U.sh)) {}
@@ -379,16 +381,28 @@ IdivUniform idiv_uniform(int32_t d, int32_t k, int32_t nh_max) {
   U.m = static_cast<int16_t>(m);
   U.k = static_cast<int16_t>(k);
   U.sh = static_cast<int16_t>(sh);
+  if ((d & (d - 1)) == 0) {
+    U.pow2 = true;
+    U.sh = 0;
+    while ((1 << U.sh) < d) ++U.sh;
+  }
   return U;
 }
 
 inline __m256i idiv32_uniform(const Final& F, const IdivUniformRegs& U, __m512i s, __m512i ah) {
   const __m512i nh = _mm512_add_epi16(s, ah);
-  __m512i q = _mm512_srl_epi16(_mm512_mulhi_epu16(nh, U.m), U.sh);
-  if (!U.odd) {
-    const __m512i q2 =
-        _mm512_srl_epi16(_mm512_mulhi_epu16(_mm512_sub_epi16(nh, _mm512_set1_epi16(1)), U.m), U.sh);
+  __m512i q;
+  if (U.pow2) {  // d >= 2, even
+    q = _mm512_srl_epi16(nh, U.sh);
+    const __m512i q2 = _mm512_srl_epi16(_mm512_sub_epi16(nh, _mm512_set1_epi16(1)), U.sh);
     q = _mm512_add_epi16(q2, _mm512_and_si512(_mm512_sub_epi16(q, q2), q2));
+  } else {
+    q = _mm512_srl_epi16(_mm512_mulhi_epu16(nh, U.m), U.sh);
+    if (!U.odd) {
+      const __m512i q2 = _mm512_srl_epi16(
+          _mm512_mulhi_epu16(_mm512_sub_epi16(nh, _mm512_set1_epi16(1)), U.m), U.sh);
+      q = _mm512_add_epi16(q2, _mm512_and_si512(_mm512_sub_epi16(q, q2), q2));
+    }
   }
   q = _mm512_sub_epi16(q, U.k);
   return _mm512_maskz_cvtepi16_epi8(~__mmask32(0),
@@ -576,6 +590,27 @@ void s2_interior(const Final& F, const IdivUniformRegs& U, const uint16_t* ah, c
                  int64_t ysH, int64_t OW, bool spill) {
   const int64_t kh = KH > 0 ? KH : kh_runtime;
   const __m512i lk = _mm512_set1_epi16(lane_k);
+  if (Mode == kUniform && OW <= 32) {
+    // One block: its loads and lane offsets in registers (the byte stores
+    // would otherwise force reloading them every row).
+    const RowLoad l0 = loads[0], l1 = loads[NL - 1];
+    const __m512i ah0 = _mm512_loadu_si512(ah);
+    const __mmask32 tail = OW >= 32 ? ~__mmask32(0) : (__mmask32(1) << OW) - 1;
+    for (int64_t oh = i0; oh < i1; ++oh, row0 += step) {
+      __m512i sum = _mm512_setzero_si512();
+      for (int64_t r = 0; r < kh; ++r) {
+        sum = s2_add<(Odd && NL == 1)>(sum, codes_at<Plain>(row0 + r * sH, l0));
+        if constexpr (NL == 2) sum = s2_add<Odd>(sum, codes_at<Plain>(row0 + r * sH, l1));
+      }
+      const __m256i codes = idiv32_uniform(F, U, sum, ah0);
+      T* out = yp + oh * ysH;
+      if (spill)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), codes);
+      else
+        _mm256_mask_storeu_epi8(out, tail, codes);
+    }
+    return;
+  }
   for (int64_t oh = i0; oh < i1; ++oh, row0 += step) {
     for (int64_t o = 0; o < OW; o += 32) {
       const RowLoad l0 = loads[o / 32 * NL], l1 = loads[o / 32 * NL + NL - 1];
