@@ -427,12 +427,21 @@ bool lane_even(int32_t offset, int32_t d, int32_t valid, int32_t k, uint16_t* f)
   return true;
 }
 
+// The four fields as registers; dup: lanes 16-31 repeat lanes 0-15 (two
+// narrow rows in one register).
+template <bool Dup = false>
+inline __m512i lane_field(const uint16_t* t) {
+  const __m512i v = _mm512_loadu_si512(t);
+  return Dup ? _mm512_shuffle_i64x2(v, v, 0x44) : v;
+}
+
+template <bool Dup = false>
 inline __m256i idiv32_lanes(const Final& F, __m512i s, const uint16_t* t, __m512i k) {
-  const __m512i nh = _mm512_add_epi16(s, _mm512_loadu_si512(t));
-  const __m512i m = _mm512_loadu_si512(t + 32), sh = _mm512_loadu_si512(t + 64);
+  const __m512i nh = _mm512_add_epi16(s, lane_field<Dup>(t));
+  const __m512i m = lane_field<Dup>(t + 32), sh = lane_field<Dup>(t + 64);
   const __m512i q1 = _mm512_srlv_epi16(_mm512_mulhi_epu16(nh, m), sh);
-  const __m512i q2 = _mm512_srlv_epi16(
-      _mm512_mulhi_epu16(_mm512_sub_epi16(nh, _mm512_loadu_si512(t + 96)), m), sh);
+  const __m512i q2 =
+      _mm512_srlv_epi16(_mm512_mulhi_epu16(_mm512_sub_epi16(nh, lane_field<Dup>(t + 96)), m), sh);
   __m512i q = _mm512_add_epi16(q2, _mm512_and_si512(_mm512_sub_epi16(q1, q2), q2));
   q = _mm512_sub_epi16(q, k);
   return _mm512_maskz_cvtepi16_epi8(~__mmask32(0),
@@ -721,16 +730,51 @@ void plane_s2(const Final& F, const QAvgPlan& P, const S2Plane& G, const T* xp, 
 template <bool Idiv, class T>
 void plane_narrow(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, __mmask16 m,
                   const int32_t* otab, const float* rtab, const uint16_t* itab,
-                  const IdivUniform* uni, const uint16_t* aht, const int32_t* row_class, T* yp,
-                  int64_t ysH) {
+                  const IdivUniform* uni, const uint16_t* aht, const uint16_t* ltab,
+                  const int16_t* lane_k, const int32_t* row_class, T* yp, int64_t ysH) {
   const int64_t OH = P.h.out, OW = P.w.out, KW = P.w.kernel, s0 = P.w.start;
   const int64_t OWp = (OW + 31) / 32 * 32;
   const __m128i bias = _mm_set1_epi8(std::is_signed_v<T> ? -128 : 0);
   const __m256i lane = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   const __mmask16 out = static_cast<__mmask16>((1u << OW) - 1);
+  alignas(64) static constexpr uint16_t kLane32[32] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
+                                                       11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                                                       22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+  const __m512i lane32 = _mm512_load_si512(kLane32);
   for (int64_t oh = 0; oh < OH; ++oh) {
     const T* row0 = xp + P.h.first[static_cast<size_t>(oh)] * sH + s0;
     const int32_t vh = P.h.valid[static_cast<size_t>(oh)];
+    if constexpr (Idiv) {
+      // Two rows of one uniform class in one register: row oh in lanes 0-15,
+      // oh + 1 in 16-31 (a tap shift crosses into the other half only in
+      // lanes that are never stored), one final step for both.
+      const int c = row_class[oh];
+      if (oh + 1 < OH && row_class[oh + 1] == c && (uni[c].ok || lane_k[c] >= 0)) {
+        const T* row1 = xp + P.h.first[static_cast<size_t>(oh + 1)] * sH + s0;
+        __m512i v2 = _mm512_setzero_si512();
+        for (int32_t r = 0; r < vh; ++r) {
+          const __m128i a =
+              _mm_maskz_mov_epi8(m, _mm_xor_si128(_mm_maskz_loadu_epi8(m, row0 + r * sH), bias));
+          const __m128i b =
+              _mm_maskz_mov_epi8(m, _mm_xor_si128(_mm_maskz_loadu_epi8(m, row1 + r * sH), bias));
+          v2 = _mm512_add_epi16(
+              v2, _mm512_cvtepu8_epi16(_mm256_inserti128_si256(_mm256_castsi128_si256(a), b, 1)));
+        }
+        __m512i sum2 = v2;
+        for (int64_t k = 1; k < KW; ++k)
+          sum2 = _mm512_add_epi16(
+              sum2, _mm512_permutexvar_epi16(
+                        _mm512_add_epi16(lane32, _mm512_set1_epi16(static_cast<short>(k))), v2));
+        const __m256i codes = uni[c].ok ? idiv32_uniform(F, IdivUniformRegs(uni[c]), sum2,
+                                                         lane_field<true>(aht + c * OWp))
+                                        : idiv32_lanes<true>(F, sum2, ltab + c * OWp * kLaneFields,
+                                                             _mm512_set1_epi16(lane_k[c]));
+        _mm_mask_storeu_epi8(yp + oh * ysH, out, _mm256_castsi256_si128(codes));
+        _mm_mask_storeu_epi8(yp + (oh + 1) * ysH, out, _mm256_extracti128_si256(codes, 1));
+        ++oh;
+        continue;
+      }
+    }
     __m256i v = _mm256_setzero_si256();
     for (int32_t r = 0; r < vh; ++r) {
       const __m128i b =
@@ -747,9 +791,11 @@ void plane_narrow(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, __
     if constexpr (Idiv) {
       const IdivUniform& u = uni[row_class[oh]];
       const __m512i s = _mm512_inserti64x4(_mm512_setzero_si512(), sum, 0);
+      const int16_t lk = lane_k[row_class[oh]];
       codes = _mm256_castsi256_si128(
-          u.ok ? idiv32_uniform(F, IdivUniformRegs(u), s, _mm512_loadu_si512(aht + cls))
-               : idiv32(F, s, itab + cls * kIdivFields));
+          u.ok      ? idiv32_uniform(F, IdivUniformRegs(u), s, _mm512_loadu_si512(aht + cls))
+          : lk >= 0 ? idiv32_lanes(F, s, ltab + cls * kLaneFields, _mm512_set1_epi16(lk))
+                    : idiv32(F, s, itab + cls * kIdivFields));
     } else {
       codes = codes16(F, sum, _mm512_loadu_si512(otab + cls), _mm512_loadu_ps(rtab + cls));
     }
@@ -912,10 +958,12 @@ void nchw(const QAvgPoolProblem& pr) {
       T* yp = static_cast<T*>(y.raw()) + n * y.stride(0) + c * y.stride(1);
       if (narrow && idiv)
         plane_narrow<true>(F, P, xp, sH, narrow_mask, otab.data(), rtab.data(), itab.data(),
-                           uni.data(), aht.data(), row_class.data(), yp, y.stride(2));
+                           uni.data(), aht.data(), ltab.data(), lane_k.data(), row_class.data(), yp,
+                           y.stride(2));
       else if (narrow)
         plane_narrow<false>(F, P, xp, sH, narrow_mask, otab.data(), rtab.data(), itab.data(),
-                            uni.data(), aht.data(), row_class.data(), yp, y.stride(2));
+                            uni.data(), aht.data(), ltab.data(), lane_k.data(), row_class.data(),
+                            yp, y.stride(2));
       else if (idiv && sw == 2 && KW <= 4)
         s2(xp, yp);
       else if (idiv)
