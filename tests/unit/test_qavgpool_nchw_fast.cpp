@@ -44,7 +44,7 @@ using qpool_test::Restore;
 // Bytes that end right before a PROT_NONE page.
 class GuardedBytes {
  public:
-  explicit GuardedBytes(size_t n) : n_(n) {
+  explicit GuardedBytes(size_t n) {
     const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
     pages_ = (n + page - 1) / page + 1;
     size_ = pages_ * page;
@@ -60,7 +60,7 @@ class GuardedBytes {
   uint8_t* data() { return data_; }
 
  private:
-  size_t n_ = 0, pages_ = 0, size_ = 0;
+  size_t pages_ = 0, size_ = 0;
   uint8_t* base_ = nullptr;
   uint8_t* data_ = nullptr;
 };
