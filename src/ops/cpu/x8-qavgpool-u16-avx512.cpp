@@ -35,6 +35,7 @@ struct Final {
   float ratio_scalar = 0;
   AvgDivisor divisor = AvgDivisor::valid_count;
   __m512i lo, hi, y_zp, x_zp, taps, sum_m, bias;
+  __m512i lo16, hi16;  // idiv32's clamp (int_float_mean, int_mean)
   __m512 flo, fhi, zpf, div_area, rcp, ys, pow2, ratio, rlo, rhi;
 };
 
@@ -64,6 +65,8 @@ Final make_final(const QAvgPlan& P) {
   const int32_t lo = P.bm_shift && P.bm_relu && P.lo < 0 ? 0 : P.lo;  // ReLU after saturation
   F.lo = _mm512_set1_epi32(lo);
   F.hi = _mm512_set1_epi32(P.hi);
+  F.lo16 = _mm512_set1_epi16(static_cast<short>(P.lo));
+  F.hi16 = _mm512_set1_epi16(static_cast<short>(P.hi));
   F.y_zp = _mm512_set1_epi32(P.y_zp);
   F.x_zp = _mm512_set1_epi32(P.x_zp);
   F.taps = _mm512_set1_epi32(taps);
@@ -255,6 +258,196 @@ inline void store32(const Final& F, __m512i sum16, const int32_t* off, const flo
   _mm256_mask_storeu_epi8(y, m, both);
 }
 
+// Integer final step in 16-bit lanes (int_float_mean and int_mean, the
+// scale-1 ONNX Runtime, TFLite and MiCo rows): the code is R(t / d) for the
+// integer t = s + offset (final16's forms), clamped. With K even and
+// K*d >= -offset, n = t + K*d is in [0, 2^15), R(t / d) = R'(n / d) - K (every
+// rule is invariant under adding an even integer; the sign-dependent rules
+// take the sign of t, i.e. n < K*d), and floor(n / d) is the high half of
+// n*m shifted right by sh, m = ceil(2^(16+sh) / d): with e = m*d - 2^(16+sh),
+// n*m / 2^(16+sh) = n/d + n*e / (d*2^(16+sh)) and n_max*e < 2^(16+sh) keeps
+// that below the next multiple of 1/d (idiv_lane checks it per lane). d = 1
+// lanes take q = n. Whole 32-bit float conversions and a division per 16
+// outputs become a dozen 32-lane integer operations.
+struct IdivLane {
+  uint16_t a = 0, m = 0, sh = 0, d = 1, k = 0, kd = 0;
+};
+
+// floor(n / d) == (n*m >> 16) >> sh for every n in [0, n_max], d >= 2
+// (the bound above); the largest sh with a 16-bit m. That sh gives m >= 2^15,
+// so 2^(16+sh) > 32767*d > n_max*e whenever n_max < 2^15 (e < d): the check
+// cannot fail for the numerators idiv_lane admits; it stays as the proof's
+// guard.
+bool magic16(int32_t d, int64_t n_max, uint16_t& m16, uint16_t& sh16) {
+  for (int sh = 16; sh >= 0; --sh) {
+    const int64_t p = int64_t{1} << (16 + sh), m = (p + d - 1) / d;
+    if (m > 65535) continue;
+    if (n_max * (m * d - p) >= p) return false;  // smaller sh is no better
+    m16 = static_cast<uint16_t>(m);
+    sh16 = static_cast<uint16_t>(sh);
+    return true;
+  }
+  return false;
+}
+
+// False when a lane does not fit (then the call keeps final16).
+bool idiv_lane(int32_t offset, int32_t d, int32_t valid, IdivLane& L) {
+  if (d < 1 || valid < 0) return false;
+  int32_t k = offset < 0 ? (-offset + d - 1) / d : 0;
+  k += k & 1;
+  const int64_t a = int64_t{offset} + int64_t{k} * d, n_max = 255 * int64_t{valid} + a;
+  if (a < 0 || n_max > 32767 || int64_t{k} * d > 32767) return false;
+  L.a = static_cast<uint16_t>(a);
+  L.d = static_cast<uint16_t>(d);
+  L.k = static_cast<uint16_t>(k);
+  L.kd = static_cast<uint16_t>(k * d);
+  return d == 1 || magic16(d, n_max, L.m, L.sh);  // d == 1: q = n (the m = 0 lanes)
+}
+
+// Codes of 32 outputs from their biased 16-bit sums s and 32 lanes of each
+// IdivLane field (tables a, m, sh, d, k, kd at t, t + 32, ..., t + 160).
+inline __m256i idiv32(const Final& F, __m512i s, const uint16_t* t) {
+  const __m512i a = _mm512_loadu_si512(t), m = _mm512_loadu_si512(t + 32),
+                sh = _mm512_loadu_si512(t + 64), d = _mm512_loadu_si512(t + 96),
+                k = _mm512_loadu_si512(t + 128), kd = _mm512_loadu_si512(t + 160);
+  const __m512i n = _mm512_add_epi16(s, a);
+  const __mmask32 one = _mm512_cmpeq_epi16_mask(m, _mm512_setzero_si512());
+  __m512i q = _mm512_mask_mov_epi16(_mm512_srlv_epi16(_mm512_mulhi_epu16(n, m), sh), one, n);
+  const __m512i r = _mm512_sub_epi16(n, _mm512_mullo_epi16(q, d)), r2 = _mm512_add_epi16(r, r);
+  const __mmask32 gt = _mm512_cmpgt_epu16_mask(r2, d), eq = _mm512_cmpeq_epi16_mask(r2, d);
+  const __mmask32 neg = _mm512_cmplt_epu16_mask(n, kd);
+  __mmask32 up = 0;
+  switch (F.kind == Final::int_float_mean ? Rounding::half_to_even : F.rounding) {
+    case Rounding::half_to_even:
+      up = gt | (eq & _mm512_test_epi16_mask(q, _mm512_set1_epi16(1)));
+      break;
+    case Rounding::floor:
+      break;
+    case Rounding::ceil:
+      up = _mm512_test_epi16_mask(r, r);
+      break;
+    case Rounding::toward_zero:
+      up = neg & _mm512_test_epi16_mask(r, r);
+      break;
+    case Rounding::half_up:
+      up = gt | eq;
+      break;
+    case Rounding::half_down:
+      up = gt;
+      break;
+    case Rounding::half_away_from_zero:
+      up = gt | (eq & ~neg);
+      break;
+    case Rounding::half_toward_zero:
+      up = gt | (eq & neg);
+      break;
+  }
+  q = _mm512_sub_epi16(_mm512_mask_add_epi16(q, up, q, _mm512_set1_epi16(1)), k);
+  return _mm512_maskz_cvtepi16_epi8(~__mmask32(0),
+                                    _mm512_min_epi16(_mm512_max_epi16(q, F.lo16), F.hi16));
+}
+
+// idiv32 for a row class whose lanes share one divisor d and one K, rounding
+// half to even: with h = floor(d/2) folded into the lane's offset (ah = a + h,
+// a = offset + K*d as in idiv_lane, from the table ah), q1 =
+// floor((n + h) / d) rounds half up and q2 = floor((n + h - 1) / d) half down;
+// they differ only on ties (d even), where q1 = q2 + 1 and the even one of
+// the two is q2 + ((q1 - q2) & q2). d odd has no ties (q1 alone). The magic
+// (m, sh) holds for numerators up to n_max + h (idiv_uniform checks it).
+// pow2: d = 2^sh, floor(n / d) is n >> sh (no multiply).
+struct IdivUniform {  // scalars: std::vector does not keep __m512i aligned here
+  bool ok = false, odd = false, pow2 = false;
+  int16_t m = 0, k = 0, sh = 0;
+};
+struct IdivUniformRegs {
+  bool odd, pow2;
+  __m512i m, k;
+  __m128i sh;
+  explicit IdivUniformRegs(const IdivUniform& U)
+      : odd(U.odd),
+        pow2(U.pow2),
+        m(_mm512_set1_epi16(U.m)),
+        k(_mm512_set1_epi16(U.k)),
+        sh(_mm_cvtsi32_si128(U.sh)) {}
+};
+
+// nh_max: the largest n + h of the class's lanes.
+IdivUniform idiv_uniform(int32_t d, int32_t k, int32_t nh_max) {
+  IdivUniform U;
+  uint16_t m = 0, sh = 0;
+  if (d < 2 || nh_max > 32767 || !magic16(d, nh_max, m, sh)) return U;
+  U.ok = true;
+  U.odd = d % 2 == 1;
+  U.m = static_cast<int16_t>(m);
+  U.k = static_cast<int16_t>(k);
+  U.sh = static_cast<int16_t>(sh);
+  if ((d & (d - 1)) == 0) {
+    U.pow2 = true;
+    U.sh = 0;
+    while ((1 << U.sh) < d) ++U.sh;
+  }
+  return U;
+}
+
+inline __m256i idiv32_uniform(const Final& F, const IdivUniformRegs& U, __m512i s, __m512i ah) {
+  const __m512i nh = _mm512_add_epi16(s, ah);
+  __m512i q;
+  if (U.pow2) {  // d >= 2, even
+    q = _mm512_srl_epi16(nh, U.sh);
+    const __m512i q2 = _mm512_srl_epi16(_mm512_sub_epi16(nh, _mm512_set1_epi16(1)), U.sh);
+    q = _mm512_add_epi16(q2, _mm512_and_si512(_mm512_sub_epi16(q, q2), q2));
+  } else {
+    q = _mm512_srl_epi16(_mm512_mulhi_epu16(nh, U.m), U.sh);
+    if (!U.odd) {
+      const __m512i q2 = _mm512_srl_epi16(
+          _mm512_mulhi_epu16(_mm512_sub_epi16(nh, _mm512_set1_epi16(1)), U.m), U.sh);
+      q = _mm512_add_epi16(q2, _mm512_and_si512(_mm512_sub_epi16(q, q2), q2));
+    }
+  }
+  q = _mm512_sub_epi16(q, U.k);
+  return _mm512_maskz_cvtepi16_epi8(~__mmask32(0),
+                                    _mm512_min_epi16(_mm512_max_epi16(q, F.lo16), F.hi16));
+}
+
+// idiv32_uniform with a divisor per lane (the valid-count divisors of
+// border columns), rounding half to even: per lane ah = a + h, (m, sh) and e
+// = 1 for even d, 0 for odd d (then q2 == q1: odd divisors have no ties);
+// d == 1 lanes take m = 65535, sh = 0 and ah = a + 1: floor((n + 1) *
+// 65535 / 65536) == n for n + 1 <= 65536. Tables field-major per block of 32
+// lanes (ah, m, sh, e); K is the class's.
+constexpr int64_t kLaneFields = 4;
+
+bool lane_even(int32_t offset, int32_t d, int32_t valid, int32_t k, uint16_t* f) {
+  if (d < 1) return false;
+  const int32_t h = d / 2, ah = offset + k * d + (d == 1 ? 1 : h);
+  if (ah < 0 || 255 * valid + ah > 32767) return false;
+  uint16_t m = 65535, sh = 0;
+  if (d > 1 && !magic16(d, 255 * valid + ah, m, sh)) return false;
+  f[0] = static_cast<uint16_t>(ah), f[32] = m, f[64] = sh, f[96] = d % 2 == 0 ? 1 : 0;
+  return true;
+}
+
+// The four fields as registers; dup: lanes 16-31 repeat lanes 0-15 (two
+// narrow rows in one register).
+template <bool Dup = false>
+inline __m512i lane_field(const uint16_t* t) {
+  const __m512i v = _mm512_loadu_si512(t);
+  return Dup ? _mm512_shuffle_i64x2(v, v, 0x44) : v;
+}
+
+template <bool Dup = false>
+inline __m256i idiv32_lanes(const Final& F, __m512i s, const uint16_t* t, __m512i k) {
+  const __m512i nh = _mm512_add_epi16(s, lane_field<Dup>(t));
+  const __m512i m = lane_field<Dup>(t + 32), sh = lane_field<Dup>(t + 64);
+  const __m512i q1 = _mm512_srlv_epi16(_mm512_mulhi_epu16(nh, m), sh);
+  const __m512i q2 =
+      _mm512_srlv_epi16(_mm512_mulhi_epu16(_mm512_sub_epi16(nh, lane_field<Dup>(t + 96)), m), sh);
+  __m512i q = _mm512_add_epi16(q2, _mm512_and_si512(_mm512_sub_epi16(q1, q2), q2));
+  q = _mm512_sub_epi16(q, k);
+  return _mm512_maskz_cvtepi16_epi8(~__mmask32(0),
+                                    _mm512_min_epi16(_mm512_max_epi16(q, F.lo16), F.hi16));
+}
+
 // Splits `count` items into chunks for the threads (each output is computed
 // by one thread in a fixed order, whatever the split).
 template <class F>
@@ -324,10 +517,14 @@ inline __m512i row_sums(const T* row, const RowLoad* loads, int64_t sw, int64_t 
 // output row and 32 outputs, the 16-bit sums of its valid input rows in one
 // register, then the final step and the store. No buffer between the loads
 // and the stored codes. Integer sums are exact in any order.
-template <class T>
+// Idiv: the final step is idiv32 with the tables itab (kIdivFields * 32 per
+// row class and block of 32 outputs), else final16 through otab / rtab.
+constexpr int64_t kIdivFields = 6;
+
+template <bool Idiv, class T>
 void plane_rows(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, const RowLoad* loads,
                 int64_t loads_per_block, const int32_t* otab, const float* rtab,
-                const int32_t* row_class, T* yp, int64_t ysH) {
+                const uint16_t* itab, const int32_t* row_class, T* yp, int64_t ysH) {
   const int64_t OH = P.h.out, OW = P.w.out, KW = P.w.kernel, sw = P.w.stride;
   const int64_t OWp = (OW + 31) / 32 * 32;
   for (int64_t oh = 0; oh < OH; ++oh) {
@@ -340,9 +537,187 @@ void plane_rows(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, cons
       __m512i sum = _mm512_setzero_si512();
       for (int32_t r = 0; r < vh; ++r)
         sum = _mm512_add_epi16(sum, row_sums(row0 + r * sH, bl, sw, KW));
-      store32<false>(F, sum, orow + o, rrow + o, LaneConsts{}, OW - o, yp + oh * ysH + o);
+      if constexpr (Idiv) {
+        const __m256i codes = idiv32(F, sum, itab + (row_class[oh] * OWp + o) * kIdivFields);
+        const int64_t n = OW - o;
+        _mm256_mask_storeu_epi8(yp + oh * ysH + o,
+                                n >= 32 ? ~__mmask32(0) : (__mmask32(1) << n) - 1, codes);
+      } else {
+        store32<false>(F, sum, orow + o, rrow + o, LaneConsts{}, OW - o, yp + oh * ysH + o);
+      }
     }
   }
+}
+
+// Stride 2 with one or two loads per window row (KW <= 4; Odd: the last load
+// adds single taps), unrolled, with idiv32's final step. Stores of whole
+// 32-byte registers when y's plane is contiguous: the excess lands in outputs
+// of later rows that this plane's loop writes afterwards.
+struct S2Plane {
+  int64_t i0 = 0, i1 = 0;  // interior rows: all KH window rows on the input
+  // Interior rows may use plain 64-byte loads: every window lies in [0, W)
+  // (bytes past it feed only unstored lanes), and the plane's last interior
+  // load ends inside x (checked per plane against x_end).
+  bool plain = false;
+  const uint8_t* x_end = nullptr;
+};
+
+template <bool Odd>
+inline __m512i s2_add(__m512i sum, __m512i v) {
+  return _mm512_add_epi16(sum, Odd ? _mm512_and_si512(v, _mm512_set1_epi16(0xff))
+                                   : _mm512_maddubs_epi16(v, _mm512_set1_epi8(1)));
+}
+
+// load_codes, or a plain load where every byte read is in x (Plain).
+template <bool Plain, class T>
+inline __m512i codes_at(const T* row, const RowLoad& l) {
+  if constexpr (!Plain) return load_codes(row, l);
+  const __m512i v = _mm512_loadu_si512(row + l.a);
+  if constexpr (std::is_signed_v<T>) return _mm512_xor_si512(v, _mm512_set1_epi8(-128));
+  return v;
+}
+
+// The interior rows [i0, i1) (all KH window rows on the input, one row
+// class) with the loop constants hoisted; the class's final step is Mode
+// (kUniform: idiv32_uniform with lane offsets ah; kLanes: idiv32_lanes with
+// tables lt and K = lk; kGeneral: idiv32 with tables it); spill: every block
+// may store a whole register (the excess stays in later rows).
+enum IdivMode { kGeneral, kUniform, kLanes };
+
+template <IdivMode Mode>
+inline __m256i idiv_codes(const Final& F, __m512i sum, const IdivUniformRegs& U, const uint16_t* ah,
+                          const uint16_t* lt, __m512i lk, const uint16_t* it, int64_t o) {
+  if constexpr (Mode == kUniform) return idiv32_uniform(F, U, sum, _mm512_loadu_si512(ah + o));
+  if constexpr (Mode == kLanes) return idiv32_lanes(F, sum, lt + o * kLaneFields, lk);
+  return idiv32(F, sum, it + o * kIdivFields);
+}
+
+template <int NL, bool Odd, int KH, bool Plain, IdivMode Mode, class T>
+void s2_interior(const Final& F, const IdivUniformRegs& U, const uint16_t* ah, const uint16_t* lt,
+                 int16_t lane_k, const uint16_t* it, const T* row0, int64_t step, int64_t sH,
+                 int64_t kh_runtime, const RowLoad* loads, int64_t i0, int64_t i1, T* yp,
+                 int64_t ysH, int64_t OW, bool spill) {
+  const int64_t kh = KH > 0 ? KH : kh_runtime;
+  const __m512i lk = _mm512_set1_epi16(lane_k);
+  if (Mode == kUniform && OW <= 32) {
+    // One block: its loads and lane offsets in registers (the byte stores
+    // would otherwise force reloading them every row).
+    const RowLoad l0 = loads[0], l1 = loads[NL - 1];
+    const __m512i ah0 = _mm512_loadu_si512(ah);
+    const __mmask32 tail = OW >= 32 ? ~__mmask32(0) : (__mmask32(1) << OW) - 1;
+    for (int64_t oh = i0; oh < i1; ++oh, row0 += step) {
+      __m512i sum = _mm512_setzero_si512();
+      for (int64_t r = 0; r < kh; ++r) {
+        sum = s2_add<(Odd && NL == 1)>(sum, codes_at<Plain>(row0 + r * sH, l0));
+        if constexpr (NL == 2) sum = s2_add<Odd>(sum, codes_at<Plain>(row0 + r * sH, l1));
+      }
+      const __m256i codes = idiv32_uniform(F, U, sum, ah0);
+      T* out = yp + oh * ysH;
+      if (spill)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), codes);
+      else
+        _mm256_mask_storeu_epi8(out, tail, codes);
+    }
+    return;
+  }
+  for (int64_t oh = i0; oh < i1; ++oh, row0 += step) {
+    for (int64_t o = 0; o < OW; o += 32) {
+      const RowLoad l0 = loads[o / 32 * NL], l1 = loads[o / 32 * NL + NL - 1];
+      __m512i sum = _mm512_setzero_si512();
+      for (int64_t r = 0; r < kh; ++r) {
+        sum = s2_add<(Odd && NL == 1)>(sum, codes_at<Plain>(row0 + r * sH, l0));
+        if constexpr (NL == 2) sum = s2_add<Odd>(sum, codes_at<Plain>(row0 + r * sH, l1));
+      }
+      const __m256i codes = idiv_codes<Mode>(F, sum, U, ah, lt, lk, it, o);
+      T* out = yp + oh * ysH + o;
+      if (spill || OW - o >= 32)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), codes);
+      else
+        _mm256_mask_storeu_epi8(out, (__mmask32(1) << (OW - o)) - 1, codes);
+    }
+  }
+}
+
+template <int NL, bool Odd, int KH, class T>
+void plane_s2(const Final& F, const QAvgPlan& P, const S2Plane& G, const T* xp, int64_t sH,
+              const RowLoad* loads, const uint16_t* itab, const IdivUniform* uni,
+              const uint16_t* aht, const uint16_t* ltab, const int16_t* lane_k,
+              const int32_t* row_class, T* yp, int64_t ysH) {
+  const int64_t OH = P.h.out, OW = P.w.out, OWp = (OW + 31) / 32 * 32;
+  const bool spill_rows = ysH == OW;
+  auto store = [&](int64_t oh, int64_t o, __m256i codes) {
+    T* out = yp + oh * ysH + o;
+    const int64_t n = OW - o;
+    if (n >= 32 || (spill_rows && oh * OW + o + 32 <= OH * OW))
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), codes);
+    else
+      _mm256_mask_storeu_epi8(out, (__mmask32(1) << n) - 1, codes);
+  };
+  auto rows = [&](int64_t oh0, int64_t oh1) {
+    for (int64_t oh = oh0; oh < oh1; ++oh) {
+      const T* row0 = xp + P.h.first[static_cast<size_t>(oh)] * sH;
+      const int32_t vh = P.h.valid[static_cast<size_t>(oh)];
+      const uint16_t* trow = itab + row_class[oh] * OWp * kIdivFields;
+      const IdivUniform& u = uni[row_class[oh]];
+      const IdivUniformRegs U(u);
+      for (int64_t o = 0; o < OW; o += 32) {
+        const RowLoad* bl = loads + o / 32 * NL;
+        __m512i sum = _mm512_setzero_si512();
+        for (int32_t r = 0; r < vh; ++r)
+          for (int k = 0; k < NL; ++k) {
+            const __m512i v = load_codes(row0 + r * sH, bl[k]);
+            sum = Odd && k == NL - 1 ? s2_add<true>(sum, v) : s2_add<false>(sum, v);
+          }
+        const int16_t lk = lane_k[row_class[oh]];
+        store(oh, o,
+              u.ok ? idiv32_uniform(F, U, sum, _mm512_loadu_si512(aht + row_class[oh] * OWp + o))
+              : lk >= 0 ? idiv32_lanes(F, sum, ltab + (row_class[oh] * OWp + o) * kLaneFields,
+                                       _mm512_set1_epi16(lk))
+                        : idiv32(F, sum, trow + o * kIdivFields));
+      }
+    }
+  };
+  const int64_t i0 = G.i0, i1 = G.i1;
+  rows(0, i0);
+  const int c = i0 < i1 ? row_class[i0] : 0;
+  if (i0 < i1) {
+    const int64_t step = P.h.stride * sH, kh = P.h.kernel;
+    const T* row0 = xp + P.h.first[static_cast<size_t>(i0)] * sH;
+    const IdivUniformRegs U(uni[c]);
+    const uint16_t *ah = aht + c * OWp, *it = itab + c * OWp * kIdivFields;
+    const bool plain = G.plain && reinterpret_cast<const uint8_t*>(
+                                      row0 + (i1 - 1 - i0) * step + (kh - 1) * sH +
+                                      loads[(OWp / 32 - 1) * NL + NL - 1].a + 64) <= G.x_end;
+    int64_t spill_end = i0;  // rows before it store whole registers
+    if (spill_rows)
+      while (spill_end < i1 && spill_end * OW + (OWp - 32) + 32 <= OH * OW) ++spill_end;
+    const uint16_t* lt = ltab + c * OWp * kLaneFields;
+    const int16_t lk = lane_k[c];
+    auto run = [&](int64_t a, int64_t b, bool spill) {
+      const T* r0 = row0 + (a - i0) * step;
+#define NPUKIT_S2_RUN(P_, M_)                                                                    \
+  s2_interior<NL, Odd, KH, P_, M_>(F, U, ah, lt, lk, it, r0, step, sH, kh, loads, a, b, yp, ysH, \
+                                   OW, spill)
+      if (plain && uni[c].ok)
+        NPUKIT_S2_RUN(true, kUniform);
+      else if (plain && lk >= 0)
+        NPUKIT_S2_RUN(true, kLanes);
+      else if (plain)
+        NPUKIT_S2_RUN(true, kGeneral);
+      else if (uni[c].ok)
+        NPUKIT_S2_RUN(false, kUniform);
+      else if (lk >= 0)
+        NPUKIT_S2_RUN(false, kLanes);
+      else
+        NPUKIT_S2_RUN(false, kGeneral);
+#undef NPUKIT_S2_RUN
+    };
+    run(i0, spill_end, true);
+    run(spill_end, i1, false);
+  } else {
+    rows(i0, i1);
+  }
+  rows(std::max(i0, i1), OH);
 }
 
 // Narrow rows (stride_w 1, OW + KW - 1 <= 16): per output row, the vertical
@@ -350,18 +725,56 @@ void plane_rows(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, cons
 // masked 16-byte load per row, columns outside [0, W) read as 0), then tap k
 // of output j is lane j + k of that sum: KW - 1 in-register lane shifts
 // instead of KW loads per row, and no 32-lane block that is mostly unused.
-template <class T>
+// Idiv: the final step of plane_rows<true> (idiv32 / idiv32_uniform) on the
+// low 16 lanes.
+template <bool Idiv, class T>
 void plane_narrow(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, __mmask16 m,
-                  const int32_t* otab, const float* rtab, const int32_t* row_class, T* yp,
-                  int64_t ysH) {
+                  const int32_t* otab, const float* rtab, const uint16_t* itab,
+                  const IdivUniform* uni, const uint16_t* aht, const uint16_t* ltab,
+                  const int16_t* lane_k, const int32_t* row_class, T* yp, int64_t ysH) {
   const int64_t OH = P.h.out, OW = P.w.out, KW = P.w.kernel, s0 = P.w.start;
   const int64_t OWp = (OW + 31) / 32 * 32;
   const __m128i bias = _mm_set1_epi8(std::is_signed_v<T> ? -128 : 0);
   const __m256i lane = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   const __mmask16 out = static_cast<__mmask16>((1u << OW) - 1);
+  alignas(64) static constexpr uint16_t kLane32[32] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
+                                                       11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                                                       22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+  const __m512i lane32 = _mm512_load_si512(kLane32);
   for (int64_t oh = 0; oh < OH; ++oh) {
     const T* row0 = xp + P.h.first[static_cast<size_t>(oh)] * sH + s0;
     const int32_t vh = P.h.valid[static_cast<size_t>(oh)];
+    if constexpr (Idiv) {
+      // Two rows of one uniform class in one register: row oh in lanes 0-15,
+      // oh + 1 in 16-31 (a tap shift crosses into the other half only in
+      // lanes that are never stored), one final step for both.
+      const int c = row_class[oh];
+      if (oh + 1 < OH && row_class[oh + 1] == c && (uni[c].ok || lane_k[c] >= 0)) {
+        const T* row1 = xp + P.h.first[static_cast<size_t>(oh + 1)] * sH + s0;
+        __m512i v2 = _mm512_setzero_si512();
+        for (int32_t r = 0; r < vh; ++r) {
+          const __m128i a =
+              _mm_maskz_mov_epi8(m, _mm_xor_si128(_mm_maskz_loadu_epi8(m, row0 + r * sH), bias));
+          const __m128i b =
+              _mm_maskz_mov_epi8(m, _mm_xor_si128(_mm_maskz_loadu_epi8(m, row1 + r * sH), bias));
+          v2 = _mm512_add_epi16(
+              v2, _mm512_cvtepu8_epi16(_mm256_inserti128_si256(_mm256_castsi128_si256(a), b, 1)));
+        }
+        __m512i sum2 = v2;
+        for (int64_t k = 1; k < KW; ++k)
+          sum2 = _mm512_add_epi16(
+              sum2, _mm512_permutexvar_epi16(
+                        _mm512_add_epi16(lane32, _mm512_set1_epi16(static_cast<short>(k))), v2));
+        const __m256i codes = uni[c].ok ? idiv32_uniform(F, IdivUniformRegs(uni[c]), sum2,
+                                                         lane_field<true>(aht + c * OWp))
+                                        : idiv32_lanes<true>(F, sum2, ltab + c * OWp * kLaneFields,
+                                                             _mm512_set1_epi16(lane_k[c]));
+        _mm_mask_storeu_epi8(yp + oh * ysH, out, _mm256_castsi256_si128(codes));
+        _mm_mask_storeu_epi8(yp + (oh + 1) * ysH, out, _mm256_extracti128_si256(codes, 1));
+        ++oh;
+        continue;
+      }
+    }
     __m256i v = _mm256_setzero_si256();
     for (int32_t r = 0; r < vh; ++r) {
       const __m128i b =
@@ -374,8 +787,18 @@ void plane_narrow(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, __
           sum, _mm256_permutexvar_epi16(
                    _mm256_add_epi16(lane, _mm256_set1_epi16(static_cast<short>(k))), v));
     const int64_t cls = row_class[oh] * OWp;
-    const __m128i codes =
-        codes16(F, sum, _mm512_loadu_si512(otab + cls), _mm512_loadu_ps(rtab + cls));
+    __m128i codes;
+    if constexpr (Idiv) {
+      const IdivUniform& u = uni[row_class[oh]];
+      const __m512i s = _mm512_inserti64x4(_mm512_setzero_si512(), sum, 0);
+      const int16_t lk = lane_k[row_class[oh]];
+      codes = _mm256_castsi256_si128(
+          u.ok      ? idiv32_uniform(F, IdivUniformRegs(u), s, _mm512_loadu_si512(aht + cls))
+          : lk >= 0 ? idiv32_lanes(F, s, ltab + cls * kLaneFields, _mm512_set1_epi16(lk))
+                    : idiv32(F, s, itab + cls * kIdivFields));
+    } else {
+      codes = codes16(F, sum, _mm512_loadu_si512(otab + cls), _mm512_loadu_ps(rtab + cls));
+    }
     _mm_mask_storeu_epi8(yp + oh * ysH, out, codes);
   }
 }
@@ -427,17 +850,128 @@ void nchw(const QAvgPoolProblem& pr) {
     }
     row_class[static_cast<size_t>(oh)] = static_cast<int32_t>(it - classes.begin());
   }
+  // idiv32's tables, same rows (field-major per block of 32 lanes).
+  bool idiv = F.kind == Final::int_float_mean || F.kind == Final::int_mean;
+  std::vector<uint16_t> itab;
+  if (idiv) {
+    itab.assign(classes.size() * static_cast<size_t>(OWp * kIdivFields), 0);
+    for (size_t c = 0; c < classes.size() && idiv; ++c)
+      for (int64_t o = 0; o < OWp && idiv; ++o) {
+        const auto i = static_cast<size_t>(o);
+        const int32_t valid = o < OW ? classes[c].first * P.w.valid[i] : 1;
+        const size_t at = c * static_cast<size_t>(OWp) + i;
+        IdivLane L;
+        idiv = idiv_lane(otab[at], static_cast<int32_t>(rtab[at]), valid, L);
+        uint16_t* t =
+            itab.data() + (c * static_cast<size_t>(OWp) + i / 32 * 32) * kIdivFields + i % 32;
+        const uint16_t fields[kIdivFields] = {L.a, L.m, L.sh, L.d, L.k, L.kd};
+        for (int64_t f = 0; f < kIdivFields; ++f) t[f * 32] = fields[f];
+      }
+  }
+  // Row classes whose stored lanes share one divisor take idiv32_uniform,
+  // with the class's largest K and the lanes' a + h in aht.
+  const bool even_rule = F.kind == Final::int_float_mean || F.rounding == Rounding::half_to_even;
+  std::vector<IdivUniform> uni(classes.size());
+  std::vector<uint16_t> aht(classes.size() * static_cast<size_t>(OWp));
+  for (size_t c = 0; c < classes.size() && idiv && even_rule; ++c) {
+    const uint16_t* t0 = itab.data() + c * static_cast<size_t>(OWp) * kIdivFields;
+    const int32_t d = t0[96], h = d / 2;
+    bool same = true;
+    int32_t k = 0;
+    for (int64_t o = 0; o < OW; ++o) {
+      const uint16_t* t = t0 + (o / 32 * 32) * kIdivFields + o % 32;
+      same = same && t[96] == d;
+      k = std::max<int32_t>(k, t[128]);
+    }
+    int32_t nh_max = 0;
+    for (int64_t o = 0; o < OWp && same; ++o) {
+      const size_t at = c * static_cast<size_t>(OWp) + static_cast<size_t>(o);
+      const int32_t ah = o < OW ? otab[at] + k * d + h : 0;  // >= h: k >= the lane's K
+      const int32_t valid = o < OW ? classes[c].first * P.w.valid[static_cast<size_t>(o)] : 0;
+      nh_max = std::max(nh_max, 255 * valid + ah);
+      aht[at] = static_cast<uint16_t>(std::min(ah, 65535));
+    }
+    if (same) uni[c] = idiv_uniform(d, k, nh_max);
+  }
+  // Classes that are not uniform: idiv32_lanes when every lane fits.
+  std::vector<uint16_t> ltab(classes.size() * static_cast<size_t>(OWp * kLaneFields));
+  std::vector<int16_t> lane_k(classes.size(), -1);  // -1: idiv32
+  for (size_t c = 0; c < classes.size() && idiv && even_rule; ++c) {
+    if (uni[c].ok) continue;
+    const uint16_t* t0 = itab.data() + c * static_cast<size_t>(OWp) * kIdivFields;
+    int32_t k = 0;
+    for (int64_t o = 0; o < OW; ++o)
+      k = std::max<int32_t>(k, t0[(o / 32 * 32) * kIdivFields + o % 32 + 128]);
+    bool ok = true;
+    for (int64_t o = 0; o < OWp && ok; ++o) {
+      const size_t at = c * static_cast<size_t>(OWp) + static_cast<size_t>(o);
+      uint16_t* f =
+          ltab.data() +
+          (c * static_cast<size_t>(OWp) + static_cast<size_t>(o / 32 * 32)) * kLaneFields + o % 32;
+      if (o < OW)
+        ok = lane_even(otab[at], static_cast<int32_t>(rtab[at]),
+                       classes[c].first * P.w.valid[static_cast<size_t>(o)], k, f);
+      else
+        f[0] = 0, f[32] = 65535, f[64] = 0, f[96] = 0;  // never stored
+    }
+    if (ok) lane_k[c] = static_cast<int16_t>(k);
+  }
+  // Stride-2 planes (plane_s2): the interior rows and whether their loads
+  // may be plain.
+  S2Plane G;
+  for (G.i0 = 0; G.i0 < OH && P.h.valid[static_cast<size_t>(G.i0)] != P.h.kernel;) ++G.i0;
+  for (G.i1 = G.i0; G.i1 < OH && P.h.valid[static_cast<size_t>(G.i1)] == P.h.kernel;) ++G.i1;
+  {
+    int64_t end = 1;
+    for (int d = 0; d < 4; ++d) end += (x.dim(d) - 1) * x.stride(d);
+    G.x_end = static_cast<const uint8_t*>(x.raw()) + end;
+    // The stored lanes' taps of every load lie in [0, W) (the last block's
+    // last load reaches the last output's last tap).
+    const int64_t a0 = loads.empty() ? -1 : loads.front().a;
+    G.plain = sw == 2 && a0 >= 0 && P.w.start + 2 * (OW - 1) + KW <= P.W;
+  }
+  auto s2 = [&](const T* xp, T* yp) {
+    const RowLoad* l = loads.data();
+    const uint16_t *it = itab.data(), *ah = aht.data(), *lt = ltab.data();
+    const int16_t* lk = lane_k.data();
+    const IdivUniform* u = uni.data();
+    const int32_t* rc = row_class.data();
+    const int64_t ys = y.stride(2);
+    const int64_t KH = P.h.kernel;
+    if (KW == 1)
+      plane_s2<1, true, 0>(F, P, G, xp, sH, l, it, u, ah, lt, lk, rc, yp, ys);
+    else if (KW == 2 && KH == 2)
+      plane_s2<1, false, 2>(F, P, G, xp, sH, l, it, u, ah, lt, lk, rc, yp, ys);
+    else if (KW == 2)
+      plane_s2<1, false, 0>(F, P, G, xp, sH, l, it, u, ah, lt, lk, rc, yp, ys);
+    else if (KW == 3 && KH == 3)
+      plane_s2<2, true, 3>(F, P, G, xp, sH, l, it, u, ah, lt, lk, rc, yp, ys);
+    else if (KW == 3)
+      plane_s2<2, true, 0>(F, P, G, xp, sH, l, it, u, ah, lt, lk, rc, yp, ys);
+    else
+      plane_s2<2, false, 0>(F, P, G, xp, sH, l, it, u, ah, lt, lk, rc, yp, ys);
+  };
   for_chunks(P.N * P.C, [&](int64_t begin, int64_t end) {
     for (int64_t nc = begin; nc < end; ++nc) {
       const int64_t n = nc / P.C, c = nc % P.C;
       const T* xp = static_cast<const T*>(x.raw()) + n * sN + c * sC;
       T* yp = static_cast<T*>(y.raw()) + n * y.stride(0) + c * y.stride(1);
-      if (narrow)
-        plane_narrow(F, P, xp, sH, narrow_mask, otab.data(), rtab.data(), row_class.data(), yp,
-                     y.stride(2));
+      if (narrow && idiv)
+        plane_narrow<true>(F, P, xp, sH, narrow_mask, otab.data(), rtab.data(), itab.data(),
+                           uni.data(), aht.data(), ltab.data(), lane_k.data(), row_class.data(), yp,
+                           y.stride(2));
+      else if (narrow)
+        plane_narrow<false>(F, P, xp, sH, narrow_mask, otab.data(), rtab.data(), itab.data(),
+                            uni.data(), aht.data(), ltab.data(), lane_k.data(), row_class.data(),
+                            yp, y.stride(2));
+      else if (idiv && sw == 2 && KW <= 4)
+        s2(xp, yp);
+      else if (idiv)
+        plane_rows<true>(F, P, xp, sH, loads.data(), per_block, otab.data(), rtab.data(),
+                         itab.data(), row_class.data(), yp, y.stride(2));
       else
-        plane_rows(F, P, xp, sH, loads.data(), per_block, otab.data(), rtab.data(),
-                   row_class.data(), yp, y.stride(2));
+        plane_rows<false>(F, P, xp, sH, loads.data(), per_block, otab.data(), rtab.data(),
+                          itab.data(), row_class.data(), yp, y.stride(2));
     }
   });
 }
@@ -452,6 +986,36 @@ void nhwc(const QAvgPoolProblem& pr) {
   const int64_t OH = P.h.out, OW = P.w.out, C = P.C;
   const int64_t sN = x.stride(0), sH = x.stride(2), sW = x.stride(3);
   const __m512i bias = _mm512_set1_epi8(F.s8 ? -128 : 0);
+  // idiv32_uniform per pixel (its lanes are channels: one divisor), for the
+  // distinct (valid, clipped) pairs of each axis; ah[i] < 0: final16.
+  const bool idiv = F.kind == Final::int_float_mean ||
+                    (F.kind == Final::int_mean && F.rounding == Rounding::half_to_even);
+  auto classes_of = [](const QAvgAxis& a, std::vector<int32_t>& cls) {
+    std::vector<std::pair<int32_t, int32_t>> keys;
+    cls.resize(a.valid.size());
+    for (size_t i = 0; i < a.valid.size(); ++i) {
+      const std::pair<int32_t, int32_t> key{a.valid[i], a.clipped[i]};
+      auto it = std::find(keys.begin(), keys.end(), key);
+      if (it == keys.end()) it = keys.insert(keys.end(), key);
+      cls[i] = static_cast<int32_t>(it - keys.begin());
+    }
+    return keys;
+  };
+  std::vector<int32_t> hcls, wcls;
+  const auto hkeys = classes_of(P.h, hcls), wkeys = classes_of(P.w, wcls);
+  std::vector<IdivUniform> pix(hkeys.size() * wkeys.size());
+  std::vector<int32_t> pix_ah(pix.size(), -1);
+  for (size_t i = 0; i < hkeys.size() && idiv; ++i)
+    for (size_t j = 0; j < wkeys.size(); ++j) {
+      const int32_t v = hkeys[i].first * wkeys[j].first, cl = hkeys[i].second * wkeys[j].second;
+      const LaneConsts u = lane_consts(F, v, cl);
+      const auto d = static_cast<int32_t>(u.r);
+      IdivLane L;
+      if (!idiv_lane(u.offset, d, v, L) || d < 2) continue;
+      const size_t at = i * wkeys.size() + j;
+      pix[at] = idiv_uniform(d, L.k, 255 * v + L.a + d / 2);
+      if (pix[at].ok) pix_ah[at] = L.a + d / 2;
+    }
   for_chunks(P.N * OH, [&](int64_t begin, int64_t end) {
     for (int64_t row = begin; row < end; ++row) {
       const int64_t n = row / OH, oh = row % OH;
@@ -464,6 +1028,11 @@ void nhwc(const QAvgPoolProblem& pr) {
         const int32_t vw = P.w.valid[static_cast<size_t>(ow)];
         const int32_t v = vh * vw, cl = ch * P.w.clipped[static_cast<size_t>(ow)];
         const LaneConsts u = lane_consts(F, v, cl);
+        const size_t at = static_cast<size_t>(hcls[static_cast<size_t>(oh)]) * wkeys.size() +
+                          static_cast<size_t>(wcls[static_cast<size_t>(ow)]);
+        const bool fast = pix_ah[at] >= 0;
+        const IdivUniformRegs U(pix[at]);
+        const __m512i ah = _mm512_set1_epi16(static_cast<int16_t>(std::max(pix_ah[at], 0)));
         const T* xw = xn + P.w.first[static_cast<size_t>(ow)] * sW;
         T* yp = yrow + ow * y.stride(3);
         for (int64_t c = 0; c < C; c += 64) {
@@ -481,6 +1050,18 @@ void nhwc(const QAvgPoolProblem& pr) {
                   hi, _mm512_maskz_cvtepu8_epi16(~__mmask32(0),
                                                  _mm512_maskz_extracti64x4_epi64(0xff, b, 1)));
             }
+          if (fast) {
+            const __m256i a = idiv32_uniform(F, U, lo, ah);
+            if (len >= 64) {
+              _mm512_storeu_si512(yp + c, _mm512_inserti64x4(_mm512_castsi256_si512(a),
+                                                             idiv32_uniform(F, U, hi, ah), 1));
+            } else {
+              const __m512i both =
+                  _mm512_inserti64x4(_mm512_castsi256_si512(a), idiv32_uniform(F, U, hi, ah), 1);
+              _mm512_mask_storeu_epi8(yp + c, m, both);
+            }
+            continue;
+          }
           store32<true>(F, lo, nullptr, nullptr, u, len, yp + c);
           if (len > 32) store32<true>(F, hi, nullptr, nullptr, u, len - 32, yp + c + 32);
         }
