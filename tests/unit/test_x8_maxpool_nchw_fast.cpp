@@ -274,6 +274,41 @@ TEST(X8MaxPoolNchwFast, PublicEntryUnderEveryCapAndThreadCount) {
   EXPECT_GE(compared, 40 * 3);
 }
 
+// Global max on NCHW planes (x8-globalmax-*, whose small-plane path takes a
+// vector of planes per pass): planes of 1 to 400 codes (below, inside and past
+// the 16/32..256 range of that path, 7x7 among them), channel counts around
+// the 32/64 planes of a pass, batches, dense and gapped planes, extremes.
+TEST(X8MaxPoolNchwFast, GlobalMaxOverManyPlanes) {
+  Restore restore;
+  const uint32_t seed = 20261204;
+  std::mt19937 g(seed);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(g() % static_cast<uint32_t>(hi - lo + 1));
+  };
+  std::map<std::string, int> runs;
+  int cases = 0;
+  for (int i = 0; i < 300; ++i, ++cases) {
+    Case c;
+    const int64_t H = i % 5 == 0 ? 7 : pick(1, 20), W = i % 5 == 0 ? 7 : pick(1, 20);
+    const int64_t C = g() % 3 == 0 ? pick(1, 9) : pick(30, 200);
+    c.shape = {pick(1, 3), C, H, W};
+    c.dtype = g() % 2 ? DType::u8 : DType::s8;
+    c.p.mode = PoolMode::max;
+    c.p.window.kernel_h = H;
+    c.p.window.kernel_w = W;
+    c.p.pad_value = static_cast<PadValue>(g() % 3);
+    c.x_layout = static_cast<int>(g() % 3);
+    c.y_layout = static_cast<int>(g() % 3);
+    c.values = static_cast<int>(g() % 3);
+    if (!check_case(c, seed, i, runs)) break;
+  }
+  print_runs("global max", seed, cases, runs);
+  for (const auto& v : pool2d_kernels().variants)
+    if (std::string(v.name).find("x8-globalmax-") == 0 && KernelList<Pool2dProblem>::runnable(v)) {
+      EXPECT_GT(runs[v.name], 250) << v.name;
+    }
+}
+
 // What the kernel declines, with the reason.
 TEST(X8MaxPoolNchwFast, DeclinesWhatItDoesNotTake) {
   Restore restore;

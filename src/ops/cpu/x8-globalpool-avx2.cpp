@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "x8-globalpool.hpp"
 
@@ -15,6 +16,56 @@
 
 namespace npukit::cpu {
 
+namespace {
+
+// Lane shim of x8-globalmax-nchw.inc: 32 planes per pass, 16-byte halves.
+struct GmaxVec {
+  using V = __m256i;
+  static constexpr int64_t kLanes = 32;
+  static constexpr int kFirstLevel = 1;
+  static V pair(const uint8_t* a, const uint8_t* b) {
+    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a));
+    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b));
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+  }
+  template <class T>
+  static V max(V a, V b) {
+    return std::is_signed_v<T> ? _mm256_max_epi8(a, b) : _mm256_max_epu8(a, b);
+  }
+  template <int Level>
+  static void merge_parts(V a, V b, V& lo, V& hi) {
+    static_assert(Level >= 1);
+    if constexpr (Level == 1) {  // 64-bit halves of each 128-bit lane
+      lo = _mm256_unpacklo_epi64(a, b);
+      hi = _mm256_unpackhi_epi64(a, b);
+    } else if constexpr (Level == 2) {  // even / odd dwords
+      lo = _mm256_castps_si256(
+          _mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), 0x88));
+      hi = _mm256_castps_si256(
+          _mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), 0xdd));
+    } else if constexpr (Level == 3) {  // low / high words of each dword
+      const V m = _mm256_set1_epi32(0xffff);
+      lo = _mm256_packus_epi32(_mm256_and_si256(a, m), _mm256_and_si256(b, m));
+      hi = _mm256_packus_epi32(_mm256_srli_epi32(a, 16), _mm256_srli_epi32(b, 16));
+    } else {  // low / high bytes of each word
+      const V m = _mm256_set1_epi16(0xff);
+      lo = _mm256_packus_epi16(_mm256_and_si256(a, m), _mm256_and_si256(b, m));
+      hi = _mm256_packus_epi16(_mm256_srli_epi16(a, 8), _mm256_srli_epi16(b, 8));
+    }
+  }
+  static void store_part(uint8_t* p, V v, int64_t n) {
+    alignas(32) uint8_t tmp[32];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(tmp), v);
+    std::memcpy(p, tmp, static_cast<size_t>(n));
+  }
+};
+
+}  // namespace
+}  // namespace npukit::cpu
+
+#include "ops/cpu/x8-globalmax-nchw.inc"
+
+namespace npukit::cpu {
 namespace {
 
 // kFirst + 32 - n: a mask of n leading 0xff bytes.
@@ -173,6 +224,13 @@ void sums_nhwc(const X8GlobalBlock& b, int32_t* sums) {
 
 void x8_global_max_avx2(const X8GlobalBlock& b, uint8_t* out) {
   if (b.nhwc) return max_nhwc(b, out);
+  if (gmax_small_planes(b.H * b.W)) {  // a vector of planes per pass
+    if (b.is_signed)
+      gmax_nchw_small<int8_t>(b, out);
+    else
+      gmax_nchw_small<uint8_t>(b, out);
+    return;
+  }
   const uint8_t bias = b.is_signed ? 0x80 : 0;
   nchw_groups<MaxOp>(
       b, [&](int64_t k, uint64_t v) { out[k] = static_cast<uint8_t>(v & 0xff) ^ bias; });

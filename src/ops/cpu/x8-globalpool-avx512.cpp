@@ -4,6 +4,7 @@
 // channels per register, 16-bit sums flushed to 32 bits every 256 positions.
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "x8-globalpool.hpp"
 
@@ -14,6 +15,62 @@
 
 namespace npukit::cpu {
 
+namespace {
+
+// Lane shim of x8-globalmax-nchw.inc: 64 planes per pass, 32-byte halves.
+#if !defined(__clang__)
+// The tree run once on constant plane numbers (GmaxOrder) lets GCC 12 see the
+// undefined source operand inside its unmasked AVX-512 intrinsics: a false
+// positive, as the begin.inc says for -Wmaybe-uninitialized (popped at isa-end).
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+struct GmaxVec {
+  using V = __m512i;
+  static constexpr int64_t kLanes = 64;
+  static constexpr int kFirstLevel = 0;
+  static V pair(const uint8_t* a, const uint8_t* b) {
+    const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a));
+    const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
+    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+  }
+  template <class T>
+  static V max(V a, V b) {
+    return std::is_signed_v<T> ? _mm512_max_epi8(a, b) : _mm512_max_epu8(a, b);
+  }
+  template <int Level>
+  static void merge_parts(V a, V b, V& lo, V& hi) {
+    if constexpr (Level == 0) {  // 128-bit blocks
+      lo = _mm512_shuffle_i64x2(a, b, 0x88);
+      hi = _mm512_shuffle_i64x2(a, b, 0xdd);
+    } else if constexpr (Level == 1) {  // 64-bit halves of each block
+      lo = _mm512_unpacklo_epi64(a, b);
+      hi = _mm512_unpackhi_epi64(a, b);
+    } else if constexpr (Level == 2) {  // even / odd dwords
+      lo = _mm512_castps_si512(
+          _mm512_shuffle_ps(_mm512_castsi512_ps(a), _mm512_castsi512_ps(b), 0x88));
+      hi = _mm512_castps_si512(
+          _mm512_shuffle_ps(_mm512_castsi512_ps(a), _mm512_castsi512_ps(b), 0xdd));
+    } else if constexpr (Level == 3) {  // low / high words of each dword
+      const V m = _mm512_set1_epi32(0xffff);
+      lo = _mm512_packus_epi32(_mm512_and_si512(a, m), _mm512_and_si512(b, m));
+      hi = _mm512_packus_epi32(_mm512_srli_epi32(a, 16), _mm512_srli_epi32(b, 16));
+    } else {  // low / high bytes of each word
+      const V m = _mm512_set1_epi16(0xff);
+      lo = _mm512_packus_epi16(_mm512_and_si512(a, m), _mm512_and_si512(b, m));
+      hi = _mm512_packus_epi16(_mm512_srli_epi16(a, 8), _mm512_srli_epi16(b, 8));
+    }
+  }
+  static void store_part(uint8_t* p, V v, int64_t n) {
+    _mm512_mask_storeu_epi8(p, n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1, v);
+  }
+};
+
+}  // namespace
+}  // namespace npukit::cpu
+
+#include "ops/cpu/x8-globalmax-nchw.inc"
+
+namespace npukit::cpu {
 namespace {
 
 struct MaxOp {
@@ -97,6 +154,13 @@ void nchw_groups(const X8GlobalBlock& b, const Emit& emit) {
 }
 
 void max_nchw(const X8GlobalBlock& b, uint8_t* out) {
+  if (gmax_small_planes(b.H * b.W)) {  // a vector of planes per pass
+    if (b.is_signed)
+      gmax_nchw_small<int8_t>(b, out);
+    else
+      gmax_nchw_small<uint8_t>(b, out);
+    return;
+  }
   const __m512i bias = _mm512_set1_epi8(b.is_signed ? static_cast<char>(0x80) : 0);
   nchw_groups<MaxOp>(b, [&](int64_t k0, __m512i t) {
     t = _mm512_max_epu8(t, _mm512_srli_epi64(t, 32));
