@@ -23,11 +23,15 @@ struct GmaxVec {
   using V = __m256i;
   static constexpr int64_t kLanes = 32;
   static constexpr int kFirstLevel = 1;
-  static V pair(const uint8_t* a, const uint8_t* b) {
-    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a));
-    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b));
-    return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+  using Half = __m128i;
+  static Half load_half(const uint8_t* p) {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
   }
+  template <class T>
+  static Half max_half(Half a, Half b) {
+    return std::is_signed_v<T> ? _mm_max_epi8(a, b) : _mm_max_epu8(a, b);
+  }
+  static V join(Half a, Half b) { return _mm256_inserti128_si256(_mm256_castsi128_si256(a), b, 1); }
   template <class T>
   static V max(V a, V b) {
     return std::is_signed_v<T> ? _mm256_max_epi8(a, b) : _mm256_max_epu8(a, b);

@@ -28,11 +28,15 @@ struct GmaxVec {
   using V = __m512i;
   static constexpr int64_t kLanes = 64;
   static constexpr int kFirstLevel = 0;
-  static V pair(const uint8_t* a, const uint8_t* b) {
-    const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a));
-    const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
-    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+  using Half = __m256i;
+  static Half load_half(const uint8_t* p) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
   }
+  template <class T>
+  static Half max_half(Half a, Half b) {
+    return std::is_signed_v<T> ? _mm256_max_epi8(a, b) : _mm256_max_epu8(a, b);
+  }
+  static V join(Half a, Half b) { return _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1); }
   template <class T>
   static V max(V a, V b) {
     return std::is_signed_v<T> ? _mm512_max_epi8(a, b) : _mm512_max_epu8(a, b);
