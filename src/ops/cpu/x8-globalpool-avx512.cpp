@@ -172,15 +172,21 @@ void max_nchw(const X8GlobalBlock& b, uint8_t* out) {
     t = _mm512_max_epu8(t, _mm512_srli_epi64(t, 8));
     const int64_t m = b.count - k0 < 8 ? b.count - k0 : 8;
     const __m128i codes = _mm_xor_si128(_mm512_cvtepi64_epi8(t), _mm512_castsi512_si128(bias));
-    _mm_mask_storeu_epi8(out + k0, static_cast<__mmask16>((1u << m) - 1), codes);
+    if (m == 8)  // a plain store: masked stores are slow on AMD
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(out + k0), codes);
+    else
+      _mm_mask_storeu_epi8(out + k0, static_cast<__mmask16>((1u << m) - 1), codes);
   });
 }
 
 void sums_nchw(const X8GlobalBlock& b, int32_t* sums) {
   nchw_groups<SumOp>(b, [&](int64_t k0, __m512i t) {
     const int64_t m = b.count - k0 < 8 ? b.count - k0 : 8;
-    _mm256_mask_storeu_epi32(sums + k0, static_cast<__mmask8>((1u << m) - 1),
-                             _mm512_cvtepi64_epi32(t));
+    if (m == 8)  // a plain store: masked narrowing stores (vpmovqd m{k}) are slow on AMD
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + k0), _mm512_cvtepi64_epi32(t));
+    else
+      _mm256_mask_storeu_epi32(sums + k0, static_cast<__mmask8>((1u << m) - 1),
+                               _mm512_cvtepi64_epi32(t));
   });
 }
 
@@ -304,12 +310,18 @@ void x8_global_int_sum_float_avx512(const int32_t* sums, int64_t count, const X8
   const __m512 m = _mm512_set1_ps(q.m), lo = _mm512_set1_ps(q.lo), hi = _mm512_set1_ps(q.hi);
   for (int64_t k = 0; k < count; k += 16) {
     const __mmask16 mk = count - k >= 16 ? 0xffff : static_cast<__mmask16>((1u << (count - k)) - 1);
-    const __m512i acc = _mm512_sub_epi32(_mm512_maskz_loadu_epi32(mk, sums + k), bias);
+    const __m512i in =
+        mk == 0xffff ? _mm512_loadu_si512(sums + k) : _mm512_maskz_loadu_epi32(mk, sums + k);
+    const __m512i acc = _mm512_sub_epi32(in, bias);
     __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), m);
     v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
     const __m512i r = _mm512_add_epi32(
         _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zp);
-    _mm_mask_storeu_epi8(out + k, mk, _mm512_cvtepi32_epi8(r));
+    // A plain store when whole: the masked vpmovdb store is slow on AMD.
+    if (mk == 0xffff)
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + k), _mm512_cvtepi32_epi8(r));
+    else
+      _mm_mask_storeu_epi8(out + k, mk, _mm512_cvtepi32_epi8(r));
   }
 }
 
