@@ -38,12 +38,14 @@ void periodic_mask(uint64_t* out, int64_t words, int64_t period, int64_t begin, 
   std::vector<uint64_t> rep(static_cast<size_t>(span / 64 + 2), 0);
   for (int64_t k = 0; k < span; k += period)
     set_bits(rep.data(), std::min(span, k + begin), std::min(span, k + end));
-  int64_t q = 0;  // (64 i) mod period
+  const int64_t step = 64 % period;  // one division per mask, not per word
+  int64_t q = 0;                     // (64 i) mod period
   for (int64_t i = 0; i < words; ++i) {
     const uint64_t lo = rep[static_cast<size_t>(q / 64)], hi = rep[static_cast<size_t>(q / 64 + 1)];
     const int64_t sh = q % 64;
     out[i] = sh == 0 ? lo : (lo >> sh) | (hi << (64 - sh));
-    q = (q + 64) % period;
+    q += step;
+    if (q >= period) q -= period;
   }
 }
 
