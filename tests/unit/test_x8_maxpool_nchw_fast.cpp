@@ -6,7 +6,8 @@
 // without a tap on the output's own position, which the kernel declines),
 // channel counts that are not multiples of 16/32/64, batches 1-3, NCHW dense or
 // with gaps between planes and images, every padding value, codes at the
-// extremes (-128/127, 0/255), 1-3 threads; then streams of many planes (the
+// extremes (-128/127, 0/255), 1-3 threads, the AVX-512 kernel with and without
+// its VBMI column pass; then streams of many planes (the
 // group cut, the partial last group, the first and last groups whose taps
 // reach outside x), through the public API under every ISA cap and
 // Impl::reference. Buffers are exactly the tensors' spans, so the sanitizer
@@ -15,6 +16,7 @@
 #include <sstream>
 
 #include "ops/cpu/pool2d_plan.hpp"
+#include "ops/cpu/x8-maxpool2d-same.hpp"
 #include "unit/test_util.hpp"
 
 namespace npukit {
@@ -132,20 +134,28 @@ bool check_case(const Case& c, uint32_t seed, int index, std::map<std::string, i
   for (const auto& v : pool2d_kernels().variants) {
     if (v.reference || !KernelList<Pool2dProblem>::runnable(v)) continue;
     if (std::string(v.name).rfind("x8-", 0) != 0) continue;
-    const TensorView y = make_view(ybuf, c.dtype, ys, c.y_layout);
-    const Pool2dProblem pr{x, y, c.p};
-    if (v.declines && v.declines(pr)) continue;
-    set_num_threads(threads);
-    threads = threads % 3 + 1;
-    v.run(pr);
-    const std::string diff = first_difference(logical_bytes(y), want);
-    const bool gaps = gaps_untouched(ybuf, y);
-    EXPECT_TRUE(diff.empty() && gaps)
-        << "kernel " << v.name << ", seed " << seed << ", case " << index << ", threads "
-        << num_threads() << ": " << (diff.empty() ? "wrote outside the output view" : diff)
-        << "\n  " << describe(c);
-    if (!diff.empty() || !gaps) return false;
-    ++runs[v.name];
+    // The AVX-512 same-size kernel runs twice: with its VBMI column pass
+    // (where the host has VBMI and the plan fits) and without.
+    const bool twice = std::string(v.name) == "x8-maxpool2d-same-avx512";
+    for (int pass = 0; pass < (twice ? 2 : 1); ++pass) {
+      const TensorView y = make_view(ybuf, c.dtype, ys, c.y_layout);
+      const Pool2dProblem pr{x, y, c.p};
+      if (v.declines && v.declines(pr)) break;
+      set_num_threads(threads);
+      threads = threads % 3 + 1;
+      cpu::x8_same_allow_vbmi(pass == 0);
+      v.run(pr);
+      cpu::x8_same_allow_vbmi(true);
+      const std::string name = std::string(v.name) + (pass == 1 ? " without VBMI" : "");
+      const std::string diff = first_difference(logical_bytes(y), want);
+      const bool gaps = gaps_untouched(ybuf, y);
+      EXPECT_TRUE(diff.empty() && gaps)
+          << "kernel " << name << ", seed " << seed << ", case " << index << ", threads "
+          << num_threads() << ": " << (diff.empty() ? "wrote outside the output view" : diff)
+          << "\n  " << describe(c);
+      if (!diff.empty() || !gaps) return false;
+      ++runs[name];
+    }
   }
   return true;
 }
@@ -207,6 +217,9 @@ TEST(X8MaxPoolNchwFast, SameSizeWindowsOnSmallPlanes) {
   for (const auto& v : pool2d_kernels().variants)
     if (is_same_kernel(v.name) && KernelList<Pool2dProblem>::runnable(v)) {
       EXPECT_GT(runs[v.name], 450) << v.name;
+      if (std::string(v.name) == "x8-maxpool2d-same-avx512") {
+        EXPECT_GT(runs[std::string(v.name) + " without VBMI"], 450) << v.name;
+      }
     }
 }
 

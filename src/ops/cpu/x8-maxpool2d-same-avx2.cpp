@@ -2,6 +2,7 @@
 // 32 lanes; masks are byte vectors (0xff where the tap is on the plane) for
 // a blend, AVX2 having no mask registers.
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -33,6 +34,11 @@ struct Vec {
     alignas(32) uint8_t tmp[32];
     _mm256_store_si256(reinterpret_cast<__m256i*>(tmp), v);
     std::memcpy(p, tmp, static_cast<size_t>(n));
+  }
+  // No group kernel of its own (x8-maxpool2d-same.inc).
+  template <class T>
+  static std::nullptr_t special(const X8SamePlan&) {
+    return nullptr;
   }
   static V zero() { return _mm256_setzero_si256(); }
   template <class T>

@@ -1,6 +1,7 @@
 // AVX-512 (BW) s8/u8 max pooling, several planes per pass
 // (x8-maxpool2d-same.hpp): 64 lanes, one 64-bit mask word per vector.
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -18,22 +19,16 @@
 namespace npukit::cpu {
 namespace {
 
-struct Vec {
-  using V = __m512i;
-  using M = __mmask64;
-  static constexpr int64_t kLanes = 64;
-  static V load(const uint8_t* p) { return _mm512_loadu_si512(p); }
-  static void store(uint8_t* p, V v) { _mm512_storeu_si512(p, v); }
-  static void store_part(uint8_t* p, V v, int64_t n) {
-    _mm512_mask_storeu_epi8(p, (uint64_t{1} << n) - 1, v);
-  }
-  static V zero() { return _mm512_setzero_si512(); }
+#include "ops/cpu/x8-maxpool2d-same-avx512-lanes.inc"
+
+// On VBMI hosts, plans with one column tap above and one below run the
+// column pass in registers (x8-maxpool2d-same-avx512vbmi.cpp).
+struct Vec : Avx512Lanes {
   template <class T>
-  static V max_masked(V a, M m, V b) {
-    return std::is_signed_v<T> ? _mm512_mask_max_epi8(a, m, a, b)
-                               : _mm512_mask_max_epu8(a, m, a, b);
+  static X8SameGroup512 special(const X8SamePlan& pl) {
+    if (!x8_same_vbmi_usable() || !x8_same_vbmi_plan(pl)) return nullptr;
+    return x8_same_group_vbmi(std::is_signed_v<T>, pl.row_taps.size() == 2);
   }
-  static std::vector<M> masks(const X8SamePlan& pl) { return {pl.bits.begin(), pl.bits.end()}; }
 };
 
 }  // namespace

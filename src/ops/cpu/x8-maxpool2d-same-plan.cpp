@@ -1,6 +1,7 @@
 // When the several-planes-per-pass s8/u8 max pooling kernels apply, and their
 // per-call plan: groups, tap offsets and the mask table (x8-maxpool2d-same.hpp).
 #include <algorithm>
+#include <atomic>
 #include <numeric>
 
 #include "x8-maxpool2d-same.hpp"
@@ -106,6 +107,28 @@ const char* x8_same_declines(const Pool2dProblem& pr, int64_t lanes) {
   if (masks * L * (lanes == 64 ? 8 : lanes) > kMaxTableBytes)
     return "window too large for the mask table";
   return nullptr;
+}
+
+bool x8_same_vbmi_plan(const X8SamePlan& pl) {
+  return pl.col_taps.size() == 2 && pl.col_taps[0] < 0 && pl.col_taps[0] >= -64 &&
+         pl.col_taps[1] > 0 && pl.col_taps[1] <= 64;
+}
+
+namespace {
+std::atomic<bool> g_allow_vbmi{true};
+}  // namespace
+
+void x8_same_allow_vbmi(bool allow) {
+  g_allow_vbmi.store(allow, std::memory_order_relaxed);
+}
+
+bool x8_same_vbmi_usable() {
+#if defined(__x86_64__)
+  static const bool vbmi = __builtin_cpu_supports("avx512vbmi");
+  return vbmi && g_allow_vbmi.load(std::memory_order_relaxed);
+#else
+  return false;
+#endif
 }
 
 X8SamePlan make_x8_same_plan(const Pool2dProblem& pr, int64_t lanes) {

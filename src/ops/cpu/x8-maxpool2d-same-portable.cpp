@@ -1,6 +1,7 @@
 // Portable s8/u8 max pooling, several planes per pass
 // (x8-maxpool2d-same.hpp): 16 lanes of plain C++ per "vector".
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -27,6 +28,11 @@ struct Vec {
   static void store(uint8_t* p, V v) { std::memcpy(p, v.b, 16); }
   static void store_part(uint8_t* p, V v, int64_t n) {
     std::memcpy(p, v.b, static_cast<size_t>(n));
+  }
+  // No group kernel of its own (x8-maxpool2d-same.inc).
+  template <class T>
+  static std::nullptr_t special(const X8SamePlan&) {
+    return nullptr;
   }
   static V zero() { return V{}; }
   template <class T>

@@ -54,8 +54,19 @@ struct X8SamePlan {
 const char* x8_same_declines(const Pool2dProblem& pr, int64_t lanes);
 X8SamePlan make_x8_same_plan(const Pool2dProblem& pr, int64_t lanes);
 
+// The AVX-512 kernel's column pass in registers on hosts with AVX-512 VBMI
+// (x8-maxpool2d-same-avx512vbmi.cpp): plans whose column taps are one above
+// and one below within 64 bytes (3-row windows on planes up to 64 wide).
+// allow(false) makes the AVX-512 kernel use its plain path (tests run both).
+bool x8_same_vbmi_plan(const X8SamePlan& pl);
+bool x8_same_vbmi_usable();  // the host has VBMI and it is allowed
+void x8_same_allow_vbmi(bool allow);
 void max_pool2d_x8_same_portable(const Pool2dProblem& pr);
 #if defined(__x86_64__)
+// Group kernels of x8-maxpool2d-same.inc (masks: one 64-bit word per vector).
+using X8SameGroup512 = void (*)(const X8SamePlan&, const unsigned long long*, const uint8_t*,
+                                uint8_t*, int64_t, uint8_t*);
+X8SameGroup512 x8_same_group_vbmi(bool is_signed, bool two_row_taps);
 void max_pool2d_x8_same_avx2(const Pool2dProblem& pr);
 void max_pool2d_x8_same_avx512(const Pool2dProblem& pr);
 #endif
