@@ -6,10 +6,10 @@
 
 #include "cpu/pool2d_plan.hpp"
 #include "cpu/x8-globalpool.hpp"
-#include "cpu/x8-maxpool2d-flat.hpp"
 #include "cpu/x8-maxpool2d-nhwc.hpp"
 #include "cpu/x8-maxpool2d-rows.hpp"
 #include "cpu/x8-maxpool2d-s2.hpp"
+#include "cpu/x8-maxpool2d-same.hpp"
 #include "npukit/cpu_features.hpp"
 #include "npukit/error.hpp"
 
@@ -100,7 +100,8 @@ const KernelList<Pool2dProblem>& pool2d_kernels() {
            [](const Pool2dProblem& pr) { return declines_f32_simd(pr, 16); },
            cpu::pool2d_f32_avx512},
           {"x8-maxpool2d-same-avx512", Isa::avx512,
-           "s8/u8 max, stride 1, output size = input size, NCHW planes", cpu::x8_flat_same_declines,
+           "s8/u8 max, stride 1, output size = input size, NCHW planes up to 16 KB",
+           [](const Pool2dProblem& pr) { return cpu::x8_same_declines(pr, 64); },
            cpu::max_pool2d_x8_same_avx512},
           {"x8-maxpool2d-nhwc-avx512", Isa::avx512, "s8/u8 max, unit-stride channels (NHWC)",
            cpu::x8_nhwc_declines, cpu::max_pool2d_x8_nhwc_avx512},
@@ -114,8 +115,9 @@ const KernelList<Pool2dProblem>& pool2d_kernels() {
           {"f32-pool2d-avx2", Isa::avx2, "f32 avg/max/sum, any layout and semantics",
            [](const Pool2dProblem& pr) { return declines_f32_simd(pr, 8); }, cpu::pool2d_f32_avx2},
           {"x8-maxpool2d-same-avx2", Isa::avx2,
-           "s8/u8 max, stride 1, output size = input size, NCHW planes",
-           cpu::x8_flat_same_declines_avx2, cpu::max_pool2d_x8_same_avx2},
+           "s8/u8 max, stride 1, output size = input size, NCHW planes up to 16 KB",
+           [](const Pool2dProblem& pr) { return cpu::x8_same_declines(pr, 32); },
+           cpu::max_pool2d_x8_same_avx2},
           {"x8-maxpool2d-nhwc-avx2", Isa::avx2, "s8/u8 max, unit-stride channels (NHWC)",
            cpu::x8_nhwc_declines, cpu::max_pool2d_x8_nhwc_avx2},
           {"x8-maxpool2d-s2-avx2", Isa::avx2, "s8/u8 max, NCHW rows, stride_w = 2",
@@ -127,6 +129,10 @@ const KernelList<Pool2dProblem>& pool2d_kernels() {
            cpu::max_pool2d_x8_avx2},
           {"f32-pool2d-portable", Isa::portable, "f32 avg/max/sum, any layout and semantics",
            declines_f32_portable, cpu::pool2d_f32_portable},
+          {"x8-maxpool2d-same-portable", Isa::portable,
+           "s8/u8 max, stride 1, output size = input size, NCHW planes up to 16 KB",
+           [](const Pool2dProblem& pr) { return cpu::x8_same_declines(pr, 16); },
+           cpu::max_pool2d_x8_same_portable},
           {"x8-maxpool2d-rows-portable", Isa::portable, "s8/u8 max, NCHW rows, stride_w <= 2",
            cpu::x8_rows_declines, cpu::max_pool2d_x8_rows_portable},
           {"x8-maxpool2d-portable", Isa::portable, "s8/u8 max, any layout and semantics",
