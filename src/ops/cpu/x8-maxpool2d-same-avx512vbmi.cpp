@@ -17,17 +17,7 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-// isa-avx512-begin.inc's region plus VBMI.
-#if defined(__clang__)
-#pragma clang attribute push(                                                          \
-    __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi,avx2,fma"))), \
-    apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi,avx2,fma")
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+#include "ops/cpu/isa-avx512vbmi-begin.inc"
 
 namespace npukit::cpu {
 namespace {
