@@ -592,5 +592,85 @@ TEST(Pool2dFast, FastKernelChosenByDefault) {
   EXPECT_FALSE(pool2d_kernels().choose(Pool2dProblem{xb, yb, p}).reference);
 }
 
+// Global pools by quads and in channel lanes (f32-pool2d-nchw-global.inc):
+// NCHW planes 4 elements x V planes per step (full groups of 4 x V planes,
+// single groups, partial groups lane by lane; plane sizes with 0-3 elements
+// after the last full quad) and NHWC channel blocks of 1-4 vectors with a
+// partial last one; odd channel counts, batch 1-3, both layouts in and out,
+// every semantic of random_case (taps, NCHWc), special values (NaN, +-inf,
+// -0, denormals, FTZ), threads 1/2/3, every ISA variant the host runs.
+TEST(Pool2dFast, GlobalPoolsByQuadsAndChannelLanes) {
+  SettingsGuard guard;
+  const uint32_t seed = 20261140;
+  std::mt19937 g(seed);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(g() % (hi - lo + 1));
+  };
+  Stats st;
+  const int64_t channels[] = {1, 3, 15, 16, 17, 37, 63, 64, 65, 130, 200};
+  for (int i = 0; i < 400; ++i) {
+    Case c = random_case(g);
+    c.dtype = DType::f32;
+    if (c.p.loop == PoolLoop::mlas)
+      c.p.loop = PoolLoop::taps;  // (its whole-image order runs elsewhere)
+    const int64_t H = i % 4 == 0 ? 7 : pick(1, 16), W = i % 4 == 0 ? 7 : pick(1, 16);
+    c.shape = {pick(1, 3), channels[g() % 11], H, W};
+    c.p.window = Window2d{};
+    c.p.window.kernel_h = H;
+    c.p.window.kernel_w = W;
+    c.x_layout = i % 2;  // NCHW: quads; NHWC: channel lanes
+    c.y_layout = static_cast<int>(g() % 3);
+    if (!check_case(c, seed, i, st)) break;
+  }
+  EXPECT_GT(st.lanes[static_cast<int>(cpu::Lanes::packed_channel)] +
+                st.lanes[static_cast<int>(cpu::Lanes::column)],
+            150);
+  EXPECT_GT(st.lanes[static_cast<int>(cpu::Lanes::channel)], 150);
+  EXPECT_GT(st.runs, 400);
+}
+
+// Stride-1 windows whose output rows are as long as the input rows over
+// small NCHW planes (f32-pool2d-nchw-flat.inc: outputs of the flattened
+// plane in lanes, every tap a masked load): planes 1x1..16x16 and 14x14,
+// kernels 1-5 with pads left + right = kernel_w - 1 (top/bottom free: windows
+// wholly in padding, uneven pads), odd channel counts (groups of 8 planes and
+// a remainder), batch 1-3, every semantic of random_case (the kernel takes
+// the sequential sum, max with pad <= start and the NCHWc loop; the others
+// decline to other kernels), special values, threads 1/2/3, every ISA.
+TEST(Pool2dFast, SameWindowsOverFlatPlanes) {
+  SettingsGuard guard;
+  const uint32_t seed = 20261141;
+  std::mt19937 g(seed);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(g() % (hi - lo + 1));
+  };
+  Stats st;
+  int flat = 0;
+  for (int i = 0; i < 500; ++i) {
+    Case c = random_case(g);
+    c.dtype = DType::f32;
+    const bool race = i % 5 == 0;  // the 14x14 k3s1p1 row
+    const int64_t H = race ? 14 : pick(1, 16), W = race ? 14 : pick(1, 16);
+    c.shape = {pick(1, 3), i % 3 == 0 ? pick(9, 37) : pick(1, 8), H, W};
+    Window2d& w = c.p.window;
+    w = Window2d{};
+    w.kernel_h = race ? 3 : pick(1, 5);
+    w.kernel_w = race ? 3 : pick(1, 5);
+    w.pad_left = race ? 1 : pick(0, w.kernel_w - 1);
+    w.pad_right = w.kernel_w - 1 - w.pad_left;
+    w.pad_top = race ? 1 : pick(0, w.kernel_h);
+    w.pad_bottom = race ? 1 : pick(0, w.kernel_h);
+    w.ceil_mode = g() % 3 == 0;
+    c.x_layout = i % 6 == 5 ? 2 : 0;
+    c.y_layout = i % 6 == 4 ? 1 : 0;
+    const bool orders = c.p.accumulation == Fp32Accumulation::sequential ||
+                        c.p.mode == PoolMode::max || c.p.loop == PoolLoop::mlas_nchwc;
+    flat += c.x_layout == 0 && c.y_layout == 0 && orders;
+    if (!check_case(c, seed, i, st)) break;
+  }
+  EXPECT_GT(flat, 200);  // cases the flat kernel can take (most do)
+  EXPECT_GT(st.runs, 500);
+}
+
 }  // namespace
 }  // namespace npukit

@@ -72,6 +72,26 @@ struct Simd {
     }
     for (int i = 0; i < 8; ++i) _mm256_storeu_ps(dst + i * ds, r[i]);
   }
+  // Global pools (f32-pool2d-nchw-global.inc): 128-bit lane l = the n floats
+  // at p + l*ls (masked-off elements +0, never read); 4x4 transposes per lane.
+  template <bool Full>
+  NPUKIT_POOL_TARGET static F load_quads(const float* p, int64_t ls, int n) {
+    const __m128i m = _mm_cmpgt_epi32(_mm_set1_epi32(n), _mm_setr_epi32(0, 1, 2, 3));
+    if constexpr (Full)
+      return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)), _mm_loadu_ps(p + ls), 1);
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_maskload_ps(p, m)),
+                                _mm_maskload_ps(p + ls, m), 1);
+  }
+  NPUKIT_POOL_TARGET static void transpose_quads(F& a, F& b, F& c, F& d) {
+    const __m256d t0 = _mm256_castps_pd(_mm256_unpacklo_ps(a, b));
+    const __m256d t1 = _mm256_castps_pd(_mm256_unpackhi_ps(a, b));
+    const __m256d t2 = _mm256_castps_pd(_mm256_unpacklo_ps(c, d));
+    const __m256d t3 = _mm256_castps_pd(_mm256_unpackhi_ps(c, d));
+    a = _mm256_castpd_ps(_mm256_unpacklo_pd(t0, t2));
+    b = _mm256_castpd_ps(_mm256_unpackhi_pd(t0, t2));
+    c = _mm256_castpd_ps(_mm256_unpacklo_pd(t1, t3));
+    d = _mm256_castpd_ps(_mm256_unpackhi_pd(t1, t3));
+  }
   NPUKIT_POOL_TARGET static F loadu(const float* p) { return _mm256_loadu_ps(p); }
   NPUKIT_POOL_TARGET static F load_even(const float* p) {
     // [x0 x2 y0 y2 | x4 x6 y4 y6] -> [x0 x2 x4 x6 y0 y2 y4 y6]

@@ -131,6 +131,32 @@ struct Simd {
 #pragma GCC unroll 16
     for (int i = 0; i < 16; ++i) _mm512_storeu_ps(dst + i * ds, r[i]);
   }
+  // Global pools (f32-pool2d-nchw-global.inc): 128-bit lane l = the n floats
+  // at p + l*ls (masked-off elements +0, never read); 4x4 transposes per lane.
+  // (maskz forms: see max below.)
+  template <bool Full>
+  NPUKIT_POOL_TARGET static F load_quads(const float* p, int64_t ls, int n) {
+    const __mmask8 m = Full ? __mmask8(0xf) : __mmask8((1u << n) - 1);
+    F v = _mm512_castps128_ps512(quad<Full>(m, p));
+    v = _mm512_insertf32x4(v, quad<Full>(m, p + ls), 1);
+    v = _mm512_insertf32x4(v, quad<Full>(m, p + 2 * ls), 2);
+    return _mm512_insertf32x4(v, quad<Full>(m, p + 3 * ls), 3);
+  }
+  template <bool Full>
+  NPUKIT_POOL_TARGET static __m128 quad(__mmask8 m, const float* p) {
+    if constexpr (Full) return _mm_loadu_ps(p);
+    return _mm_maskz_loadu_ps(m, p);
+  }
+  NPUKIT_POOL_TARGET static void transpose_quads(F& a, F& b, F& c, F& d) {
+    const __m512d t0 = _mm512_castps_pd(_mm512_maskz_unpacklo_ps(0xffff, a, b));
+    const __m512d t1 = _mm512_castps_pd(_mm512_maskz_unpackhi_ps(0xffff, a, b));
+    const __m512d t2 = _mm512_castps_pd(_mm512_maskz_unpacklo_ps(0xffff, c, d));
+    const __m512d t3 = _mm512_castps_pd(_mm512_maskz_unpackhi_ps(0xffff, c, d));
+    a = _mm512_castpd_ps(_mm512_maskz_unpacklo_pd(0xff, t0, t2));
+    b = _mm512_castpd_ps(_mm512_maskz_unpackhi_pd(0xff, t0, t2));
+    c = _mm512_castpd_ps(_mm512_maskz_unpacklo_pd(0xff, t1, t3));
+    d = _mm512_castpd_ps(_mm512_maskz_unpackhi_pd(0xff, t1, t3));
+  }
   NPUKIT_POOL_TARGET static F loadu(const float* p) {
     return _mm512_loadu_ps(p);
   }
