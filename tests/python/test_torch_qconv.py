@@ -57,7 +57,7 @@ def aim_at_a_flip(x, x_zp, y_zp, w, w_zps, w_scales, x_scale, y_scale, b, c):
     acc0 = npukit.conv_integer(
         x, w, np.uint8(x_zp), w_zps, group=c["groups"], strides=list(c["stride"]),
         pads=[c["pad"][0], c["pad"][1], c["pad"][0], c["pad"][1]], dilations=list(c["dil"]))
-    accs = np.arange(-(1 << 20), 1 << 20, dtype=np.int64)
+    accs = np.arange(-(1 << 18), 1 << 18, dtype=np.int64)
     for o in range(c["oc"]):
         m_ort, m_pt = multipliers(x_scale, w_scales[o % len(w_scales)], y_scale)
         if m_ort == m_pt:
