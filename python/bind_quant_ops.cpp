@@ -245,9 +245,10 @@ void bind_qconv(py::module_& m) {
       arg("kernel_shape") = py::none(), arg("pads") = py::none(), arg("strides") = py::none(),
       arg("profile") = "onnxruntime",
       "ONNX QLinearConv (2-D): int32 accumulation (u8 x s8 as the profile's ONNX Runtime "
-      "kernel, see onnxruntime_accumulation), float(acc) * (x_scale*w_scale/y_scale), "
-      "round half to even, + y_zero_point, saturate. w_scale/w_zero_point per tensor or per "
-      "output channel; B is int32.");
+      "kernel, see onnxruntime_accumulation), float(acc) * M with M = (x_scale*w_scale)/y_scale "
+      "(onnxruntime) or (w_scale*x_scale)*(1/y_scale) (pytorch, QNNPACK's order), round half "
+      "to even, + y_zero_point, saturate. w_scale/w_zero_point per tensor or per output "
+      "channel; B is int32.");
   def_checked(
       m, "conv_integer",
       [](const py::object& xo, const py::object& wo, const py::object& x_zero_point,

@@ -25,7 +25,9 @@ const std::set<std::string>& per_item_ops() {
       "GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool", "QLinearAveragePool",
       "QLinearGlobalAveragePool",
       // Rows of a matrix product (checked below: A carries the batch, B not).
-      "Gemm", "MatMul", "QLinearMatMul", "MatMulInteger",
+      // QGemm (com.microsoft, what ORT's QDQ rules make of DQ -> Gemm -> Q):
+      // its planner takes only transA = 0, a constant B and a C of (N) or (1, N).
+      "Gemm", "MatMul", "QLinearMatMul", "MatMulInteger", "QGemm",
       // Per-element maps.
       "Relu", "LeakyRelu", "Clip", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Elu", "Selu",
       "Softplus", "Softsign", "Exp", "Log", "Abs", "Neg", "Sqrt", "Erf", "Floor", "Ceil", "Round",

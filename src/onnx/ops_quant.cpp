@@ -168,19 +168,6 @@ NodePlan plan_dequantize(const PlanContext& c) {
 
 // ---- QLinearConv / ConvInteger ----
 
-// PyTorch's QNNPACK conv requantizes with (w_scale * x_scale) * (1 / y_scale)
-// in fp32 (generate_requantization_scales) where the kernels' rule, ONNX
-// Runtime's, is (x_scale * w_scale) / y_scale: the two differ by an ulp for
-// some scales (resnet18's layer2.0.conv1: one code in 8,192). Under pytorch
-// the planner hands the kernels PyTorch's products as w_scale with x_scale =
-// y_scale = 1, which (1 * m) / 1 keeps exactly.
-void use_pytorch_multipliers(QLinearConvParams& p, Profile profile) {
-  if (semantics_base(profile) != Profile::pytorch) return;
-  const float inverse_y = 1.0f / p.y_scale;
-  for (float& s : p.w.scale) s = (s * p.x_scale) * inverse_y;
-  p.x_scale = p.y_scale = 1.0f;
-}
-
 NodePlan plan_qlinear_conv(const PlanContext& c) {
   expect_attrs(c.node, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
   const Operand& x = operand(c, 0, {U8, S8});
@@ -207,14 +194,11 @@ NodePlan plan_qlinear_conv(const PlanContext& c) {
   }
   apply_profile(p, c.profile);
   const Shape y = qlinear_conv_output_shape(x.shape, w.shape, p);
-  const bool scales_known = (run_time_mask(c) & (2u | 16u | 64u)) == 0;
-  if (scales_known) use_pytorch_multipliers(p, c.profile);
   // Constant weights are packed once here for every run of the plan.
   std::shared_ptr<const QConvPackedWeights> packed;
   if (w.value) packed = pack_qlinear_conv_weights(w.value->tensor.view(), p, *dtype_of(x.elem));
   return {{make_operand(ye, y)},
-          [p, packed, m = run_time_mask(c), profile = c.profile, scales_known](const auto& in,
-                                                                               const auto& out) {
+          [p, packed, m = run_time_mask(c)](const auto& in, const auto& out) {
             QLinearConvParams q = p;
             if (m & 2u) q.x_scale = read_floats(in[1])[0];
             if (m & 4u) q.x_zero_point = read_ints(in[2])[0];
@@ -222,7 +206,6 @@ NodePlan plan_qlinear_conv(const PlanContext& c) {
             if (m & 32u) q.w.zero_point = read_ints(in[5]);
             if (m & 64u) q.y_scale = read_floats(in[6])[0];
             if (m & 128u) q.y_zero_point = read_ints(in[7])[0];
-            if (!scales_known) use_pytorch_multipliers(q, profile);
             qlinear_conv(in[0], in[3], q.has_bias ? in[8] : TensorView(), out[0], q, packed.get());
           }};
 }

@@ -108,6 +108,8 @@ NodePlan plan_qgemm(const PlanContext& c) {
           "(N) or (1, N) with N = " + std::to_string(n));
   }
   apply_profile(p, c.profile);
+  // QGemm is ONNX Runtime's own operator: its multiplier under every profile.
+  p.multiplier = MultiplierOrder::divide_by_y_scale;
   auto packed = pack_qlinear_conv_weights(w.view(), p, DType::u8);
   auto weights = std::make_shared<Tensor>(std::move(w));
   return {{make_operand(ye, {m, n})},

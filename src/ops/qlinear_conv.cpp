@@ -37,12 +37,27 @@ void check_w_zero_points(const std::vector<int32_t>& zp, const TensorView& w, co
 
 }  // namespace
 
+const char* multiplier_order_name(MultiplierOrder m) {
+  return m == MultiplierOrder::divide_by_y_scale ? "divide_by_y_scale" : "times_inverse_y_scale";
+}
+
+float requantization_multiplier(MultiplierOrder m, float x_scale, float w_scale, float y_scale) {
+  if (m == MultiplierOrder::divide_by_y_scale) return (x_scale * w_scale) / y_scale;
+  const float inverse_y = 1.0f / y_scale;
+  return (w_scale * x_scale) * inverse_y;
+}
+
 void apply_profile(QLinearConvParams& p, Profile profile) {
   switch (semantics_base(profile)) {
     case Profile::onnxruntime:  // MLAS: float(acc) * scale, cvtps2dq (to even)
-    case Profile::pytorch:      // fbgemm: nearbyint(float(acc) * multiplier)
       p.rounding = Rounding::half_to_even;
       p.accumulation = profile_accumulation(profile);
+      p.multiplier = MultiplierOrder::divide_by_y_scale;
+      return;
+    case Profile::pytorch:  // QNNPACK: nearbyint(float(acc) * (w*x * (1/y)))
+      p.rounding = Rounding::half_to_even;
+      p.accumulation = profile_accumulation(profile);
+      p.multiplier = MultiplierOrder::times_inverse_y_scale;
       return;
     default:
       fail("npukit::qlinear_conv", "profile", profile_name(profile), "onnxruntime or pytorch");
@@ -96,6 +111,7 @@ QConvProblem checked_problem(const TensorView& x, const TensorView& w, const Ten
   q.x_zp = p.x_zero_point;
   q.wq = std::move(wq);  // no second copy of OC scales and zero points per call
   q.x_scale = p.x_scale, q.y_scale = p.y_scale, q.y_zp = p.y_zero_point;
+  q.multiplier_order = p.multiplier;
   q.rounding = p.rounding;
   // MLAS runs a depthwise convolution through its exact depthwise kernel.
   q.depthwise = w.dim(1) == 1 && OC == p.groups;

@@ -26,8 +26,9 @@ std::vector<bool> reduced_axes(const Shape& x, const ReduceParams& p, const char
 
 // ONNX Runtime's order is defined on a dense tensor: a strided x is copied
 // first; the sums land in a dense buffer, then in y (keepdims view).
-void reduce_in_ort_order(bool mean, const TensorView& x, const TensorView& yk,
+void reduce_in_ort_order(ReduceOp op, const TensorView& x, const TensorView& yk,
                          const std::vector<bool>& r) {
+  const bool mean = op == ReduceOp::mean;
   Tensor dense;
   const float* xp = static_cast<const float*>(x.raw());
   if (!x.is_contiguous()) {
@@ -38,7 +39,12 @@ void reduce_in_ort_order(bool mean, const TensorView& x, const TensorView& yk,
   int64_t count = 1, outputs = 1;
   for (size_t i = 0; i < r.size(); ++i) (r[i] ? count : outputs) *= x.shape()[i];
   std::vector<float> sums(static_cast<size_t>(outputs), 0.0f);
-  if (count > 0 && outputs > 0) ref::reduce_sum_f32_ort_order(xp, x.shape(), r, sums.data());
+  if (count > 0 && outputs > 0) {
+    if (op == ReduceOp::l2)
+      ref::reduce_l2_f32_ort_order(xp, x.shape(), r, sums.data());
+    else
+      ref::reduce_sum_f32_ort_order(xp, x.shape(), r, sums.data());
+  }
   if (mean && count > 0)
     for (float& s : sums) s /= static_cast<float>(count);
   Tensor out = Tensor::from<float>(yk.shape(), sums);
@@ -81,8 +87,9 @@ void reduce(ReduceOp op, const TensorView& x, const TensorView& y, const ReduceP
     }
   }
   const TensorView yk(y.raw(), DType::f32, ks, kst, fn);
-  if (p.order == ReduceOrder::onnxruntime && (op == ReduceOp::sum || op == ReduceOp::mean))
-    reduce_in_ort_order(op == ReduceOp::mean, x, yk, r);
+  if (p.order == ReduceOrder::onnxruntime &&
+      (op == ReduceOp::sum || op == ReduceOp::mean || op == ReduceOp::l2))
+    reduce_in_ort_order(op, x, yk, r);
   else
     ref::reduce_f32(op, x, yk, r);
 }

@@ -2,7 +2,7 @@
 """Batch-sliced execution (src/onnx/batch_slices.hpp) changes no byte: the
 bundled fp32 and int8 models and random small per-item graphs (convolutions,
 pools, element-wise with broadcast constants, Flatten/Reshape/Squeeze/
-Unsqueeze as views, Gemm, MatMul, Softmax, odd batch sizes) give the
+Unsqueeze as views, Gemm, MatMul, QGemm, Softmax, odd batch sizes) give the
 unsliced run's bytes (NPUKIT_BATCH_SLICES=off) for slice sizes 1..N, at 1, 2
 and 3 threads (slices on lanes, and with NPUKIT_SLICE_THREADS=nodes threads
 inside each node), under NPUKIT_MAX_ISA=avx2 and NPUKIT_IMPL=reference. The
@@ -121,6 +121,24 @@ def per_item_graph(rng, c, h, w):
     return g.model((1, c, h, w), y)
 
 
+def qgemm_graph(rng, c, h, w):
+    """Flatten, QuantizeLinear, com.microsoft QGemm (what the QDQ rules make of
+    DQ -> Gemm -> Q, as in resnet18 QDQ's classifier), DequantizeLinear."""
+    g = Graph(rng)
+    k, n = c * h * w, int(rng.integers(3, 12))
+    f = g.node("Flatten", ["x"], axis=1)
+    a_scale, a_zp = g.const(np.float32(0.02)), g.const(np.uint8(128))
+    q = g.node("QuantizeLinear", [f, a_scale, a_zp])
+    b = g.const(rng.integers(-128, 128, size=(k, n)).astype(np.int8))
+    b_scale, b_zp = g.const(np.float32(0.01)), g.const(np.int8(0))
+    bias = g.const(rng.integers(-500, 500, size=n).astype(np.int32))
+    y_scale, y_zp = g.const(np.float32(0.05)), g.const(np.uint8(120))
+    y = g.node("QGemm", [q, a_scale, a_zp, b, b_scale, b_zp, bias, y_scale, y_zp],
+               domain="com.microsoft")
+    out = g.node("DequantizeLinear", [y, y_scale, y_zp])
+    return g.model([1, c, h, w], out)
+
+
 def mixing_graphs(rng, n, c, h, w):
     """Graphs with one batch-mixing node each: (description, model)."""
     out = []
@@ -174,6 +192,10 @@ def main():
             check(desc, model, x, list(range(1, n + 1)), True, settings[:1] if case else settings,
                   tmp)
         n, c, h, w = 5, 2, 3, 3
+        model = os.path.join(tmp, "qgemm.onnx")
+        onnx.save(qgemm_graph(rng, c, h, w), model)
+        x = rng.standard_normal((n, c, h, w)).astype(np.float32)
+        check("QGemm graph", model, x, list(range(1, n + 1)), True, settings[:2], tmp)
         for kind, m in mixing_graphs(rng, n, c, h, w):
             model = os.path.join(tmp, f"mix_{kind}.onnx")
             onnx.save(m, model)

@@ -20,6 +20,7 @@
 #include "ops/cpu/qavgpool.hpp"
 #include "ops/quantized_common.hpp"
 #include "qpool_test_util.hpp"
+#include "variant_test_util.hpp"
 
 namespace npukit {
 namespace {
@@ -137,12 +138,36 @@ Tensor random_codes(std::mt19937& g, const Case& c) {
 using qpool_test::bytes_nchw;
 using qpool_test::first_difference;
 using qpool_test::Restore;
+using variant_test::expect_each_ran;
+using variant_test::name_has;
+using variant_test::Runs;
+
+// Every accepting variant of the 8-bit average pool list on `prob`, each on a
+// fresh y of c's dtype and y layout, against the reference's NCHW bytes.
+bool every_variant(const cpu::QAvgPoolProblem& prob, const Case& c, const Shape& ys,
+                   const std::vector<uint8_t>& want, const std::string& context, Runs& runs) {
+  Tensor y;
+  return variant_test::run_every_variant(
+      cpu::qlinear_average_pool_kernels(),
+      [&] {
+        cpu::QAvgPoolProblem p = prob;
+        y = Tensor(c.dtype, ys, c.y_layout);
+        p.y = y;
+        return p;
+      },
+      [&](const cpu::QAvgPoolProblem& p) { return first_difference(bytes_nchw(p.y), want); },
+      context, runs);
+}
+
+std::string where(uint32_t seed, int attempt, const std::string& more) {
+  return "seed " + std::to_string(seed) + " attempt " + std::to_string(attempt) + more;
+}
 
 TEST(QPoolFast, EveryVariantEqualsReferenceOnRandomConfigurations) {
   Restore restore;
   std::mt19937 g(kSeed);
   const auto& list = cpu::qlinear_average_pool_kernels();
-  std::map<std::string, int> ran, declined;
+  Runs runs;
   std::map<std::string, int> per_profile;
   int cases = 0, mostly_saturated = 0;
   for (int attempt = 0; attempt < 1500; ++attempt) {
@@ -169,39 +194,20 @@ TEST(QPoolFast, EveryVariantEqualsReferenceOnRandomConfigurations) {
       if (values.size() == 1 && w.size() > 8) ++mostly_saturated;
     }
     set_num_threads(1 + attempt % 3);
-    cpu::QAvgPoolProblem prob{x, Tensor(c.dtype, ys, c.y_layout), &c.p,
-                              cpu::make_qavg_plan(x, want, c.p)};
-    for (const auto& v : list.variants) {
-      if (v.reference || !list.runnable(v)) continue;
-      if (const char* why = v.declines(prob)) {
-        ++declined[std::string(v.name) + ": " + why];
-        continue;
-      }
-      Tensor y(c.dtype, ys, c.y_layout);
-      prob.y = y;
-      v.run(prob);
-      const std::vector<uint8_t> got = bytes_nchw(y);
-      ASSERT_EQ(got, w) << "variant " << v.name << " seed " << kSeed << " attempt " << attempt
-                        << " threads " << num_threads() << "\n  " << c.text() << "\n  "
-                        << first_difference(got, w);
-      ++ran[v.name];
-    }
+    const cpu::QAvgPoolProblem prob{x, want, &c.p, cpu::make_qavg_plan(x, want, c.p)};
+    if (!every_variant(prob, c, ys, w, where(kSeed, attempt, "\n  " + c.text()), runs)) return;
   }
   set_num_threads(0);
   std::printf("[ qpool ] %d cases (seed %u), %d with one output value\n", cases, kSeed,
               mostly_saturated);
   for (const auto& [name, n] : per_profile)
     std::printf("[ qpool ] profile %s: %d\n", name.c_str(), n);
-  for (const auto& [name, n] : ran) std::printf("[ qpool ] ran %s: %d\n", name.c_str(), n);
-  for (const auto& [why, n] : declined) std::printf("[ qpool ] declined %s: %d\n", why.c_str(), n);
+  variant_test::print_runs("qpool", runs);
   EXPECT_GT(cases, 700);
   EXPECT_LT(mostly_saturated, cases / 3);  // the comparison must see varied outputs
-  for (const auto& v : list.variants)
-    if (!v.reference && list.runnable(v)) {
-      // The float-path kernels take ONNX Runtime's non-whole-image NCHW cases only.
-      const bool float_path_only = std::string(v.name).find("fmean") != std::string::npos;
-      EXPECT_GT(ran[v.name], float_path_only ? 30 : 180) << v.name;
-    }
+  // The float-path kernels take ONNX Runtime's non-whole-image NCHW cases only.
+  expect_each_ran(list, runs, 180, [](const std::string& n) { return !name_has("fmean")(n); });
+  expect_each_ran(list, runs, 30, name_has("fmean"));
   for (const auto& [name, n] : per_profile) EXPECT_GT(n, 60) << name;
 }
 
@@ -333,7 +339,6 @@ TEST(QPoolFast, FloatPathKeepsTheReferenceSummationOrder) {
   Restore restore;
   std::mt19937 g(kSeed + 2);
   int64_t order_sensitive = 0, compared = 0;
-  const auto& list = cpu::qlinear_average_pool_kernels();
   for (int attempt = 0; attempt < 60; ++attempt) {
     Case c;
     c.profile = Profile::onnxruntime;
@@ -377,16 +382,10 @@ TEST(QPoolFast, FloatPathKeepsTheReferenceSummationOrder) {
           const int64_t ref = c.dtype == DType::s8 ? int64_t{static_cast<int8_t>(got)} : got;
           order_sensitive += ref != exact;
         }
-    cpu::QAvgPoolProblem prob{x, want, &c.p, cpu::make_qavg_plan(x, want, c.p)};
-    for (const auto& v : list.variants) {
-      if (v.reference || !list.runnable(v) || v.declines(prob)) continue;
-      Tensor y(c.dtype, ys, c.y_layout);
-      prob.y = y;
-      v.run(prob);
-      ASSERT_EQ(bytes_nchw(y), wb)
-          << v.name << " seed " << kSeed + 2 << " attempt " << attempt << "\n  " << c.text();
-      ++compared;
-    }
+    const cpu::QAvgPoolProblem prob{x, want, &c.p, cpu::make_qavg_plan(x, want, c.p)};
+    Runs runs;
+    if (!every_variant(prob, c, ys, wb, where(kSeed + 2, attempt, "\n  " + c.text()), runs)) return;
+    compared += runs.total();
   }
   std::printf("[ qpool ] float path: %lld outputs where fp32 rounding decides, %lld runs\n",
               static_cast<long long>(order_sensitive), static_cast<long long>(compared));
@@ -402,11 +401,10 @@ TEST(QPoolFast, K2S2WindowsUnderEveryProfile) {
   Restore restore;
   const uint32_t seed = kSeed + 6;
   std::mt19937 g(seed);
-  const auto& list = cpu::qlinear_average_pool_kernels();
   auto pick = [&](int64_t lo, int64_t hi) {
     return lo + static_cast<int64_t>(g() % (hi - lo + 1));
   };
-  int runs = 0;
+  Runs runs;
   for (int attempt = 0; attempt < 300; ++attempt) {
     Case c;
     c.profile = kProfiles[attempt % 6];
@@ -445,21 +443,14 @@ TEST(QPoolFast, K2S2WindowsUnderEveryProfile) {
     }
     const std::vector<uint8_t> wb = bytes_nchw(want);
     set_num_threads(1 + attempt % 3);
-    cpu::QAvgPoolProblem prob{x, want, &c.p, cpu::make_qavg_plan(x, want, c.p)};
-    for (const auto& v : list.variants) {
-      if (v.reference || !list.runnable(v) || v.declines(prob)) continue;
-      Tensor y(c.dtype, ys, c.y_layout);
-      prob.y = y;
-      v.run(prob);
-      ASSERT_EQ(bytes_nchw(y), wb)
-          << v.name << " seed " << seed << " attempt " << attempt << " x row pitch " << pitch
-          << "\n  " << c.text() << "\n  " << first_difference(bytes_nchw(y), wb);
-      ++runs;
-    }
+    const cpu::QAvgPoolProblem prob{x, want, &c.p, cpu::make_qavg_plan(x, want, c.p)};
+    const std::string context =
+        where(seed, attempt, " x row pitch " + std::to_string(pitch) + "\n  " + c.text());
+    if (!every_variant(prob, c, ys, wb, context, runs)) return;
   }
   set_num_threads(0);
-  std::printf("[ qpool ] k2s2: %d runs (seed %u)\n", runs, seed);
-  EXPECT_GT(runs, 900);
+  std::printf("[ qpool ] k2s2: %lld runs (seed %u)\n", static_cast<long long>(runs.total()), seed);
+  EXPECT_GT(runs.total(), 900);
 }
 
 // A random window over c.x_shape (padding, ceil mode, both divisors, strides
@@ -507,7 +498,7 @@ TEST(QPoolFast, FloatPathNchwOnWideImagesWithCalibratedScales) {
   auto pick = [&](int64_t lo, int64_t hi) {
     return lo + static_cast<int64_t>(g() % (hi - lo + 1));
   };
-  std::map<std::string, int> ran;
+  Runs runs;
   int cases = 0;
   for (int attempt = 0; attempt < 400; ++attempt) {
     Case c;
@@ -538,29 +529,16 @@ TEST(QPoolFast, FloatPathNchwOnWideImagesWithCalibratedScales) {
     const std::vector<uint8_t> wb = bytes_nchw(want);
     ++cases;
     set_num_threads(1 + attempt % 3);
-    cpu::QAvgPoolProblem prob{x, want, &c.p, cpu::make_qavg_plan(x, want, c.p)};
-    for (const auto& v : list.variants) {
-      if (v.reference || !list.runnable(v) || v.declines(prob)) continue;
-      Tensor y(c.dtype, ys, c.y_layout);
-      prob.y = y;
-      v.run(prob);
-      ASSERT_EQ(bytes_nchw(y), wb)
-          << v.name << " seed " << seed << " attempt " << attempt << " threads " << num_threads()
-          << " x row pitch " << pitch << "\n  " << c.text() << "\n  "
-          << first_difference(bytes_nchw(y), wb);
-      ++ran[v.name];
-    }
+    const cpu::QAvgPoolProblem prob{x, want, &c.p, cpu::make_qavg_plan(x, want, c.p)};
+    const std::string context =
+        where(seed, attempt, " x row pitch " + std::to_string(pitch) + "\n  " + c.text());
+    if (!every_variant(prob, c, ys, wb, context, runs)) return;
   }
   set_num_threads(0);
   std::printf("[ qpool ] float path NCHW: %d cases (seed %u)\n", cases, seed);
-  for (const auto& [name, n] : ran) std::printf("[ qpool ] ran %s: %d\n", name.c_str(), n);
+  variant_test::print_runs("qpool", runs);
   EXPECT_GT(cases, 300);
-  for (const auto& v : list.variants) {
-    if (!v.reference && list.runnable(v) &&
-        std::string(v.name).find("fmean-nchw") != std::string::npos) {
-      EXPECT_GT(ran[v.name], 250) << v.name;
-    }
-  }
+  expect_each_ran(list, runs, 250, name_has("fmean-nchw"));
 }
 
 // ONNX Runtime's float path on NHWC with calibrated scales: channel counts
@@ -576,7 +554,7 @@ TEST(QPoolFast, FloatPathNhwcOnManyChannelsWithCalibratedScales) {
   auto pick = [&](int64_t lo, int64_t hi) {
     return lo + static_cast<int64_t>(g() % (hi - lo + 1));
   };
-  std::map<std::string, int> ran;
+  Runs runs;
   int cases = 0;
   for (int attempt = 0; attempt < 300; ++attempt) {
     Case c;
@@ -605,29 +583,16 @@ TEST(QPoolFast, FloatPathNhwcOnManyChannelsWithCalibratedScales) {
     const std::vector<uint8_t> wb = bytes_nchw(want);
     ++cases;
     set_num_threads(1 + attempt % 3);
-    cpu::QAvgPoolProblem prob{x, want, &c.p, cpu::make_qavg_plan(x, want, c.p)};
-    for (const auto& v : list.variants) {
-      if (v.reference || !list.runnable(v) || v.declines(prob)) continue;
-      Tensor y(c.dtype, ys, c.y_layout);
-      prob.y = y;
-      v.run(prob);
-      ASSERT_EQ(bytes_nchw(y), wb)
-          << v.name << " seed " << seed << " attempt " << attempt << " threads " << num_threads()
-          << " x pixel pitch " << pitch << "\n  " << c.text() << "\n  "
-          << first_difference(bytes_nchw(y), wb);
-      ++ran[v.name];
-    }
+    const cpu::QAvgPoolProblem prob{x, want, &c.p, cpu::make_qavg_plan(x, want, c.p)};
+    const std::string context =
+        where(seed, attempt, " x pixel pitch " + std::to_string(pitch) + "\n  " + c.text());
+    if (!every_variant(prob, c, ys, wb, context, runs)) return;
   }
   set_num_threads(0);
   std::printf("[ qpool ] float path NHWC: %d cases (seed %u)\n", cases, seed);
-  for (const auto& [name, n] : ran) std::printf("[ qpool ] ran %s: %d\n", name.c_str(), n);
+  variant_test::print_runs("qpool", runs);
   EXPECT_GT(cases, 250);
-  for (const auto& v : list.variants) {
-    if (!v.reference && list.runnable(v) &&
-        std::string(v.name).find("fmean-nhwc") != std::string::npos) {
-      EXPECT_GT(ran[v.name], 200) << v.name;
-    }
-  }
+  expect_each_ran(list, runs, 200, name_has("fmean-nhwc"));
 }
 
 }  // namespace
@@ -643,8 +608,8 @@ TEST(QPoolFast, BmPoolQuantizedVariantsEqualReference) {
   const uint32_t seed = kSeed + 3;
   std::mt19937 g(seed);
   const auto& list = cpu::bm_pool_quantized_kernels();
-  std::map<std::string, int> ran;
-  int declined = 0, cases = 0;
+  Runs runs;
+  int cases = 0;
   for (int attempt = 0; attempt < 1500; ++attempt) {
     auto pick = [&](int lo, int hi) { return lo + static_cast<int>(g() % (hi - lo + 1)); };
     BmPoolQuantParams p;
@@ -685,37 +650,37 @@ TEST(QPoolFast, BmPoolQuantizedVariantsEqualReference) {
     const std::vector<uint8_t> wb = bytes_nchw(want);
     ++cases;
     set_num_threads(1 + attempt % 3);
-    cpu::BmPoolProblem prob{{x, want, nullptr, cpu::make_bm_pool_plan(x, want, p)}, &p};
-    for (const auto& v : list.variants) {
-      if (v.reference || !list.runnable(v)) continue;
-      if (v.declines(prob)) {
-        ++declined;
-        continue;
-      }
-      Tensor y(t, ys, layout);
-      prob.q.y = y;
-      v.run(prob);
-      ASSERT_EQ(bytes_nchw(y), wb)
-          << v.name << " seed " << seed << " attempt " << attempt << " x=" << shape_text(xs) << " "
-          << dtype_name(t) << " " << layout_name(layout) << " k=" << w.kernel_h << "x" << w.kernel_w
-          << " s=" << w.stride_h << "x" << w.stride_w << " pads=" << w.pad_top << ","
-          << w.pad_bottom << "," << w.pad_left << "," << w.pad_right << " rshift=" << p.rshift
-          << " relu=" << p.relu;
-      ++ran[v.name];
-    }
+    const cpu::BmPoolProblem prob{{x, want, nullptr, cpu::make_bm_pool_plan(x, want, p)}, &p};
+    Tensor yv;
+    const auto fresh_y = [&] {
+      cpu::BmPoolProblem q = prob;
+      yv = Tensor(t, ys, layout);
+      q.q.y = yv;
+      return q;
+    };
+    const auto compare = [&](const cpu::BmPoolProblem& q) {
+      return first_difference(bytes_nchw(q.q.y), wb);
+    };
+    const std::string context =
+        where(seed, attempt,
+              " x=" + shape_text(xs) + " " + dtype_name(t) + " " + layout_name(layout) +
+                  " k=" + std::to_string(w.kernel_h) + "x" + std::to_string(w.kernel_w) +
+                  " s=" + std::to_string(w.stride_h) + "x" + std::to_string(w.stride_w) +
+                  " pads=" + std::to_string(w.pad_top) + "," + std::to_string(w.pad_bottom) + "," +
+                  std::to_string(w.pad_left) + "," + std::to_string(w.pad_right) +
+                  " rshift=" + std::to_string(p.rshift) + " relu=" + std::to_string(p.relu));
+    if (!variant_test::run_every_variant(list, fresh_y, compare, context, runs)) return;
     // The public call (whichever kernel it picks) agrees too.
     Tensor y(t, ys, layout);
     bm_pool_quantized(x, y, p);
     ASSERT_EQ(bytes_nchw(y), wb) << "public call, attempt " << attempt;
   }
   set_num_threads(0);
-  std::printf("[ qpool ] bm_pool_quantized: %d cases, %d declines\n", cases, declined);
+  std::printf("[ qpool ] bm_pool_quantized: %d cases, %lld declines\n", cases,
+              static_cast<long long>(runs.declines()));
   EXPECT_GT(cases, 800);
-  EXPECT_GT(declined, 100);  // max, ins and dilation reach the reference
-  for (const auto& v : list.variants)
-    if (!v.reference && list.runnable(v)) {
-      EXPECT_GT(ran[v.name], 150) << v.name;
-    }
+  EXPECT_GT(runs.declines(), 100);  // max, ins and dilation reach the reference
+  expect_each_ran(list, runs, 150);
 }
 
 }  // namespace
@@ -731,8 +696,7 @@ TEST(QPoolFast, IntMeanLargeWindowsEveryRounding) {
   Restore restore;
   const uint32_t seed = kSeed + 4;
   std::mt19937 g(seed);
-  const auto& list = cpu::qlinear_average_pool_kernels();
-  int compared = 0;
+  Runs runs;
   for (Rounding rounding : all_roundings()) {
     for (int rep = 0; rep < 3; ++rep) {
       Case c;
@@ -751,19 +715,14 @@ TEST(QPoolFast, IntMeanLargeWindowsEveryRounding) {
       const Shape ys = qlinear_average_pool_output_shape(c.x_shape, c.p);
       Tensor want(c.dtype, ys, c.y_layout);
       ref::qlinear_average_pool(x, want, c.p);
-      cpu::QAvgPoolProblem prob{x, want, &c.p, cpu::make_qavg_plan(x, want, c.p)};
-      for (const auto& v : list.variants) {
-        if (v.reference || !list.runnable(v) || v.declines(prob)) continue;
-        Tensor y(c.dtype, ys, c.y_layout);
-        prob.y = y;
-        v.run(prob);
-        ASSERT_EQ(bytes_nchw(y), bytes_nchw(want))
-            << v.name << " seed " << seed << " rep " << rep << "\n  " << c.text();
-        ++compared;
-      }
+      const cpu::QAvgPoolProblem prob{x, want, &c.p, cpu::make_qavg_plan(x, want, c.p)};
+      const std::string context = "seed " + std::to_string(seed) + " rounding " +
+                                  rounding_name(rounding) + " rep " + std::to_string(rep) + "\n  " +
+                                  c.text();
+      if (!every_variant(prob, c, ys, bytes_nchw(want), context, runs)) return;
     }
   }
-  EXPECT_GT(compared, 24);
+  EXPECT_GT(runs.total(), 24);
 }
 
 }  // namespace
@@ -780,10 +739,10 @@ TEST(QPoolFast, ExactFloatSumsAndDivisorShortcutsEqualReference) {
   Restore restore;
   const uint32_t seed = 9127;
   std::mt19937 g(seed);
-  const auto& list = cpu::qlinear_average_pool_kernels();
   const float x_scales[] = {1.0f, 0.5f, 3.0f / 64.0f, 255.0f, 0.1f, 6.0f / 255.0f, 0x1p-140f};
   const float y_scales[] = {1.0f, 0.37f, 2.0f, 0.5f};
-  int runs = 0, exact = 0, inexact = 0;
+  Runs runs;
+  int exact = 0, inexact = 0;
   for (int i = 0; i < 400; ++i) {
     Case c;
     c.profile = Profile::onnxruntime;
@@ -810,25 +769,16 @@ TEST(QPoolFast, ExactFloatSumsAndDivisorShortcutsEqualReference) {
     Tensor want(c.dtype, ys, c.y_layout);
     ref::qlinear_average_pool(x, want, c.p);
     const std::vector<uint8_t> wb = bytes_nchw(want);
-    cpu::QAvgPoolProblem prob{x, Tensor(c.dtype, ys, c.y_layout), &c.p,
-                              cpu::make_qavg_plan(x, want, c.p)};
+    const cpu::QAvgPoolProblem prob{x, want, &c.p, cpu::make_qavg_plan(x, want, c.p)};
     (prob.plan.exact_float_sum ? exact : inexact) += 1;
     set_num_threads(1 + i % 3);
-    for (const auto& v : list.variants) {
-      if (v.reference || !list.runnable(v) || v.declines(prob)) continue;
-      Tensor y(c.dtype, ys, c.y_layout);
-      prob.y = y;
-      v.run(prob);
-      const std::string diff = first_difference(bytes_nchw(y), wb);
-      EXPECT_TRUE(diff.empty()) << v.name << ", seed " << seed << ", case " << i << ": " << diff
-                                << "\n  " << c.text();
-      if (!diff.empty()) return;
-      ++runs;
-    }
+    const std::string context =
+        "seed " + std::to_string(seed) + ", case " + std::to_string(i) + "\n  " + c.text();
+    if (!every_variant(prob, c, ys, wb, context, runs)) return;
   }
   EXPECT_GT(exact, 100);
   EXPECT_GT(inexact, 50);
-  EXPECT_GT(runs, 600);
+  EXPECT_GT(runs.total(), 600);
 }
 
 }  // namespace

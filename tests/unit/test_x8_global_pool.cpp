@@ -13,6 +13,7 @@
 #include "ops/cpu/pool2d_plan.hpp"
 #include "ops/cpu/x8-globalpool.hpp"
 #include "unit/test_util.hpp"
+#include "unit/variant_test_util.hpp"
 
 namespace npukit {
 namespace {
@@ -168,37 +169,32 @@ Case random_case(std::mt19937& g) {
 
 struct Stats {
   int64_t cases = 0, outputs = 0;
-  std::map<std::string, int64_t> runs;
+  variant_test::Runs runs;
 };
 
-// Runs every runnable variant of `list` that accepts the problem and compares
-// it with `want`; false after a mismatch.
+// Every runnable variant of `list` named like `only` that accepts the problem
+// (make(x, y) on a fresh, gapped y) against `want`; false after a mismatch.
 template <class Problem, class MakeProblem>
 bool check_variants(const KernelList<Problem>& list, const char* only, const Case& c,
                     const TensorView& x, const Shape& ys, const std::vector<uint8_t>& want,
                     const MakeProblem& make, uint32_t seed, int index, Stats& st) {
   std::vector<uint8_t> ybuf;
-  int threads = 1 + index % 3;
-  for (const auto& v : list.variants) {
-    if (v.reference || !KernelList<Problem>::runnable(v)) continue;
-    if (std::string(v.name).find(only) == std::string::npos) continue;
-    const TensorView y = make_view(ybuf, c.dtype, ys, c.y_layout);
-    const Problem pr = make(x, y);
-    if (v.declines && v.declines(pr)) continue;
-    set_num_threads(threads);
-    threads = threads % 3 + 1;
-    v.run(pr);
-    const std::string diff = first_difference(logical_bytes(y), want);
-    const bool gaps = gaps_untouched(ybuf, y);
-    EXPECT_TRUE(diff.empty() && gaps)
-        << "kernel " << v.name << ", seed " << seed << ", case " << index << ", threads "
-        << num_threads() << ": " << (diff.empty() ? "wrote outside the output view" : diff)
-        << "\n  " << c.text();
-    if (!diff.empty() || !gaps) return false;
-    ++st.runs[v.name];
-    st.outputs += static_cast<int64_t>(want.size());
-  }
-  return true;
+  const auto fresh_y = [&] { return make(x, make_view(ybuf, c.dtype, ys, c.y_layout)); };
+  const auto compare = [&](const Problem& pr) -> std::string {
+    const std::string diff = first_difference(logical_bytes(pr.y), want);
+    if (!diff.empty()) return diff;
+    return gaps_untouched(ybuf, pr.y) ? "" : "wrote outside the output view";
+  };
+  const int64_t before = st.runs.total();
+  variant_test::Options opt;
+  opt.only = only;
+  opt.threads = 1 + index % 3;
+  const bool ok = variant_test::run_every_variant(
+      list, fresh_y, compare,
+      "seed " + std::to_string(seed) + ", case " + std::to_string(index) + "\n  " + c.text(),
+      st.runs, opt);
+  st.outputs += (st.runs.total() - before) * static_cast<int64_t>(want.size());
+  return ok;
 }
 
 TEST(X8GlobalPool, AverageVariantsEqualReferenceUnderEveryProfile) {
@@ -234,14 +230,10 @@ TEST(X8GlobalPool, AverageVariantsEqualReferenceUnderEveryProfile) {
   }
   std::printf("x8 global avg: seed %u, %lld cases, %lld outputs compared\n", seed,
               static_cast<long long>(st.cases), static_cast<long long>(st.outputs));
-  for (const auto& [name, n] : st.runs)
-    std::printf("  %s: %lld runs\n", name.c_str(), static_cast<long long>(n));
+  variant_test::print_runs("x8 global avg", st.runs);
   EXPECT_GT(st.cases, 500);
   EXPECT_GT(declined_float_mean, 20);  // float_mean keeps its tap order elsewhere
-  for (const auto& v : cpu::qlinear_global_average_pool_kernels().variants)
-    if (!v.reference && KernelList<QGlobalAvgProblem>::runnable(v)) {
-      EXPECT_GT(st.runs[v.name], 300) << v.name;
-    }
+  variant_test::expect_each_ran(cpu::qlinear_global_average_pool_kernels(), st.runs, 300);
 }
 
 TEST(X8GlobalPool, MaxVariantsEqualReference) {
@@ -274,13 +266,9 @@ TEST(X8GlobalPool, MaxVariantsEqualReference) {
                         st))
       break;
   }
-  for (const auto& [name, n] : st.runs)
-    std::printf("  %s: %lld runs\n", name.c_str(), static_cast<long long>(n));
-  for (const auto& v : pool2d_kernels().variants)
-    if (std::string(v.name).find("globalmax") != std::string::npos &&
-        KernelList<Pool2dProblem>::runnable(v)) {
-      EXPECT_GT(st.runs[v.name], 300) << v.name;
-    }
+  variant_test::print_runs("x8 global max", st.runs);
+  variant_test::expect_each_ran(pool2d_kernels(), st.runs, 300,
+                                variant_test::name_has("globalmax"));
 }
 
 // The public calls on the race's shape and on odd ones, at every ISA cap the

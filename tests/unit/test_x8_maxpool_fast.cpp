@@ -12,11 +12,14 @@
 
 #include "ops/cpu/pool2d_plan.hpp"
 #include "unit/test_util.hpp"
+#include "unit/variant_test_util.hpp"
 
 namespace npukit {
 namespace {
 
 using cpu::Pool2dProblem;
+using variant_test::expect_each_ran;
+using variant_test::name_has;
 
 struct SettingsGuard {
   ~SettingsGuard() {
@@ -177,7 +180,7 @@ std::string first_difference(const std::vector<uint8_t>& got, const std::vector<
 
 struct Stats {
   int64_t cases = 0, elements = 0, empty_windows = 0;
-  std::map<std::string, int64_t> runs;  // per kernel
+  variant_test::Runs runs;
 };
 
 void reference(const TensorView& x, const TensorView& y, const Pool2dParams& p) {
@@ -202,26 +205,23 @@ bool check_case(const Case& c, uint32_t seed, int index, Stats& st) {
   reference(x, want_view, c.p);
   const std::vector<uint8_t> want = logical_bytes(want_view);
   ++st.cases;
-  int threads = 1 + index % 3;
-  for (const auto& v : pool2d_kernels().variants) {
-    if (v.reference || !KernelList<Pool2dProblem>::runnable(v)) continue;
-    const TensorView y = make_view(ybuf, c.dtype, ys, c.y_layout);
-    const Pool2dProblem pr{x, y, c.p};
-    if (v.declines && v.declines(pr)) continue;
-    set_num_threads(threads);
-    threads = threads % 3 + 1;
-    v.run(pr);
-    const std::string diff = first_difference(logical_bytes(y), want);
-    const bool gaps = gaps_untouched(ybuf, y);
-    EXPECT_TRUE(diff.empty() && gaps)
-        << "kernel " << v.name << ", seed " << seed << ", case " << index << ", threads "
-        << num_threads() << ": " << (diff.empty() ? "wrote outside the output view" : diff)
-        << "\n  " << describe(c);
-    if (!diff.empty() || !gaps) return false;
-    ++st.runs[v.name];
-    st.elements += static_cast<int64_t>(want.size());
-  }
-  return true;
+  const auto fresh_y = [&] {
+    return Pool2dProblem{x, make_view(ybuf, c.dtype, ys, c.y_layout), c.p};
+  };
+  const auto compare = [&](const Pool2dProblem& pr) -> std::string {
+    const std::string diff = first_difference(logical_bytes(pr.y), want);
+    if (!diff.empty()) return diff;
+    return gaps_untouched(ybuf, pr.y) ? "" : "wrote outside the output view";
+  };
+  const int64_t before = st.runs.total();
+  variant_test::Options opt;
+  opt.threads = 1 + index % 3;
+  const bool ok = variant_test::run_every_variant(
+      pool2d_kernels(), fresh_y, compare,
+      "seed " + std::to_string(seed) + ", case " + std::to_string(index) + "\n  " + describe(c),
+      st.runs, opt);
+  st.elements += (st.runs.total() - before) * static_cast<int64_t>(want.size());
+  return ok;
 }
 
 TEST(X8MaxPoolFast, EveryKernelMatchesReferenceOnRandomProblems) {
@@ -233,25 +233,17 @@ TEST(X8MaxPoolFast, EveryKernelMatchesReferenceOnRandomProblems) {
     if (!check_case(random_case(g), seed, i, st)) break;
   std::printf("x8 max pool fast: seed %u, %lld cases, %lld elements compared\n", seed,
               static_cast<long long>(st.cases), static_cast<long long>(st.elements));
-  for (const auto& [name, n] : st.runs)
-    std::printf("  %s: %lld runs\n", name.c_str(), (long long)n);
+  variant_test::print_runs("x8 max pool", st.runs);
   EXPECT_GT(st.cases, 1500);
-  // Every x8 kernel this host runs took a fair share of the cases.
-  for (const auto& v : pool2d_kernels().variants) {
-    if (v.reference || !KernelList<Pool2dProblem>::runnable(v)) continue;
-    if (std::string(v.name).rfind("x8-", 0) != 0) continue;
-    // The flat-plane kernels take same-size stride-1 or global windows only
-    // (FlatPlaneKernelsOnSameSizeAndGlobalWindows gives them their share).
-    // The stride-2 kernels take a third of the windows, the NHWC ones need 16
-    // channels (StrideTwoRows and ChannelsLastWindows give them their share).
-    const bool flat = std::string(v.name).find("-same-") != std::string::npos ||
-                      std::string(v.name).find("globalmax") != std::string::npos ||
-                      std::string(v.name).find("-s2-") != std::string::npos ||
-                      std::string(v.name).find("-nhwc-") != std::string::npos;
-    if (!flat) {
-      EXPECT_GT(st.runs[v.name], 200) << v.name;
-    }
-  }
+  // Every x8 kernel this host runs took a fair share of the cases. The
+  // flat-plane kernels take same-size stride-1 or global windows only
+  // (FlatPlaneKernelsOnSameSizeAndGlobalWindows gives them their share). The
+  // stride-2 kernels take a third of the windows, the NHWC ones need 16
+  // channels (StrideTwoRows and ChannelsLastWindows give them their share).
+  expect_each_ran(pool2d_kernels(), st.runs, 200, [](const std::string& n) {
+    return n.rfind("x8-", 0) == 0 && !name_has("-same-")(n) && !name_has("globalmax")(n) &&
+           !name_has("-s2-")(n) && !name_has("-nhwc-")(n);
+  });
 }
 
 // Same-size stride-1 windows (output = input size: pads total kernel - 1 per
@@ -293,17 +285,9 @@ TEST(X8MaxPoolFast, FlatPlaneKernelsOnSameSizeAndGlobalWindows) {
     c.values = static_cast<int>(g() % 3);
     if (!check_case(c, seed, i, st)) break;
   }
-  for (const auto& [name, n] : st.runs)
-    std::printf("  %s: %lld runs\n", name.c_str(), (long long)n);
-  for (const auto& v : pool2d_kernels().variants) {
-    if (v.reference || !KernelList<Pool2dProblem>::runnable(v)) continue;
-    if (std::string(v.name).find("-same-") != std::string::npos) {
-      EXPECT_GT(st.runs[v.name], 250) << v.name;
-    }
-    if (std::string(v.name).find("globalmax") != std::string::npos) {
-      EXPECT_GT(st.runs[v.name], 100) << v.name;
-    }
-  }
+  variant_test::print_runs("x8 max pool", st.runs);
+  expect_each_ran(pool2d_kernels(), st.runs, 250, name_has("-same-"));
+  expect_each_ran(pool2d_kernels(), st.runs, 100, name_has("globalmax"));
 }
 
 // Horizontal stride 2 (the x8-maxpool2d-s2 register kernels): kernels 1-16
@@ -348,13 +332,8 @@ TEST(X8MaxPoolFast, StrideTwoRows) {
     if (!check_case(c, seed, i, st)) break;
   }
   std::printf("stride 2: seed %u, %lld cases\n", seed, static_cast<long long>(st.cases));
-  for (const auto& [name, n] : st.runs)
-    std::printf("  %s: %lld runs\n", name.c_str(), static_cast<long long>(n));
-  for (const auto& v : pool2d_kernels().variants)
-    if (std::string(v.name).find("-s2-") != std::string::npos &&
-        KernelList<Pool2dProblem>::runnable(v)) {
-      EXPECT_GT(st.runs[v.name], 400) << v.name;
-    }
+  variant_test::print_runs("x8 max pool", st.runs);
+  expect_each_ran(pool2d_kernels(), st.runs, 400, name_has("-s2-"));
 }
 
 // Channels in lanes (the x8-maxpool2d-nhwc register kernels): 16 to 600
@@ -398,13 +377,8 @@ TEST(X8MaxPoolFast, ChannelsLastWindows) {
     if (!check_case(c, seed, i, st)) break;
   }
   std::printf("channels last: seed %u, %lld cases\n", seed, static_cast<long long>(st.cases));
-  for (const auto& [name, n] : st.runs)
-    std::printf("  %s: %lld runs\n", name.c_str(), static_cast<long long>(n));
-  for (const auto& v : pool2d_kernels().variants)
-    if (std::string(v.name).find("-nhwc-") != std::string::npos &&
-        KernelList<Pool2dProblem>::runnable(v)) {
-      EXPECT_GT(st.runs[v.name], 250) << v.name;  // the others have empty windows
-    }
+  variant_test::print_runs("x8 max pool", st.runs);
+  expect_each_ran(pool2d_kernels(), st.runs, 250, name_has("-nhwc-"));
 }
 
 // Windows entirely in padding next to real ones, with each padding value and
@@ -433,7 +407,7 @@ TEST(X8MaxPoolFast, WindowsEntirelyInPadding) {
           c.y_layout = index % 3;
           EXPECT_TRUE(check_case(c, seed, index++, st));
         }
-  EXPECT_GT(st.runs.size(), 1u);
+  EXPECT_GT(st.runs.per_kernel.size(), 1u);
 }
 
 // Through npukit::pool2d as the profiles set it up (ONNX Runtime's MLAS loop

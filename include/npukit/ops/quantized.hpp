@@ -151,9 +151,22 @@ IntAccumulation profile_accumulation(Profile profile);
 
 // ---- QLinearConv / ConvInteger -----------------------------------------------
 
+// How QLinearConv forms the fp32 multiplier of output channel o. The two
+// orders differ by an ulp for some scales (resnet18's layer2.0.conv1: one
+// output code in 8,192).
+enum class MultiplierOrder : uint8_t {
+  // (x_scale * w_scale) / y_scale: ONNX Runtime (MLAS's output scale).
+  divide_by_y_scale,
+  // (w_scale * x_scale) * (1 / y_scale), each step rounded to fp32: PyTorch
+  // (QNNPACK's generate_requantization_scales, used by its quantized conv).
+  times_inverse_y_scale,
+};
+const char* multiplier_order_name(MultiplierOrder m);
+float requantization_multiplier(MultiplierOrder m, float x_scale, float w_scale, float y_scale);
+
 // QLinearConv and QLinearMatMul requantize an int32 accumulator (bias
-// included) as ONNX Runtime and PyTorch (fbgemm) do: fp32 multiplier
-// M = (x_scale * w_scale) / y_scale, v = float(acc) * M (two fp32 roundings),
+// included) as ONNX Runtime and PyTorch do: an fp32 multiplier M (conv: by
+// `multiplier`; matmul: (a_scale * b_scale) / y_scale), v = float(acc) * M,
 // round(v) under `rounding`, + y_zp, saturate.
 struct QLinearConvParams {
   Window2d window;  // kernel from w; no zero insertion, ceil_mode false
@@ -164,7 +177,10 @@ struct QLinearConvParams {
   bool has_bias = false;  // int32 bias (OC), scale x_scale*w_scale, zero point 0
   Rounding rounding = Rounding::half_to_even;
   IntAccumulation accumulation = IntAccumulation::exact_int32;
+  MultiplierOrder multiplier = MultiplierOrder::divide_by_y_scale;
 };
+// onnxruntime*: the host's MLAS accumulation, divide_by_y_scale; pytorch:
+// exact int32, times_inverse_y_scale. Both round half to even.
 void apply_profile(QLinearConvParams& p, Profile profile);
 
 // x (N, C, H, W) s8/u8, w (OC, C/groups, KH, KW) s8/u8, bias s32 (OC), y like x.

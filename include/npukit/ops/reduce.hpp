@@ -13,7 +13,7 @@ enum class ReduceOp : uint8_t { sum, mean, max, min, l2 };
 
 const char* reduce_op_name(ReduceOp op);
 
-// The order in which sum and mean add their elements (max, min and l2 keep
+// The order in which sum, mean and l2 add their elements (max and min keep
 // the sequential order).
 enum class ReduceOrder : uint8_t {
   sequential,   // 0, then each element in row-major order
@@ -33,8 +33,8 @@ Shape reduce_output_shape(const Shape& x, const ReduceParams& p, const char* fun
 // mean: the sum divided by the count; max/min: NaN wins, else the strict
 // comparison keeps the first of equals; l2: s += v * v, each product rounded,
 // then sqrt(s)). An empty reduction gives 0 (sum, l2), NaN (mean) or -inf/+inf
-// (max/min). With ReduceOrder::onnxruntime, sum and mean add in ONNX Runtime's
-// order instead, and an empty sum or mean is 0 as there.
+// (max/min). With ReduceOrder::onnxruntime, sum, mean and l2 add in ONNX
+// Runtime's order instead, and an empty sum or mean is 0 as there.
 void reduce(ReduceOp op, const TensorView& x, const TensorView& y, const ReduceParams& p);
 
 namespace ref {
@@ -48,6 +48,11 @@ void reduce_f32(ReduceOp op, const TensorView& x, const TensorView& y_keepdims,
 // choice depends on the thread count); y dense, indexed by the kept axes.
 void reduce_sum_f32_ort_order(const float* x, const Shape& shape, const std::vector<bool>& reduced,
                               float* y);
+// ReduceL2 in ONNX Runtime 1.30's order: every axis reduced, Eigen's norm()
+// (the 4-lane packet sum of the rounded squares); otherwise 0 plus each
+// rounded square in row-major order; then sqrt. Same x and y as above.
+void reduce_l2_f32_ort_order(const float* x, const Shape& shape, const std::vector<bool>& reduced,
+                             float* y);
 }  // namespace ref
 
 }  // namespace npukit

@@ -25,7 +25,7 @@ struct RowStore {
   int32_t w_zp = 0;                // w_zp': subtract w_zp' * x_sum[t] when non-zero
   const int32_t* x_sum = nullptr;  // sum over k of x' per pixel (when w_zp != 0)
   bool requantize = true;          // false: store the int32 accumulator (ConvInteger)
-  float multiplier = 1.0f;         // (x_scale * w_scale) / y_scale
+  float multiplier = 1.0f;         // QConvProblem::multiplier(o)
   int32_t y_zp = 0;
   bool y_s8 = false;
 };

@@ -21,8 +21,7 @@ const char* declines_common(const QConvProblem& p) {
   if (p.requantize) {
     if (p.rounding != Rounding::half_to_even) return "rounding is not half_to_even";
     for (int64_t o = 0; o < p.w.dim(0); ++o)
-      if (!std::isfinite((p.x_scale * p.wq.scale_at(o)) / p.y_scale))
-        return "a requantization multiplier is not finite";
+      if (!std::isfinite(p.multiplier(o))) return "a requantization multiplier is not finite";
   }
   return nullptr;
 }
@@ -112,8 +111,8 @@ void qconv_reference(const QConvProblem& p) {
   const int32_t* a = acc.data<int32_t>();
   for (int64_t n = 0; n < out[0]; ++n)
     for (int64_t o = 0; o < OC; ++o) {
-      // ONNX Runtime: output scale (x_scale * w_scale) / y_scale in fp32.
-      const float m = (p.x_scale * p.wq.scale_at(o)) / p.y_scale;
+      // The profile's fp32 multiplier (QLinearConvParams::multiplier).
+      const float m = p.multiplier(o);
       const int32_t b =
           p.bias.raw() ? static_cast<const int32_t*>(p.bias.raw())[o * p.bias.stride(0)] : 0;
       for (int64_t i = 0; i < out[2]; ++i)

@@ -30,7 +30,7 @@ struct NhwcBlock {
   const int8_t* w;                 // the block's weights [tap][C4][64][4]
   const int16_t* w16 = nullptr;    // the same as [tap][C4][2][64][2] int16 (AVX2 kernel)
   const int32_t* offset;           // [64]: bias - x_zp' * sum(w') (wrapping)
-  const float* multiplier;         // [64]: (x_scale * w_scale) / y_scale
+  const float* multiplier;         // [64]: QConvProblem::multiplier(o)
   int32_t y_zp = 0;
   bool y_s8 = false;
   uint8_t* y;  // codes of pixel r, channel o at y[r * y_stride + o]

@@ -80,8 +80,14 @@ struct QConvProblem {
   QuantParams wq;  // axis 0
   bool requantize = true;
   float x_scale = 1.0f, y_scale = 1.0f;
+  MultiplierOrder multiplier_order = MultiplierOrder::divide_by_y_scale;
   int32_t y_zp = 0;
   Rounding rounding = Rounding::half_to_even;
+  // Output channel o's fp32 requantization multiplier, the one rule every
+  // kernel and the reference use.
+  float multiplier(int64_t o) const {
+    return requantization_multiplier(multiplier_order, x_scale, wq.scale_at(o), y_scale);
+  }
   bool pairs = false;  // the effective accumulation is MLAS's int16 pairs
   bool depthwise = false;
   const QConvPackedWeights* packed = nullptr;  // matching weights, or null

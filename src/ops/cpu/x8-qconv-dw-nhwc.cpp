@@ -30,8 +30,7 @@ const char* dw_nhwc_declines(const QConvProblem& p) {
     return "negative pads";
   if (p.rounding != Rounding::half_to_even) return "rounding is not half_to_even";
   for (int64_t o = 0; o < p.w.dim(0); ++o)
-    if (!std::isfinite((p.x_scale * p.wq.scale_at(o)) / p.y_scale))
-      return "a requantization multiplier is not finite";
+    if (!std::isfinite(p.multiplier(o))) return "a requantization multiplier is not finite";
   return nullptr;
 }
 
@@ -178,7 +177,7 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
         p.bias.raw() ? static_cast<const int32_t*>(p.bias.raw())[c * p.bias.stride(0)] : 0;
     offset[static_cast<size_t>(c)] =
         static_cast<int32_t>(u32(b) - u32(xz) * u32(dw->sum[static_cast<size_t>(c)]));
-    mult[static_cast<size_t>(c)] = (p.x_scale * p.wq.scale_at(c)) / p.y_scale;
+    mult[static_cast<size_t>(c)] = p.multiplier(c);
   }
   // The quad kernel's order of them (qconv_dw_nhwc.hpp).
   const int64_t chunks = (C + kDwQuadChunk - 1) / kDwQuadChunk;

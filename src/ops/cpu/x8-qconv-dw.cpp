@@ -142,7 +142,7 @@ void run_depthwise(const QConvProblem& p, DwRowFn row_fn, StoreFn store, DwFillF
     RowStore st;
     st.offset = p.bias.raw() ? static_cast<const int32_t*>(p.bias.raw())[c * p.bias.stride(0)] : 0;
     st.requantize = p.requantize;
-    st.multiplier = (p.x_scale * p.wq.scale_at(c)) / p.y_scale;  // as the reference
+    st.multiplier = p.multiplier(c);  // as the reference
     st.y_zp = p.y_zp;
     st.y_s8 = y_s8;
     DwRow r{nullptr, Wp, KH, KW, dh, dw, sw, wv, OW};

@@ -396,7 +396,7 @@ void run_gemm(const QConvProblem& p, const GemmIsa& isa) {
         p.bias.raw() ? static_cast<const int32_t*>(p.bias.raw())[o * p.bias.stride(0)] : 0;
     offset[i] =
         static_cast<int32_t>(u32(b) - u32(xz) * u32(pk->w_sum[i]) + u32(K) * u32(xz) * u32(wz));
-    mult[i] = (p.x_scale * p.wq.scale_at(o)) / p.y_scale;  // as the reference
+    mult[i] = p.multiplier(o);  // as the reference
   }
 
   // The fused epilogue reads kQConvRows values per weight block: the same

@@ -132,8 +132,7 @@ const char* nhwc_declines(const QConvProblem& p) {
     return "output rows are not contiguous and y is not channels-last";
   if (p.rounding != Rounding::half_to_even) return "rounding is not half_to_even";
   for (int64_t o = 0; o < p.w.dim(0); ++o)
-    if (!std::isfinite((p.x_scale * p.wq.scale_at(o)) / p.y_scale))
-      return "a requantization multiplier is not finite";
+    if (!std::isfinite(p.multiplier(o))) return "a requantization multiplier is not finite";
   return nullptr;
 }
 
@@ -290,7 +289,7 @@ void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn, bool int16_weights) {
     const int64_t b =
         p.bias.raw() ? static_cast<const int32_t*>(p.bias.raw())[o * p.bias.stride(0)] : 0;
     offset[i] = static_cast<int32_t>(u32(b) - u32(xz) * u32(pk->w_sum[i]));
-    mult[i] = (p.x_scale * p.wq.scale_at(o)) / p.y_scale;
+    mult[i] = p.multiplier(o);
   }
 
   // Codes in NHWC (pixel-major, OB * 64 per pixel), then transposed into y;

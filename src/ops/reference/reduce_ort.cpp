@@ -1,4 +1,4 @@
-// ONNX Runtime 1.30's order of fp32 ReduceSum / ReduceMean on x86-64 (its CPU
+// ONNX Runtime 1.30's order of fp32 ReduceSum / ReduceMean / ReduceL2 on x86-64 (its CPU
 // kernels in core/providers/cpu/reduction, read for the facts; docs/semantics.md
 // lists them). The axes are first merged into runs of reduced (R) and kept (K)
 // axes; the merged shape picks the loop:
@@ -16,6 +16,7 @@
 // 4 floats with 16-byte alignment whatever the host's ISA; ORT's tensors are
 // 64-byte aligned, so a run's alignment follows from its offset in the tensor.
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "npukit/ops/reduce.hpp"
@@ -170,6 +171,35 @@ void reduce_sum_f32_ort_order(const float* x, const Shape& shape, const std::vec
     return;
   }
   sequential_sums(x, shape, reduced, y);
+}
+
+void reduce_l2_f32_ort_order(const float* x, const Shape& shape, const std::vector<bool>& reduced,
+                             float* y) {
+  int64_t count = 1;
+  bool all = true;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (reduced[i]) count *= shape[i];
+    all = all && reduced[i];
+  }
+  // Every axis reduced (ORT's merged shape is one R run): Eigen's norm(), the
+  // packet sum of the rounded squares, then sqrt.
+  if (all && !shape.empty()) {
+    std::vector<float> squares(static_cast<size_t>(count));
+    for (int64_t i = 0; i < count; ++i) squares[static_cast<size_t>(i)] = x[i] * x[i];
+    y[0] = std::sqrt(eigen_sum(squares.data(), count, 0));
+    return;
+  }
+  // Otherwise ORT's sequential loop: 0, then each rounded square added in
+  // row-major order (the element's square the second operand), then sqrt.
+  std::vector<float> squares;
+  const int64_t total = shape_numel(shape);
+  squares.resize(static_cast<size_t>(total));
+  for (int64_t i = 0; i < total; ++i) squares[static_cast<size_t>(i)] = x[i] * x[i];
+  sequential_sums(squares.data(), shape, reduced, y);
+  int64_t outputs = 1;
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (!reduced[i]) outputs *= shape[i];
+  for (int64_t o = 0; o < outputs; ++o) y[o] = std::sqrt(y[o]);
 }
 
 }  // namespace npukit::ref
