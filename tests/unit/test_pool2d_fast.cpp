@@ -347,6 +347,73 @@ TEST(Pool2dFast, StreamingSquareWindowsOnTallPlanes) {
   EXPECT_GT(st.runs, 240);
 }
 
+// Stride-2 windows (k3s2, k2s2) on NCHW rows wide enough for the full-vector
+// kernel (f32-pool2d-nchw-stream.inc, f32_s2_interior): interior widths
+// around multiples of 8 and 16 lanes (the last vector overlaps its
+// neighbour), a left border output in lane 0 (pad_left 1) or not, right
+// borders, ceil-mode overhang, tall and short planes, odd channel counts,
+// batch 2, gapped NCHW strides, every semantic of random_case (taps, NCHWc,
+// sequential and interleaved, FTZ, NaN rules), special values, threads 1/2/3.
+TEST(Pool2dFast, StrideTwoRowsInFullVectors) {
+  SettingsGuard guard;
+  const uint32_t seed = 20261201;
+  std::mt19937 g(seed);
+  std::printf("StrideTwoRowsInFullVectors: seed %u\n", seed);
+  Stats st;
+  int64_t lead = 0;
+  for (int i = 0; i < 400; ++i) {
+    Case c = random_case(g);
+    c.dtype = DType::f32;
+    if (c.p.mode != PoolMode::max && c.p.loop == PoolLoop::mlas) c.p.loop = PoolLoop::taps;
+    const int64_t K = i % 2 ? 3 : 2;
+    const int64_t ow = 8 + static_cast<int64_t>(g() % 60);  // interior outputs per row, about
+    c.shape = {1 + i % 2, 1 + 2 * static_cast<int64_t>(g() % 4), 2 + static_cast<int64_t>(g() % 20),
+               2 * ow + static_cast<int64_t>(g() % 3)};
+    Window2d& w = c.p.window;
+    w = Window2d{};
+    w.kernel_h = w.kernel_w = K;
+    w.stride_h = w.stride_w = 2;
+    w.pad_top = static_cast<int64_t>(g() % K);
+    w.pad_left = g() % 3 ? 1 : 0;
+    w.pad_bottom = static_cast<int64_t>(g() % K);
+    w.pad_right = static_cast<int64_t>(g() % K);
+    w.ceil_mode = g() % 3 == 0;
+    c.x_layout = g() % 4 == 3 ? 2 : 0;
+    c.y_layout = g() % 4 == 3 ? 2 : 0;
+    lead += w.pad_left == 1;
+    if (!check_case(c, seed, i, st)) break;
+  }
+  EXPECT_GT(st.lanes[static_cast<int>(cpu::Lanes::column)], 300);
+  EXPECT_GT(lead, 150);
+  EXPECT_GT(st.runs, 1000);
+}
+
+// Channel lanes read in place (NHWC input and output: f32-pool2d-nhwc.inc
+// for pixels whose taps are all input, f32_group for the rest): channel
+// counts across the 4-vector block and the vector width (1..150), any
+// window, stride, dilation and padding, batch 2, every semantic of
+// random_case, special values, threads 1/2/3; NCHW outputs take the
+// pixel-by-pixel path.
+TEST(Pool2dFast, ChannelLanesOnInteriorPixels) {
+  SettingsGuard guard;
+  const uint32_t seed = 20261202;
+  std::mt19937 g(seed);
+  std::printf("ChannelLanesOnInteriorPixels: seed %u\n", seed);
+  Stats st;
+  for (int i = 0; i < 300; ++i) {
+    Case c = random_case(g);
+    c.dtype = DType::f32;
+    const int64_t C = i % 3 == 0 ? 1 + static_cast<int64_t>(g() % 150) : 60 + i % 10;
+    c.shape = {1 + i % 2, C, 3 + static_cast<int64_t>(g() % 10),
+               3 + static_cast<int64_t>(g() % 14)};
+    c.x_layout = 1;
+    c.y_layout = g() % 5 == 0 ? 0 : 1;
+    if (!check_case(c, seed, i, st)) break;
+  }
+  EXPECT_GT(st.lanes[static_cast<int>(cpu::Lanes::channel)], 200);
+  EXPECT_GT(st.runs, 500);
+}
+
 // Global pools over flat NCHW planes (f32-pool2d-nchw-global.inc: planes in
 // lanes through transposes, element order kept): full and partial plane
 // blocks, plane sizes below, at and above a vector, batch 2, every semantic

@@ -102,6 +102,26 @@ struct Simd {
     const F s = _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), 0xdd);
     return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(s), 0xd8));
   }
+  // Lanes 0, 2, .., 2V-2 / 1, 3, .., 2V-1 of the 2V lanes a then b (stride-2 taps).
+  NPUKIT_POOL_TARGET static F even(F a, F b) {
+    const F s = _mm256_shuffle_ps(a, b, 0x88);
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(s), 0xd8));
+  }
+  NPUKIT_POOL_TARGET static F odd(F a, F b) {
+    const F s = _mm256_shuffle_ps(a, b, 0xdd);
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(s), 0xd8));
+  }
+  // Arbitrary lane masks: bit i = lane i. load_m: masked-off lanes +0, never read.
+  using M = __m256i;
+  NPUKIT_POOL_TARGET static M lane_mask(uint32_t bits) {
+    const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    const __m256i b = _mm256_and_si256(_mm256_set1_epi32(static_cast<int>(bits)), bit);
+    return _mm256_cmpeq_epi32(b, bit);
+  }
+  NPUKIT_POOL_TARGET static F load_m(M m, const float* p) { return _mm256_maskload_ps(p, m); }
+  NPUKIT_POOL_TARGET static F select(M m, F a, F b) {
+    return _mm256_blendv_ps(b, a, _mm256_castsi256_ps(m));
+  }
   NPUKIT_POOL_TARGET static void store(float* p, int64_t ys, F v, int n) {
     if (ys == 1) {
       if (n == V)

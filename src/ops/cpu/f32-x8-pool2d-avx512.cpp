@@ -170,6 +170,15 @@ struct Simd {
         _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
     return _mm512_permutex2var_ps(_mm512_loadu_ps(p), odd, _mm512_loadu_ps(p + 16));
   }
+  // Lanes 0, 2, .., 2V-2 / 1, 3, .., 2V-1 of the 2V lanes a then b (stride-2 taps).
+  NPUKIT_POOL_TARGET static F even(F a, F b) {
+    return _mm512_permutex2var_ps(
+        a, _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), b);
+  }
+  NPUKIT_POOL_TARGET static F odd(F a, F b) {
+    return _mm512_permutex2var_ps(
+        a, _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31), b);
+  }
   NPUKIT_POOL_TARGET static void store(float* p, int64_t ys, F v, int n) {
     if (ys == 1) {
       _mm512_mask_storeu_ps(p, m16(n), v);  // masked-off lanes are not written

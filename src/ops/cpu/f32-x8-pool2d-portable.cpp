@@ -54,6 +54,31 @@ struct Simd {
     for (int i = 0; i < V; ++i) r.v[i] = p[2 * i + 1];
     return r;
   }
+  // Lanes 0, 2, .., 2V-2 / 1, 3, .., 2V-1 of the 2V lanes a then b (stride-2 taps).
+  static F even(F a, F b) {
+    F r;
+    for (int i = 0; i < V; ++i) r.v[i] = i < V / 2 ? a.v[2 * i] : b.v[2 * i - V];
+    return r;
+  }
+  static F odd(F a, F b) {
+    F r;
+    for (int i = 0; i < V; ++i) r.v[i] = i < V / 2 ? a.v[2 * i + 1] : b.v[2 * i + 1 - V];
+    return r;
+  }
+  // Arbitrary lane masks: bit i = lane i. load_m: masked-off lanes +0, never read.
+  using M = uint32_t;
+  static M lane_mask(uint32_t bits) { return bits; }
+  static F load_m(M m, const float* p) {
+    F r = zero();
+    for (int i = 0; i < V; ++i)
+      if (m >> i & 1) r.v[i] = p[i];
+    return r;
+  }
+  static F select(M m, F a, F b) {
+    for (int i = 0; i < V; ++i)
+      if (m >> i & 1) b.v[i] = a.v[i];
+    return b;
+  }
   static void store(float* p, int64_t ys, F v, int n) {
     for (int i = 0; i < n; ++i) p[i * ys] = v.v[i];
   }
