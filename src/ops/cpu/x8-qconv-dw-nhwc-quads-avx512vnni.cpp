@@ -12,23 +12,17 @@
 #include "ops/cpu/qconv_dw_nhwc.hpp"
 
 #if defined(__x86_64__)
-// GCC 12 reports its own _mm512_undefined_* placeholders inside the AVX-512
-// intrinsics as (maybe-)uninitialized (false positives of the header).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
 #include <immintrin.h>
 
-#define NPUKIT_AVX512VNNI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni")))
+#include "ops/cpu/isa-avx512vnni-begin.inc"
 
 namespace npukit::qconv {
 
 namespace {
 
 // The accumulators of 64 channels from chunk `ch` (n of them stored).
-NPUKIT_AVX512VNNI inline void chunk(const DwNhwcRow& r, const uint8_t* const* tap, uint8_t* y,
-                                    int64_t ch, int64_t n, __m512 fhi, __m512i yzp16) {
+inline void chunk(const DwNhwcRow& r, const uint8_t* const* tap, uint8_t* y, int64_t ch, int64_t n,
+                  __m512 fhi, __m512i yzp16) {
   const int64_t c0 = ch * kDwQuadChunk, chunks = (r.C + kDwQuadChunk - 1) / kDwQuadChunk;
   // Bytes read per tap: the chunk's channels within Cp (x' holds Cp per pixel).
   const int64_t avail = r.Cp - c0;
@@ -72,7 +66,7 @@ NPUKIT_AVX512VNNI inline void chunk(const DwNhwcRow& r, const uint8_t* const* ta
 
 }  // namespace
 
-NPUKIT_AVX512VNNI void dw_nhwc_quads_avx512vnni(const DwNhwcRow& r) {
+void dw_nhwc_quads_avx512vnni(const DwNhwcRow& r) {
   if (r.wq == nullptr) return dw_nhwc_avx512vnni(r);  // w' does not fit s8
   const __m512 fhi = _mm512_set1_ps(static_cast<float>((r.y_s8 ? 127 : 255) - r.y_zp));
   const __m512i yzp16 = _mm512_set1_epi16(static_cast<int16_t>(r.y_zp));
@@ -92,6 +86,8 @@ NPUKIT_AVX512VNNI void dw_nhwc_quads_avx512vnni(const DwNhwcRow& r) {
 }
 
 }  // namespace npukit::qconv
+
+#include "ops/cpu/isa-end.inc"
 
 #else  // not x86-64: never listed as runnable
 

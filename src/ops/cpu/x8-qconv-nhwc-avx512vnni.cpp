@@ -8,23 +8,17 @@
 #include "ops/cpu/qconv_nhwc.hpp"
 
 #if defined(__x86_64__)
-// GCC 12 reports its own _mm512_undefined_* placeholders inside the AVX-512
-// intrinsics as (maybe-)uninitialized (false positives of the header).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
 #include <immintrin.h>
 
 #include <cstring>
 
-#define NPUKIT_AVX512VNNI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni")))
+#include "ops/cpu/isa-avx512vnni-begin.inc"
 
 namespace npukit::qconv {
 
 namespace {
 
-NPUKIT_AVX512VNNI inline __m512i bcast(const uint8_t* p) {
+inline __m512i bcast(const uint8_t* p) {
   int32_t v;
   std::memcpy(&v, p, sizeof v);
   return _mm512_set1_epi32(v);
@@ -34,7 +28,7 @@ NPUKIT_AVX512VNNI inline __m512i bcast(const uint8_t* p) {
 // minus y_zp only: past it the conversion would give INT_MIN. Below it the
 // saturating packs of pack64 clamp: for an integer bound, clamping before or
 // after rounding gives the same integer, and INT_MIN (v < -2^31) is below too.
-NPUKIT_AVX512VNNI inline __m512i rounded(__m512i a, const float* m, __m512 fhi) {
+inline __m512i rounded(__m512i a, const float* m, __m512 fhi) {
   const __m512 v = _mm512_min_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(a), _mm512_loadu_ps(m)), fhi);
   return _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 }
@@ -44,8 +38,7 @@ NPUKIT_AVX512VNNI inline __m512i rounded(__m512i a, const float* m, __m512 fhi) 
 // code range on its side: |y_zp| <= 255), -> u8/s8 with saturation (the
 // reference's clamp), and one dword permutation that undoes the packs'
 // per-128-bit-lane interleaving.
-NPUKIT_AVX512VNNI inline __m512i pack64(__m512i a, __m512i b, __m512i c, __m512i d, __m512i yzp16,
-                                        bool s8) {
+inline __m512i pack64(__m512i a, __m512i b, __m512i c, __m512i d, __m512i yzp16, bool s8) {
   const __m512i ab = _mm512_adds_epi16(_mm512_packs_epi32(a, b), yzp16);
   const __m512i cd = _mm512_adds_epi16(_mm512_packs_epi32(c, d), yzp16);
   const __m512i bytes = s8 ? _mm512_packs_epi16(ab, cd) : _mm512_packus_epi16(ab, cd);
@@ -57,7 +50,7 @@ NPUKIT_AVX512VNNI inline __m512i pack64(__m512i a, __m512i b, __m512i c, __m512i
 // R pixels x V vectors of 16 channels (V < 4: a channels-last y's last
 // block, whose lanes past OC are not computed).
 template <int R, int V>
-NPUKIT_AVX512VNNI void block(const NhwcBlock& b) {
+void block(const NhwcBlock& b) {
   __m512i acc[R][V];
   for (int r = 0; r < R; ++r)
     for (int v = 0; v < V; ++v) acc[r][v] = _mm512_loadu_si512(b.offset + 16 * v);
@@ -96,7 +89,7 @@ NPUKIT_AVX512VNNI void block(const NhwcBlock& b) {
 }
 
 template <int V>
-NPUKIT_AVX512VNNI void pixels(const NhwcBlock& b, int R) {
+void pixels(const NhwcBlock& b, int R) {
   switch (R) {
     case 6:
       return block<6, V>(b);
@@ -129,6 +122,8 @@ void nhwc_block_avx512vnni(const NhwcBlock& b, int R) {
 }
 
 }  // namespace npukit::qconv
+
+#include "ops/cpu/isa-end.inc"
 
 #else  // not x86-64: never listed as runnable
 
