@@ -295,11 +295,22 @@ void okk_bdc_conv2d(local_addr_t output_addr, local_addr_t input_addr, local_add
     b = channel_vector(fn, "bias_addr", bias_addr, OC);
     rule_no_overlap(fn, "output_addr", op, "bias_addr", bias_place(bias_addr, OC));
   }
-  // Without result_add the convolution writes every output element.
-  const TensorView y = result_add ? gathered_f32(Slot::output, fn, "output_addr", op)
-                                  : scratch_f32(Slot::output, op.shape);
-  conv2d(x, w, b, y, p);
-  scatter_f32(y, op);
+  // The output is computed where it lies in local memory, one run of
+  // channels on consecutive NPUs at a time (it overlaps none of the gathered
+  // operands, so nothing it reads changes under it). result_add reads it
+  // there: checked as a gather would, and already marked written when the
+  // check passes.
+  const bool all_written = result_add && check_written(fn, "output_addr", op);
+  const float* bias_data = using_bias ? b.data<float>() : nullptr;
+  for (const LocalRun& r : local_runs(machine(), op)) {
+    const TensorView wr =
+        TensorView::contiguous(wd + r.c0 * IC * K, DType::f32, {r.channels, IC, KH, KW});
+    const TensorView br = using_bias ? TensorView::contiguous(const_cast<float*>(bias_data) + r.c0,
+                                                              DType::f32, {1, r.channels, 1, 1})
+                                     : TensorView();
+    conv2d(x, wr, br, r.view, p);
+  }
+  if (!all_written) mark_written(op);
   // The fp32 MAC array reads the weights as 2IC pairs, the dummy partner of
   // an odd IC included (kit docs, layout: 2IC-mode), so it works ceil(IC/2)
   // pairs of 2 lane-MACs.
