@@ -291,6 +291,66 @@ void scatter_f32(const TensorView& t, const Place& p) {
     }
 }
 
+bool check_written(const char* fn, const char* name, const Place& p) {
+  if (p.space != Space::local) return true;
+  Machine& m = machine();
+  const int64_t len = run_length(p);
+  for (int64_t n = 0; n < p.shape.n; ++n)
+    for (int64_t c = 0; c < p.shape.c; ++c) {
+      const uint8_t* sf = flags(m, p, n, c);
+      if (len > 0) {
+        for (int64_t r = 0; r < p.shape.h * p.shape.w / len; ++r)
+          if (!run_written(fn, name, p, sf + p.esize * r * p.stride.h, len, n, c, r, 0))
+            return false;
+        continue;
+      }
+      for (int64_t h = 0; h < p.shape.h; ++h)
+        for (int64_t w = 0; w < p.shape.w; ++w)
+          if (!written_bytes(sf + p.esize * (h * p.stride.h + w * p.stride.w), p.esize)) {
+            unwritten(fn, name, p, n, c, h, w);
+            return false;
+          }
+    }
+  return true;
+}
+
+void mark_written(const Place& p) {
+  if (p.space != Space::local) return;
+  Machine& m = machine();
+  const int64_t len = run_length(p);
+  for (int64_t n = 0; n < p.shape.n; ++n)
+    for (int64_t c = 0; c < p.shape.c; ++c) {
+      uint8_t* df = flags(m, p, n, c);
+      if (len > 0) {
+        for (int64_t r = 0; r < p.shape.h * p.shape.w / len; ++r)
+          std::memset(df + p.esize * r * p.stride.h, 1, static_cast<size_t>(p.esize * len));
+        continue;
+      }
+      for (int64_t h = 0; h < p.shape.h; ++h)
+        for (int64_t w = 0; w < p.shape.w; ++w)
+          std::memset(df + p.esize * (h * p.stride.h + w * p.stride.w), 1,
+                      static_cast<size_t>(p.esize));
+    }
+}
+
+std::vector<LocalRun> local_runs(Machine& m, const Place& p) {
+  const Config& cfg = m.config();
+  const int q = start_npu(cfg, p.addr);
+  const int64_t npu_step = static_cast<int64_t>(cfg.local_mem_size) / p.esize;
+  std::vector<LocalRun> runs;
+  for (int64_t c0 = 0; c0 < p.shape.c;) {
+    // Channel c sits on NPU (q + c) % NPUs in slot (q + c) / NPUs.
+    const int64_t channels =
+        std::min<int64_t>(p.shape.c - c0, cfg.npu_num - (q + c0) % cfg.npu_num);
+    runs.push_back(
+        {c0, channels,
+         TensorView(plane(m, p, 0, c0), DType::f32, {p.shape.n, channels, p.shape.h, p.shape.w},
+                    {p.stride.n, npu_step, p.stride.h, p.stride.w})});
+    c0 += channels;
+  }
+  return runs;
+}
+
 bool places_overlap(const Place& a, const Place& b) {
   if (a.space != b.space) return false;
   const Config& cfg = machine().config();

@@ -38,18 +38,18 @@ Place bias_place(uint64_t addr, int64_t c) {
 }
 
 // An fp32 operand in this thread's reused buffer for `slot`, dense NCHW.
-TensorView scratch_f32(Slot slot, const Dims& d) {
-  void* p = operand_scratch(slot, static_cast<size_t>(d.n * d.c * d.h * d.w) * 4);
+TensorView scratch_f32(Slot slot, const char* fn, const Dims& d) {
+  void* p = operand_scratch(slot, static_cast<size_t>(d.n * d.c * d.h * d.w) * 4, fn);
   return TensorView::contiguous(p, DType::f32, {d.n, d.c, d.h, d.w});
 }
 TensorView gathered_f32(Slot slot, const char* fn, const char* name, const Place& p) {
-  const TensorView t = scratch_f32(slot, p.shape);
+  const TensorView t = scratch_f32(slot, fn, p.shape);
   gather_f32_into(fn, name, p, t.data<float>());
   return t;
 }
 TensorView gathered_matrix(Slot slot, const char* fn, const char* name, const Place& p,
                            int64_t rows, int64_t cols, int64_t cpc) {
-  void* buf = operand_scratch(slot, static_cast<size_t>(rows * cols) * 4);
+  void* buf = operand_scratch(slot, static_cast<size_t>(rows * cols) * 4, fn);
   gather_matrix_into(fn, name, p, rows, cols, cpc, static_cast<float*>(buf));
   return TensorView::contiguous(buf, DType::f32, {rows, cols});
 }
@@ -276,9 +276,9 @@ void okk_bdc_conv2d(local_addr_t output_addr, local_addr_t input_addr, local_add
   rule_no_overlap(fn, "output_addr", op, "weight_addr", wp);
   const TensorView x = gathered_f32(Slot::input, fn, "input_addr", ip);
   uint8_t* raw = static_cast<uint8_t*>(
-      operand_scratch(Slot::weight_raw, static_cast<size_t>(ICn * OC * KH * KW * 8)));
+      operand_scratch(Slot::weight_raw, static_cast<size_t>(ICn * OC * KH * KW * 8), fn));
   gather_raw_into(fn, "weight_addr", wp, raw);
-  const TensorView w = scratch_f32(Slot::weight, Dims{OC, IC, KH, KW});
+  const TensorView w = scratch_f32(Slot::weight, fn, Dims{OC, IC, KH, KW});
   float* wd = w.data<float>();
   const int64_t K = KH * KW;
   for (int64_t j = 0; j < ICn; ++j)
@@ -295,11 +295,22 @@ void okk_bdc_conv2d(local_addr_t output_addr, local_addr_t input_addr, local_add
     b = channel_vector(fn, "bias_addr", bias_addr, OC);
     rule_no_overlap(fn, "output_addr", op, "bias_addr", bias_place(bias_addr, OC));
   }
-  // Without result_add the convolution writes every output element.
-  const TensorView y = result_add ? gathered_f32(Slot::output, fn, "output_addr", op)
-                                  : scratch_f32(Slot::output, op.shape);
-  conv2d(x, w, b, y, p);
-  scatter_f32(y, op);
+  // The output is computed where it lies in local memory, one run of
+  // channels on consecutive NPUs at a time (it overlaps none of the gathered
+  // operands, so nothing it reads changes under it). result_add reads it
+  // there: checked as a gather would, and already marked written when the
+  // check passes.
+  const bool all_written = result_add && check_written(fn, "output_addr", op);
+  const float* bias_data = using_bias ? b.data<float>() : nullptr;
+  for (const LocalRun& r : local_runs(machine(), op)) {
+    const TensorView wr =
+        TensorView::contiguous(wd + r.c0 * IC * K, DType::f32, {r.channels, IC, KH, KW});
+    const TensorView br = using_bias ? TensorView::contiguous(const_cast<float*>(bias_data) + r.c0,
+                                                              DType::f32, {1, r.channels, 1, 1})
+                                     : TensorView();
+    conv2d(x, wr, br, r.view, p);
+  }
+  if (!all_written) mark_written(op);
   // The fp32 MAC array reads the weights as 2IC pairs, the dummy partner of
   // an odd IC included (kit docs, layout: 2IC-mode), so it works ceil(IC/2)
   // pairs of 2 lane-MACs.
@@ -339,7 +350,7 @@ void okk_bdc_depthwise2d(local_addr_t output_addr, local_addr_t input_addr,
     b = channel_vector(fn, "bias_addr", bias_addr, s.c);
     rule_no_overlap(fn, "output_addr", op, "bias_addr", bias_place(bias_addr, s.c));
   }
-  const TensorView y = scratch_f32(Slot::output, op.shape);  // every element written
+  const TensorView y = scratch_f32(Slot::output, fn, op.shape);  // every element written
   depthwise2d(x, w, b, y, p);
   scatter_f32(y, op);
   record_cost(bdc_window_instruction(fn, OpClass::depthwise, op, 1, kernel_h, kernel_w,
@@ -410,10 +421,11 @@ void okk_bdc_matmul(local_addr_t output_addr, local_addr_t left_addr, local_addr
   const TensorView y =
       result_add ? gathered_matrix(Slot::output, fn, "output_addr", op, left_rows, right_cols,
                                    right_cols_per_channel)
-                 : TensorView::contiguous(
-                       operand_scratch(Slot::output, static_cast<size_t>(left_rows) *
-                                                         static_cast<size_t>(right_cols) * 4),
-                       DType::f32, {left_rows, right_cols});
+                 : TensorView::contiguous(operand_scratch(Slot::output,
+                                                          static_cast<size_t>(left_rows) *
+                                                              static_cast<size_t>(right_cols) * 4,
+                                                          fn),
+                                          DType::f32, {left_rows, right_cols});
   matmul(a, bm, bias, y, p);
   scatter_matrix(y, op, right_cols_per_channel);
   record_cost(bdc_slots_instruction(

@@ -15,8 +15,10 @@ enum class Slot : uint8_t { input, weight_raw, weight, output, count };
 
 // At least `bytes` bytes, 64-byte aligned, contents unspecified (every user
 // writes before it reads). Valid until the next call for the same slot in
-// this thread or release_operand_scratch().
-void* operand_scratch(Slot slot, size_t bytes);
+// this thread or release_operand_scratch(). The bytes are held from the
+// memory budget (npukit/memory_budget.hpp); a request that does not fit is a
+// violation of instruction `fn` (exit 255, or RuleViolation when thrown).
+void* operand_scratch(Slot slot, size_t bytes, const char* fn = "npukit NPU simulator");
 
 // Frees this thread's buffers (end of a launch).
 void release_operand_scratch();

@@ -1,6 +1,7 @@
 #include "npukit/ops/conv2d.hpp"
 
 #include "npukit/error.hpp"
+#include "ops/cpu/conv_interleaved.hpp"
 #include "ops/cpu/conv_nchw.hpp"
 #include "ops/cpu/dwconv.hpp"
 #include "ops/fp32_product_profile.hpp"
@@ -101,6 +102,7 @@ void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, co
                          p.clip};
     return cpu::dwconv_kernels().run(d);
   }
+  if (interleaved) return cpu::conv_interleaved_kernels().run({x, w, bias, y, p, packed});
   cpu::conv_nchw_kernels().run({x, w, bias, y, p, packed});
 }
 

@@ -1,6 +1,7 @@
 // Every kernel family's list, for `npukit info --kernels`, the tests and the
 // benchmarks. A new family adds one line here.
 #include "npukit/kernels.hpp"
+#include "ops/cpu/conv_interleaved.hpp"
 #include "ops/cpu/conv_nchw.hpp"
 #include "ops/cpu/dwconv.hpp"
 #include "ops/cpu/elementwise_fast.hpp"
@@ -29,6 +30,7 @@ std::vector<KernelInfo> list_kernels() {
   add(quantize_kernels().info());
   add(qmatmul_kernels().info());
   add(cpu::conv_nchw_kernels().info());
+  add(cpu::conv_interleaved_kernels().info());
   add(cpu::dwconv_kernels().info());
   add(cpu::relu_kernels().info());
   add(cpu::clip_kernels().info());

@@ -49,6 +49,23 @@ Tensor gather_f32(const char* function, const char* name, const Place& p);
 void gather_f32_into(const char* function, const char* name, const Place& p, float* out);
 void scatter_f32(const TensorView& t, const Place& p);
 
+// In-place access to a local fp32 place (no copies), for instructions that
+// compute straight into local memory:
+// Whether every element of `p` was written; warns at the first one that was
+// not (the check gather_f32 makes).
+bool check_written(const char* function, const char* name, const Place& p);
+// Marks every element of `p` written (what scatter_f32 marks).
+void mark_written(const Place& p);
+// Channels [c0, c0 + channels) of a local place that sit in one slot of
+// consecutive NPUs, viewed as one (N, channels, H, W) fp32 tensor: channel
+// steps are whole NPU memories. A place is covered by ceil((q + C) / NPUs)
+// such runs (q its start NPU).
+struct LocalRun {
+  int64_t c0 = 0, channels = 0;
+  TensorView view;
+};
+std::vector<LocalRun> local_runs(Machine& m, const Place& p);
+
 // 4N / 2N storage modes: 8-bit (lane_bytes 1) or 16-bit (2) elements of a
 // logical (N, C, H, W) tensor packed 4 or 2 batches to a 32-bit word. The words
 // form a place of shape (ceil(N / lanes), C, H, W) with esize 4 (strides count
