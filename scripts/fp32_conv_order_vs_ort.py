@@ -31,6 +31,7 @@ import sys
 import tempfile
 
 import numpy as np
+import onnx
 from onnx import helper, numpy_helper
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "python"))
@@ -81,7 +82,7 @@ def chain(terms, fma):
     return acc
 
 
-def model(x, w, b, K, stride, pad, groups, OH, how, block):
+def model(x, w, b, K, stride, pad, groups, OH, how, block, residual=None):
     IC, OC = x.shape[1], w.shape[0]
     t, v = taps(x, K, stride, pad, OH)
     if groups > 1:  # depthwise: a chain per channel over (kh, kw), + bias
@@ -102,12 +103,15 @@ def model(x, w, b, K, stride, pad, groups, OH, how, block):
     else:
         segments = [[(ic, kh, kw) for kh in range(K) for kw in range(K) for ic in range(s, s + block)]
                     for s in range(0, IC, block)]
-    out = None
+    out = residual if how == "mlas-sum" else None
     for seg in segments:
         part = chain([(t[ic, kh, kw], w[:, ic, kh, kw], v[kh, kw]) for ic, kh, kw in seg],
                      how != "seq-muladd")
         out = part if out is None else (part.astype(np.float64) + out).astype(np.float32)
-    return (out + b[None, :]).astype(np.float32)
+    out = (out + b[None, :]).astype(np.float32)
+    if residual is not None and how != "mlas-sum":
+        out = (out + residual).astype(np.float32)
+    return out
 
 
 def main():
@@ -115,37 +119,57 @@ def main():
     ap.add_argument("--seed", type=int, default=20261127)
     ap.add_argument("--block", type=int, default=16)
     ap.add_argument("--only", nargs="*")
+    ap.add_argument("--add", action="store_true",
+                    help="Conv -> Add(residual) -> Relu models (ORT fuses the Add into the conv)")
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
     layers = [l for l in RESNET18 + MOBILENET if not args.only or l[0] in args.only]
-    cases = []
-    for name, IC, OC, H, K, s, p, g in layers:
-        x = np.maximum(rng.standard_normal((1, IC, H, H)), 0).astype(np.float32)
-        w = (rng.standard_normal((OC, IC // g, K, K)) * np.sqrt(2.0 / (IC // g * K * K))).astype(np.float32)
-        b = (rng.standard_normal(OC) * 0.1).astype(np.float32)
-        OH = (H + 2 * p - K) // s + 1
-        node = helper.make_node("Conv", ["x", "w", "b"], ["y"], kernel_shape=[K, K], strides=[s, s],
-                                pads=[p] * 4, group=g)
-        m = harness.single_node_model(node, [harness.value_info("x", x)],
-                                      [harness.value_info("y", np.float32, [1, OC, OH, OH])],
-                                      [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")])
-        cases.append((name, (m, x), (x, w, b, K, s, p, g, OH)))
+    if args.add:
+        layers = [l for l in layers if l[7] == 1]
     with tempfile.TemporaryDirectory() as tmp:
-        res = harness.run_ort_single_input([c[1] for c in cases], tmp)
-        print(f"seed {args.seed}, block {args.block}; differing elements / total")
-        print(f"{'layer':14s} {'total':>8s} {'seq-muladd':>11s} {'seq-fma':>9s} {'mlas':>9s}")
-        for i, (name, _, geo) in enumerate(cases):
-            if not res[i].get("ok"):
-                print(name, "ORT failed", res[i])
+        jobs, geos = [], []
+        for i, (name, IC, OC, H, K, s, p, g) in enumerate(layers):
+            x = np.maximum(rng.standard_normal((1, IC, H, H)), 0).astype(np.float32)
+            w = (rng.standard_normal((OC, IC // g, K, K)) * np.sqrt(2.0 / (IC // g * K * K))).astype(np.float32)
+            b = (rng.standard_normal(OC) * 0.1).astype(np.float32)
+            OH = (H + 2 * p - K) // s + 1
+            r = rng.standard_normal((1, OC, OH, OH)).astype(np.float32)
+            nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c" if args.add else "y"], kernel_shape=[K, K],
+                                      strides=[s, s], pads=[p] * 4, group=g)]
+            ins = [harness.value_info("x", x)]
+            if args.add:
+                nodes += [helper.make_node("Add", ["c", "r"], ["a"]), helper.make_node("Relu", ["a"], ["y"])]
+                ins.append(harness.value_info("r", r))
+            m = harness.single_node_model(nodes, ins, [harness.value_info("y", np.float32, [1, OC, OH, OH])],
+                                          [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")])
+            d = os.path.join(tmp, str(i))
+            os.makedirs(d)
+            onnx.save(m, os.path.join(d, "m.onnx"))
+            np.save(os.path.join(d, "x.npy"), x)
+            np.save(os.path.join(d, "r.npy"), r)
+            inputs = {"x": f"{i}/x.npy"}
+            if args.add:
+                inputs["r"] = f"{i}/r.npy"
+            jobs.append({"model": f"{i}/m.onnx", "inputs": inputs, "output_dir": f"{i}/out"})
+            geos.append((name, (x, w, b, K, s, p, g, OH), r[0].reshape(OC, -1).T if args.add else None))
+        res, _ = harness.run_ort_batch(jobs, tmp)
+        print(f"seed {args.seed}, block {args.block}{', Conv+Add+Relu' if args.add else ''}; "
+              "differing elements / total")
+        print(f"{'layer':14s} {'total':>8s} {'seq-muladd':>9s} {'seq-fma':>9s} {'mlas':>9s}"
+              + (f" {'mlas-sum':>9s}" if args.add else ""))
+        for i, (name, geo, resid) in enumerate(geos):
+            if i >= len(res) or not res[i].get("ok"):
+                print(name, "ORT failed", res[i] if i < len(res) else "")
                 continue
             got = np.load(os.path.join(tmp, str(i), "out", "y.npy"))
-            OC = geo[1].shape[0]
-            ref = got[0].reshape(OC, -1).T
+            ref = got[0].reshape(geo[1].shape[0], -1).T
             row = [name, ref.size]
-            for how in ("seq-muladd", "seq-fma", "mlas"):
-                mine = model(*geo, how=how, block=args.block)
+            for how in ("seq-muladd", "seq-fma", "mlas") + (("mlas-sum",) if args.add else ()):
+                mine = model(*geo, how=how, block=args.block, residual=resid)
+                if args.add:
+                    mine = np.maximum(mine, np.float32(0))
                 row.append(int((mine.view(np.uint32) != ref.view(np.uint32)).sum()))
-            print(f"{row[0]:14s} {row[1]:8d} {row[2]:11d} {row[3]:9d} {row[4]:9d}", flush=True)
+            print(f"{row[0]:14s} {row[1]:8d} " + " ".join(f"{v:9d}" for v in row[2:]), flush=True)
 
 
 if __name__ == "__main__":
