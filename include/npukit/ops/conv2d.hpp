@@ -83,6 +83,10 @@ void conv2d_f32(const TensorView& x, const TensorView& w, const TensorView& bias
 // Fp32Accumulation::interleaved (groups = 1): the four-accumulator pattern.
 void conv2d_f32_interleaved(const TensorView& x, const TensorView& w, const TensorView& bias,
                             const TensorView& y, const Conv2dParams& p);
+// Fp32Accumulation::mlas_nchwc16/8 (any groups, depthwise included): MLAS's
+// FMA chains (the rule is stated at the enum).
+void conv2d_f32_mlas(const TensorView& x, const TensorView& w, const TensorView& bias,
+                     const TensorView& y, const Conv2dParams& p);
 // Fp32Accumulation::interleaved depthwise (multiplier 1): A[t % 2].
 void depthwise2d_f32_interleaved(const TensorView& x, const TensorView& w, const TensorView& bias,
                                  const TensorView& y, const Depthwise2dParams& p);
