@@ -66,7 +66,9 @@ struct Depthwise2dParams {
 };
 
 // Fills the summation semantics of `profile` (bm1684: interleaved + flush;
-// onnxruntime, pytorch: sequential, no flush). Geometry and flags are kept.
+// onnxruntime: mlas_nchwc16 on hosts with AVX-512F, mlas_nchwc8 with AVX2 or
+// under onnxruntime_avx2, else sequential; pytorch: sequential; no flush for
+// either). Geometry and flags are kept.
 void apply_profile(Conv2dParams& p, Profile profile);
 void apply_profile(Depthwise2dParams& p, Profile profile);
 
