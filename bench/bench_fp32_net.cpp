@@ -2,8 +2,9 @@
 // on every kernel of their family that this host runs: dense 3x3 and 1x1
 // convolutions (conv2d family) and depthwise 3x3 (dwconv family), 1 and 2
 // threads. Arguments: layer index, kernel index in the family's list,
-// threads. Counters: GFLOP/s (a multiply and an add per tap). The machine is
-// shared: compare kernels by the "min" aggregate of repetitions
+// threads, order (0 sequential, 1 mlas_nchwc16: ONNX Runtime's FMA chains).
+// Counters: GFLOP/s (a multiply and an add per tap). The machine is shared:
+// compare kernels by the "min" aggregate of repetitions
 // (--benchmark_repetitions=9 --benchmark_report_aggregates_only=true).
 #include <benchmark/benchmark.h>
 #include <immintrin.h>
@@ -59,6 +60,8 @@ void BM_Layer(benchmark::State& state) {
   const auto variant = static_cast<size_t>(state.range(1));
   set_num_threads(static_cast<int>(state.range(2)));
   Conv2dParams p;
+  // Fourth argument 1: ONNX Runtime's order (mlas_nchwc16, FMA), else sequential.
+  if (state.range(3) != 0) p.accumulation = Fp32Accumulation::mlas_nchwc16;
   p.window.kernel_h = p.window.kernel_w = L.k;
   p.window.stride_h = p.window.stride_w = L.stride;
   p.window.pad_top = p.window.pad_bottom = p.window.pad_left = p.window.pad_right = L.k / 2;
@@ -74,7 +77,7 @@ void BM_Layer(benchmark::State& state) {
     const auto& list = cpu::dwconv_kernels();
     if (variant < list.variants.size()) {
       const auto& v = list.variants[variant];
-      cpu::DwconvProblem d{x, w, b, y, p.window, 1, true, false};
+      cpu::DwconvProblem d{x, w, b, y, p.window, 1, true, false, p.accumulation};
       runs = list.runnable(v) && (v.declines == nullptr || v.declines(d) == nullptr);
       name = v.name;
       if (runs)
@@ -165,7 +168,8 @@ BENCHMARK(BM_Avx512Peak)->Arg(0)->Arg(1);
 void layer_args(benchmark::internal::Benchmark* b) {
   for (int64_t l = 0; l < static_cast<int64_t>(std::size(kLayers)); ++l)
     for (int64_t v = 0; v < static_cast<int64_t>(cpu::conv_nchw_kernels().variants.size()); ++v)
-      for (int64_t t : {1, 2}) b->Args({l, v, t});
+      for (int64_t t : {1, 2})
+        for (int64_t order : {0, 1}) b->Args({l, v, t, order});
 }
 
 BENCHMARK(BM_Layer)

@@ -1,5 +1,6 @@
 #include "npukit/ops/conv2d.hpp"
 
+#include "npukit/cpu_features.hpp"
 #include "npukit/error.hpp"
 #include "ops/cpu/conv_interleaved.hpp"
 #include "ops/cpu/conv_nchw.hpp"
@@ -84,9 +85,9 @@ void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, co
   if (interleaved)
     check(p.groups == 1, fn, "groups", std::to_string(p.groups),
           "1 with the interleaved accumulation (use depthwise2d for groups = C)");
-  else
-    check(!p.flush_denormals, fn, "flush_denormals", "true",
-          "false with the sequential accumulation");
+  else if (p.flush_denormals)
+    fail(fn, "flush_denormals", "true",
+         std::string("false with the ") + fp32_accumulation_name(p.accumulation) + " accumulation");
   if (!interleaved && p.groups == x.dim(1)) {
     // Depthwise (one input channel per group): the depthwise family.
     cpu::DwconvProblem d{x,
@@ -106,13 +107,35 @@ void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, co
   cpu::conv_nchw_kernels().run({x, w, bias, y, p, packed});
 }
 
-void apply_profile(Conv2dParams& p, Profile profile) {
+namespace {
+
+// ONNX Runtime's convolution sums as MLAS does on its host: NCHWc blocks of
+// 16 channels where AVX-512F runs, 8 with AVX2 (measured bit for bit against
+// ORT 1.30 at 16: scripts/fp32_conv_order_vs_ort.py). onnxruntime is this
+// host's ORT, onnxruntime_avx2 an AVX2 host's. Without AVX2, MLAS has no FMA
+// kernels and the sequential order stays (not measured).
+Fp32Accumulation onnxruntime_conv_accumulation(Profile profile) {
+  if (profile == Profile::onnxruntime_avx2) return Fp32Accumulation::mlas_nchwc8;
+  const CpuFeatures f = host_cpu_features();
+  if (f.avx512f) return Fp32Accumulation::mlas_nchwc16;
+  return f.avx2 ? Fp32Accumulation::mlas_nchwc8 : Fp32Accumulation::sequential;
+}
+
+template <class Params>
+void apply_conv_profile(Params& p, Profile profile) {
   detail::apply_fp32_product_profile(p, profile,
                                      "onnxruntime, pytorch or bm1684 for fp32 convolution");
+  if (semantics_base(profile) == Profile::onnxruntime)
+    p.accumulation = onnxruntime_conv_accumulation(profile);
+}
+
+}  // namespace
+
+void apply_profile(Conv2dParams& p, Profile profile) {
+  apply_conv_profile(p, profile);
 }
 void apply_profile(Depthwise2dParams& p, Profile profile) {
-  detail::apply_fp32_product_profile(p, profile,
-                                     "onnxruntime, pytorch or bm1684 for fp32 convolution");
+  apply_conv_profile(p, profile);
 }
 
 Shape depthwise2d_output_shape(const Shape& x, const Shape& w, const Depthwise2dParams& p) {
@@ -134,9 +157,9 @@ void depthwise2d(const TensorView& x, const TensorView& w, const TensorView& bia
   y.expect_dtype(DType::f32, fn, "y.dtype");
   y.expect_shape(depthwise2d_output_shape(x.shape(), w.shape(), p), fn, "y");
   check_bias(bias, w.dim(0), p.has_bias, fn);
-  if (p.accumulation == Fp32Accumulation::sequential)
-    check(!p.flush_denormals, fn, "flush_denormals", "true",
-          "false with the sequential accumulation");
+  if (p.accumulation != Fp32Accumulation::interleaved && p.flush_denormals)
+    fail(fn, "flush_denormals", "true",
+         std::string("false with the ") + fp32_accumulation_name(p.accumulation) + " accumulation");
   cpu::DwconvProblem d{x,
                        w,
                        bias,

@@ -8,6 +8,10 @@ const char* fp32_accumulation_name(Fp32Accumulation a) {
       return "sequential";
     case Fp32Accumulation::interleaved:
       return "interleaved";
+    case Fp32Accumulation::mlas_nchwc16:
+      return "mlas_nchwc16";
+    case Fp32Accumulation::mlas_nchwc8:
+      return "mlas_nchwc8";
   }
   return "invalid";
 }

@@ -21,6 +21,9 @@ void matmul(const TensorView& a, const TensorView& b, const TensorView& bias, co
   check(b.dim(0) == a.dim(1), fn, "b", "shape " + shape_text(b.shape()),
         "b.rows = a.cols = " + std::to_string(a.dim(1)));
   y.expect_shape({a.dim(0), b.dim(1)}, fn, "y");
+  if (mlas_nchwc_block(p.accumulation))
+    fail(fn, "accumulation", fp32_accumulation_name(p.accumulation),
+         "sequential or interleaved (mlas_nchwc is a convolution order)");
   const float* bp = nullptr;
   int64_t bs = 0;
   if (p.has_bias) {

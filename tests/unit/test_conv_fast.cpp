@@ -95,6 +95,8 @@ void run_for_test(const KernelVariant<cpu::ConvProblem>& v, const cpu::ConvProbl
 void reference(const cpu::ConvProblem& p) {
   if (p.params.accumulation == Fp32Accumulation::interleaved)
     ref::conv2d_f32_interleaved(p.x, p.w, p.bias, p.y, p.params);
+  else if (mlas_nchwc_block(p.params.accumulation))
+    ref::conv2d_f32_mlas(p.x, p.w, p.bias, p.y, p.params);
   else
     ref::conv2d_f32(p.x, p.w, p.bias, p.y, p.params);
   ref::clip_f32(p.y, p.y, p.params.clip);
@@ -114,7 +116,7 @@ void every_variant_equals_reference(unsigned seed, int iterations, int64_t first
     const bool interleaved = iter % 4 == 1;
     const bool nhwc = iter % 5 == 3;
     Conv2dParams p;
-    apply_profile(p, interleaved ? Profile::bm1684 : Profile::onnxruntime);
+    apply_profile(p, interleaved ? Profile::bm1684 : Profile::pytorch);
     Window2d& w = p.window;
     w.kernel_h = 1 + rng() % 4;
     w.kernel_w = 1 + rng() % 4;
@@ -238,7 +240,7 @@ TEST(ConvFast, UnpaddedInputEveryTailEqualsReference) {
   std::map<std::string, int64_t> runs;
   for (int iter = 0; iter < 160; ++iter) {
     Conv2dParams p;
-    apply_profile(p, Profile::onnxruntime);
+    apply_profile(p, Profile::pytorch);
     Window2d& w = p.window;
     const bool pointwise = iter % 2 == 0;
     w.kernel_h = pointwise ? 1 : 1 + rng() % 3;
@@ -309,7 +311,7 @@ TEST(ConvFast, NonFiniteWeightsWithPaddingEqualReference) {
   std::map<std::string, int64_t> runs;
   for (int iter = 0; iter < 60; ++iter) {
     Conv2dParams p;
-    apply_profile(p, Profile::onnxruntime);
+    apply_profile(p, Profile::pytorch);
     p.window.kernel_h = p.window.kernel_w = 3;
     p.window.pad_top = p.window.pad_bottom = p.window.pad_left = p.window.pad_right = 1;
     p.has_bias = iter % 2 == 0;
@@ -378,18 +380,24 @@ TEST(ConvFast, PublicEntryAgreesAcrossIsaLevelsAndImpl) {
     conv2d(x, w, b, y, p);
     return y.to_vector<float>();
   };
-  set_impl(Impl::reference);
-  const std::vector<float> want = run();
-  set_impl(Impl::fast);
-  for (Isa isa : {Isa::portable, Isa::avx2, Isa::avx512}) {
-    if (isa > host_isa()) continue;
-    set_max_isa(isa);
-    for (int threads = 1; threads <= 3; ++threads) {
-      set_num_threads(threads);
-      const std::vector<float> got = run();
-      for (size_t i = 0; i < want.size(); ++i)
-        ASSERT_TRUE(same_bits(got[i], want[i]))
-            << isa_name(isa) << " threads " << threads << " element " << i;
+  for (const Fp32Accumulation a : {Fp32Accumulation::sequential, Fp32Accumulation::mlas_nchwc16,
+                                   Fp32Accumulation::mlas_nchwc8}) {
+    p.accumulation = a;
+    set_max_isa(host_isa());
+    set_impl(Impl::reference);
+    const std::vector<float> want = run();
+    set_impl(Impl::fast);
+    for (Isa isa : {Isa::portable, Isa::avx2, Isa::avx512}) {
+      if (isa > host_isa()) continue;
+      set_max_isa(isa);
+      for (int threads = 1; threads <= 3; ++threads) {
+        set_num_threads(threads);
+        const std::vector<float> got = run();
+        for (size_t i = 0; i < want.size(); ++i)
+          ASSERT_TRUE(same_bits(got[i], want[i]))
+              << fp32_accumulation_name(a) << " " << isa_name(isa) << " threads " << threads
+              << " element " << i;
+      }
     }
   }
 }

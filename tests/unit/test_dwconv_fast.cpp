@@ -90,6 +90,10 @@ void reference(const cpu::DwconvProblem& p) {
     ref::depthwise2d_f32_interleaved(
         p.x, p.w, p.bias, p.y,
         {p.window, p.multiplier, p.has_bias, p.result_add, p.accumulation, p.flush_denormals});
+  } else if (mlas_nchwc_block(p.accumulation)) {
+    ref::conv2d_f32_mlas(
+        p.x, p.w, p.bias, p.y,
+        {p.window, p.x.dim(1), p.has_bias, p.result_add, p.accumulation, p.flush_denormals});
   } else {
     ref::conv2d_f32(
         p.x, p.w, p.bias, p.y,
@@ -110,6 +114,10 @@ TEST(DwconvFast, EveryVariantEqualsReferenceBitForBit) {
     const bool nhwc = iter % 5 == 3;
     Depthwise2dParams dp;
     apply_profile(dp, interleaved ? Profile::bm1684 : Profile::pytorch);
+    // A quarter under ORT's FMA chains (MLAS's NCHWc block 16 or 8).
+    if (iter % 4 == 2)
+      dp.accumulation =
+          iter % 8 == 2 ? Fp32Accumulation::mlas_nchwc16 : Fp32Accumulation::mlas_nchwc8;
     Window2d& w = dp.window;
     w.kernel_h = 1 + rng() % 5;
     w.kernel_w = 1 + rng() % 5;
@@ -128,7 +136,8 @@ TEST(DwconvFast, EveryVariantEqualsReferenceBitForBit) {
     dp.has_bias = rng() % 2;
     dp.result_add = rng() % 2;
     dp.clip = test::fused_clip_case(static_cast<uint32_t>(iter));
-    const int64_t C = 1 + rng() % 7;  // odd counts too
+    // Odd counts too; 16 channels: MLAS's NCHWc depthwise order.
+    const int64_t C = iter % 16 == 10 ? 16 : 1 + rng() % 7;
     // Widths from 1 to 70 so that every vector grouping and tail is reached.
     const int64_t W = iter % 7 == 0 ? 1 : 1 + rng() % 70;
     const Shape xs{int64_t(1 + rng() % 2), C, int64_t(1 + rng() % 12), W};
@@ -209,12 +218,13 @@ TEST(DwconvFast, PublicEntriesAgreeAcrossIsaLevelsAndImpl) {
     for (int64_t i = 0; i < t->numel(); ++i) t->data<float>()[i] = value(rng, 30);
   for (int64_t i = 0; i < w.numel(); ++i)  // finite weights: padding allowed on every path
     if (!std::isfinite(w.data<float>()[i])) w.data<float>()[i] = 0.5f;
-  for (const bool interleaved : {false, true}) {
+  for (const Profile profile : {Profile::pytorch, Profile::onnxruntime, Profile::bm1684}) {
+    const bool interleaved = profile == Profile::bm1684;
     std::vector<std::vector<float>> results;
     std::vector<std::string> names;
     auto run = [&](const std::string& name) {
       Depthwise2dParams p;
-      apply_profile(p, interleaved ? Profile::bm1684 : Profile::onnxruntime);
+      apply_profile(p, profile);
       p.window.kernel_h = p.window.kernel_w = 3;
       p.window.stride_w = 2;
       p.window.pad_top = p.window.pad_bottom = p.window.pad_left = p.window.pad_right = 1;
@@ -246,8 +256,8 @@ TEST(DwconvFast, PublicEntriesAgreeAcrossIsaLevelsAndImpl) {
     for (size_t r = 1; r < results.size(); ++r)
       for (size_t i = 0; i < results[0].size(); ++i)
         ASSERT_TRUE(same_bits(results[r][i], results[0][i]))
-            << "seed " << seed << " interleaved " << interleaved << ": " << names[r] << " element "
-            << i << ": " << results[r][i] << " vs " << results[0][i];
+            << "seed " << seed << " profile " << profile_name(profile) << ": " << names[r]
+            << " element " << i << ": " << results[r][i] << " vs " << results[0][i];
   }
 }
 

@@ -66,7 +66,9 @@ struct Depthwise2dParams {
 };
 
 // Fills the summation semantics of `profile` (bm1684: interleaved + flush;
-// onnxruntime, pytorch: sequential, no flush). Geometry and flags are kept.
+// onnxruntime: mlas_nchwc16 on hosts with AVX-512F, mlas_nchwc8 with AVX2 or
+// under onnxruntime_avx2, else sequential; pytorch: sequential; no flush for
+// either). Geometry and flags are kept.
 void apply_profile(Conv2dParams& p, Profile profile);
 void apply_profile(Depthwise2dParams& p, Profile profile);
 
@@ -83,6 +85,10 @@ void conv2d_f32(const TensorView& x, const TensorView& w, const TensorView& bias
 // Fp32Accumulation::interleaved (groups = 1): the four-accumulator pattern.
 void conv2d_f32_interleaved(const TensorView& x, const TensorView& w, const TensorView& bias,
                             const TensorView& y, const Conv2dParams& p);
+// Fp32Accumulation::mlas_nchwc16/8 (any groups, depthwise included): MLAS's
+// FMA chains (the rule is stated at the enum).
+void conv2d_f32_mlas(const TensorView& x, const TensorView& w, const TensorView& bias,
+                     const TensorView& y, const Conv2dParams& p);
 // Fp32Accumulation::interleaved depthwise (multiplier 1): A[t % 2].
 void depthwise2d_f32_interleaved(const TensorView& x, const TensorView& w, const TensorView& bias,
                                  const TensorView& y, const Depthwise2dParams& p);

@@ -22,9 +22,31 @@ enum class Fp32Accumulation : uint8_t {
   // weights); padded taps take part as the value 0; the result is A0 + A1 or
   // (L0 + L2) + (L1 + L3). Averages multiply each tap by R = 1/(kh*kw).
   interleaved,
+  // ONNX Runtime 1.30's fp32 convolution on x86 (MLAS; docs/semantics.md,
+  // "fp32 convolution under onnxruntime"), for an NCHWc block B of 16 (hosts
+  // with AVX-512F) or 8 (AVX2): each product is added by one FMA (a single
+  // rounding) into chains that start at +0, and the chains' sums are added
+  // to the output one by one (out = chain + out), then + bias. The chains of
+  // one output of a group with ICG input channels and K = KH*KW taps:
+  //   depthwise (ICG = OC/groups = 1), groups % B = 0: one over (kh, kw);
+  //   groups = 1 and ICG < B:  one per input channel, over its taps (kh, kw);
+  //   ICG % B != 0 (or groups > 1 with OC/groups % B != 0): runs of 128
+  //                            steps of the (ic, kh, kw) order;
+  //   K = 1:                   runs of 128 input channels;
+  //   else:                    one per block of B input channels, over
+  //                            (kh, kw, ic within the block).
+  // Padded and inserted taps are skipped when their weight is not finite,
+  // else they add fma(+0, w, acc). conv2d and depthwise convolution only.
+  mlas_nchwc16,
+  mlas_nchwc8,
 };
 
 const char* fp32_accumulation_name(Fp32Accumulation a);
+
+// B of an mlas_nchwc accumulation, or 0 for the others.
+inline int64_t mlas_nchwc_block(Fp32Accumulation a) {
+  return a == Fp32Accumulation::mlas_nchwc16 ? 16 : a == Fp32Accumulation::mlas_nchwc8 ? 8 : 0;
+}
 
 // Flush-to-zero of one value: a denormal becomes a zero of the same sign (as
 // x86's FTZ on results and DAZ on inputs do). Every other value is unchanged.

@@ -56,6 +56,7 @@ bool conv2d_f32(const TensorView& x, const TensorView& w, const TensorView& bias
                 const TensorView& y, const Conv2dParams& p) {
   const Window2d& win = p.window;
   const bool interleaved = p.accumulation == Fp32Accumulation::interleaved;
+  if (mlas_nchwc_block(p.accumulation)) return false;  // not its chains
   if (p.flush_denormals && !dot_chains_can_flush()) return false;
   if (interleaved && p.groups != 1) return false;
   // The sequential reference skips padded and inserted taps, where we add

@@ -50,6 +50,14 @@ struct ConvTile {
   bool dense;
   bool clip;  // clamp to [clip_min, clip_max] last, as ref::clip_f32
   float clip_min, clip_max;
+  // Fp32Accumulation::mlas_nchwc*: one FMA per step, chains restarting from
+  // +0 after each chain_end[c] (their sums added as out = chain + out), the
+  // steps in MLAS's order with their weights at w[r][w_index[step]].
+  // Otherwise one chain of rounded products and additions, weights in step order.
+  bool fma = false;
+  const int32_t* w_index = nullptr;
+  const int64_t* chain_end = nullptr;
+  int64_t chains = 1;
 };
 using ConvTileKernel = void (*)(const ConvTile& t);
 
@@ -66,6 +74,10 @@ struct ConvInput {
   int64_t plane;   // floats per channel
   int64_t wq;      // q layout pitch: output (oh, ow) is q = oh * wq + ow
   std::vector<int64_t> offset;
+  // mlas_nchwc*: offset is in MLAS's step order; per step its weight's
+  // index (ic, kh, kw order) and the chains' ends.
+  std::vector<int32_t> w_index;
+  std::vector<int64_t> chain_end;
 };
 // slack: floats a kernel may read past the last plane; overreads: whether
 // its reads run past a tile's last position (then x is read in place only

@@ -4,7 +4,8 @@
 // and inserted zeros written out, split into stride_w column phases so that
 // the taps of consecutive outputs are consecutive floats: SIMD lanes hold
 // consecutive outputs of a row, and every lane performs its output's scalar
-// sequence of rounded operations (no FMA) in the reference's order.
+// sequence of rounded operations in the reference's order (FMA only for the
+// mlas_nchwc accumulations).
 #pragma once
 
 #include <cstdint>
@@ -39,6 +40,7 @@ struct DwPlane {
   float* y;          // output rows, contiguous along W
   int64_t y_row;     // floats between output rows
   bool interleaved;  // A[t % 2] accumulators (bm1684) instead of one
+  bool fma;          // mlas_nchwc*: one chain from +0 of FMAs (one rounding per tap)
   bool has_bias, result_add;
   float bias;
   bool clip;  // clamp to [clip_min, clip_max] last, as ref::clip_f32

@@ -8,7 +8,7 @@
 
 #include "conv_nchw.hpp"
 
-#define NPUKIT_AVX2 __attribute__((target("avx2")))
+#define NPUKIT_AVX2 __attribute__((target("avx2,fma")))
 
 namespace npukit::cpu {
 
@@ -70,8 +70,44 @@ NPUKIT_AVX2 void finish(const ConvTile& t, const __m256 (&acc)[R], int64_t q, in
   }
 }
 
+// Fp32Accumulation::mlas_nchwc*: FMA chains restarting at each chain end,
+// their sums kept as tot = chain + tot.
+template <int R>
+NPUKIT_AVX2 void tile_fma(const ConvTile& t) {
+  const float* w[R];
+  for (int r = 0; r < R; ++r) w[r] = t.w[r];
+  for (int64_t qb = t.q0; qb < t.q1; qb += kLanes * kVectors) {
+    __m256 tot[kVectors][R];
+    const float* x = t.x + qb;
+    int64_t e = 0;
+    for (int64_t c = 0; c < t.chains; ++c) {
+      __m256 acc[kVectors][R];
+      for (int v = 0; v < kVectors; ++v)
+        for (int r = 0; r < R; ++r) acc[v][r] = _mm256_setzero_ps();
+      for (const int64_t end = t.chain_end[c]; e < end; ++e) {
+        const float* xe = x + t.offset[e];
+        const int32_t wi = t.w_index[e];
+        __m256 xv[kVectors];
+        for (int v = 0; v < kVectors; ++v) xv[v] = _mm256_loadu_ps(xe + v * kLanes);
+        for (int r = 0; r < R; ++r) {
+          const __m256 wr = _mm256_set1_ps(w[r][wi]);
+          for (int v = 0; v < kVectors; ++v) acc[v][r] = _mm256_fmadd_ps(xv[v], wr, acc[v][r]);
+        }
+      }
+      for (int v = 0; v < kVectors; ++v)
+        for (int r = 0; r < R; ++r)
+          tot[v][r] = c == 0 ? acc[v][r] : _mm256_add_ps(acc[v][r], tot[v][r]);
+    }
+    for (int v = 0; v < kVectors; ++v) {
+      const int64_t q = qb + v * kLanes;
+      if (q < t.q1) finish<R>(t, tot[v], q, t.q1);
+    }
+  }
+}
+
 template <int R>
 NPUKIT_AVX2 void tile(const ConvTile& t) {
+  if (t.fma) return tile_fma<R>(t);
   const float* w[R];
   for (int r = 0; r < R; ++r) w[r] = t.w[r];
   for (int64_t qb = t.q0; qb < t.q1; qb += kLanes * kVectors) {

@@ -106,8 +106,63 @@ __attribute__((noinline)) NPUKIT_AVX512 void block(const ConvTile& t, int64_t qb
   }
 }
 
+// Fp32Accumulation::mlas_nchwc*: V vectors from qb, FMA chains restarting
+// at each chain end, their sums kept as tot = chain + tot.
+template <int R, int V>
+__attribute__((noinline)) NPUKIT_AVX512 void block_fma(const ConvTile& t, int64_t qb) {
+  const float* w[R];
+  for (int r = 0; r < R; ++r) w[r] = t.w[r];
+  __m512 tot[V][R];
+  const float* x = t.x + qb;
+  int64_t e = 0;
+  for (int64_t c = 0; c < t.chains; ++c) {
+    __m512 acc[V][R];
+    for (int v = 0; v < V; ++v)
+      for (int r = 0; r < R; ++r) acc[v][r] = _mm512_setzero_ps();
+    for (const int64_t end = t.chain_end[c]; e < end; ++e) {
+      const float* xe = x + t.offset[e];
+      const int32_t wi = t.w_index[e];
+      __m512 xv[V];
+      for (int v = 0; v < V; ++v) xv[v] = _mm512_loadu_ps(xe + v * kLanes);
+      for (int r = 0; r < R; ++r) {
+        const __m512 wr = _mm512_set1_ps(w[r][wi]);
+        for (int v = 0; v < V; ++v) acc[v][r] = _mm512_fmadd_ps(xv[v], wr, acc[v][r]);
+      }
+    }
+    for (int v = 0; v < V; ++v)
+      for (int r = 0; r < R; ++r)
+        tot[v][r] = c == 0 ? acc[v][r] : _mm512_add_ps(acc[v][r], tot[v][r]);
+  }
+  for (int v = 0; v < V; ++v) {
+    const int64_t q = qb + v * kLanes;
+    if (q >= t.q1) break;
+    Rows<R> rows;
+    for (int r = 0; r < R; ++r) rows.v[r] = tot[v][r];
+    finish<R>(t, rows, q, t.q1);
+  }
+}
+
+template <int R>
+NPUKIT_AVX512 void tile_fma(const ConvTile& t) {
+  int64_t qb = t.q0;
+  for (; qb + kLanes * kVectors <= t.q1; qb += kLanes * kVectors) block_fma<R, kVectors>(t, qb);
+  switch ((t.q1 - qb + kLanes - 1) / kLanes) {
+    case 1:
+      return block_fma<R, 1>(t, qb);
+    case 2:
+      return block_fma<R, 2>(t, qb);
+    case 3:
+      return block_fma<R, 3>(t, qb);
+    case 4:  // 49 to 63 positions left: four vectors, the last one partial
+      return block_fma<R, 4>(t, qb);
+    default:  // nothing left
+      return;
+  }
+}
+
 template <int R>
 NPUKIT_AVX512 void tile(const ConvTile& t) {
+  if (t.fma) return tile_fma<R>(t);
   const float* w[R];
   for (int r = 0; r < R; ++r) w[r] = t.w[r];
   int64_t qb = t.q0;

@@ -14,6 +14,7 @@
 #include "finite.hpp"
 #include "npukit/kernels.hpp"
 #include "npukit/parallel.hpp"
+#include "ops/conv_mlas_order.hpp"
 #include "phase_split.hpp"
 
 namespace npukit::cpu {
@@ -34,7 +35,7 @@ bool checks_output(const ConvProblem& p) {
 const char* declines_nchw(const ConvProblem& p) {
   const Conv2dParams& c = p.params;
   const Window2d& win = c.window;
-  if (c.accumulation != Fp32Accumulation::sequential) return "not the sequential accumulation";
+  if (c.accumulation == Fp32Accumulation::interleaved) return "the interleaved accumulation";
   if (c.flush_denormals) return "flushing denormals";
   if (win.pad_top < 0 || win.pad_bottom < 0 || win.pad_left < 0 || win.pad_right < 0)
     return "negative pads";
@@ -212,6 +213,17 @@ ConvInput prepare_conv_input(const ConvProblem& p, int64_t slack, bool overreads
         in.offset.push_back(ic * l.plane + ((r % l.sh) * l.sw + col % l.sw) * l.phase_size +
                             (r / l.sh) * l.wq + col / l.sw);
       }
+  if (const int64_t block = mlas_nchwc_block(p.params.accumulation)) {
+    const detail::MlasConvOrder order =
+        detail::mlas_conv_order(ICG, p.y.dim(1) / p.params.groups, KH * KW, p.params.groups, block);
+    std::vector<int64_t> offset;
+    for (int64_t s : order.step) {
+      offset.push_back(in.offset[static_cast<size_t>(s)]);
+      in.w_index.push_back(static_cast<int32_t>(s));
+    }
+    in.offset = std::move(offset);
+    in.chain_end = order.chain_end;
+  }
   return in;
 }
 
@@ -282,6 +294,12 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
     t.clip = !clip_is_identity(c.clip);
     t.clip_min = c.clip.min;
     t.clip_max = c.clip.max;
+    if (!in.w_index.empty()) {
+      t.fma = true;
+      t.w_index = in.w_index.data();
+      t.chain_end = in.chain_end.data();
+      t.chains = static_cast<int64_t>(in.chain_end.size());
+    }
     kernel(t);
   };
   if (per_image) {
@@ -318,6 +336,8 @@ bool any_nan(const TensorView& y) {
 void run_reference(const ConvProblem& p) {
   if (p.params.accumulation == Fp32Accumulation::interleaved)
     ref::conv2d_f32_interleaved(p.x, p.w, p.bias, p.y, p.params);
+  else if (mlas_nchwc_block(p.params.accumulation))
+    ref::conv2d_f32_mlas(p.x, p.w, p.bias, p.y, p.params);
   else
     ref::conv2d_f32(p.x, p.w, p.bias, p.y, p.params);
   // The fused clip: the unfused Clip, on the finished output.
@@ -389,6 +409,7 @@ void run_avx2(const ConvProblem& p) {
 }  // namespace
 
 const char* conv_ocl_declines_exactness(const ConvProblem& p) {
+  if (mlas_nchwc_block(p.params.accumulation)) return "an mlas_nchwc accumulation";
   if (const char* why = declines_nchw(p)) return why;
   const int64_t ys = p.y.stride(1);
   if (ys <= 0 || ys > INT32_MAX / kOclMaxBlock) return "output channel stride outside (0, 2^31/64)";
@@ -415,6 +436,7 @@ namespace {
 const char* declines_dot_chains(const ConvProblem& p) {
   const Conv2dParams& c = p.params;
   if (c.flush_denormals && !dot_chains_can_flush()) return "flushing denormals needs the x86 MXCSR";
+  if (mlas_nchwc_block(c.accumulation)) return "an mlas_nchwc accumulation";
   if (c.accumulation == Fp32Accumulation::interleaved && c.groups != 1) return "groups > 1";
   if (c.accumulation == Fp32Accumulation::sequential && has_zero_taps(c.window) &&
       !all_finite_f32(p.w))
@@ -433,7 +455,8 @@ void run_dot_chains(const ConvProblem& p) {
 }
 
 constexpr const char* kNchw =
-    "sequential accumulation, weights contiguous per output channel, output rows contiguous, no "
+    "sequential or mlas_nchwc accumulation, weights contiguous per output channel, output rows "
+    "contiguous, no "
     "negative pads; with padding, finite weights (when the output is smaller than the weights and "
     "not added to, checked after the run: a NaN output with a non-finite weight is recomputed by "
     "the reference)";
@@ -462,7 +485,8 @@ const KernelList<ConvProblem>& conv_nchw_kernels() {
         "weights",
         declines_dot_chains, run_dot_chains},
        {"f32-conv-reference", Isa::portable,
-        "always (ref::conv2d_f32, ref::conv2d_f32_interleaved)", nullptr, run_reference, true}}};
+        "always (ref::conv2d_f32, ref::conv2d_f32_interleaved, ref::conv2d_f32_mlas)", nullptr,
+        run_reference, true}}};
   return list;
 }
 

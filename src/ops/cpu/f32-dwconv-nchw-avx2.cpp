@@ -8,7 +8,7 @@
 
 #include "dwconv.hpp"
 
-#define NPUKIT_AVX2 __attribute__((target("avx2")))
+#define NPUKIT_AVX2 __attribute__((target("avx2,fma")))
 
 namespace npukit::cpu {
 
@@ -24,7 +24,7 @@ NPUKIT_AVX2 __m256i lane_mask(int64_t lanes) {
 }
 
 // Vectors v0 .. v0 + G - 1 of the plane (row-major over (oh, vector of the row)).
-template <int G, bool kInterleaved>
+template <int G, bool kInterleaved, bool kFma>
 NPUKIT_AVX2 void plane_group(const DwPlane& p, int64_t v0, int64_t per_row) {
   const float* x[G];
   float* y[G];
@@ -55,7 +55,8 @@ NPUKIT_AVX2 void plane_group(const DwPlane& p, int64_t v0, int64_t per_row) {
     const __m256 w0 = _mm256_set1_ps(p.w[t]);
     const int64_t o0 = p.tap[t];
     for (int i = 0; i < G; ++i)
-      a0[i] = _mm256_add_ps(a0[i], _mm256_mul_ps(_mm256_loadu_ps(x[i] + o0), w0));
+      a0[i] = kFma ? _mm256_fmadd_ps(_mm256_loadu_ps(x[i] + o0), w0, a0[i])
+                   : _mm256_add_ps(a0[i], _mm256_mul_ps(_mm256_loadu_ps(x[i] + o0), w0));
   }
   const __m256 b = _mm256_set1_ps(p.bias);
   for (int i = 0; i < G; ++i) {
@@ -74,21 +75,23 @@ NPUKIT_AVX2 void plane_group(const DwPlane& p, int64_t v0, int64_t per_row) {
   }
 }
 
-template <bool kInterleaved>
+template <bool kInterleaved, bool kFma>
 NPUKIT_AVX2 void plane(const DwPlane& p) {
   const int64_t per_row = (p.ow + kLanes - 1) / kLanes, vectors = p.oh * per_row;
   int64_t v = 0;
-  for (; v + kGroup <= vectors; v += kGroup) plane_group<kGroup, kInterleaved>(p, v, per_row);
-  for (; v < vectors; ++v) plane_group<1, kInterleaved>(p, v, per_row);
+  for (; v + kGroup <= vectors; v += kGroup) plane_group<kGroup, kInterleaved, kFma>(p, v, per_row);
+  for (; v < vectors; ++v) plane_group<1, kInterleaved, kFma>(p, v, per_row);
 }
 
 }  // namespace
 
 NPUKIT_AVX2 void f32_dwconv_plane_avx2(const DwPlane& p) {
   if (p.interleaved)
-    plane<true>(p);
+    plane<true, false>(p);
+  else if (p.fma)
+    plane<false, true>(p);
   else
-    plane<false>(p);
+    plane<false, false>(p);
 }
 
 }  // namespace npukit::cpu

@@ -1,14 +1,15 @@
 // Plane kernel of the fp32 depthwise family for AVX-512: 16 consecutive
 // outputs of a row per vector, up to 8 vectors at once (independent chains
 // hide the add latency). Per tap: one rounded product, one rounded addition
-// per lane (mul and add intrinsics; -ffp-contract=off keeps them apart).
+// per lane (mul and add intrinsics; -ffp-contract=off keeps them apart), or
+// one FMA under the mlas_nchwc accumulations.
 #include <immintrin.h>
 
 #include <algorithm>
 
 #include "dwconv.hpp"
 
-#define NPUKIT_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
+#define NPUKIT_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma")))
 
 namespace npukit::cpu {
 
@@ -18,7 +19,7 @@ constexpr int64_t kLanes = 16;
 constexpr int kGroup = 8;
 
 // Vectors v0 .. v0 + G - 1 of the plane (row-major over (oh, vector of the row)).
-template <int G, bool kInterleaved>
+template <int G, bool kInterleaved, bool kFma>
 NPUKIT_AVX512 void plane_group(const DwPlane& p, int64_t v0, int64_t per_row) {
   const float* x[G];
   float* y[G];
@@ -50,7 +51,8 @@ NPUKIT_AVX512 void plane_group(const DwPlane& p, int64_t v0, int64_t per_row) {
     const __m512 w0 = _mm512_set1_ps(p.w[t]);
     const int64_t o0 = p.tap[t];
     for (int i = 0; i < G; ++i)
-      a0[i] = _mm512_add_ps(a0[i], _mm512_mul_ps(_mm512_loadu_ps(x[i] + o0), w0));
+      a0[i] = kFma ? _mm512_fmadd_ps(_mm512_loadu_ps(x[i] + o0), w0, a0[i])
+                   : _mm512_add_ps(a0[i], _mm512_mul_ps(_mm512_loadu_ps(x[i] + o0), w0));
   }
   const __m512 b = _mm512_set1_ps(p.bias);
   for (int i = 0; i < G; ++i) {
@@ -70,22 +72,24 @@ NPUKIT_AVX512 void plane_group(const DwPlane& p, int64_t v0, int64_t per_row) {
   }
 }
 
-template <bool kInterleaved>
+template <bool kInterleaved, bool kFma>
 NPUKIT_AVX512 void plane(const DwPlane& p) {
   const int64_t per_row = (p.ow + kLanes - 1) / kLanes, vectors = p.oh * per_row;
   int64_t v = 0;
-  for (; v + kGroup <= vectors; v += kGroup) plane_group<kGroup, kInterleaved>(p, v, per_row);
-  for (; v + 2 <= vectors; v += 2) plane_group<2, kInterleaved>(p, v, per_row);
-  for (; v < vectors; ++v) plane_group<1, kInterleaved>(p, v, per_row);
+  for (; v + kGroup <= vectors; v += kGroup) plane_group<kGroup, kInterleaved, kFma>(p, v, per_row);
+  for (; v + 2 <= vectors; v += 2) plane_group<2, kInterleaved, kFma>(p, v, per_row);
+  for (; v < vectors; ++v) plane_group<1, kInterleaved, kFma>(p, v, per_row);
 }
 
 }  // namespace
 
 NPUKIT_AVX512 void f32_dwconv_plane_avx512(const DwPlane& p) {
   if (p.interleaved)
-    plane<true>(p);
+    plane<true, false>(p);
+  else if (p.fma)
+    plane<false, true>(p);
   else
-    plane<false>(p);
+    plane<false, false>(p);
 }
 
 }  // namespace npukit::cpu

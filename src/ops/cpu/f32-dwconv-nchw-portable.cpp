@@ -1,5 +1,7 @@
 // Plane kernel of the fp32 depthwise family in plain C++ (any CPU): one output
 // at a time, the reference's operations in its order.
+#include <cmath>
+
 #include "dwconv.hpp"
 
 namespace npukit::cpu {
@@ -15,6 +17,11 @@ void f32_dwconv_plane_portable(const DwPlane& p) {
         float r = a[0] + a[1];
         if (p.has_bias) r = r + p.bias;
         out = p.result_add ? r + out : r;
+      } else if (p.fma) {  // mlas_nchwc: one FMA chain from +0
+        float acc = 0.0f;
+        for (int64_t t = 0; t < p.taps; ++t) acc = std::fma(x[p.tap[t]], p.w[t], acc);
+        if (p.has_bias) acc = acc + p.bias;
+        out = p.result_add ? out + acc : acc;
       } else {
         float acc = 0.0f;
         for (int64_t t = 0; t < p.taps; ++t) acc = acc + x[p.tap[t]] * p.w[t];

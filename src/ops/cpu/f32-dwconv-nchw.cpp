@@ -9,6 +9,7 @@
 #include "finite.hpp"
 #include "flush_scope.hpp"
 #include "npukit/parallel.hpp"
+#include "ops/conv_mlas_order.hpp"
 #include "phase_split.hpp"
 
 namespace npukit::cpu {
@@ -30,8 +31,14 @@ const char* declines_fast(const DwconvProblem& p) {
   // The sequential reference skips padded and inserted taps, where the fast
   // kernels add 0 * w: the same sum (the accumulator is never -0) unless a
   // weight is infinite or NaN.
-  if (p.accumulation == Fp32Accumulation::sequential && has_zero_taps(win) && !all_finite_f32(p.w))
+  if (p.accumulation != Fp32Accumulation::interleaved && has_zero_taps(win) && !all_finite_f32(p.w))
     return "a non-finite weight with padded or inserted taps";
+  if (const int64_t block = mlas_nchwc_block(p.accumulation)) {
+    const int64_t C = p.x.dim(1);
+    if (detail::mlas_conv_order(1, p.multiplier, win.kernel_h * win.kernel_w, C, block)
+            .chain_end.size() != 1)
+      return "an mlas_nchwc order of more than one chain (over 128 taps)";
+  }
   return nullptr;
 }
 
@@ -162,6 +169,7 @@ void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel, RowSplit split) {
       d.oh = OH;
       d.ow = OW;
       d.interleaved = p.accumulation == Fp32Accumulation::interleaved;
+      d.fma = mlas_nchwc_block(p.accumulation) != 0;
       d.has_bias = bias != nullptr;
       d.result_add = p.result_add;
       d.bias = bias ? bias[oc * bias_step] : 0.0f;
@@ -202,7 +210,10 @@ void run_reference(const DwconvProblem& p) {
   } else {
     const Conv2dParams c{p.window,     p.x.dim(1),     p.has_bias,
                          p.result_add, p.accumulation, p.flush_denormals};
-    ref::conv2d_f32(p.x, p.w, p.bias, p.y, c);
+    if (mlas_nchwc_block(p.accumulation))
+      ref::conv2d_f32_mlas(p.x, p.w, p.bias, p.y, c);
+    else
+      ref::conv2d_f32(p.x, p.w, p.bias, p.y, c);
   }
   // The fused clip: the unfused Clip, on the finished output.
   if (!clip_is_identity(p.clip)) ref::clip_f32(p.y, p.y, p.clip);
@@ -219,8 +230,8 @@ void run_portable(const DwconvProblem& p) {
 }
 
 constexpr const char* kApplies =
-    "fp32 NCHW, both accumulations, any geometry without negative pads; sequential with padding "
-    "needs finite weights";
+    "fp32 NCHW, every accumulation (mlas_nchwc: one chain), any geometry without negative pads; "
+    "sequential and mlas_nchwc with padding need finite weights";
 
 }  // namespace
 
@@ -231,8 +242,8 @@ const KernelList<DwconvProblem>& dwconv_kernels() {
        {"f32-dwconv-nchw-avx2", Isa::avx2, kApplies, declines_fast, run_avx2},
        {"f32-dwconv-nchw-portable", Isa::portable, kApplies, declines_fast, run_portable},
        {"f32-dwconv-reference", Isa::portable,
-        "always (ref::conv2d_f32, ref::depthwise2d_f32_interleaved)", nullptr, run_reference,
-        true}}};
+        "always (ref::conv2d_f32, ref::conv2d_f32_mlas, ref::depthwise2d_f32_interleaved)", nullptr,
+        run_reference, true}}};
   return list;
 }
 
