@@ -149,7 +149,7 @@ bool is_fmean_nchw(const char* name) {
   return std::string(name).find("fmean-nchw") != std::string::npos;
 }
 
-TEST(QAvgPoolFmeanNchw, MatchesTheReferenceOnRandomProblems) {
+TEST(QAvgPoolFmeanNchwFast, MatchesTheReferenceOnRandomProblems) {
   qpool_test::Restore restore;
   const uint32_t seed = kSeed;
   std::mt19937 g(seed);
@@ -223,7 +223,7 @@ TEST(QAvgPoolFmeanNchw, MatchesTheReferenceOnRandomProblems) {
 // The race's shapes, scaled down in channels, with calibrated scales and with
 // tie-prone ones: whole vectors of outputs, the stride-2 split and the
 // per-output divisors on the sizes the kernels are tuned for.
-TEST(QAvgPoolFmeanNchw, MatchesTheReferenceOnTheRaceShapes) {
+TEST(QAvgPoolFmeanNchwFast, MatchesTheReferenceOnTheRaceShapes) {
   qpool_test::Restore restore;
   const uint32_t seed = kSeed + 1;
   std::mt19937 g(seed);

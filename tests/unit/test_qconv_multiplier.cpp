@@ -60,7 +60,7 @@ bool find_flip(std::mt19937& rng, Flip& f) {
   return false;
 }
 
-TEST(QConvMultiplier, EveryKernelRoundsWithItsProfilesOrder) {
+TEST(QConvMultiplierFast, EveryKernelRoundsWithItsProfilesOrder) {
   const uint32_t seed = 20261127;
   std::mt19937 rng(seed);
   const int saved_threads = num_threads();
