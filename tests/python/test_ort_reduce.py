@@ -62,16 +62,16 @@ def values(rng, shape):
         return np.asarray(x, np.float32)
 
 
-def make_case(rng, i):
-    op = "ReduceSum" if i % 2 == 0 else "ReduceMean"
-    shape = shape_for(rng, i)
+def reduce_model(rng, op, shape, x, attribute_opset, input_opset):
+    """A single-node `op` model over x with random axes (some negative),
+    keepdims and axes as an input (input_opset) or an attribute
+    (attribute_opset); returns the model and its configuration."""
     rank = len(shape)
-    x = values(rng, shape)
     axes = sorted(int(a) for a in rng.choice(rank, size=int(rng.integers(0, rank + 1)), replace=False)) if rank else []
     axes = [a - rank if rng.random() < 0.3 else a for a in axes]
     keepdims = int(rng.random() < 0.7)
     as_input = rng.random() < 0.5
-    opset = (13 if op == "ReduceSum" else 18) if as_input else (11 if op == "ReduceSum" else 13)
+    opset = input_opset if as_input else attribute_opset
     inits, ins, attrs = [], ["x"], {"keepdims": keepdims}
     if as_input and axes:
         inits.append(numpy_helper.from_array(np.array(axes, np.int64), "axes"))
@@ -82,6 +82,15 @@ def make_case(rng, i):
     m = single_node_model(node, [value_info("x", x)], [value_info("y", np.float32, None)], inits,
                           opset=opset)
     config = {"op": op, "shape": shape, "axes": axes, "keepdims": keepdims, "opset": opset}
+    return m, config
+
+
+def make_case(rng, i):
+    op = "ReduceSum" if i % 2 == 0 else "ReduceMean"
+    shape = shape_for(rng, i)
+    x = values(rng, shape)
+    sum_op = op == "ReduceSum"
+    m, config = reduce_model(rng, op, shape, x, 11 if sum_op else 13, 13 if sum_op else 18)
     return m, x, config
 
 

@@ -17,12 +17,11 @@ import sys
 import tempfile
 
 import numpy as np
-from onnx import helper, numpy_helper
 
 import npukit
-from harness import bit_difference, run_ort_single_input, single_node_model, value_info
+from harness import bit_difference, run_ort_single_input
 from ort_diff import SEED, count, ort_missing
-from test_ort_reduce import shape_for, values
+from test_ort_reduce import reduce_model, shape_for, values
 
 OPS = ["ReduceL2", "ReduceMax", "ReduceMin"]
 
@@ -30,23 +29,8 @@ OPS = ["ReduceL2", "ReduceMax", "ReduceMin"]
 def make_case(rng, i):
     op = OPS[i % len(OPS)]
     shape = shape_for(rng, i)
-    rank = len(shape)
     x = values(rng, shape)
-    axes = sorted(int(a) for a in rng.choice(rank, size=int(rng.integers(0, rank + 1)), replace=False)) if rank else []
-    axes = [a - rank if rng.random() < 0.3 else a for a in axes]
-    keepdims = int(rng.random() < 0.7)
-    as_input = rng.random() < 0.5
-    opset = 18 if as_input else 13
-    inits, ins, attrs = [], ["x"], {"keepdims": keepdims}
-    if as_input and axes:
-        inits.append(numpy_helper.from_array(np.array(axes, np.int64), "axes"))
-        ins.append("axes")
-    elif axes:
-        attrs["axes"] = axes
-    node = helper.make_node(op, ins, ["y"], **attrs)
-    m = single_node_model(node, [value_info("x", x)], [value_info("y", np.float32, None)], inits,
-                          opset=opset)
-    config = {"op": op, "shape": shape, "axes": axes, "keepdims": keepdims, "opset": opset}
+    m, config = reduce_model(rng, op, shape, x, 13, 18)
     return m, x, config
 
 
