@@ -33,6 +33,17 @@ struct GfVec {
     return _mm256_blendv_ps(_mm256_set1_ps(-std::numeric_limits<float>::infinity()), v,
                             _mm256_castsi256_ps(m));
   }
+  using Mask = __m256;  // all-ones lanes
+  static Mask make_mask(uint32_t bits) {
+    const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    const __m256i b = _mm256_and_si256(_mm256_set1_epi32(static_cast<int>(bits)), bit);
+    return _mm256_castsi256_ps(_mm256_cmpeq_epi32(b, bit));
+  }
+  static F load_masked(const float* p, Mask m) {  // p's vector is inside the tensor
+    return _mm256_blendv_ps(_mm256_set1_ps(-std::numeric_limits<float>::infinity()),
+                            _mm256_loadu_ps(p), m);
+  }
+  static F max_masked(F a, F b, Mask m) { return _mm256_blendv_ps(a, _mm256_max_ps(a, b), m); }
   static F set1(float v) { return _mm256_set1_ps(v); }
   static F max(F a, F b) { return _mm256_max_ps(a, b); }
   static uint32_t nan_bits(F a, F b) {
@@ -70,8 +81,9 @@ struct GfVec {
 
 namespace npukit::cpu {
 
-uint32_t f32_global_max_avx2(const F32GlobalBlock& b, const F32GlobalMaxRule& r, float* out) {
-  return gf_block(b, r, out);
+void f32_global_max_avx2(const F32GlobalPlanes& b, const F32GlobalMaxRule& r, float* out,
+                         uint32_t* redo) {
+  gf_planes(b, r, out, redo);
 }
 
 }  // namespace npukit::cpu

@@ -30,6 +30,12 @@ struct GfVec {
     const __mmask16 m = static_cast<__mmask16>((1u << n) - 1);
     return _mm512_mask_loadu_ps(_mm512_set1_ps(-std::numeric_limits<float>::infinity()), m, p);
   }
+  using Mask = __mmask16;
+  static Mask make_mask(uint32_t bits) { return static_cast<__mmask16>(bits); }
+  static F load_masked(const float* p, Mask m) {
+    return _mm512_mask_loadu_ps(_mm512_set1_ps(-std::numeric_limits<float>::infinity()), m, p);
+  }
+  static F max_masked(F a, F b, Mask m) { return _mm512_mask_max_ps(a, m, a, b); }
   static F set1(float v) { return _mm512_set1_ps(v); }
   static F max(F a, F b) { return _mm512_max_ps(a, b); }
   static uint32_t nan_bits(F a, F b) { return _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q); }
@@ -63,8 +69,9 @@ struct GfVec {
 
 namespace npukit::cpu {
 
-uint32_t f32_global_max_avx512(const F32GlobalBlock& b, const F32GlobalMaxRule& r, float* out) {
-  return gf_block(b, r, out);
+void f32_global_max_avx512(const F32GlobalPlanes& b, const F32GlobalMaxRule& r, float* out,
+                           uint32_t* redo) {
+  gf_planes(b, r, out, redo);
 }
 
 }  // namespace npukit::cpu

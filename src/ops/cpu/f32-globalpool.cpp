@@ -16,9 +16,7 @@ namespace npukit::cpu {
 
 namespace {
 
-constexpr int64_t kBlock = 16;  // planes per block (two AVX2 passes, one AVX-512 pass)
-
-using BlockFn = uint32_t (*)(const F32GlobalBlock&, const F32GlobalMaxRule&, float*);
+using PlanesFn = void (*)(const F32GlobalPlanes&, const F32GlobalMaxRule&, float*, uint32_t*);
 
 // The reference's loop for one plane (ref::pool2d_f32 / pool2d_f32_mlas_nchwc
 // with a whole-plane window: every tap is an input element).
@@ -49,37 +47,43 @@ F32GlobalMaxRule max_rule(const Pool2dProblem& pr) {
   return r;
 }
 
-void run_max(const Pool2dProblem& pr, BlockFn block) {
+void run_max(const Pool2dProblem& pr, PlanesFn planes) {
+  constexpr int64_t B = kF32GlobalChunk;
   const TensorView &x = pr.x, &y = pr.y;
   const F32GlobalMaxRule rule = max_rule(pr);
   const int64_t C = x.dim(1), hw = x.dim(2) * x.dim(3), cs = x.stride(1), ys = y.stride(1);
-  const int64_t per_image = (C + kBlock - 1) / kBlock, total = x.dim(0) * per_image;
+  const int64_t per_image = (C + B - 1) / B, total = x.dim(0) * per_image;
   const float* xb = x.data<float>();
   float* yb = y.data<float>();
-  const auto blocks = [&](int64_t begin, int64_t end) {
+  const auto chunks = [&](int64_t begin, int64_t end) {
     for (int64_t t = begin; t < end; ++t) {
-      const int64_t n = t / per_image, c0 = t % per_image * kBlock;
-      F32GlobalBlock b;
+      const int64_t n = t / per_image, c0 = t % per_image * B;
+      F32GlobalPlanes b;
       b.x = xb + n * x.stride(0) + c0 * cs;
-      b.count = std::min(kBlock, C - c0);
+      b.count = std::min(B, C - c0);
       b.hw = hw;
       b.cs = cs;
-      float out[kBlock];
-      for (uint32_t redo = block(b, rule, out); redo != 0; redo &= redo - 1) {
-        const int k = __builtin_ctz(redo);
-        out[k] = plane_max(b.x + k * cs, hw, rule);
-      }
+      float out[B];
+      uint32_t redo[B / 32] = {};
+      planes(b, rule, out, redo);
+      for (int64_t w = 0; w < B / 32; ++w)
+        for (uint32_t bits = redo[w]; bits != 0; bits &= bits - 1) {
+          const int64_t k = w * 32 + __builtin_ctz(bits);
+          out[k] = plane_max(b.x + k * cs, hw, rule);
+        }
       float* yo = yb + n * y.stride(0) + c0 * ys;
-      for (int64_t k = 0; k < b.count; ++k) yo[k * ys] = out[k];
+      if (ys == 1)
+        std::copy(out, out + b.count, yo);
+      else
+        for (int64_t k = 0; k < b.count; ++k) yo[k * ys] = out[k];
     }
   };
-  // About 64 KB of input per thread before a second one is woken (a block
-  // is one pass over 16 planes; waking a thread costs a few µs).
-  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / (kBlock * hw * 4));
+  // Threads only with at least ~32 KB of input each (waking one costs µs).
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 15) / (B * hw * 4));
   if (num_threads() <= 1 || total < 2 * grain)
-    blocks(0, total);
+    chunks(0, total);
   else
-    parallel_ranges(total, grain, blocks);
+    parallel_ranges(total, grain, chunks);
 }
 
 }  // namespace
@@ -108,10 +112,10 @@ const char* f32_global_max_declines(const Pool2dProblem& pr) {
   return nullptr;
 }
 
-// Portable: every plane by the reference's loop, blocks shared by the threads.
-uint32_t f32_global_max_portable(const F32GlobalBlock& b, const F32GlobalMaxRule& r, float* out) {
+// Portable: every plane by the reference's loop, chunks shared by the threads.
+void f32_global_max_portable(const F32GlobalPlanes& b, const F32GlobalMaxRule& r, float* out,
+                             uint32_t*) {
   for (int64_t k = 0; k < b.count; ++k) out[k] = plane_max(b.x + k * b.cs, b.hw, r);
-  return 0;
 }
 
 void max_pool2d_f32_global_portable(const Pool2dProblem& pr) {

@@ -22,20 +22,26 @@ struct F32GlobalMaxRule {
   bool flush = false;      // FTZ/DAZ on every input and the result
 };
 
-// Planes [0, count) of one image (count <= 16); plane k is x + k*cs with hw
-// contiguous floats. Writes count results to out[0..count).
-struct F32GlobalBlock {
+// Planes [0, count) of one image; plane k is x + k*cs with hw contiguous floats.
+struct F32GlobalPlanes {
   const float* x = nullptr;
   int64_t count = 0, hw = 0, cs = 0;
 };
 
-// Fast pass over one block: out[k] for every plane whose result the order
-// cannot change; returns a bit per plane (bit k) that the caller must recompute
-// (all of them when the block holds a NaN).
-uint32_t f32_global_max_portable(const F32GlobalBlock& b, const F32GlobalMaxRule& r, float* out);
+// Planes per kernel call (a multiple of 32: one redo word per 32 planes).
+constexpr int64_t kF32GlobalChunk = 256;
+
+// Fast pass over count <= kF32GlobalChunk planes: out[k] for every plane whose
+// result the order cannot change, and bit k % 32 of redo[k / 32] set (redo
+// zeroed by the caller) for the planes the caller must recompute (every plane
+// of a pass of the ISA's width that holds a NaN).
+void f32_global_max_portable(const F32GlobalPlanes& b, const F32GlobalMaxRule& r, float* out,
+                             uint32_t* redo);
 #if defined(__x86_64__)
-uint32_t f32_global_max_avx2(const F32GlobalBlock& b, const F32GlobalMaxRule& r, float* out);
-uint32_t f32_global_max_avx512(const F32GlobalBlock& b, const F32GlobalMaxRule& r, float* out);
+void f32_global_max_avx2(const F32GlobalPlanes& b, const F32GlobalMaxRule& r, float* out,
+                         uint32_t* redo);
+void f32_global_max_avx512(const F32GlobalPlanes& b, const F32GlobalMaxRule& r, float* out,
+                           uint32_t* redo);
 #endif
 
 // pool2d entries.
