@@ -4,6 +4,7 @@
 #include <tuple>
 #include <utility>
 
+#include "cpu/f32-globalpool.hpp"
 #include "cpu/pool2d_plan.hpp"
 #include "cpu/x8-globalpool.hpp"
 #include "cpu/x8-maxpool2d-nhwc.hpp"
@@ -96,6 +97,14 @@ const KernelList<Pool2dProblem>& pool2d_kernels() {
            cpu::x8_global_max_declines, cpu::max_pool2d_x8_global_avx2},
           {"x8-globalmax-portable", Isa::portable, "s8/u8 max over whole planes, NCHW or NHWC",
            cpu::x8_global_max_declines, cpu::max_pool2d_x8_global_portable},
+          {"f32-globalpool-max-nchw-avx512", Isa::avx512,
+           "f32 max over whole contiguous planes (NCHW)", cpu::f32_global_max_declines,
+           cpu::max_pool2d_f32_global_avx512},
+          {"f32-globalpool-max-nchw-avx2", Isa::avx2, "f32 max over whole contiguous planes (NCHW)",
+           cpu::f32_global_max_declines, cpu::max_pool2d_f32_global_avx2},
+          {"f32-globalpool-max-nchw-portable", Isa::portable,
+           "f32 max over whole contiguous planes (NCHW)", cpu::f32_global_max_declines,
+           cpu::max_pool2d_f32_global_portable},
           {"f32-pool2d-avx512", Isa::avx512, "f32 avg/max/sum, any layout and semantics",
            [](const Pool2dProblem& pr) { return declines_f32_simd(pr, 16); },
            cpu::pool2d_f32_avx512},

@@ -1,0 +1,55 @@
+// f32 global max pools over NCHW planes (pool2d with a whole-plane window).
+//
+// A max keeps one of its inputs, so apart from NaN and the sign of a zero the
+// result does not depend on the order: each plane is folded into one vector
+// by loads inside the plane (overlapping at its end), and a tree of merges
+// leaves plane k in lane k. The few planes where the order would show (a NaN
+// in the plane's block, a zero result, or under FTZ a zero or denormal one)
+// are recomputed by the reference's scalar loop.
+#pragma once
+
+#include <cstdint>
+
+#include "ops/cpu/pool2d_plan.hpp"
+
+namespace npukit::cpu {
+
+// The reference's max rule for a whole plane.
+struct F32GlobalMaxRule {
+  float start = 0;         // the running max's first value (-inf or -FLT_MAX)
+  bool nchwc = false;      // MLAS's `m > v ? m : v`, else the taps loop's `v > m`
+  bool propagate = false;  // taps loop: a NaN tap becomes the running max
+  bool flush = false;      // FTZ/DAZ on every input and the result
+};
+
+// Planes [0, count) of one image; plane k is x + k*cs with hw contiguous floats.
+struct F32GlobalPlanes {
+  const float* x = nullptr;
+  int64_t count = 0, hw = 0, cs = 0;
+};
+
+// Planes per kernel call (a multiple of 32: one redo word per 32 planes).
+constexpr int64_t kF32GlobalChunk = 256;
+
+// Fast pass over count <= kF32GlobalChunk planes: out[k] for every plane whose
+// result the order cannot change, and bit k % 32 of redo[k / 32] set (redo
+// zeroed by the caller) for the planes the caller must recompute (every plane
+// of a pass of the ISA's width that holds a NaN).
+void f32_global_max_portable(const F32GlobalPlanes& b, const F32GlobalMaxRule& r, float* out,
+                             uint32_t* redo);
+#if defined(__x86_64__)
+void f32_global_max_avx2(const F32GlobalPlanes& b, const F32GlobalMaxRule& r, float* out,
+                         uint32_t* redo);
+void f32_global_max_avx512(const F32GlobalPlanes& b, const F32GlobalMaxRule& r, float* out,
+                           uint32_t* redo);
+#endif
+
+// pool2d entries.
+const char* f32_global_max_declines(const Pool2dProblem& pr);
+void max_pool2d_f32_global_portable(const Pool2dProblem& pr);
+#if defined(__x86_64__)
+void max_pool2d_f32_global_avx2(const Pool2dProblem& pr);
+void max_pool2d_f32_global_avx512(const Pool2dProblem& pr);
+#endif
+
+}  // namespace npukit::cpu
