@@ -87,9 +87,12 @@ struct Columns {
     return _mm512_or_si512(_mm512_maskz_loadu_epi8(valid, q), fill);
   }
   NPUKIT_X8S2V_INLINE __m512i operator()(int64_t oh) const {
-    const int64_t r0 = oh * sh - pad_top;
-    if (oh >= first && oh < last) {
-      const uint8_t* q = p + r0 * rs;
+    return oh >= first && oh < last ? interior(oh) : edge(oh * sh - pad_top);
+  }
+  // Every window row on the input.
+  NPUKIT_X8S2V_INLINE __m512i interior(int64_t oh) const {
+    {
+      const uint8_t* q = p + (oh * sh - pad_top) * rs;
       __m512i acc = load(q);
       if constexpr (KH > 0) {
 #pragma GCC unroll 8
@@ -99,7 +102,6 @@ struct Columns {
       }
       return acc;
     }
-    return edge(r0);
   }
   // Rows clipped to the input; a window row in the padding adds the padding
   // value to every output.
@@ -114,47 +116,52 @@ struct Columns {
 };
 
 // The column taps present: d = -1 (the odd columns moved up one lane), 0
-// (even), +1 (odd).
+// (even), +1 (odd). M: kM1 | k0 | kP1 at compile time, 0: the plan's.
+enum : int { kM1 = 1, k0 = 2, kP1 = 4 };
+
+template <int M>
 struct Taps {
-  bool m1, z, p1;
+  bool m1_, z_, p1_;
   __m512i idx_even, idx_odd, idx_shift, vlow;
   explicit Taps(const Plan& pl)
-      : m1(pl.tap_m1),
-        z(pl.tap_0),
-        p1(pl.tap_p1),
+      : m1_(pl.tap_m1),
+        z_(pl.tap_0),
+        p1_(pl.tap_p1),
         idx_even(pl.idx_even),
         idx_odd(pl.idx_odd),
         idx_shift(pl.idx_shift),
         vlow(pl.vlow) {}
+  bool m1() const { return M ? (M & kM1) != 0 : m1_; }
+  bool z() const { return M ? (M & k0) != 0 : z_; }
+  bool p1() const { return M ? (M & kP1) != 0 : p1_; }
   // Outputs of d = 0 and +1 from the column maxima a (columns 0-63) and b (64-127).
   template <class T>
   NPUKIT_X8S2V_INLINE __m512i even_odd(__m512i a, __m512i b, __m512i& odd) const {
     odd = _mm512_permutex2var_epi8(a, idx_odd, b);
-    const __m512i r = z ? _mm512_permutex2var_epi8(a, idx_even, b) : vlow;
-    return p1 ? vmax<T>(r, odd) : r;
+    const __m512i r = z() ? _mm512_permutex2var_epi8(a, idx_even, b) : vlow;
+    return p1() ? vmax<T>(r, odd) : r;
   }
 };
 
 // Two output rows per permute pair (2 * OW <= 64, one Seg at column 0).
-template <class T, int KH, bool Plain>
+template <class T, int KH, int M, bool Plain>
 void pair_plane(const Plan& pl, const uint8_t* xp, uint8_t* yp) {
   const Columns<T, KH, Plain> col(pl, pl.segs[0], xp);
-  const Taps tp(pl);
-  const __m512i vpad = pl.vpad, idx_down = pl.idx_down;
-  const int64_t OH = pl.OH, OW = pl.OW, y_rs = pl.y_rs;
+  const Taps<M> tp(pl);
+  const __m512i vpad = pl.vpad, vlow = pl.vlow, idx_down = pl.idx_down;
+  const int64_t OH = pl.OH, OW = pl.OW, y_rs = pl.y_rs, first = pl.first, last = pl.last;
   const __mmask64 both = lanes_below(2 * OW), one = lanes_below(OW);
   // Dense y: a whole-vector store whose excess lands in later rows of the
   // plane (written after it) up to output row whole_end.
   const bool dense = y_rs == OW;
   const int64_t whole_end = dense && OH * OW >= 64 ? (OH * OW - 64) / OW : -1;
-  for (int64_t oh = 0; oh < OH; oh += 2) {
-    const bool two = oh + 1 < OH;
-    const __m512i a = col(oh);
-    const __m512i b = two ? col(oh + 1) : pl.vlow;
+  auto outputs = [&](__m512i a, __m512i b) {
     __m512i odd;
-    __m512i r = tp.template even_odd<T>(a, b, odd);
+    const __m512i r = tp.template even_odd<T>(a, b, odd);
     // Lanes 0 and OW take column -1: the padding value.
-    if (tp.m1) r = vmax<T>(r, _mm512_permutex2var_epi8(odd, tp.idx_shift, vpad));
+    return tp.m1() ? vmax<T>(r, _mm512_permutex2var_epi8(odd, tp.idx_shift, vpad)) : r;
+  };
+  auto store = [&](int64_t oh, __m512i r, bool two) {
     uint8_t* y0 = yp + oh * y_rs;
     if (oh <= whole_end) {
       _mm512_storeu_si512(y0, r);
@@ -166,14 +173,25 @@ void pair_plane(const Plan& pl, const uint8_t* xp, uint8_t* yp) {
       _mm512_mask_storeu_epi8(y0, one, r);
       _mm512_mask_storeu_epi8(y0 + y_rs, one, _mm512_permutexvar_epi8(idx_down, r));
     }
-  }
+  };
+  auto any_pair = [&](int64_t oh) {
+    const bool two = oh + 1 < OH;
+    store(oh, outputs(col(oh), two ? col(oh + 1) : vlow), two);
+  };
+  int64_t oh = 0;
+  for (; oh < first && oh < OH; oh += 2) any_pair(oh);
+  // Both rows' windows on the input, whole-vector stores.
+  const int64_t whole_pairs_end = std::min(last - 1, whole_end + 1);
+  for (; oh < whole_pairs_end; oh += 2)
+    _mm512_storeu_si512(yp + oh * y_rs, outputs(col.interior(oh), col.interior(oh + 1)));
+  for (; oh < OH; oh += 2) any_pair(oh);
 }
 
 // Chunks of 64 outputs, each from two Segs (128 columns), chunk after chunk
 // along each row; the odd columns of the previous chunk give column -1.
-template <class T, int KH, bool Plain>
+template <class T, int KH, int M, bool Plain>
 void chunk_plane(const Plan& pl, const uint8_t* xp, uint8_t* yp) {
-  const Taps tp(pl);
+  const Taps<M> tp(pl);
   const __m512i vpad = pl.vpad;
   const int64_t OH = pl.OH, OW = pl.OW, y_rs = pl.y_rs;
   const int64_t nseg = static_cast<int64_t>(pl.segs.size());
@@ -182,7 +200,7 @@ void chunk_plane(const Plan& pl, const uint8_t* xp, uint8_t* yp) {
                    int64_t o0, __m512i& prev_odd) {
     __m512i odd;
     __m512i r = tp.template even_odd<T>(ca(oh), cb(oh), odd);
-    if (tp.m1) r = vmax<T>(r, _mm512_permutex2var_epi8(prev_odd, tp.idx_shift, odd));
+    if (tp.m1()) r = vmax<T>(r, _mm512_permutex2var_epi8(prev_odd, tp.idx_shift, odd));
     prev_odd = odd;
     uint8_t* y = yp + oh * y_rs + o0;
     const int64_t n = OW - o0;
@@ -208,7 +226,8 @@ void chunk_plane(const Plan& pl, const uint8_t* xp, uint8_t* yp) {
   }
 }
 
-template <class T, int KH>
+// KH, M: kernel_h and the column taps at compile time (0: the plan's).
+template <class T, int KH, int M>
 void plane(const Plan& pl, const uint8_t* xp, uint8_t* yp) {
   // Plain loads of the partial vectors when no stored output reads past the
   // row and the plane's last row stays inside x.
@@ -216,9 +235,9 @@ void plane(const Plan& pl, const uint8_t* xp, uint8_t* yp) {
   bool plain = true;
   for (const Seg& s : pl.segs) plain = plain && (s.exact || (!s.fill_read && tail_inside));
   if (pl.pair)
-    plain ? pair_plane<T, KH, true>(pl, xp, yp) : pair_plane<T, KH, false>(pl, xp, yp);
+    plain ? pair_plane<T, KH, M, true>(pl, xp, yp) : pair_plane<T, KH, M, false>(pl, xp, yp);
   else
-    plain ? chunk_plane<T, KH, true>(pl, xp, yp) : chunk_plane<T, KH, false>(pl, xp, yp);
+    plain ? chunk_plane<T, KH, M, true>(pl, xp, yp) : chunk_plane<T, KH, M, false>(pl, xp, yp);
 }
 
 __m512i bytes(const uint8_t (&b)[64]) {
@@ -296,7 +315,12 @@ void run(const Pool2dProblem& pr) {
   const int64_t C = x.dim(1);
   const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, pl.H * pl.W));
   using Fn = void (*)(const Plan&, const uint8_t*, uint8_t*);
-  const Fn kernel = w.kernel_h == 2 ? plane<T, 2> : w.kernel_h == 3 ? plane<T, 3> : plane<T, 0>;
+  // The race's windows at compile time: k2s2 (taps 2j, 2j + 1; two rows),
+  // k3s2p1 (2j - 1 .. 2j + 1; three rows).
+  const int m = (pl.tap_m1 ? kM1 : 0) | (pl.tap_0 ? k0 : 0) | (pl.tap_p1 ? kP1 : 0);
+  const Fn kernel = w.kernel_h == 2 && m == (k0 | kP1)         ? plane<T, 2, k0 | kP1>
+                    : w.kernel_h == 3 && m == (kM1 | k0 | kP1) ? plane<T, 3, kM1 | k0 | kP1>
+                                                               : plane<T, 0, 0>;
   parallel_ranges(x.dim(0) * C, grain, [&](int64_t begin, int64_t end) {
     int64_t n = begin / C, c = begin % C;  // advanced without divisions
     for (int64_t nc = begin; nc < end; ++nc) {
