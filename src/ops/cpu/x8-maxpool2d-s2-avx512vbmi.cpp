@@ -38,6 +38,8 @@ struct Seg {
 
 struct Plan {
   const uint8_t *x_begin, *x_end;
+  uint8_t* y_begin;
+  int64_t C, xs0, xs1, ys0, ys1;  // image and plane strides
   int64_t rs, H, W, OH, OW, y_rs, kh, sh, pad_top, pad_bottom;
   int64_t first, last;  // output rows whose window rows are all on the input
   bool tap_m1, tap_0, tap_p1;
@@ -143,25 +145,42 @@ struct Taps {
   }
 };
 
-// Two output rows per permute pair (2 * OW <= 64, one Seg at column 0).
+// Two output rows per permute pair (2 * OW <= 64, one Seg at column 0); the
+// plan's fields in registers across planes.
 template <class T, int KH, int M, bool Plain>
-void pair_plane(const Plan& pl, const uint8_t* xp, uint8_t* yp) {
-  const Columns<T, KH, Plain> col(pl, pl.segs[0], xp);
-  const Taps<M> tp(pl);
-  const __m512i vpad = pl.vpad, vlow = pl.vlow, idx_down = pl.idx_down;
-  const int64_t OH = pl.OH, OW = pl.OW, y_rs = pl.y_rs, first = pl.first, last = pl.last;
-  const __mmask64 both = lanes_below(2 * OW), one = lanes_below(OW);
-  // Dense y: a whole-vector store whose excess lands in later rows of the
-  // plane (written after it) up to output row whole_end.
-  const bool dense = y_rs == OW;
-  const int64_t whole_end = dense && OH * OW >= 64 ? (OH * OW - 64) / OW : -1;
-  auto outputs = [&](__m512i a, __m512i b) {
+struct PairRows {
+  Columns<T, KH, Plain> col;
+  Taps<M> tp;
+  __m512i vpad, vlow, idx_down;
+  int64_t OH, OW, y_rs, first, last, whole_end;
+  __mmask64 both, one;
+  bool dense;
+
+  explicit PairRows(const Plan& pl)
+      : col(pl, pl.segs[0], pl.x_begin),
+        tp(pl),
+        vpad(pl.vpad),
+        vlow(pl.vlow),
+        idx_down(pl.idx_down),
+        OH(pl.OH),
+        OW(pl.OW),
+        y_rs(pl.y_rs),
+        first(pl.first),
+        last(pl.last),
+        // Dense y: a whole-vector store whose excess lands in later rows of
+        // the plane (written after it) up to output row whole_end.
+        whole_end(pl.y_rs == pl.OW && pl.OH * pl.OW >= 64 ? (pl.OH * pl.OW - 64) / pl.OW : -1),
+        both(lanes_below(2 * pl.OW)),
+        one(lanes_below(pl.OW)),
+        dense(pl.y_rs == pl.OW) {}
+
+  NPUKIT_X8S2V_INLINE __m512i outputs(__m512i a, __m512i b) const {
     __m512i odd;
     const __m512i r = tp.template even_odd<T>(a, b, odd);
     // Lanes 0 and OW take column -1: the padding value.
     return tp.m1() ? vmax<T>(r, _mm512_permutex2var_epi8(odd, tp.idx_shift, vpad)) : r;
-  };
-  auto store = [&](int64_t oh, __m512i r, bool two) {
+  }
+  void store(uint8_t* yp, int64_t oh, __m512i r, bool two) const {
     uint8_t* y0 = yp + oh * y_rs;
     if (oh <= whole_end) {
       _mm512_storeu_si512(y0, r);
@@ -173,19 +192,23 @@ void pair_plane(const Plan& pl, const uint8_t* xp, uint8_t* yp) {
       _mm512_mask_storeu_epi8(y0, one, r);
       _mm512_mask_storeu_epi8(y0 + y_rs, one, _mm512_permutexvar_epi8(idx_down, r));
     }
-  };
-  auto any_pair = [&](int64_t oh) {
+  }
+  void any_pair(uint8_t* yp, int64_t oh) const {
     const bool two = oh + 1 < OH;
-    store(oh, outputs(col(oh), two ? col(oh + 1) : vlow), two);
-  };
-  int64_t oh = 0;
-  for (; oh < first && oh < OH; oh += 2) any_pair(oh);
-  // Both rows' windows on the input, whole-vector stores.
-  const int64_t whole_pairs_end = std::min(last - 1, whole_end + 1);
-  for (; oh < whole_pairs_end; oh += 2)
-    _mm512_storeu_si512(yp + oh * y_rs, outputs(col.interior(oh), col.interior(oh + 1)));
-  for (; oh < OH; oh += 2) any_pair(oh);
-}
+    store(yp, oh, outputs(col(oh), two ? col(oh + 1) : vlow), two);
+  }
+  // One plane: x's plane at xp (col reads there), y's at yp.
+  NPUKIT_X8S2V_INLINE void plane(const uint8_t* xp, uint8_t* yp) {
+    col.p = xp;
+    int64_t oh = 0;
+    for (; oh < first && oh < OH; oh += 2) any_pair(yp, oh);
+    // Both rows' windows on the input, whole-vector stores.
+    const int64_t whole_pairs_end = std::min(last - 1, whole_end + 1);
+    for (; oh < whole_pairs_end; oh += 2)
+      _mm512_storeu_si512(yp + oh * y_rs, outputs(col.interior(oh), col.interior(oh + 1)));
+    for (; oh < OH; oh += 2) any_pair(yp, oh);
+  }
+};
 
 // Chunks of 64 outputs, each from two Segs (128 columns), chunk after chunk
 // along each row; the odd columns of the previous chunk give column -1.
@@ -226,18 +249,42 @@ void chunk_plane(const Plan& pl, const uint8_t* xp, uint8_t* yp) {
   }
 }
 
-// KH, M: kernel_h and the column taps at compile time (0: the plan's).
-template <class T, int KH, int M>
-void plane(const Plan& pl, const uint8_t* xp, uint8_t* yp) {
-  // Plain loads of the partial vectors when no stored output reads past the
-  // row and the plane's last row stays inside x.
+// Plain loads of the partial vectors for the plane at xp: no stored output
+// reads past the row and the plane's last row stays inside x.
+bool plain_plane(const Plan& pl, const uint8_t* xp) {
   const bool tail_inside = xp + (pl.H - 1) * pl.rs + pl.segs.back().col + 64 <= pl.x_end;
   bool plain = true;
   for (const Seg& s : pl.segs) plain = plain && (s.exact || (!s.fill_read && tail_inside));
-  if (pl.pair)
-    plain ? pair_plane<T, KH, M, true>(pl, xp, yp) : pair_plane<T, KH, M, false>(pl, xp, yp);
-  else
-    plain ? chunk_plane<T, KH, M, true>(pl, xp, yp) : chunk_plane<T, KH, M, false>(pl, xp, yp);
+  return plain;
+}
+
+// Planes [begin, end) of N * C. KH, M: kernel_h and the column taps at
+// compile time (0: the plan's).
+template <class T, int KH, int M>
+void planes(const Plan& pl, int64_t begin, int64_t end) {
+  const int64_t C = pl.C;
+  int64_t n = begin / C, c = begin % C;  // advanced without divisions
+  auto each = [&](auto&& body) {
+    for (int64_t nc = begin; nc < end; ++nc) {
+      body(pl.x_begin + n * pl.xs0 + c * pl.xs1, pl.y_begin + n * pl.ys0 + c * pl.ys1);
+      if (++c == C) c = 0, ++n;
+    }
+  };
+  if (pl.pair) {
+    PairRows<T, KH, M, true> plain(pl);
+    PairRows<T, KH, M, false> masked(pl);
+    each([&](const uint8_t* xp, uint8_t* yp) {
+      if (plain_plane(pl, xp))
+        plain.plane(xp, yp);
+      else
+        masked.plane(xp, yp);
+    });
+  } else {
+    each([&](const uint8_t* xp, uint8_t* yp) {
+      plain_plane(pl, xp) ? chunk_plane<T, KH, M, true>(pl, xp, yp)
+                          : chunk_plane<T, KH, M, false>(pl, xp, yp);
+    });
+  }
 }
 
 __m512i bytes(const uint8_t (&b)[64]) {
@@ -257,6 +304,12 @@ void run(const Pool2dProblem& pr) {
   for (int d = 0; d < 4; ++d) span += (x.dim(d) - 1) * x.stride(d);
   pl.x_begin = xbase;
   pl.x_end = xbase + span;
+  pl.y_begin = static_cast<uint8_t*>(y.raw());
+  pl.C = x.dim(1);
+  pl.xs0 = x.stride(0);
+  pl.xs1 = x.stride(1);
+  pl.ys0 = y.stride(0);
+  pl.ys1 = y.stride(1);
   pl.rs = x.stride(2);
   pl.H = x.dim(2);
   pl.W = x.dim(3);
@@ -314,22 +367,14 @@ void run(const Pool2dProblem& pr) {
   }
   const int64_t C = x.dim(1);
   const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, pl.H * pl.W));
-  using Fn = void (*)(const Plan&, const uint8_t*, uint8_t*);
+  using Fn = void (*)(const Plan&, int64_t, int64_t);
   // The race's windows at compile time: k2s2 (taps 2j, 2j + 1; two rows),
   // k3s2p1 (2j - 1 .. 2j + 1; three rows).
   const int m = (pl.tap_m1 ? kM1 : 0) | (pl.tap_0 ? k0 : 0) | (pl.tap_p1 ? kP1 : 0);
-  const Fn kernel = w.kernel_h == 2 && m == (k0 | kP1)         ? plane<T, 2, k0 | kP1>
-                    : w.kernel_h == 3 && m == (kM1 | k0 | kP1) ? plane<T, 3, kM1 | k0 | kP1>
-                                                               : plane<T, 0, 0>;
-  parallel_ranges(x.dim(0) * C, grain, [&](int64_t begin, int64_t end) {
-    int64_t n = begin / C, c = begin % C;  // advanced without divisions
-    for (int64_t nc = begin; nc < end; ++nc) {
-      const uint8_t* xp = xbase + n * x.stride(0) + c * x.stride(1);
-      auto* yp = static_cast<uint8_t*>(y.raw()) + n * y.stride(0) + c * y.stride(1);
-      kernel(pl, xp, yp);
-      if (++c == C) c = 0, ++n;
-    }
-  });
+  const Fn kernel = w.kernel_h == 2 && m == (k0 | kP1)         ? planes<T, 2, k0 | kP1>
+                    : w.kernel_h == 3 && m == (kM1 | k0 | kP1) ? planes<T, 3, kM1 | k0 | kP1>
+                                                               : planes<T, 0, 0>;
+  parallel_ranges(x.dim(0) * C, grain, [&](int64_t begin, int64_t end) { kernel(pl, begin, end); });
 }
 
 }  // namespace
