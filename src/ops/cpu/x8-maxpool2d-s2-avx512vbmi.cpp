@@ -388,5 +388,7 @@ void max_pool2d_x8_s2_avx512vbmi(const Pool2dProblem& pr) {
 
 }  // namespace npukit::cpu
 
+#undef NPUKIT_X8S2V_INLINE
+
 #include "ops/cpu/isa-end.inc"
 #endif
