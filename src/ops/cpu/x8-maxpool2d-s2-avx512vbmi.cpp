@@ -219,10 +219,10 @@ void chunk_plane(const Plan& pl, const uint8_t* xp, uint8_t* yp) {
   const int64_t OH = pl.OH, OW = pl.OW, y_rs = pl.y_rs;
   const int64_t nseg = static_cast<int64_t>(pl.segs.size());
   const Seg* segs = pl.segs.data();
-  auto chunk = [&](const Columns<T, KH, Plain>& ca, const Columns<T, KH, Plain>& cb, int64_t oh,
-                   int64_t o0, __m512i& prev_odd) {
+  // Outputs [o0, o0 + 64) of row oh from the column maxima a and b.
+  auto finish = [&](__m512i a, __m512i b, int64_t oh, int64_t o0, __m512i& prev_odd) {
     __m512i odd;
-    __m512i r = tp.template even_odd<T>(ca(oh), cb(oh), odd);
+    __m512i r = tp.template even_odd<T>(a, b, odd);
     if (tp.m1()) r = vmax<T>(r, _mm512_permutex2var_epi8(prev_odd, tp.idx_shift, odd));
     prev_odd = odd;
     uint8_t* y = yp + oh * y_rs + o0;
@@ -232,9 +232,37 @@ void chunk_plane(const Plan& pl, const uint8_t* xp, uint8_t* yp) {
     else
       _mm512_mask_storeu_epi8(y, lanes_below(n), r);
   };
+  auto chunk = [&](const Columns<T, KH, Plain>& ca, const Columns<T, KH, Plain>& cb, int64_t oh,
+                   int64_t o0, __m512i& prev_odd) { finish(ca(oh), cb(oh), oh, o0, prev_odd); };
   if (nseg == 2) {  // rows of up to 64 outputs: the Segs' fields stay in registers
     const Columns<T, KH, Plain> ca(pl, segs[0], xp), cb(pl, segs[1], xp);
-    for (int64_t oh = 0; oh < OH; ++oh) {
+    int64_t oh = 0;
+    if (KH == 3 && pl.sh == 2) {
+      // 3-row windows 2 rows apart (k3s2p1): an interior window's last row
+      // is the next one's first, loaded once.
+      for (; oh < pl.first; ++oh) {
+        __m512i prev_odd = vpad;
+        chunk(ca, cb, oh, 0, prev_odd);
+      }
+      if (oh < pl.last) {
+        const int64_t rs = pl.rs;
+        const uint8_t* qa = ca.p + (oh * 2 - pl.pad_top) * rs;
+        const uint8_t* qb = cb.p + (oh * 2 - pl.pad_top) * rs;
+        __m512i top_a = ca.load(qa), top_b = cb.load(qb);
+        for (; oh < pl.last; ++oh) {
+          const __m512i bot_a = ca.load(qa + 2 * rs), bot_b = cb.load(qb + 2 * rs);
+          const __m512i a = vmax<T>(vmax<T>(top_a, ca.load(qa + rs)), bot_a);
+          const __m512i b = vmax<T>(vmax<T>(top_b, cb.load(qb + rs)), bot_b);
+          __m512i prev_odd = vpad;
+          finish(a, b, oh, 0, prev_odd);
+          top_a = bot_a;
+          top_b = bot_b;
+          qa += 2 * rs;
+          qb += 2 * rs;
+        }
+      }
+    }
+    for (; oh < OH; ++oh) {
       __m512i prev_odd = vpad;  // its lane 63 is column -1
       chunk(ca, cb, oh, 0, prev_odd);
     }
