@@ -43,10 +43,22 @@ struct Plan {
   int64_t rs, H, W, OH, OW, y_rs, kh, sh, pad_top, pad_bottom;
   int64_t first, last;  // output rows whose window rows are all on the input
   bool tap_m1, tap_0, tap_p1;
+  // Planes back to back in x and y whose windows start at their first row
+  // and never reach past their last: consecutive planes are one taller plane.
+  bool stacked;
   bool pair;              // two output rows per permute pair (segs: one, at column 0)
   std::vector<Seg> segs;  // else two per chunk of 64 outputs
-  __m512i vpad, vlow, idx_even, idx_odd, idx_shift, idx_down;
+  // Byte vectors as plain bytes (a __m512i member would make the implicit
+  // copy constructor, defined outside the target region, use AVX-512).
+  uint8_t pad, low;
+  uint8_t idx_even[64], idx_odd[64], idx_shift[64], idx_down[64];
+  __m512i vpad() const { return _mm512_set1_epi8(static_cast<char>(pad)); }
+  __m512i vlow() const { return _mm512_set1_epi8(static_cast<char>(low)); }
 };
+
+__m512i bytes(const uint8_t (&b)[64]) {
+  return _mm512_loadu_si512(b);
+}
 
 #define NPUKIT_X8S2V_INLINE inline __attribute__((always_inline))
 
@@ -80,9 +92,9 @@ struct Columns {
         first(pl.first),
         last(pl.last),
         valid(s.valid),
-        fill(Plain ? pl.vlow : _mm512_loadu_si512(s.fill)),
-        vpad(pl.vpad),
-        vlow(pl.vlow) {}
+        fill(Plain ? pl.vlow() : _mm512_loadu_si512(s.fill)),
+        vpad(pl.vpad()),
+        vlow(pl.vlow()) {}
 
   NPUKIT_X8S2V_INLINE __m512i load(const uint8_t* q) const {
     if constexpr (Plain) return _mm512_loadu_si512(q);
@@ -129,10 +141,10 @@ struct Taps {
       : m1_(pl.tap_m1),
         z_(pl.tap_0),
         p1_(pl.tap_p1),
-        idx_even(pl.idx_even),
-        idx_odd(pl.idx_odd),
-        idx_shift(pl.idx_shift),
-        vlow(pl.vlow) {}
+        idx_even(bytes(pl.idx_even)),
+        idx_odd(bytes(pl.idx_odd)),
+        idx_shift(bytes(pl.idx_shift)),
+        vlow(pl.vlow()) {}
   bool m1() const { return M ? (M & kM1) != 0 : m1_; }
   bool z() const { return M ? (M & k0) != 0 : z_; }
   bool p1() const { return M ? (M & kP1) != 0 : p1_; }
@@ -159,9 +171,9 @@ struct PairRows {
   explicit PairRows(const Plan& pl)
       : col(pl, pl.segs[0], pl.x_begin),
         tp(pl),
-        vpad(pl.vpad),
-        vlow(pl.vlow),
-        idx_down(pl.idx_down),
+        vpad(pl.vpad()),
+        vlow(pl.vlow()),
+        idx_down(bytes(pl.idx_down)),
         OH(pl.OH),
         OW(pl.OW),
         y_rs(pl.y_rs),
@@ -213,9 +225,9 @@ struct PairRows {
 // Chunks of 64 outputs, each from two Segs (128 columns), chunk after chunk
 // along each row; the odd columns of the previous chunk give column -1.
 template <class T, int KH, int M, bool Plain>
-void chunk_plane(const Plan& pl, const uint8_t* xp, uint8_t* yp) {
+NPUKIT_X8S2V_INLINE void chunk_plane(const Plan& pl, const uint8_t* xp, uint8_t* yp) {
   const Taps<M> tp(pl);
-  const __m512i vpad = pl.vpad;
+  const __m512i vpad = pl.vpad();
   const int64_t OH = pl.OH, OW = pl.OW, y_rs = pl.y_rs;
   const int64_t nseg = static_cast<int64_t>(pl.segs.size());
   const Seg* segs = pl.segs.data();
@@ -244,21 +256,33 @@ void chunk_plane(const Plan& pl, const uint8_t* xp, uint8_t* yp) {
         __m512i prev_odd = vpad;
         chunk(ca, cb, oh, 0, prev_odd);
       }
-      if (oh < pl.last) {
-        const int64_t rs = pl.rs;
+      const int64_t last = pl.last, rs = pl.rs;
+      if (oh < last) {
+        // Dense y: whole-vector stores whose excess lands in the next rows
+        // (written after them) up to output row whole_end.
+        const int64_t whole_end = y_rs == OW && OH * OW >= 64 ? (OH * OW - 64) / OW : -1;
+        const __mmask64 m = lanes_below(OW);
+        // Locals, not the Taps' members: kept in registers across y's stores.
+        // The taps are all three (KH == 3 is chosen with M == kM1 | k0 | kP1).
+        static_assert(KH != 3 || M == (kM1 | k0 | kP1));
+        const __m512i idx_even = tp.idx_even, idx_odd = tp.idx_odd, idx_shift = tp.idx_shift;
         const uint8_t* qa = ca.p + (oh * 2 - pl.pad_top) * rs;
         const uint8_t* qb = cb.p + (oh * 2 - pl.pad_top) * rs;
+        uint8_t* y = yp + oh * y_rs;
         __m512i top_a = ca.load(qa), top_b = cb.load(qb);
-        for (; oh < pl.last; ++oh) {
+        for (; oh < last; ++oh, qa += 2 * rs, qb += 2 * rs, y += y_rs) {
           const __m512i bot_a = ca.load(qa + 2 * rs), bot_b = cb.load(qb + 2 * rs);
           const __m512i a = vmax<T>(vmax<T>(top_a, ca.load(qa + rs)), bot_a);
           const __m512i b = vmax<T>(vmax<T>(top_b, cb.load(qb + rs)), bot_b);
-          __m512i prev_odd = vpad;
-          finish(a, b, oh, 0, prev_odd);
           top_a = bot_a;
           top_b = bot_b;
-          qa += 2 * rs;
-          qb += 2 * rs;
+          const __m512i odd = _mm512_permutex2var_epi8(a, idx_odd, b);
+          __m512i r = vmax<T>(_mm512_permutex2var_epi8(a, idx_even, b), odd);
+          r = vmax<T>(r, _mm512_permutex2var_epi8(vpad, idx_shift, odd));
+          if (oh <= whole_end)
+            _mm512_storeu_si512(y, r);
+          else
+            _mm512_mask_storeu_epi8(y, m, r);
         }
       }
     }
@@ -290,6 +314,27 @@ bool plain_plane(const Plan& pl, const uint8_t* xp) {
 // compile time (0: the plan's).
 template <class T, int KH, int M>
 void planes(const Plan& pl, int64_t begin, int64_t end) {
+  if (pl.stacked) {
+    // The range is one plane of (end - begin) * H rows: one set-up, and the
+    // two-row path's pairs and whole-vector stores run across plane ends.
+    Plan tall = pl;
+    tall.H = pl.H * (end - begin);
+    tall.OH = pl.OH * (end - begin);
+    tall.first = 0;
+    tall.last = tall.OH;
+    const uint8_t* xp = pl.x_begin + begin * pl.xs1;
+    uint8_t* yp = pl.y_begin + begin * pl.ys1;
+    const bool plain = plain_plane(tall, xp);
+    if (pl.pair && plain)
+      PairRows<T, KH, M, true>(tall).plane(xp, yp);
+    else if (pl.pair)
+      PairRows<T, KH, M, false>(tall).plane(xp, yp);
+    else if (plain)
+      chunk_plane<T, KH, M, true>(tall, xp, yp);
+    else
+      chunk_plane<T, KH, M, false>(tall, xp, yp);
+    return;
+  }
   const int64_t C = pl.C;
   int64_t n = begin / C, c = begin % C;  // advanced without divisions
   auto each = [&](auto&& body) {
@@ -313,10 +358,6 @@ void planes(const Plan& pl, int64_t begin, int64_t end) {
                           : chunk_plane<T, KH, M, false>(pl, xp, yp);
     });
   }
-}
-
-__m512i bytes(const uint8_t (&b)[64]) {
-  return _mm512_loadu_si512(b);
 }
 
 template <class T>
@@ -357,25 +398,24 @@ void run(const Pool2dProblem& pr) {
   pl.tap_0 = d_lo <= 0 && d_hi >= 0;
   pl.tap_p1 = d_hi >= 1;
   pl.pair = 2 * pl.OW <= 64;
-  pl.vpad = _mm512_set1_epi8(static_cast<char>(pad));
-  pl.vlow = _mm512_set1_epi8(static_cast<char>(low));
-  uint8_t even[64], odd[64], shift[64], down[64];
+  const bool images_dense = x.dim(0) == 1 || (x.stride(0) == x.dim(1) * x.stride(1) &&
+                                              y.stride(0) == y.dim(1) * y.stride(1));
+  pl.stacked = w.pad_top == 0 && pl.H == pl.OH * pl.sh && pl.kh <= pl.sh &&
+               x.stride(1) == pl.H * pl.rs && y.stride(1) == pl.OH * pl.y_rs && images_dense;
+  pl.pad = pad;
+  pl.low = low;
   for (int j = 0; j < 64; ++j) {
     const int ow = static_cast<int>(pl.OW);
     // Pair: lanes [0, OW) from a's columns, [OW, 2 OW) from b's.
     const int col = pl.pair && j >= ow ? 64 + 2 * (j - ow) : 2 * j;
-    even[j] = static_cast<uint8_t>(col & 127);
-    odd[j] = static_cast<uint8_t>((col + 1) & 127);
+    pl.idx_even[j] = static_cast<uint8_t>(col & 127);
+    pl.idx_odd[j] = static_cast<uint8_t>((col + 1) & 127);
     // Pair: (odd, pad) -> lane j takes odd lane j - 1, lanes 0 and OW the pad
     // (index 64). Chunks: (prev_odd, odd) -> lane 0 takes prev_odd's lane 63.
-    shift[j] =
+    pl.idx_shift[j] =
         static_cast<uint8_t>(pl.pair ? (j == 0 || j == ow ? 64 : j - 1) : (j == 0 ? 63 : 63 + j));
-    down[j] = static_cast<uint8_t>((j + ow) & 63);
+    pl.idx_down[j] = static_cast<uint8_t>((j + ow) & 63);
   }
-  pl.idx_even = bytes(even);
-  pl.idx_odd = bytes(odd);
-  pl.idx_shift = bytes(shift);
-  pl.idx_down = bytes(down);
   // Vectors: the pair path one (columns 0-63), else two per 64 outputs.
   const int64_t nseg = pl.pair ? 1 : 2 * ((pl.OW + 63) / 64);
   const int64_t last_col = 2 * (pl.OW - 1) + d_hi;  // the rightmost column any output reads
