@@ -105,17 +105,15 @@ struct Columns {
   }
   // Every window row on the input.
   NPUKIT_X8S2V_INLINE __m512i interior(int64_t oh) const {
-    {
-      const uint8_t* q = p + (oh * sh - pad_top) * rs;
-      __m512i acc = load(q);
-      if constexpr (KH > 0) {
+    const uint8_t* q = p + (oh * sh - pad_top) * rs;
+    __m512i acc = load(q);
+    if constexpr (KH > 0) {
 #pragma GCC unroll 8
-        for (int i = 1; i < KH; ++i) acc = vmax<T>(acc, load(q + i * rs));
-      } else {
-        for (int64_t i = 1; i < kh; ++i) acc = vmax<T>(acc, load(q + i * rs));
-      }
-      return acc;
+      for (int i = 1; i < KH; ++i) acc = vmax<T>(acc, load(q + i * rs));
+    } else {
+      for (int64_t i = 1; i < kh; ++i) acc = vmax<T>(acc, load(q + i * rs));
     }
+    return acc;
   }
   // Rows clipped to the input; a window row in the padding adds the padding
   // value to every output.
@@ -211,7 +209,7 @@ struct PairRows {
   }
   // One plane: x's plane at xp (col reads there), y's at yp.
   NPUKIT_X8S2V_INLINE void plane(const uint8_t* xp, uint8_t* yp) {
-    col.p = xp;
+    col.p = xp;  // the Seg is at column 0
     int64_t oh = 0;
     for (; oh < first && oh < OH; oh += 2) any_pair(yp, oh);
     // Both rows' windows on the input, whole-vector stores.
