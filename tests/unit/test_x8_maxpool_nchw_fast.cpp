@@ -18,6 +18,7 @@
 #include "ops/cpu/pool2d_plan.hpp"
 #include "ops/cpu/x8-maxpool2d-same.hpp"
 #include "unit/test_util.hpp"
+#include "unit/variant_test_util.hpp"
 
 namespace npukit {
 namespace {
@@ -118,9 +119,11 @@ bool is_same_kernel(const std::string& name) {
   return name.find("x8-maxpool2d-same-") == 0;
 }
 
-// Every runnable x8 kernel accepting the case against the reference; false
-// after a mismatch. runs: per kernel.
-bool check_case(const Case& c, uint32_t seed, int index, std::map<std::string, int>& runs) {
+// Every runnable kernel accepting the case against the reference (the list's
+// loop, tests/unit/variant_test_util.hpp), then the AVX-512 same-size kernel
+// again without its VBMI column pass (counted as "<name> without VBMI");
+// false after a mismatch.
+bool check_case(const Case& c, uint32_t seed, int index, variant_test::Runs& runs) {
   const Shape ys = pool2d_output_shape(c.shape, c.p);
   std::mt19937 g(seed * 7919u + static_cast<uint32_t>(index));
   std::vector<uint8_t> xbuf, wantbuf, ybuf;
@@ -130,34 +133,29 @@ bool check_case(const Case& c, uint32_t seed, int index, std::map<std::string, i
   set_num_threads(1);
   reference(x, want_view, c.p);
   const std::vector<uint8_t> want = logical_bytes(want_view);
-  int threads = 1 + index % 3;
-  for (const auto& v : pool2d_kernels().variants) {
-    if (v.reference || !KernelList<Pool2dProblem>::runnable(v)) continue;
-    if (std::string(v.name).rfind("x8-", 0) != 0) continue;
-    // The AVX-512 same-size kernel runs twice: with its VBMI column pass
-    // (where the host has VBMI and the plan fits) and without.
-    const bool twice = std::string(v.name) == "x8-maxpool2d-same-avx512";
-    for (int pass = 0; pass < (twice ? 2 : 1); ++pass) {
-      const TensorView y = make_view(ybuf, c.dtype, ys, c.y_layout);
-      const Pool2dProblem pr{x, y, c.p};
-      if (v.declines && v.declines(pr)) break;
-      set_num_threads(threads);
-      threads = threads % 3 + 1;
-      cpu::x8_same_allow_vbmi(pass == 0);
-      v.run(pr);
-      cpu::x8_same_allow_vbmi(true);
-      const std::string name = std::string(v.name) + (pass == 1 ? " without VBMI" : "");
-      const std::string diff = first_difference(logical_bytes(y), want);
-      const bool gaps = gaps_untouched(ybuf, y);
-      EXPECT_TRUE(diff.empty() && gaps)
-          << "kernel " << name << ", seed " << seed << ", case " << index << ", threads "
-          << num_threads() << ": " << (diff.empty() ? "wrote outside the output view" : diff)
-          << "\n  " << describe(c);
-      if (!diff.empty() || !gaps) return false;
-      ++runs[name];
-    }
-  }
-  return true;
+  const auto fresh_y = [&] {
+    return Pool2dProblem{x, make_view(ybuf, c.dtype, ys, c.y_layout), c.p};
+  };
+  const auto compare = [&](const Pool2dProblem& pr) -> std::string {
+    const std::string diff = first_difference(logical_bytes(pr.y), want);
+    if (!diff.empty()) return diff;
+    return gaps_untouched(ybuf, pr.y) ? "" : "wrote outside the output view";
+  };
+  const std::string context =
+      "seed " + std::to_string(seed) + ", case " + std::to_string(index) + "\n  " + describe(c);
+  variant_test::Options opt;
+  opt.threads = 1 + index % 3;
+  if (!variant_test::run_every_variant(pool2d_kernels(), fresh_y, compare, context, runs, opt))
+    return false;
+  const std::string same512 = "x8-maxpool2d-same-avx512";
+  variant_test::Runs plain;
+  opt.only = same512;
+  cpu::x8_same_allow_vbmi(false);
+  const bool ok = variant_test::run_every_variant(pool2d_kernels(), fresh_y, compare,
+                                                  context + " (without VBMI)", plain, opt);
+  cpu::x8_same_allow_vbmi(true);
+  runs.per_kernel[same512 + " without VBMI"] += plain.of(same512);
+  return ok;
 }
 
 // A same-size stride-1 window (pads total the dilated kernel minus one).
@@ -193,10 +191,9 @@ Case same_size_case(std::mt19937& g, const Shape& shape) {
   return c;
 }
 
-void print_runs(const char* what, uint32_t seed, int cases,
-                const std::map<std::string, int>& runs) {
+void print_runs(const char* what, uint32_t seed, int cases, const variant_test::Runs& runs) {
   std::printf("%s: seed %u, %d cases\n", what, seed, cases);
-  for (const auto& [name, n] : runs) std::printf("  %s: %d runs\n", name.c_str(), n);
+  variant_test::print_runs(what, runs);
 }
 
 TEST(X8MaxPoolNchwFast, SameSizeWindowsOnSmallPlanes) {
@@ -206,7 +203,7 @@ TEST(X8MaxPoolNchwFast, SameSizeWindowsOnSmallPlanes) {
   auto pick = [&](int64_t lo, int64_t hi) {
     return lo + static_cast<int64_t>(g() % static_cast<uint32_t>(hi - lo + 1));
   };
-  std::map<std::string, int> runs;
+  variant_test::Runs runs;
   int cases = 0;
   for (int i = 0; i < 700; ++i, ++cases) {
     const int64_t H = g() % 8 == 0 ? 1 : pick(1, 20), W = g() % 8 == 0 ? 1 : pick(1, 20);
@@ -216,9 +213,9 @@ TEST(X8MaxPoolNchwFast, SameSizeWindowsOnSmallPlanes) {
   print_runs("same-size windows on small planes", seed, cases, runs);
   for (const auto& v : pool2d_kernels().variants)
     if (is_same_kernel(v.name) && KernelList<Pool2dProblem>::runnable(v)) {
-      EXPECT_GT(runs[v.name], 450) << v.name;
+      EXPECT_GT(runs.of(v.name), 450) << v.name;
       if (std::string(v.name) == "x8-maxpool2d-same-avx512") {
-        EXPECT_GT(runs[std::string(v.name) + " without VBMI"], 450) << v.name;
+        EXPECT_GT(runs.of(std::string(v.name) + " without VBMI"), 450) << v.name;
       }
     }
 }
@@ -232,7 +229,7 @@ TEST(X8MaxPoolNchwFast, StreamsOfManyPlanes) {
   const Shape shapes[] = {{1, 512, 14, 14}, {2, 97, 7, 7},  {1, 33, 56, 56}, {3, 41, 13, 13},
                           {1, 300, 1, 9},   {1, 70, 9, 1},  {2, 5, 28, 28},  {1, 1000, 3, 3},
                           {1, 8, 112, 112}, {1, 129, 5, 17}};
-  std::map<std::string, int> runs;
+  variant_test::Runs runs;
   int cases = 0;
   for (int i = 0; i < 60; ++i, ++cases) {
     Case c = same_size_case(g, shapes[i % 10]);
@@ -246,7 +243,7 @@ TEST(X8MaxPoolNchwFast, StreamsOfManyPlanes) {
   print_runs("streams of many planes", seed, cases, runs);
   for (const auto& v : pool2d_kernels().variants)
     if (is_same_kernel(v.name) && KernelList<Pool2dProblem>::runnable(v)) {
-      EXPECT_GT(runs[v.name], 40) << v.name;
+      EXPECT_GT(runs.of(v.name), 40) << v.name;
     }
 }
 
@@ -298,7 +295,7 @@ TEST(X8MaxPoolNchwFast, GlobalMaxOverManyPlanes) {
   auto pick = [&](int64_t lo, int64_t hi) {
     return lo + static_cast<int64_t>(g() % static_cast<uint32_t>(hi - lo + 1));
   };
-  std::map<std::string, int> runs;
+  variant_test::Runs runs;
   int cases = 0;
   for (int i = 0; i < 300; ++i, ++cases) {
     Case c;
@@ -318,7 +315,7 @@ TEST(X8MaxPoolNchwFast, GlobalMaxOverManyPlanes) {
   print_runs("global max", seed, cases, runs);
   for (const auto& v : pool2d_kernels().variants)
     if (std::string(v.name).find("x8-globalmax-") == 0 && KernelList<Pool2dProblem>::runnable(v)) {
-      EXPECT_GT(runs[v.name], 250) << v.name;
+      EXPECT_GT(runs.of(v.name), 250) << v.name;
     }
 }
 
