@@ -15,7 +15,10 @@ re-costing reproduces the simulator's own estimate of every trace (so the two
 cannot drift apart unnoticed); name=value pairs (e.g. issue_cycles=600
 gdma_npu_port_bytes_per_cycle=2.0 bdc_tap_startup_cycles=0, the previous
 fit; matrix_chunk_bursts=1, the per-chunk burst candidate, on traces that
-name their matrix rows' DDR spacing) show what other constants would give
+name their matrix rows' DDR spacing; launch_overhead_us=28 issue_cycles=500
+gdma_descriptor_cycles=1000 bdc_tap_startup_cycles=12 matmul_columns_per_cycle=32
+matmul_group_cycles=0, session 8's model before the vendor's figures) show
+what other constants would give
 (and skip that check, which only holds for traces the current build recorded;
 conv_2ic_pairs=0 re-costs conv as it was before whole 2IC pairs).
 
