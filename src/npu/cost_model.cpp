@@ -116,9 +116,14 @@ int64_t gdma_transfer_cycles(const CostModel& m, GdmaDirection d, int64_t runs, 
 
 int64_t bdc_instruction_cycles(const CostModel& m, OpClass c, int64_t slots, int64_t elements,
                                int64_t ops, int eu, int64_t taps) {
-  const int64_t rows = (elements + eu - 1) / eu;  // lane rows per channel slot
-  const double work = static_cast<double>(slots) * static_cast<double>(rows) *
-                      static_cast<double>(ops) * cycles_per_op(m, c);
+  // Matmul's lane groups and per-group cycles are the vendor's FC estimate
+  // (cost_model.hpp); every other class fills the `eu` lanes.
+  const bool matmul = c == OpClass::matmul;
+  const int64_t lanes = matmul ? m.matmul_columns_per_cycle : eu;
+  const int64_t rows = (elements + lanes - 1) / lanes;  // lane rows per channel slot
+  const double per_row = static_cast<double>(ops) * cycles_per_op(m, c) +
+                         (matmul ? static_cast<double>(m.matmul_group_cycles) : 0.0);
+  const double work = static_cast<double>(slots) * static_cast<double>(rows) * per_row;
   const bool pays_taps = c == OpClass::conv || c == OpClass::depthwise;
   const int64_t tap_passes = pays_taps ? slots * rows * taps : 0;
   return m.bdc_startup_cycles + static_cast<int64_t>(std::ceil(work)) +

@@ -102,6 +102,24 @@ TEST(NpuCostFormula, BdcIsStartupPlusSlotsTimesLaneRowsTimesOpsTimesClassCost) {
   EXPECT_EQ(bdc_instruction_cycles(m, OpClass::arith, 1, 32, 1, 16), 10 + 2);
 }
 
+// The vendor's FC estimate (cost_model.hpp): matmul works 16 output columns
+// of a channel slot at a time, left_cols MACs plus 6 cycles per group.
+TEST(NpuCostFormula, MatmulWorksColumnGroupsOfSixteenAndPaysCyclesPerGroup) {
+  CostModel m = simple_model();
+  m.matmul_cycles_per_mac = 1.0;
+  // 33 columns: 3 groups of 16; 4 row slots x 3 groups x (100 MACs + 6).
+  EXPECT_EQ(bdc_instruction_cycles(m, OpClass::matmul, 4, 33, 100, 32), 10 + 4 * 3 * 106);
+  // One left column (100352 such instructions in a published matmul kernel):
+  // the group cycles dominate, 7 per group instead of 1.
+  EXPECT_EQ(bdc_instruction_cycles(m, OpClass::matmul, 2, 16, 1, 32), 10 + 2 * 1 * 7);
+  // Other classes keep the lane count they are given.
+  EXPECT_EQ(bdc_instruction_cycles(m, OpClass::arith, 4, 33, 100, 32), 10 + 4 * 2 * 100);
+  const CostModel bm = bm1684_cost_model();
+  EXPECT_EQ(bm.matmul_columns_per_cycle, 16);
+  EXPECT_EQ(bm.matmul_group_cycles, 6);
+  EXPECT_EQ(bm.gdma_descriptor_cycles, 140);  // the vendor's 146 GDMA cycles at 550 MHz
+}
+
 TEST(NpuCostFormula, PresetsNameEveryClass) {
   for (int c = 0; c <= static_cast<int>(OpClass::other); ++c) {
     EXPECT_STRNE(op_class_name(static_cast<OpClass>(c)), "");
@@ -205,6 +223,21 @@ TEST_F(NpuCost, BdcInstructionsCarryTheirClass) {
   EXPECT_EQ(r.slices[3].op_class, OpClass::depthwise);
   // Output 3x5 (no padding): 4 slots x 1 row x 9 taps.
   EXPECT_EQ(r.slices[3].cycles, 10 + 4 * 1 * 9) << r.slices[3].detail;
+  begin_launch("cost_kernel");
+}
+
+// okk_bdc_matmul records its row slots, columns per channel and left_cols:
+// 2 left rows x 3 output channels (one NPU slot each), 20 columns per channel
+// (2 groups of 16), 5 left columns.
+TEST_F(NpuCost, MatmulInstructionPaysItsColumnGroups) {
+  const uint64_t left = upload(2 * 5), right = upload(5 * 60);
+  okk_gdma_32bit_matrix_S2L(0, left, 2, 5, 5, 5);
+  okk_gdma_32bit_matrix_S2L(65536, right, 5, 60, 20, 60);
+  okk_bdc_matmul(196608, 0, 65536, 0, 2, 5, 60, 5, 20, false, false);
+  const LaunchReport r = end_launch();
+  ASSERT_EQ(r.slices.size(), 3u);
+  EXPECT_EQ(r.slices[2].op_class, OpClass::matmul);
+  EXPECT_EQ(r.slices[2].cycles, 10 + 2 * 2 * (5 * 1 + 6)) << r.slices[2].detail;
   begin_launch("cost_kernel");
 }
 
