@@ -25,7 +25,9 @@ namespace {
 
 // Per-call constants of the final step, broadcast once.
 struct Final {
-  enum Kind { float_mean, int_float_mean, requant, int_mean, bm_shift } kind = float_mean;
+  enum Kind { float_mean, int_float_mean, requant, int_mean, bm_shift, float_checked };
+  Kind kind = float_mean;
+  const QAvgPlan* plan = nullptr;
   bool s8 = false, area = false;  // area: the divisor is kernel_area
   bool pow2_rcp = false;          // float_mean, area, ys == 1, taps a power of 2
   bool ys_one = false, zp_inside = false;
@@ -37,6 +39,7 @@ struct Final {
   __m512i lo, hi, y_zp, x_zp, taps, sum_m, bias;
   __m512i lo16, hi16;  // idiv32's clamp (int_float_mean, int_mean)
   __m512 flo, fhi, zpf, div_area, rcp, ys, pow2, ratio, rlo, rhi;
+  __m512 below;  // float_checked: the plan's fmean_check_below
 };
 
 Final make_final(const QAvgPlan& P) {
@@ -57,6 +60,9 @@ Final make_final(const QAvgPlan& P) {
   if (F.kind == Final::float_mean && P.sum_m == 1 && P.x_scale == P.y_scale &&
       P.y_scale >= 0x1p-60f && P.y_scale <= 0x1p60f)
     F.kind = Final::int_float_mean;
+  if (F.kind == Final::float_mean && !P.exact_float_sum && P.fmean_checked)
+    F.kind = Final::float_checked;
+  F.plan = &P;
   F.rshift = P.bm_rshift;
   F.taps_scalar = taps;
   F.x_zp_scalar = P.x_zp;
@@ -84,6 +90,7 @@ Final make_final(const QAvgPlan& P) {
   F.ys = _mm512_set1_ps(P.y_scale);
   F.pow2 = _mm512_set1_ps(P.sum_pow2);
   F.ratio = _mm512_set1_ps(P.scale_ratio);
+  F.below = _mm512_set1_ps(P.fmean_check_below);
   return F;
 }
 
@@ -144,10 +151,21 @@ inline __m512i round_rule(Rounding R, __m512 x) {
 // - int_mean: round(sum / d) under the plan's rule (s = sum, r = d; r = 0:
 //   empty window, y_zp), round_rule; requant: the reference's fp32 product
 //   (s = sum - x_zp*valid, r = ratio / d); bm_shift: its integer shift.
+// - float_checked: v' = fl(fl(D * c) + y_zp) (s = D = sum - x_zp*valid, r =
+//   c, the divisor's multiplier) rounded, when |v' - rint(v')| is below the
+//   plan's bound; the other lanes are set in *redo (their code here is
+//   rint(v') clamped, which the caller replaces: qavgpool-fmean-check.cpp).
 // Clamping before rounding equals the reference's round-then-clamp (integer
 // bounds, monotone rounding).
-inline __m512i final16(const Final& F, __m512i s, __m512 r) {
+inline __m512i final16(const Final& F, __m512i s, __m512 r, __mmask16* redo = nullptr) {
   switch (F.kind) {
+    case Final::float_checked: {
+      const __m512 v = _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(s), r), F.zpf);
+      const __m512 rv = _mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+      const __m512 dist = _mm512_abs_ps(_mm512_sub_ps(v, rv));
+      *redo = _mm512_cmp_ps_mask(dist, F.below, _CMP_NLT_UQ);
+      return _mm512_min_epi32(_mm512_max_epi32(_mm512_cvtps_epi32(rv), F.lo), F.hi);
+    }
     case Final::bm_shift: {
       // (s + 2^(r-1)) >> r as ((s >> (r-1)) + 1) >> 1 (no int32 overflow).
       __m512i v = s;
@@ -223,39 +241,61 @@ inline LaneConsts lane_consts(const Final& F, int32_t valid, int32_t clipped) {
       c.offset -= F.x_zp_scalar * valid;
       c.r = static_cast<float>(valid > 0 ? valid : 1);
       break;
+    case Final::float_checked:  // d == 0: D == 0, v' = y_zp
+      c.offset -= F.x_zp_scalar * valid;
+      c.r = d > 0 ? fmean_check_multiplier(*F.plan, d) : 0.0f;
+      break;
   }
   return c;
 }
 
-// Codes of the 16 outputs whose biased 16-bit sums are in `half`.
-inline __m128i codes16(const Final& F, __m256i half, __m512i offset, __m512 r) {
+// Codes of the 16 outputs whose biased 16-bit sums are in `half` (redo:
+// final16's).
+inline __m128i codes16(const Final& F, __m256i half, __m512i offset, __m512 r,
+                       __mmask16* redo = nullptr) {
   const __m512i s = _mm512_add_epi32(_mm512_maskz_cvtepu16_epi32(0xffff, half), offset);
-  return _mm512_cvtepi32_epi8(final16(F, s, r));
+  return _mm512_cvtepi32_epi8(final16(F, s, r, redo));
 }
 
 // Stores the codes of outputs [0, n) (n <= 32) whose biased 16-bit sums are in
 // sum16, with lane constants from the tables off/r (Uniform: u in every lane).
+// Returns the stored lanes whose code the caller must redo (float_checked).
 template <bool Uniform>
-inline void store32(const Final& F, __m512i sum16, const int32_t* off, const float* r, LaneConsts u,
-                    int64_t n, void* y) {
+inline __mmask32 store32(const Final& F, __m512i sum16, const int32_t* off, const float* r,
+                         LaneConsts u, int64_t n, void* y) {
+  __mmask16 redo_lo = 0, redo_hi = 0;
   // maskz forms: GCC 12 warns about the undefined operand of the plain ones.
   const __m256i lo_half = _mm512_maskz_extracti64x4_epi64(0xff, sum16, 0);
   const __m512i uoff = _mm512_set1_epi32(u.offset);
   const __m512 ur = _mm512_set1_ps(u.r);
-  const __m128i lo = Uniform ? codes16(F, lo_half, uoff, ur)
-                             : codes16(F, lo_half, _mm512_loadu_si512(off), _mm512_loadu_ps(r));
+  const __m128i lo =
+      Uniform ? codes16(F, lo_half, uoff, ur, &redo_lo)
+              : codes16(F, lo_half, _mm512_loadu_si512(off), _mm512_loadu_ps(r), &redo_lo);
   if (n <= 16) {
-    _mm_mask_storeu_epi8(y, n >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << n) - 1),
-                         lo);
-    return;
+    const auto m = n >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << n) - 1);
+    _mm_mask_storeu_epi8(y, m, lo);
+    return redo_lo & m;
   }
   const __m256i hi_half = _mm512_maskz_extracti64x4_epi64(0xff, sum16, 1);
-  const __m128i hi =
-      Uniform ? codes16(F, hi_half, uoff, ur)
-              : codes16(F, hi_half, _mm512_loadu_si512(off + 16), _mm512_loadu_ps(r + 16));
+  const __m128i hi = Uniform ? codes16(F, hi_half, uoff, ur, &redo_hi)
+                             : codes16(F, hi_half, _mm512_loadu_si512(off + 16),
+                                       _mm512_loadu_ps(r + 16), &redo_hi);
   const __m256i both = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
   const __mmask32 m = n >= 32 ? ~__mmask32(0) : (__mmask32(1) << n) - 1;
   _mm256_mask_storeu_epi8(y, m, both);
+  return (redo_lo | (__mmask32{redo_hi} << 16)) & m;
+}
+
+// The reference's codes of the outputs (oh, o + j) of a plane for the set
+// bits j of redo (float_checked lanes the check left undecided: rare).
+template <class T>
+__attribute__((noinline)) void redo_lanes(const Final& F, __mmask32 redo, const T* plane,
+                                          int64_t sH, int64_t sW, int64_t oh, int64_t o, T* y,
+                                          int64_t ysW) {
+  for (uint32_t m = redo; m != 0; m &= m - 1) {
+    const int j = __builtin_ctz(m);
+    y[j * ysW] = static_cast<T>(qavg_fmean_redo(*F.plan, plane, sH, sW, oh, o + j));
+  }
 }
 
 // Integer final step in 16-bit lanes (int_float_mean and int_mean, the
@@ -543,7 +583,9 @@ void plane_rows(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, cons
         _mm256_mask_storeu_epi8(yp + oh * ysH + o,
                                 n >= 32 ? ~__mmask32(0) : (__mmask32(1) << n) - 1, codes);
       } else {
-        store32<false>(F, sum, orow + o, rrow + o, LaneConsts{}, OW - o, yp + oh * ysH + o);
+        const __mmask32 redo =
+            store32<false>(F, sum, orow + o, rrow + o, LaneConsts{}, OW - o, yp + oh * ysH + o);
+        if (redo) redo_lanes(F, redo, xp, sH, int64_t{1}, oh, o, yp + oh * ysH + o, int64_t{1});
       }
     }
   }
@@ -797,7 +839,11 @@ void plane_narrow(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, __
           : lk >= 0 ? idiv32_lanes(F, s, ltab + cls * kLaneFields, _mm512_set1_epi16(lk))
                     : idiv32(F, s, itab + cls * kIdivFields));
     } else {
-      codes = codes16(F, sum, _mm512_loadu_si512(otab + cls), _mm512_loadu_ps(rtab + cls));
+      __mmask16 redo = 0;
+      codes = codes16(F, sum, _mm512_loadu_si512(otab + cls), _mm512_loadu_ps(rtab + cls), &redo);
+      _mm_mask_storeu_epi8(yp + oh * ysH, out, codes);
+      if (redo & out) redo_lanes(F, redo & out, xp, sH, int64_t{1}, oh, 0, yp + oh * ysH, 1);
+      continue;
     }
     _mm_mask_storeu_epi8(yp + oh * ysH, out, codes);
   }
@@ -976,6 +1022,17 @@ void nchw(const QAvgPoolProblem& pr) {
   });
 }
 
+// redo_lanes for NHWC: lane j is channel j of output (oh, ow).
+template <class T>
+__attribute__((noinline)) void redo_channels(const Final& F, __mmask32 redo, const T* x0,
+                                             int64_t sH, int64_t sW, int64_t oh, int64_t ow, T* y,
+                                             int64_t ysC) {
+  for (uint32_t m = redo; m != 0; m &= m - 1) {
+    const int j = __builtin_ctz(m);
+    y[j * ysC] = static_cast<T>(qavg_fmean_redo(*F.plan, x0 + j, sH, sW, oh, ow));
+  }
+}
+
 // NHWC: per output pixel, its valid taps' channel runs added in 16-bit lanes,
 // 64 channels at a time (s8 biased by +128), then the final step.
 template <class T>
@@ -1021,8 +1078,8 @@ void nhwc(const QAvgPoolProblem& pr) {
       const int64_t n = row / OH, oh = row % OH;
       const int32_t vh = P.h.valid[static_cast<size_t>(oh)];
       const int32_t ch = P.h.clipped[static_cast<size_t>(oh)];
-      const T* xn =
-          static_cast<const T*>(x.raw()) + n * sN + P.h.first[static_cast<size_t>(oh)] * sH;
+      const T* xn0 = static_cast<const T*>(x.raw()) + n * sN;
+      const T* xn = xn0 + P.h.first[static_cast<size_t>(oh)] * sH;
       T* yrow = static_cast<T*>(y.raw()) + n * y.stride(0) + oh * y.stride(2);
       for (int64_t ow = 0; ow < OW; ++ow) {
         const int32_t vw = P.w.valid[static_cast<size_t>(ow)];
@@ -1062,8 +1119,14 @@ void nhwc(const QAvgPoolProblem& pr) {
             }
             continue;
           }
-          store32<true>(F, lo, nullptr, nullptr, u, len, yp + c);
-          if (len > 32) store32<true>(F, hi, nullptr, nullptr, u, len - 32, yp + c + 32);
+          __mmask32 redo = store32<true>(F, lo, nullptr, nullptr, u, len, yp + c);
+          // float_checked: lanes are channels (plane of channel ch at xn0 + ch).
+          if (redo) redo_channels(F, redo, xn0 + c, sH, sW, oh, ow, yp + c, y.stride(1));
+          if (len > 32) {
+            redo = store32<true>(F, hi, nullptr, nullptr, u, len - 32, yp + c + 32);
+            if (redo)
+              redo_channels(F, redo, xn0 + c + 32, sH, sW, oh, ow, yp + c + 32, y.stride(1));
+          }
         }
       }
     }
