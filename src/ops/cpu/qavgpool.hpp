@@ -126,7 +126,9 @@ void x8_qavgpool_fmean_nchw_avx512(const QAvgPoolProblem& p);
 // (x8-qavgpool-u16-avx512.cpp); qavg_u16_declines says when they apply.
 void x8_qavgpool_u16_nchw_avx512(const QAvgPoolProblem& p);
 void x8_qavgpool_u16_nhwc_avx512(const QAvgPoolProblem& p);
-void x8_qavgpool_u16_nhwc_avx2(const QAvgPoolProblem& p);  // x8-qavgpool-u16-nhwc-avx2.cpp
+// x8-qavgpool-u16-avx2.cpp (AVX2 hosts; NCHW through a zero-bordered row copy).
+void x8_qavgpool_u16_nchw_avx2(const QAvgPoolProblem& p);
+void x8_qavgpool_u16_nhwc_avx2(const QAvgPoolProblem& p);
 // ONNX Runtime's float path on NHWC, one channel per lane
 // (x8-qavgpool-fmean-nhwc-{avx512,avx2}.cpp).
 void x8_qavgpool_fmean_nhwc_avx512(const QAvgPoolProblem& p);
