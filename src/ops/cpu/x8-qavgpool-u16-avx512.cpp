@@ -786,12 +786,12 @@ void plane_narrow(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, __
   for (int64_t oh = 0; oh < OH; ++oh) {
     const T* row0 = xp + P.h.first[static_cast<size_t>(oh)] * sH + s0;
     const int32_t vh = P.h.valid[static_cast<size_t>(oh)];
-    if constexpr (Idiv) {
-      // Two rows of one uniform class in one register: row oh in lanes 0-15,
-      // oh + 1 in 16-31 (a tap shift crosses into the other half only in
-      // lanes that are never stored), one final step for both.
+    {
+      // Two rows of one class in one register: row oh in lanes 0-15, oh + 1
+      // in 16-31 (a tap shift crosses into the other half only in lanes that
+      // are never stored); Idiv: one final step for both (uniform classes).
       const int c = row_class[oh];
-      if (oh + 1 < OH && row_class[oh + 1] == c && (uni[c].ok || lane_k[c] >= 0)) {
+      if (oh + 1 < OH && row_class[oh + 1] == c && (!Idiv || uni[c].ok || lane_k[c] >= 0)) {
         const T* row1 = xp + P.h.first[static_cast<size_t>(oh + 1)] * sH + s0;
         __m512i v2 = _mm512_setzero_si512();
         for (int32_t r = 0; r < vh; ++r) {
@@ -807,12 +807,29 @@ void plane_narrow(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, __
           sum2 = _mm512_add_epi16(
               sum2, _mm512_permutexvar_epi16(
                         _mm512_add_epi16(lane32, _mm512_set1_epi16(static_cast<short>(k))), v2));
-        const __m256i codes = uni[c].ok ? idiv32_uniform(F, IdivUniformRegs(uni[c]), sum2,
-                                                         lane_field<true>(aht + c * OWp))
-                                        : idiv32_lanes<true>(F, sum2, ltab + c * OWp * kLaneFields,
-                                                             _mm512_set1_epi16(lane_k[c]));
-        _mm_mask_storeu_epi8(yp + oh * ysH, out, _mm256_castsi256_si128(codes));
-        _mm_mask_storeu_epi8(yp + (oh + 1) * ysH, out, _mm256_extracti128_si256(codes, 1));
+        if constexpr (Idiv) {
+          const __m256i codes = uni[c].ok
+                                    ? idiv32_uniform(F, IdivUniformRegs(uni[c]), sum2,
+                                                     lane_field<true>(aht + c * OWp))
+                                    : idiv32_lanes<true>(F, sum2, ltab + c * OWp * kLaneFields,
+                                                         _mm512_set1_epi16(lane_k[c]));
+          _mm_mask_storeu_epi8(yp + oh * ysH, out, _mm256_castsi256_si128(codes));
+          _mm_mask_storeu_epi8(yp + (oh + 1) * ysH, out, _mm256_extracti128_si256(codes, 1));
+        } else {
+          const __m512i off = _mm512_loadu_si512(otab + c * OWp);
+          const __m512 rr = _mm512_loadu_ps(rtab + c * OWp);
+          __mmask16 redo0 = 0, redo1 = 0;
+          const __m128i c0 =
+              codes16(F, _mm512_maskz_extracti64x4_epi64(0xff, sum2, 0), off, rr, &redo0);
+          const __m128i c1 =
+              codes16(F, _mm512_maskz_extracti64x4_epi64(0xff, sum2, 1), off, rr, &redo1);
+          _mm_mask_storeu_epi8(yp + oh * ysH, out, c0);
+          _mm_mask_storeu_epi8(yp + (oh + 1) * ysH, out, c1);
+          if ((redo0 | redo1) & out) {
+            redo_lanes(F, redo0 & out, xp, sH, int64_t{1}, oh, 0, yp + oh * ysH, 1);
+            redo_lanes(F, redo1 & out, xp, sH, int64_t{1}, oh + 1, 0, yp + (oh + 1) * ysH, 1);
+          }
+        }
         ++oh;
         continue;
       }
