@@ -783,25 +783,33 @@ void plane_narrow(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, __
                                                        11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
                                                        22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
   const __m512i lane32 = _mm512_load_si512(kLane32);
-  for (int64_t oh = 0; oh < OH; ++oh) {
-    const T* row0 = xp + P.h.first[static_cast<size_t>(oh)] * sH + s0;
+  // Each input row widened once (planes of at most kNarrowRows rows), then
+  // an output row's vertical sum is vh adds of them.
+  constexpr int64_t kNarrowRows = 64;
+  alignas(32) __m256i wide[kNarrowRows];
+  const bool once = P.H <= kNarrowRows;
+  auto widen = [&](const T* row) {
+    return _mm256_cvtepu8_epi16(
+        _mm_maskz_mov_epi8(m, _mm_xor_si128(_mm_maskz_loadu_epi8(m, row), bias)));
+  };
+  if (once)
+    for (int64_t h = 0; h < P.H; ++h) wide[h] = widen(xp + h * sH + s0);
+  auto vsum = [&](int64_t oh) {
+    const int64_t first = P.h.first[static_cast<size_t>(oh)];
     const int32_t vh = P.h.valid[static_cast<size_t>(oh)];
+    __m256i v = _mm256_setzero_si256();
+    for (int32_t r = 0; r < vh; ++r)
+      v = _mm256_add_epi16(v, once ? wide[first + r] : widen(xp + (first + r) * sH + s0));
+    return v;
+  };
+  for (int64_t oh = 0; oh < OH; ++oh) {
     {
       // Two rows of one class in one register: row oh in lanes 0-15, oh + 1
       // in 16-31 (a tap shift crosses into the other half only in lanes that
       // are never stored); Idiv: one final step for both (uniform classes).
       const int c = row_class[oh];
       if (oh + 1 < OH && row_class[oh + 1] == c && (!Idiv || uni[c].ok || lane_k[c] >= 0)) {
-        const T* row1 = xp + P.h.first[static_cast<size_t>(oh + 1)] * sH + s0;
-        __m512i v2 = _mm512_setzero_si512();
-        for (int32_t r = 0; r < vh; ++r) {
-          const __m128i a =
-              _mm_maskz_mov_epi8(m, _mm_xor_si128(_mm_maskz_loadu_epi8(m, row0 + r * sH), bias));
-          const __m128i b =
-              _mm_maskz_mov_epi8(m, _mm_xor_si128(_mm_maskz_loadu_epi8(m, row1 + r * sH), bias));
-          v2 = _mm512_add_epi16(
-              v2, _mm512_cvtepu8_epi16(_mm256_inserti128_si256(_mm256_castsi128_si256(a), b, 1)));
-        }
+        const __m512i v2 = _mm512_inserti64x4(_mm512_castsi256_si512(vsum(oh)), vsum(oh + 1), 1);
         __m512i sum2 = v2;
         for (int64_t k = 1; k < KW; ++k)
           sum2 = _mm512_add_epi16(
@@ -834,12 +842,7 @@ void plane_narrow(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, __
         continue;
       }
     }
-    __m256i v = _mm256_setzero_si256();
-    for (int32_t r = 0; r < vh; ++r) {
-      const __m128i b =
-          _mm_maskz_mov_epi8(m, _mm_xor_si128(_mm_maskz_loadu_epi8(m, row0 + r * sH), bias));
-      v = _mm256_add_epi16(v, _mm256_cvtepu8_epi16(b));
-    }
+    const __m256i v = vsum(oh);
     __m256i sum = v;
     for (int64_t k = 1; k < KW; ++k)  // lanes past 15 - k are never stored
       sum = _mm256_add_epi16(
