@@ -239,9 +239,20 @@ inline uint32_t store16(const Final& F, __m256i sums, __m256i off0, __m256 r0, _
   if (n >= 16) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(y), codes);
   } else if (n > 0) {
+    // Two fixed-size copies that overlap (no variable-length memcpy call).
     alignas(16) uint8_t buf[16];
     _mm_store_si128(reinterpret_cast<__m128i*>(buf), codes);
-    std::memcpy(y, buf, static_cast<size_t>(n));
+    const auto u = static_cast<size_t>(n);
+    auto* out = reinterpret_cast<uint8_t*>(y);
+    if (u >= 8) {
+      std::memcpy(out, buf, 8);
+      std::memcpy(out + u - 8, buf + u - 8, 8);
+    } else if (u >= 4) {
+      std::memcpy(out, buf, 4);
+      std::memcpy(out + u - 4, buf + u - 4, 4);
+    } else {
+      for (size_t i = 0; i < u; ++i) out[i] = buf[i];
+    }
   }
   const uint32_t redo = static_cast<uint32_t>(redo0) | static_cast<uint32_t>(redo1) << 8;
   return n >= 16 ? redo : redo & ((1u << n) - 1);
@@ -352,6 +363,29 @@ inline void fill_row(const T* src, int64_t W, uint8_t* dst) {
     _mm256_storeu_si256(
         reinterpret_cast<__m256i*>(dst + c),
         _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + c)), bias));
+  if (c == W) return;
+  if (W >= 32) {  // the last 32 codes again (overlapping stores of the same bytes)
+    c = W - 32;
+    _mm256_storeu_si256(
+        reinterpret_cast<__m256i*>(dst + c),
+        _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + c)), bias));
+    return;
+  }
+  const __m128i b16 = _mm256_castsi256_si128(bias);
+  if (W >= 16) {
+    for (int64_t at : {int64_t{0}, W - 16})
+      _mm_storeu_si128(
+          reinterpret_cast<__m128i*>(dst + at),
+          _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + at)), b16));
+    return;
+  }
+  if (W >= 8) {
+    for (int64_t at : {int64_t{0}, W - 8})
+      _mm_storel_epi64(
+          reinterpret_cast<__m128i*>(dst + at),
+          _mm_xor_si128(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + at)), b16));
+    return;
+  }
   for (; c < W; ++c)
     dst[c] = static_cast<uint8_t>(static_cast<uint8_t>(src[c]) ^ (std::is_signed_v<T> ? 0x80 : 0));
 }
@@ -395,10 +429,16 @@ void nchw_plane(const Final& F, const QAvgPlan& P, const NchwGeometry& G, const 
         sum = _mm256_add_epi16(sum, row_sum16<SW>(row0 + r * G.width + o * SW, G.KW));
       const int32_t* off = otab + cls + o;
       const float* rr = rtab + cls + o;
-      const uint32_t redo = store16(
-          F, sum, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(off)), _mm256_loadu_ps(rr),
-          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + 8)), _mm256_loadu_ps(rr + 8),
-          yrow + o, G.OW - o);
+      // A whole 16-byte store when its excess lands on outputs of this plane
+      // that later blocks write (y rows contiguous): no partial store.
+      const int64_t n = G.OW - o;
+      const bool spill = ysH == G.OW && oh * G.OW + o + 16 <= P.h.out * G.OW;
+      const uint32_t redo =
+          store16(F, sum, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(off)),
+                  _mm256_loadu_ps(rr),
+                  _mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + 8)),
+                  _mm256_loadu_ps(rr + 8), yrow + o, spill ? 16 : n) &
+          (n >= 16 ? 0xffffu : (1u << n) - 1);
       if (redo) redo_lanes(P, redo, xp, 0, sH, 1, oh, o, 1, yrow + o, 1);
     }
   }
