@@ -7,7 +7,7 @@
 // padding, both divisors, 1-wide images, odd widths and channel counts, batch
 // > 1, NCHW with a padded row pitch and NHWC. Scales: calibrated (random
 // mantissas), tie-prone (exact averages on .5: those lanes must take the
-// redo), extreme zero points; codes uniform, at the extremes (largest fp32
+// redo), extreme zero points; tall planes; codes uniform, at the extremes (largest fp32
 // rounding errors) or near the zero point. The test counts the lanes its data
 // send to the redo (the kernels' own test, recomputed here) so that the redo
 // is known to be exercised. A failure prints the seed and the case.
@@ -91,7 +91,8 @@ bool random_case(std::mt19937& g, Case& c) {
   };
   c.dtype = g() % 2 ? DType::s8 : DType::u8;
   c.layout = g() % 3 == 0 ? Layout::nhwc : Layout::nchw;
-  const int64_t H = g() % 6 == 0 ? 1 : pick(1, 18);
+  // Some tall planes: narrow rows whose window rows exceed the kernels' row buffer.
+  const int64_t H = g() % 6 == 0 ? 1 : g() % 12 == 0 ? pick(60, 90) : pick(1, 18);
   const int64_t W = g() % 6 == 0 ? 1 : g() % 3 == 0 ? 32 * pick(1, 3) + pick(-3, 3) : pick(1, 45);
   const int64_t C = c.layout == Layout::nhwc && g() % 2 ? pick(30, 99) : 2 * pick(0, 3) + 1;
   c.shape = {pick(1, 3), C, H, W};

@@ -783,24 +783,48 @@ void plane_narrow(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, __
                                                        11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
                                                        22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
   const __m512i lane32 = _mm512_load_si512(kLane32);
-  // Each input row widened once (planes of at most kNarrowRows rows), then
-  // an output row's vertical sum is vh adds of them.
+  // Each input row widened once into wide[], between zero rows for the
+  // window rows above and below the image (they add 0, like the padding):
+  // then an output row's vertical sum is KH adds, and with stride_h 1 two
+  // consecutive rows' sums are KH adds of 512-bit loads (rows r, r + 1).
+  // Planes whose window rows do not fit kNarrowRows add their valid rows.
   constexpr int64_t kNarrowRows = 64;
-  alignas(32) __m256i wide[kNarrowRows];
-  const bool once = P.H <= kNarrowRows;
+  alignas(64) __m256i wide[kNarrowRows];
+  const int64_t KH = P.h.kernel, top = std::max<int64_t>(0, -P.h.start);
+  const int64_t rows = std::max(P.H, P.h.start + (OH - 1) * P.h.stride + KH) + top;
+  const bool once = rows <= kNarrowRows, pairs1 = once && P.h.stride == 1;
   auto widen = [&](const T* row) {
     return _mm256_cvtepu8_epi16(
         _mm_maskz_mov_epi8(m, _mm_xor_si128(_mm_maskz_loadu_epi8(m, row), bias)));
   };
-  if (once)
-    for (int64_t h = 0; h < P.H; ++h) wide[h] = widen(xp + h * sH + s0);
+  if (once) {
+    for (int64_t h = 0; h < rows; ++h)
+      wide[h] =
+          h >= top && h - top < P.H ? widen(xp + (h - top) * sH + s0) : _mm256_setzero_si256();
+  }
+  const __m256i* wbase = wide + top + P.h.start;  // window row 0 of output row 0
   auto vsum = [&](int64_t oh) {
+    __m256i v = _mm256_setzero_si256();
+    if (once) {
+      const __m256i* w = wbase + oh * P.h.stride;
+      for (int64_t k = 0; k < KH; ++k) v = _mm256_add_epi16(v, w[k]);
+      return v;
+    }
     const int64_t first = P.h.first[static_cast<size_t>(oh)];
     const int32_t vh = P.h.valid[static_cast<size_t>(oh)];
-    __m256i v = _mm256_setzero_si256();
-    for (int32_t r = 0; r < vh; ++r)
-      v = _mm256_add_epi16(v, once ? wide[first + r] : widen(xp + (first + r) * sH + s0));
+    for (int32_t r = 0; r < vh; ++r) v = _mm256_add_epi16(v, widen(xp + (first + r) * sH + s0));
     return v;
+  };
+  // Rows oh (lanes 0-15) and oh + 1 (16-31).
+  auto vsum2 = [&](int64_t oh) {
+    if (pairs1) {
+      const __m256i* w = wbase + oh;
+      __m512i v = _mm512_setzero_si512();
+      for (int64_t k = 0; k < KH; ++k)
+        v = _mm512_add_epi16(v, _mm512_loadu_si512(reinterpret_cast<const void*>(w + k)));
+      return v;
+    }
+    return _mm512_inserti64x4(_mm512_castsi256_si512(vsum(oh)), vsum(oh + 1), 1);
   };
   for (int64_t oh = 0; oh < OH; ++oh) {
     {
@@ -809,7 +833,7 @@ void plane_narrow(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, __
       // are never stored); Idiv: one final step for both (uniform classes).
       const int c = row_class[oh];
       if (oh + 1 < OH && row_class[oh + 1] == c && (!Idiv || uni[c].ok || lane_k[c] >= 0)) {
-        const __m512i v2 = _mm512_inserti64x4(_mm512_castsi256_si512(vsum(oh)), vsum(oh + 1), 1);
+        const __m512i v2 = vsum2(oh);
         __m512i sum2 = v2;
         for (int64_t k = 1; k < KW; ++k)
           sum2 = _mm512_add_epi16(
