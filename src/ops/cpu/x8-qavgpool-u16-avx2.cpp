@@ -1,12 +1,11 @@
 // QLinearAveragePool / bm_pool_quantized average with 16-bit window sums and
 // the final step in registers, AVX2, for hosts without AVX-512 (Zen 3):
-// x8_qavgpool_u16_nhwc_avx2 (the twin of x8-qavgpool-u16-avx512.cpp's NHWC
-// kernel) and x8_qavgpool_u16_nchw_avx2 (rows copied into a zero-bordered
-// buffer first: AVX2 has no byte masks). Same cases (qavg_u16_declines) and
-// the same final step per lane; the proofs that its integer forms equal the
-// reference are at final16 and round_rule in that file, the checked float
-// tail's in qavgpool-fmean-check.cpp. NHWC: 32 channels per step, the channel
-// tail through a zeroed 32-byte copy.
+// x8_qavgpool_u16_nhwc_avx2 (x8-qavgpool-u16-nhwc.inc over this file's lane
+// shim, like the AVX-512 NHWC kernel) and x8_qavgpool_u16_nchw_avx2 (rows copied into a
+// zero-bordered buffer first: AVX2 has no byte masks). Same cases (qavg_u16_declines) and the same
+// final step per lane; the proofs that its integer forms equal the reference are at final16 and
+// round_rule in that file, the checked float tail's in qavgpool-fmean-check.cpp. NHWC: 32 channels
+// per step, the channel tail through a zeroed 32-byte copy.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -29,6 +28,7 @@ namespace {
 struct Final {
   enum Kind { float_mean, int_float_mean, requant, int_mean, bm_shift, float_checked };
   Kind kind = float_mean;
+  bool s8 = false;
   bool area = false;      // the divisor is kernel_area
   bool pow2_rcp = false;  // float_mean, area, ys == 1, taps a power of 2
   bool ys_one = false, zp_inside = false;
@@ -41,6 +41,7 @@ struct Final {
 
 Final make_final(const QAvgPlan& P) {
   Final F;
+  F.s8 = P.dtype == DType::s8;
   F.area = P.divisor == AvgDivisor::kernel_area;
   F.rounding = P.rounding;
   F.zp_inside = P.zp_inside;
@@ -258,8 +259,8 @@ inline uint32_t store16(const Final& F, __m256i sums, __m256i off0, __m256 r0, _
   return n >= 16 ? redo : redo & ((1u << n) - 1);
 }
 
-// The reference's codes of the outputs of the set bits j of redo (rare):
-// output j is (oh, ow0 + j*dw) of the plane of channel c0 + j*dc.
+// The reference's codes of the outputs of the set bits j of redo (rare,
+// NCHW): output j is (oh, ow0 + j*dw) of the plane at plane + j*dc.
 template <class T>
 __attribute__((noinline)) void redo_lanes(const QAvgPlan& P, uint32_t redo, const T* plane,
                                           int64_t dc, int64_t sH, int64_t sW, int64_t oh,
@@ -281,64 +282,57 @@ void for_chunks(int64_t count, const B& body) {
                [&](int64_t chunk) { body(chunk * size, std::min(count, (chunk + 1) * size)); });
 }
 
-// Per output pixel, its valid taps' channel runs added in 16-bit lanes, 32
-// channels at a time (s8 biased by +128), then the final step. Integer sums
-// are exact in any order (at most 257 taps: 255 * 257 < 2^16).
-template <class T>
-void nhwc(const QAvgPoolProblem& pr) {
-  const QAvgPlan& P = pr.plan;
-  const TensorView &x = pr.x, &y = pr.y;
-  const Final F = make_final(P);
-  constexpr bool s8 = std::is_signed_v<T>;
-  const int64_t OH = P.h.out, OW = P.w.out, C = P.C;
-  const int64_t sN = x.stride(0), sH = x.stride(2), sW = x.stride(3);
-  const __m256i bias = _mm256_set1_epi8(s8 ? -128 : 0);
-  for_chunks(P.N * OH, [&](int64_t begin, int64_t end) {
-    for (int64_t row = begin; row < end; ++row) {
-      const int64_t n = row / OH, oh = row % OH;
-      const int32_t vh = P.h.valid[static_cast<size_t>(oh)];
-      const int32_t ch = P.h.clipped[static_cast<size_t>(oh)];
-      const T* xn0 = static_cast<const T*>(x.raw()) + n * sN;
-      const T* xn = xn0 + P.h.first[static_cast<size_t>(oh)] * sH;
-      T* yrow = static_cast<T*>(y.raw()) + n * y.stride(0) + oh * y.stride(2);
-      for (int64_t ow = 0; ow < OW; ++ow) {
-        const int32_t vw = P.w.valid[static_cast<size_t>(ow)];
-        const LaneConsts u =
-            lane_consts(F, P, s8, vh * vw, ch * P.w.clipped[static_cast<size_t>(ow)]);
-        const __m256i off = _mm256_set1_epi32(u.offset);
-        const __m256 r = _mm256_set1_ps(u.r);
-        const T* xw = xn + P.w.first[static_cast<size_t>(ow)] * sW;
-        T* yp = yrow + ow * y.stride(3);
-        for (int64_t c = 0; c < C; c += 32) {
-          const int64_t len = std::min<int64_t>(32, C - c);
-          __m256i lo = _mm256_setzero_si256(), hi = lo;
-          for (int32_t rr = 0; rr < vh; ++rr)
-            for (int32_t q = 0; q < vw; ++q) {
-              const T* p = xw + rr * sH + q * sW + c;
-              __m256i b;
-              if (len == 32) {
-                b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-              } else {
-                alignas(32) uint8_t buf[32] = {};
-                std::memcpy(buf, p, static_cast<size_t>(len));
-                b = _mm256_load_si256(reinterpret_cast<const __m256i*>(buf));
-              }
-              b = _mm256_xor_si256(b, bias);  // lanes past len: biased 0, never stored
-              lo = _mm256_add_epi16(lo, _mm256_cvtepu8_epi16(_mm256_castsi256_si128(b)));
-              hi = _mm256_add_epi16(hi, _mm256_cvtepu8_epi16(_mm256_extracti128_si256(b, 1)));
-            }
-          const T* x0 = xn0 + c;  // plane of channel c (lanes: channels)
-          uint32_t redo = store16(F, lo, off, r, off, r, yp + c, len);
-          if (redo) redo_lanes(P, redo, x0, 1, sH, sW, oh, ow, 0, yp + c, y.stride(1));
-          if (len > 16) {
-            redo = store16(F, hi, off, r, off, r, yp + c + 16, len - 16);
-            if (redo) redo_lanes(P, redo, x0 + 16, 1, sH, sW, oh, ow, 0, yp + c + 16, y.stride(1));
-          }
-        }
-      }
-    }
-  });
+// NHWC lane shim of x8-qavgpool-u16-nhwc.inc: 32 channels per block (the
+// channel tail through a zeroed 32-byte copy: AVX2 has no byte masks), and
+// final8 (store16) per 16 channels.
+constexpr int64_t kChannels = 32;
+
+struct Sums {
+  __m256i lo, hi;
+};
+inline Sums zero_sums() {
+  return Sums{_mm256_setzero_si256(), _mm256_setzero_si256()};
 }
+
+template <class T>
+inline void add_taps(Sums& s, const T* p, int64_t len) {
+  __m256i b;
+  if (len == 32) {
+    b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  } else {
+    alignas(32) uint8_t buf[32] = {};
+    std::memcpy(buf, p, static_cast<size_t>(len));
+    b = _mm256_load_si256(reinterpret_cast<const __m256i*>(buf));
+  }
+  // Lanes past len: biased 0, never stored.
+  b = _mm256_xor_si256(b, _mm256_set1_epi8(std::is_signed_v<T> ? -128 : 0));
+  s.lo = _mm256_add_epi16(s.lo, _mm256_cvtepu8_epi16(_mm256_castsi256_si128(b)));
+  s.hi = _mm256_add_epi16(s.hi, _mm256_cvtepu8_epi16(_mm256_extracti128_si256(b, 1)));
+}
+
+struct PixelCtx {
+  __m256i off;
+  __m256 r;
+};
+
+struct PixelSetup {
+  PixelSetup(const Final&, const QAvgPlan&) {}
+  PixelCtx pixel(const Final& F, const QAvgPlan& P, int64_t, int64_t, int32_t valid,
+                 int32_t clipped) const {
+    const LaneConsts u = lane_consts(F, P, F.s8, valid, clipped);
+    return PixelCtx{_mm256_set1_epi32(u.offset), _mm256_set1_ps(u.r)};
+  }
+};
+
+template <class T>
+inline uint64_t finish(const Final& F, const PixelCtx& px, const Sums& s, int64_t len, T* y) {
+  uint64_t redo = store16(F, s.lo, px.off, px.r, px.off, px.r, y, len);
+  if (len > 16)
+    redo |= uint64_t{store16(F, s.hi, px.off, px.r, px.off, px.r, y + 16, len - 16)} << 16;
+  return redo;
+}
+
+#include "ops/cpu/x8-qavgpool-u16-nhwc.inc"
 
 // NCHW, stride_w 1 or 2, at most 257 taps: each input row of a plane is
 // first copied into a zero-bordered row of the thread's buffer (s8 biased by

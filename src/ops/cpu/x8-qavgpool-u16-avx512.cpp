@@ -1066,32 +1066,72 @@ void nchw(const QAvgPoolProblem& pr) {
   });
 }
 
-// redo_lanes for NHWC: lane j is channel j of output (oh, ow).
-template <class T>
-__attribute__((noinline)) void redo_channels(const Final& F, __mmask32 redo, const T* x0,
-                                             int64_t sH, int64_t sW, int64_t oh, int64_t ow, T* y,
-                                             int64_t ysC) {
-  for (uint32_t m = redo; m != 0; m &= m - 1) {
-    const int j = __builtin_ctz(m);
-    y[j * ysC] = static_cast<T>(qavg_fmean_redo(*F.plan, x0 + j, sH, sW, oh, ow));
-  }
+// NHWC lane shim of x8-qavgpool-u16-nhwc.inc: 64 channels per block (masked
+// loads), and per pixel idiv32_uniform when its lanes (channels) share a
+// divisor that fits, else final16 (store32).
+constexpr int64_t kChannels = 64;
+
+struct Sums {
+  __m512i lo, hi;
+};
+inline Sums zero_sums() {
+  return Sums{_mm512_setzero_si512(), _mm512_setzero_si512()};
 }
 
-// NHWC: per output pixel, its valid taps' channel runs added in 16-bit lanes,
-// 64 channels at a time (s8 biased by +128), then the final step.
 template <class T>
-void nhwc(const QAvgPoolProblem& pr) {
-  const QAvgPlan& P = pr.plan;
-  const TensorView &x = pr.x, &y = pr.y;
-  const Final F = make_final(P);
-  const int64_t OH = P.h.out, OW = P.w.out, C = P.C;
-  const int64_t sN = x.stride(0), sH = x.stride(2), sW = x.stride(3);
-  const __m512i bias = _mm512_set1_epi8(F.s8 ? -128 : 0);
-  // idiv32_uniform per pixel (its lanes are channels: one divisor), for the
-  // distinct (valid, clipped) pairs of each axis; ah[i] < 0: final16.
-  const bool idiv = F.kind == Final::int_float_mean ||
-                    (F.kind == Final::int_mean && F.rounding == Rounding::half_to_even);
-  auto classes_of = [](const QAvgAxis& a, std::vector<int32_t>& cls) {
+inline void add_taps(Sums& s, const T* p, int64_t len) {
+  const __mmask64 m = len == 64 ? ~__mmask64(0) : (__mmask64(1) << len) - 1;
+  const __m512i b = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, p),
+                                     _mm512_set1_epi8(std::is_signed_v<T> ? -128 : 0));
+  s.lo = _mm512_add_epi16(
+      s.lo, _mm512_maskz_cvtepu8_epi16(~__mmask32(0), _mm512_maskz_extracti64x4_epi64(0xff, b, 0)));
+  s.hi = _mm512_add_epi16(
+      s.hi, _mm512_maskz_cvtepu8_epi16(~__mmask32(0), _mm512_maskz_extracti64x4_epi64(0xff, b, 1)));
+}
+
+struct PixelCtx {
+  bool fast = false;  // idiv32_uniform with U and ah
+  IdivUniformRegs U;
+  __m512i ah;
+  LaneConsts u;  // final16's, otherwise
+};
+
+// idiv32_uniform per pixel for the distinct (valid, clipped) pairs of each
+// axis (ah < 0: final16).
+class PixelSetup {
+ public:
+  PixelSetup(const Final& F, const QAvgPlan& P) {
+    const bool idiv = F.kind == Final::int_float_mean ||
+                      (F.kind == Final::int_mean && F.rounding == Rounding::half_to_even);
+    const auto hkeys = classes_of(P.h, hcls_), wkeys = classes_of(P.w, wcls_);
+    nw_ = wkeys.size();
+    pix_.resize(hkeys.size() * nw_);
+    pix_ah_.assign(pix_.size(), -1);
+    for (size_t i = 0; i < hkeys.size() && idiv; ++i)
+      for (size_t j = 0; j < nw_; ++j) {
+        const int32_t v = hkeys[i].first * wkeys[j].first, cl = hkeys[i].second * wkeys[j].second;
+        const LaneConsts u = lane_consts(F, v, cl);
+        const auto d = static_cast<int32_t>(u.r);
+        IdivLane L;
+        if (!idiv_lane(u.offset, d, v, L) || d < 2) continue;
+        const size_t at = i * nw_ + j;
+        pix_[at] = idiv_uniform(d, L.k, 255 * v + L.a + d / 2);
+        if (pix_[at].ok) pix_ah_[at] = L.a + d / 2;
+      }
+  }
+
+  PixelCtx pixel(const Final& F, const QAvgPlan&, int64_t oh, int64_t ow, int32_t valid,
+                 int32_t clipped) const {
+    const size_t at = static_cast<size_t>(hcls_[static_cast<size_t>(oh)]) * nw_ +
+                      static_cast<size_t>(wcls_[static_cast<size_t>(ow)]);
+    return PixelCtx{pix_ah_[at] >= 0, IdivUniformRegs(pix_[at]),
+                    _mm512_set1_epi16(static_cast<int16_t>(std::max(pix_ah_[at], 0))),
+                    lane_consts(F, valid, clipped)};
+  }
+
+ private:
+  static std::vector<std::pair<int32_t, int32_t>> classes_of(const QAvgAxis& a,
+                                                             std::vector<int32_t>& cls) {
     std::vector<std::pair<int32_t, int32_t>> keys;
     cls.resize(a.valid.size());
     for (size_t i = 0; i < a.valid.size(); ++i) {
@@ -1101,81 +1141,32 @@ void nhwc(const QAvgPoolProblem& pr) {
       cls[i] = static_cast<int32_t>(it - keys.begin());
     }
     return keys;
-  };
-  std::vector<int32_t> hcls, wcls;
-  const auto hkeys = classes_of(P.h, hcls), wkeys = classes_of(P.w, wcls);
-  std::vector<IdivUniform> pix(hkeys.size() * wkeys.size());
-  std::vector<int32_t> pix_ah(pix.size(), -1);
-  for (size_t i = 0; i < hkeys.size() && idiv; ++i)
-    for (size_t j = 0; j < wkeys.size(); ++j) {
-      const int32_t v = hkeys[i].first * wkeys[j].first, cl = hkeys[i].second * wkeys[j].second;
-      const LaneConsts u = lane_consts(F, v, cl);
-      const auto d = static_cast<int32_t>(u.r);
-      IdivLane L;
-      if (!idiv_lane(u.offset, d, v, L) || d < 2) continue;
-      const size_t at = i * wkeys.size() + j;
-      pix[at] = idiv_uniform(d, L.k, 255 * v + L.a + d / 2);
-      if (pix[at].ok) pix_ah[at] = L.a + d / 2;
-    }
-  for_chunks(P.N * OH, [&](int64_t begin, int64_t end) {
-    for (int64_t row = begin; row < end; ++row) {
-      const int64_t n = row / OH, oh = row % OH;
-      const int32_t vh = P.h.valid[static_cast<size_t>(oh)];
-      const int32_t ch = P.h.clipped[static_cast<size_t>(oh)];
-      const T* xn0 = static_cast<const T*>(x.raw()) + n * sN;
-      const T* xn = xn0 + P.h.first[static_cast<size_t>(oh)] * sH;
-      T* yrow = static_cast<T*>(y.raw()) + n * y.stride(0) + oh * y.stride(2);
-      for (int64_t ow = 0; ow < OW; ++ow) {
-        const int32_t vw = P.w.valid[static_cast<size_t>(ow)];
-        const int32_t v = vh * vw, cl = ch * P.w.clipped[static_cast<size_t>(ow)];
-        const LaneConsts u = lane_consts(F, v, cl);
-        const size_t at = static_cast<size_t>(hcls[static_cast<size_t>(oh)]) * wkeys.size() +
-                          static_cast<size_t>(wcls[static_cast<size_t>(ow)]);
-        const bool fast = pix_ah[at] >= 0;
-        const IdivUniformRegs U(pix[at]);
-        const __m512i ah = _mm512_set1_epi16(static_cast<int16_t>(std::max(pix_ah[at], 0)));
-        const T* xw = xn + P.w.first[static_cast<size_t>(ow)] * sW;
-        T* yp = yrow + ow * y.stride(3);
-        for (int64_t c = 0; c < C; c += 64) {
-          const int64_t len = std::min<int64_t>(64, C - c);
-          const __mmask64 m = len == 64 ? ~__mmask64(0) : (__mmask64(1) << len) - 1;
-          __m512i lo = _mm512_setzero_si512(), hi = lo;
-          for (int32_t r = 0; r < vh; ++r)
-            for (int32_t q = 0; q < vw; ++q) {
-              const __m512i b =
-                  _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, xw + r * sH + q * sW + c), bias);
-              lo = _mm512_add_epi16(
-                  lo, _mm512_maskz_cvtepu8_epi16(~__mmask32(0),
-                                                 _mm512_maskz_extracti64x4_epi64(0xff, b, 0)));
-              hi = _mm512_add_epi16(
-                  hi, _mm512_maskz_cvtepu8_epi16(~__mmask32(0),
-                                                 _mm512_maskz_extracti64x4_epi64(0xff, b, 1)));
-            }
-          if (fast) {
-            const __m256i a = idiv32_uniform(F, U, lo, ah);
-            if (len >= 64) {
-              _mm512_storeu_si512(yp + c, _mm512_inserti64x4(_mm512_castsi256_si512(a),
-                                                             idiv32_uniform(F, U, hi, ah), 1));
-            } else {
-              const __m512i both =
-                  _mm512_inserti64x4(_mm512_castsi256_si512(a), idiv32_uniform(F, U, hi, ah), 1);
-              _mm512_mask_storeu_epi8(yp + c, m, both);
-            }
-            continue;
-          }
-          __mmask32 redo = store32<true>(F, lo, nullptr, nullptr, u, len, yp + c);
-          // float_checked: lanes are channels (plane of channel ch at xn0 + ch).
-          if (redo) redo_channels(F, redo, xn0 + c, sH, sW, oh, ow, yp + c, y.stride(1));
-          if (len > 32) {
-            redo = store32<true>(F, hi, nullptr, nullptr, u, len - 32, yp + c + 32);
-            if (redo)
-              redo_channels(F, redo, xn0 + c + 32, sH, sW, oh, ow, yp + c + 32, y.stride(1));
-          }
-        }
-      }
-    }
-  });
+  }
+  std::vector<int32_t> hcls_, wcls_;
+  size_t nw_ = 0;
+  std::vector<IdivUniform> pix_;
+  std::vector<int32_t> pix_ah_;
+};
+
+template <class T>
+inline uint64_t finish(const Final& F, const PixelCtx& px, const Sums& s, int64_t len, T* y) {
+  if (px.fast) {
+    const __m512i both =
+        _mm512_inserti64x4(_mm512_castsi256_si512(idiv32_uniform(F, px.U, s.lo, px.ah)),
+                           idiv32_uniform(F, px.U, s.hi, px.ah), 1);
+    if (len >= 64)
+      _mm512_storeu_si512(y, both);
+    else
+      _mm512_mask_storeu_epi8(y, (__mmask64(1) << len) - 1, both);
+    return 0;
+  }
+  uint64_t redo = store32<true>(F, s.lo, nullptr, nullptr, px.u, len, y);
+  if (len > 32)
+    redo |= uint64_t{store32<true>(F, s.hi, nullptr, nullptr, px.u, len - 32, y + 32)} << 32;
+  return redo;
 }
+
+#include "ops/cpu/x8-qavgpool-u16-nhwc.inc"
 
 }  // namespace
 
