@@ -26,10 +26,10 @@ const char* bm_declines_nhwc(const BmPoolProblem& p) {
 }
 
 const char* bm_declines_u16_nchw(const BmPoolProblem& p) {
-  return qavg_u16_declines(p.q, false, false);
+  return qavg_u16_declines(p.q, false);
 }
 const char* bm_declines_u16_nhwc(const BmPoolProblem& p) {
-  return qavg_u16_declines(p.q, true, false);
+  return qavg_u16_declines(p.q, true);
 }
 
 const char* bm_declines_max(const BmPoolProblem& p) {

@@ -40,10 +40,10 @@ const char* declines_fmean_nchw(const QAvgPoolProblem& p) {
 
 // The u16 kernels have the checked float tail (calibrated scales).
 const char* declines_u16_nchw(const QAvgPoolProblem& p) {
-  return qavg_u16_declines(p, false, true);
+  return qavg_u16_declines(p, false);
 }
 const char* declines_u16_nhwc(const QAvgPoolProblem& p) {
-  return qavg_u16_declines(p, true, true);
+  return qavg_u16_declines(p, true);
 }
 
 const char* declines_fmean_nhwc(const QAvgPoolProblem& p) {

@@ -188,14 +188,13 @@ QAvgPlan make_bm_pool_plan(const TensorView& x, const TensorView& y, const BmPoo
   return P;
 }
 
-const char* qavg_u16_declines(const QAvgPoolProblem& p, bool nhwc, bool checked) {
+const char* qavg_u16_declines(const QAvgPoolProblem& p, bool nhwc) {
   const QAvgPlan& P = p.plan;
   if (P.unsupported) return P.unsupported;
   if (!P.bm_shift) switch (P.arith) {
       case QAvgArith::float_mean:
-        if (!P.exact_float_sum && !(checked && P.fmean_checked))
-          return checked ? "float_mean whose fp32 error bound is too large for the checked tail"
-                         : "float_mean with fp32 sums that need their order";
+        if (!P.exact_float_sum && !P.fmean_checked)
+          return "float_mean whose fp32 error bound is too large for the checked tail";
         [[fallthrough]];
       case QAvgArith::int_sum_requant:
         if (!P.vector_tail)

@@ -134,9 +134,8 @@ void x8_qavgpool_u16_nhwc_avx2(const QAvgPoolProblem& p);
 void x8_qavgpool_fmean_nhwc_avx512(const QAvgPoolProblem& p);
 void x8_qavgpool_fmean_nhwc_avx2(const QAvgPoolProblem& p);
 #endif
-// nullptr when the u16 kernels take p (nhwc: the NHWC one), else why not
-// (checked: the kernel has the checked float tail, QAvgPlan::fmean_checked).
-const char* qavg_u16_declines(const QAvgPoolProblem& p, bool nhwc, bool checked);
+// nullptr when the u16 kernels take p (nhwc: the NHWC ones), else why not.
+const char* qavg_u16_declines(const QAvgPoolProblem& p, bool nhwc);
 
 struct BmPoolProblem {
   QAvgPoolProblem q;  // q.params unused
