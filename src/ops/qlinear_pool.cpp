@@ -38,6 +38,7 @@ const char* declines_fmean_nchw(const QAvgPoolProblem& p) {
   return nullptr;
 }
 
+// The u16 kernels have the checked float tail (calibrated scales).
 const char* declines_u16_nchw(const QAvgPoolProblem& p) {
   return qavg_u16_declines(p, false);
 }
@@ -66,27 +67,34 @@ const KernelList<QAvgPoolProblem>& qlinear_average_pool_kernels() {
       "qlinear_average_pool",
       {
 #if defined(__x86_64__)
+          {"x8-qavgpool-u16-nchw-avx512", Isa::avx512,
+           "integer window sums (every profile but GHP; float_mean checked), <= 257 taps, unit "
+           "stride along W",
+           declines_u16_nchw, x8_qavgpool_u16_nchw_avx512},
+          {"x8-qavgpool-u16-nhwc-avx512", Isa::avx512,
+           "integer window sums (every profile but GHP; float_mean checked), <= 257 taps, unit "
+           "stride along C",
+           declines_u16_nhwc, x8_qavgpool_u16_nhwc_avx512},
           {"x8-qavgpool-fmean-nchw-avx512", Isa::avx512,
            "float_mean (ONNX Runtime, calibrated scales), unit stride along W", declines_fmean_nchw,
            x8_qavgpool_fmean_nchw_avx512},
           {"x8-qavgpool-fmean-nhwc-avx512", Isa::avx512,
            "float_mean (ONNX Runtime, calibrated scales), unit stride along C", declines_fmean_nhwc,
            x8_qavgpool_fmean_nhwc_avx512},
+          {"x8-qavgpool-u16-nchw-avx2", Isa::avx2,
+           "integer window sums (every profile but GHP; float_mean checked), <= 257 taps, unit "
+           "stride along W, stride_w <= 2",
+           declines_u16_nchw, x8_qavgpool_u16_nchw_avx2},
+          {"x8-qavgpool-u16-nhwc-avx2", Isa::avx2,
+           "integer window sums (every profile but GHP; float_mean checked), <= 257 taps, unit "
+           "stride along C",
+           declines_u16_nhwc, x8_qavgpool_u16_nhwc_avx2},
           {"x8-qavgpool-fmean-nchw-avx2", Isa::avx2,
            "float_mean (ONNX Runtime, calibrated scales), unit stride along W", declines_fmean_nchw,
            x8_qavgpool_fmean_nchw_avx2},
           {"x8-qavgpool-fmean-nhwc-avx2", Isa::avx2,
            "float_mean (ONNX Runtime, calibrated scales), unit stride along C", declines_fmean_nhwc,
            x8_qavgpool_fmean_nhwc_avx2},
-          {"x8-qavgpool-u16-nchw-avx512", Isa::avx512,
-           "integer window sums (every profile but GHP), <= 257 taps, unit stride along W",
-           declines_u16_nchw, x8_qavgpool_u16_nchw_avx512},
-          {"x8-qavgpool-u16-nhwc-avx512", Isa::avx512,
-           "integer window sums (every profile but GHP), <= 257 taps, unit stride along C",
-           declines_u16_nhwc, x8_qavgpool_u16_nhwc_avx512},
-          {"x8-qavgpool-u16-nhwc-avx2", Isa::avx2,
-           "integer window sums (every profile but GHP), <= 257 taps, unit stride along C",
-           declines_u16_nhwc, x8_qavgpool_u16_nhwc_avx2},
           {"x8-qavgpool-nchw-avx512", Isa::avx512, "u8/s8, unit stride along W, every profile",
            declines_nchw, x8_qavgpool_nchw_avx512},
           {"x8-qavgpool-nhwc-avx512", Isa::avx512, "u8/s8, unit stride along C, every profile",

@@ -161,6 +161,7 @@ QAvgPlan make_qavg_plan(const TensorView& x, const TensorView& y, const QLinearA
       break;
   }
   P.vector_tail = P.rounding == Rounding::half_to_even && std::fegetround() == FE_TONEAREST;
+  if (P.vector_tail) fmean_check_plan(P);
   return P;
 }
 
@@ -192,7 +193,8 @@ const char* qavg_u16_declines(const QAvgPoolProblem& p, bool nhwc) {
   if (P.unsupported) return P.unsupported;
   if (!P.bm_shift) switch (P.arith) {
       case QAvgArith::float_mean:
-        if (!P.exact_float_sum) return "float_mean with fp32 sums that need their order";
+        if (!P.exact_float_sum && !P.fmean_checked)
+          return "float_mean whose fp32 error bound is too large for the checked tail";
         [[fallthrough]];
       case QAvgArith::int_sum_requant:
         if (!P.vector_tail)

@@ -47,6 +47,14 @@ struct QAvgPlan {
   bool exact_float_sum = false;
   int32_t sum_m = 0;
   float sum_pow2 = 0;
+  // float_mean with inexact fp32 sums (calibrated scales), checked
+  // (qavgpool-fmean-check.cpp): from the integer sum D of an output, v' =
+  // fl(fl(D * fmean_check_multiplier(div)) + y_zp) gives the reference's code
+  // rint(v') when |v' - rint(v')| < fmean_check_below; other outputs redo the
+  // reference's chain (qavg_fmean_redo). fmean_check_error: the bound E.
+  bool fmean_checked = false;
+  float fmean_check_below = 0;
+  double fmean_check_error = 0;
   float scale_ratio = 0;  // int_sum_requant: x_scale / y_scale
   // int_sum_requant: [d] = scale_ratio / d for every divisor d <= taps, [0] = 0
   // (empty windows give y_zp); empty when the window is too large to tabulate.
@@ -83,6 +91,17 @@ QAvgPlan make_bm_pool_plan(const TensorView& x, const TensorView& y, const BmPoo
 int32_t qavg_finalize_scalar(const QAvgPlan& P, int64_t sum, float fsum, int64_t valid,
                              int64_t clipped);
 
+// Sets fmean_checked / fmean_check_below when the checked float tail applies
+// (make_qavg_plan calls it).
+void fmean_check_plan(QAvgPlan& P);
+// fl(x_scale / (div * y_scale)), the kernels' multiplier for divisor div.
+float fmean_check_multiplier(const QAvgPlan& P, int64_t div);
+// The reference's code of output (oh, ow) of one plane (element (h, w) at
+// plane[h*sH + w*sW]), by the reference's fp32 chain.
+template <class T>
+int32_t qavg_fmean_redo(const QAvgPlan& P, const T* plane, int64_t sH, int64_t sW, int64_t oh,
+                        int64_t ow);
+
 struct QAvgPoolProblem {
   TensorView x, y;
   const QLinearAvgPoolParams* params = nullptr;
@@ -107,13 +126,15 @@ void x8_qavgpool_fmean_nchw_avx512(const QAvgPoolProblem& p);
 // (x8-qavgpool-u16-avx512.cpp); qavg_u16_declines says when they apply.
 void x8_qavgpool_u16_nchw_avx512(const QAvgPoolProblem& p);
 void x8_qavgpool_u16_nhwc_avx512(const QAvgPoolProblem& p);
-void x8_qavgpool_u16_nhwc_avx2(const QAvgPoolProblem& p);  // x8-qavgpool-u16-nhwc-avx2.cpp
+// x8-qavgpool-u16-avx2.cpp (AVX2 hosts; NCHW through a zero-bordered row copy).
+void x8_qavgpool_u16_nchw_avx2(const QAvgPoolProblem& p);
+void x8_qavgpool_u16_nhwc_avx2(const QAvgPoolProblem& p);
 // ONNX Runtime's float path on NHWC, one channel per lane
 // (x8-qavgpool-fmean-nhwc-{avx512,avx2}.cpp).
 void x8_qavgpool_fmean_nhwc_avx512(const QAvgPoolProblem& p);
 void x8_qavgpool_fmean_nhwc_avx2(const QAvgPoolProblem& p);
 #endif
-// nullptr when the u16 kernels take p (nhwc: the NHWC one), else why not.
+// nullptr when the u16 kernels take p (nhwc: the NHWC ones), else why not.
 const char* qavg_u16_declines(const QAvgPoolProblem& p, bool nhwc);
 
 struct BmPoolProblem {

@@ -25,7 +25,9 @@ namespace {
 
 // Per-call constants of the final step, broadcast once.
 struct Final {
-  enum Kind { float_mean, int_float_mean, requant, int_mean, bm_shift } kind = float_mean;
+  enum Kind { float_mean, int_float_mean, requant, int_mean, bm_shift, float_checked };
+  Kind kind = float_mean;
+  const QAvgPlan* plan = nullptr;
   bool s8 = false, area = false;  // area: the divisor is kernel_area
   bool pow2_rcp = false;          // float_mean, area, ys == 1, taps a power of 2
   bool ys_one = false, zp_inside = false;
@@ -37,6 +39,7 @@ struct Final {
   __m512i lo, hi, y_zp, x_zp, taps, sum_m, bias;
   __m512i lo16, hi16;  // idiv32's clamp (int_float_mean, int_mean)
   __m512 flo, fhi, zpf, div_area, rcp, ys, pow2, ratio, rlo, rhi;
+  __m512 below;  // float_checked: the plan's fmean_check_below
 };
 
 Final make_final(const QAvgPlan& P) {
@@ -57,6 +60,9 @@ Final make_final(const QAvgPlan& P) {
   if (F.kind == Final::float_mean && P.sum_m == 1 && P.x_scale == P.y_scale &&
       P.y_scale >= 0x1p-60f && P.y_scale <= 0x1p60f)
     F.kind = Final::int_float_mean;
+  if (F.kind == Final::float_mean && !P.exact_float_sum && P.fmean_checked)
+    F.kind = Final::float_checked;
+  F.plan = &P;
   F.rshift = P.bm_rshift;
   F.taps_scalar = taps;
   F.x_zp_scalar = P.x_zp;
@@ -84,6 +90,7 @@ Final make_final(const QAvgPlan& P) {
   F.ys = _mm512_set1_ps(P.y_scale);
   F.pow2 = _mm512_set1_ps(P.sum_pow2);
   F.ratio = _mm512_set1_ps(P.scale_ratio);
+  F.below = _mm512_set1_ps(P.fmean_check_below);
   return F;
 }
 
@@ -144,10 +151,21 @@ inline __m512i round_rule(Rounding R, __m512 x) {
 // - int_mean: round(sum / d) under the plan's rule (s = sum, r = d; r = 0:
 //   empty window, y_zp), round_rule; requant: the reference's fp32 product
 //   (s = sum - x_zp*valid, r = ratio / d); bm_shift: its integer shift.
+// - float_checked: v' = fl(fl(D * c) + y_zp) (s = D = sum - x_zp*valid, r =
+//   c, the divisor's multiplier) rounded, when |v' - rint(v')| is below the
+//   plan's bound; the other lanes are set in *redo (their code here is
+//   rint(v') clamped, which the caller replaces: qavgpool-fmean-check.cpp).
 // Clamping before rounding equals the reference's round-then-clamp (integer
 // bounds, monotone rounding).
-inline __m512i final16(const Final& F, __m512i s, __m512 r) {
+inline __m512i final16(const Final& F, __m512i s, __m512 r, __mmask16* redo = nullptr) {
   switch (F.kind) {
+    case Final::float_checked: {
+      const __m512 v = _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(s), r), F.zpf);
+      const __m512 rv = _mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+      const __m512 dist = _mm512_abs_ps(_mm512_sub_ps(v, rv));
+      *redo = _mm512_cmp_ps_mask(dist, F.below, _CMP_NLT_UQ);
+      return _mm512_min_epi32(_mm512_max_epi32(_mm512_cvtps_epi32(rv), F.lo), F.hi);
+    }
     case Final::bm_shift: {
       // (s + 2^(r-1)) >> r as ((s >> (r-1)) + 1) >> 1 (no int32 overflow).
       __m512i v = s;
@@ -223,39 +241,61 @@ inline LaneConsts lane_consts(const Final& F, int32_t valid, int32_t clipped) {
       c.offset -= F.x_zp_scalar * valid;
       c.r = static_cast<float>(valid > 0 ? valid : 1);
       break;
+    case Final::float_checked:  // d == 0: D == 0, v' = y_zp
+      c.offset -= F.x_zp_scalar * valid;
+      c.r = d > 0 ? fmean_check_multiplier(*F.plan, d) : 0.0f;
+      break;
   }
   return c;
 }
 
-// Codes of the 16 outputs whose biased 16-bit sums are in `half`.
-inline __m128i codes16(const Final& F, __m256i half, __m512i offset, __m512 r) {
+// Codes of the 16 outputs whose biased 16-bit sums are in `half` (redo:
+// final16's).
+inline __m128i codes16(const Final& F, __m256i half, __m512i offset, __m512 r,
+                       __mmask16* redo = nullptr) {
   const __m512i s = _mm512_add_epi32(_mm512_maskz_cvtepu16_epi32(0xffff, half), offset);
-  return _mm512_cvtepi32_epi8(final16(F, s, r));
+  return _mm512_cvtepi32_epi8(final16(F, s, r, redo));
 }
 
 // Stores the codes of outputs [0, n) (n <= 32) whose biased 16-bit sums are in
 // sum16, with lane constants from the tables off/r (Uniform: u in every lane).
+// Returns the stored lanes whose code the caller must redo (float_checked).
 template <bool Uniform>
-inline void store32(const Final& F, __m512i sum16, const int32_t* off, const float* r, LaneConsts u,
-                    int64_t n, void* y) {
+inline __mmask32 store32(const Final& F, __m512i sum16, const int32_t* off, const float* r,
+                         LaneConsts u, int64_t n, void* y) {
+  __mmask16 redo_lo = 0, redo_hi = 0;
   // maskz forms: GCC 12 warns about the undefined operand of the plain ones.
   const __m256i lo_half = _mm512_maskz_extracti64x4_epi64(0xff, sum16, 0);
   const __m512i uoff = _mm512_set1_epi32(u.offset);
   const __m512 ur = _mm512_set1_ps(u.r);
-  const __m128i lo = Uniform ? codes16(F, lo_half, uoff, ur)
-                             : codes16(F, lo_half, _mm512_loadu_si512(off), _mm512_loadu_ps(r));
+  const __m128i lo =
+      Uniform ? codes16(F, lo_half, uoff, ur, &redo_lo)
+              : codes16(F, lo_half, _mm512_loadu_si512(off), _mm512_loadu_ps(r), &redo_lo);
   if (n <= 16) {
-    _mm_mask_storeu_epi8(y, n >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << n) - 1),
-                         lo);
-    return;
+    const auto m = n >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << n) - 1);
+    _mm_mask_storeu_epi8(y, m, lo);
+    return redo_lo & m;
   }
   const __m256i hi_half = _mm512_maskz_extracti64x4_epi64(0xff, sum16, 1);
-  const __m128i hi =
-      Uniform ? codes16(F, hi_half, uoff, ur)
-              : codes16(F, hi_half, _mm512_loadu_si512(off + 16), _mm512_loadu_ps(r + 16));
+  const __m128i hi = Uniform ? codes16(F, hi_half, uoff, ur, &redo_hi)
+                             : codes16(F, hi_half, _mm512_loadu_si512(off + 16),
+                                       _mm512_loadu_ps(r + 16), &redo_hi);
   const __m256i both = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
   const __mmask32 m = n >= 32 ? ~__mmask32(0) : (__mmask32(1) << n) - 1;
   _mm256_mask_storeu_epi8(y, m, both);
+  return (redo_lo | (__mmask32{redo_hi} << 16)) & m;
+}
+
+// The reference's codes of the outputs (oh, o + j) of a plane for the set
+// bits j of redo (float_checked lanes the check left undecided: rare).
+template <class T>
+__attribute__((noinline)) void redo_lanes(const Final& F, __mmask32 redo, const T* plane,
+                                          int64_t sH, int64_t sW, int64_t oh, int64_t o, T* y,
+                                          int64_t ysW) {
+  for (uint32_t m = redo; m != 0; m &= m - 1) {
+    const int j = __builtin_ctz(m);
+    y[j * ysW] = static_cast<T>(qavg_fmean_redo(*F.plan, plane, sH, sW, oh, o + j));
+  }
 }
 
 // Integer final step in 16-bit lanes (int_float_mean and int_mean, the
@@ -543,7 +583,9 @@ void plane_rows(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, cons
         _mm256_mask_storeu_epi8(yp + oh * ysH + o,
                                 n >= 32 ? ~__mmask32(0) : (__mmask32(1) << n) - 1, codes);
       } else {
-        store32<false>(F, sum, orow + o, rrow + o, LaneConsts{}, OW - o, yp + oh * ysH + o);
+        const __mmask32 redo =
+            store32<false>(F, sum, orow + o, rrow + o, LaneConsts{}, OW - o, yp + oh * ysH + o);
+        if (redo) redo_lanes(F, redo, xp, sH, int64_t{1}, oh, o, yp + oh * ysH + o, int64_t{1});
       }
     }
   }
@@ -741,46 +783,90 @@ void plane_narrow(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, __
                                                        11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
                                                        22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
   const __m512i lane32 = _mm512_load_si512(kLane32);
-  for (int64_t oh = 0; oh < OH; ++oh) {
-    const T* row0 = xp + P.h.first[static_cast<size_t>(oh)] * sH + s0;
+  // Each input row widened once into wide[], between zero rows for the
+  // window rows above and below the image (they add 0, like the padding):
+  // then an output row's vertical sum is KH adds, and with stride_h 1 two
+  // consecutive rows' sums are KH adds of 512-bit loads (rows r, r + 1).
+  // Planes whose window rows do not fit kNarrowRows add their valid rows.
+  constexpr int64_t kNarrowRows = 64;
+  alignas(64) __m256i wide[kNarrowRows];
+  const int64_t KH = P.h.kernel, top = std::max<int64_t>(0, -P.h.start);
+  const int64_t rows = std::max(P.H, P.h.start + (OH - 1) * P.h.stride + KH) + top;
+  const bool once = rows <= kNarrowRows, pairs1 = once && P.h.stride == 1;
+  auto widen = [&](const T* row) {
+    return _mm256_cvtepu8_epi16(
+        _mm_maskz_mov_epi8(m, _mm_xor_si128(_mm_maskz_loadu_epi8(m, row), bias)));
+  };
+  if (once) {
+    for (int64_t h = 0; h < rows; ++h)
+      wide[h] =
+          h >= top && h - top < P.H ? widen(xp + (h - top) * sH + s0) : _mm256_setzero_si256();
+  }
+  const __m256i* wbase = wide + top + P.h.start;  // window row 0 of output row 0
+  auto vsum = [&](int64_t oh) {
+    __m256i v = _mm256_setzero_si256();
+    if (once) {
+      const __m256i* w = wbase + oh * P.h.stride;
+      for (int64_t k = 0; k < KH; ++k) v = _mm256_add_epi16(v, w[k]);
+      return v;
+    }
+    const int64_t first = P.h.first[static_cast<size_t>(oh)];
     const int32_t vh = P.h.valid[static_cast<size_t>(oh)];
-    if constexpr (Idiv) {
-      // Two rows of one uniform class in one register: row oh in lanes 0-15,
-      // oh + 1 in 16-31 (a tap shift crosses into the other half only in
-      // lanes that are never stored), one final step for both.
+    for (int32_t r = 0; r < vh; ++r) v = _mm256_add_epi16(v, widen(xp + (first + r) * sH + s0));
+    return v;
+  };
+  // Rows oh (lanes 0-15) and oh + 1 (16-31).
+  auto vsum2 = [&](int64_t oh) {
+    if (pairs1) {
+      const __m256i* w = wbase + oh;
+      __m512i v = _mm512_setzero_si512();
+      for (int64_t k = 0; k < KH; ++k)
+        v = _mm512_add_epi16(v, _mm512_loadu_si512(reinterpret_cast<const void*>(w + k)));
+      return v;
+    }
+    return _mm512_inserti64x4(_mm512_castsi256_si512(vsum(oh)), vsum(oh + 1), 1);
+  };
+  for (int64_t oh = 0; oh < OH; ++oh) {
+    {
+      // Two rows of one class in one register: row oh in lanes 0-15, oh + 1
+      // in 16-31 (a tap shift crosses into the other half only in lanes that
+      // are never stored); Idiv: one final step for both (uniform classes).
       const int c = row_class[oh];
-      if (oh + 1 < OH && row_class[oh + 1] == c && (uni[c].ok || lane_k[c] >= 0)) {
-        const T* row1 = xp + P.h.first[static_cast<size_t>(oh + 1)] * sH + s0;
-        __m512i v2 = _mm512_setzero_si512();
-        for (int32_t r = 0; r < vh; ++r) {
-          const __m128i a =
-              _mm_maskz_mov_epi8(m, _mm_xor_si128(_mm_maskz_loadu_epi8(m, row0 + r * sH), bias));
-          const __m128i b =
-              _mm_maskz_mov_epi8(m, _mm_xor_si128(_mm_maskz_loadu_epi8(m, row1 + r * sH), bias));
-          v2 = _mm512_add_epi16(
-              v2, _mm512_cvtepu8_epi16(_mm256_inserti128_si256(_mm256_castsi128_si256(a), b, 1)));
-        }
+      if (oh + 1 < OH && row_class[oh + 1] == c && (!Idiv || uni[c].ok || lane_k[c] >= 0)) {
+        const __m512i v2 = vsum2(oh);
         __m512i sum2 = v2;
         for (int64_t k = 1; k < KW; ++k)
           sum2 = _mm512_add_epi16(
               sum2, _mm512_permutexvar_epi16(
                         _mm512_add_epi16(lane32, _mm512_set1_epi16(static_cast<short>(k))), v2));
-        const __m256i codes = uni[c].ok ? idiv32_uniform(F, IdivUniformRegs(uni[c]), sum2,
-                                                         lane_field<true>(aht + c * OWp))
-                                        : idiv32_lanes<true>(F, sum2, ltab + c * OWp * kLaneFields,
-                                                             _mm512_set1_epi16(lane_k[c]));
-        _mm_mask_storeu_epi8(yp + oh * ysH, out, _mm256_castsi256_si128(codes));
-        _mm_mask_storeu_epi8(yp + (oh + 1) * ysH, out, _mm256_extracti128_si256(codes, 1));
+        if constexpr (Idiv) {
+          const __m256i codes = uni[c].ok
+                                    ? idiv32_uniform(F, IdivUniformRegs(uni[c]), sum2,
+                                                     lane_field<true>(aht + c * OWp))
+                                    : idiv32_lanes<true>(F, sum2, ltab + c * OWp * kLaneFields,
+                                                         _mm512_set1_epi16(lane_k[c]));
+          _mm_mask_storeu_epi8(yp + oh * ysH, out, _mm256_castsi256_si128(codes));
+          _mm_mask_storeu_epi8(yp + (oh + 1) * ysH, out, _mm256_extracti128_si256(codes, 1));
+        } else {
+          const __m512i off = _mm512_loadu_si512(otab + c * OWp);
+          const __m512 rr = _mm512_loadu_ps(rtab + c * OWp);
+          __mmask16 redo0 = 0, redo1 = 0;
+          const __m128i c0 =
+              codes16(F, _mm512_maskz_extracti64x4_epi64(0xff, sum2, 0), off, rr, &redo0);
+          const __m128i c1 =
+              codes16(F, _mm512_maskz_extracti64x4_epi64(0xff, sum2, 1), off, rr, &redo1);
+          _mm_mask_storeu_epi8(yp + oh * ysH, out, c0);
+          _mm_mask_storeu_epi8(yp + (oh + 1) * ysH, out, c1);
+          if ((redo0 | redo1) & out) {
+            redo_lanes(F, redo0 & out, xp, sH, int64_t{1}, oh, 0, yp + oh * ysH, 1);
+            redo_lanes(F, redo1 & out, xp, sH, int64_t{1}, oh + 1, 0, yp + (oh + 1) * ysH, 1);
+          }
+        }
         ++oh;
         continue;
       }
     }
-    __m256i v = _mm256_setzero_si256();
-    for (int32_t r = 0; r < vh; ++r) {
-      const __m128i b =
-          _mm_maskz_mov_epi8(m, _mm_xor_si128(_mm_maskz_loadu_epi8(m, row0 + r * sH), bias));
-      v = _mm256_add_epi16(v, _mm256_cvtepu8_epi16(b));
-    }
+    const __m256i v = vsum(oh);
     __m256i sum = v;
     for (int64_t k = 1; k < KW; ++k)  // lanes past 15 - k are never stored
       sum = _mm256_add_epi16(
@@ -797,7 +883,11 @@ void plane_narrow(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, __
           : lk >= 0 ? idiv32_lanes(F, s, ltab + cls * kLaneFields, _mm512_set1_epi16(lk))
                     : idiv32(F, s, itab + cls * kIdivFields));
     } else {
-      codes = codes16(F, sum, _mm512_loadu_si512(otab + cls), _mm512_loadu_ps(rtab + cls));
+      __mmask16 redo = 0;
+      codes = codes16(F, sum, _mm512_loadu_si512(otab + cls), _mm512_loadu_ps(rtab + cls), &redo);
+      _mm_mask_storeu_epi8(yp + oh * ysH, out, codes);
+      if (redo & out) redo_lanes(F, redo & out, xp, sH, int64_t{1}, oh, 0, yp + oh * ysH, 1);
+      continue;
     }
     _mm_mask_storeu_epi8(yp + oh * ysH, out, codes);
   }
@@ -976,21 +1066,72 @@ void nchw(const QAvgPoolProblem& pr) {
   });
 }
 
-// NHWC: per output pixel, its valid taps' channel runs added in 16-bit lanes,
-// 64 channels at a time (s8 biased by +128), then the final step.
+// NHWC lane shim of x8-qavgpool-u16-nhwc.inc: 64 channels per block (masked
+// loads), and per pixel idiv32_uniform when its lanes (channels) share a
+// divisor that fits, else final16 (store32).
+constexpr int64_t kChannels = 64;
+
+struct Sums {
+  __m512i lo, hi;
+};
+inline Sums zero_sums() {
+  return Sums{_mm512_setzero_si512(), _mm512_setzero_si512()};
+}
+
 template <class T>
-void nhwc(const QAvgPoolProblem& pr) {
-  const QAvgPlan& P = pr.plan;
-  const TensorView &x = pr.x, &y = pr.y;
-  const Final F = make_final(P);
-  const int64_t OH = P.h.out, OW = P.w.out, C = P.C;
-  const int64_t sN = x.stride(0), sH = x.stride(2), sW = x.stride(3);
-  const __m512i bias = _mm512_set1_epi8(F.s8 ? -128 : 0);
-  // idiv32_uniform per pixel (its lanes are channels: one divisor), for the
-  // distinct (valid, clipped) pairs of each axis; ah[i] < 0: final16.
-  const bool idiv = F.kind == Final::int_float_mean ||
-                    (F.kind == Final::int_mean && F.rounding == Rounding::half_to_even);
-  auto classes_of = [](const QAvgAxis& a, std::vector<int32_t>& cls) {
+inline void add_taps(Sums& s, const T* p, int64_t len) {
+  const __mmask64 m = len == 64 ? ~__mmask64(0) : (__mmask64(1) << len) - 1;
+  const __m512i b = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, p),
+                                     _mm512_set1_epi8(std::is_signed_v<T> ? -128 : 0));
+  s.lo = _mm512_add_epi16(
+      s.lo, _mm512_maskz_cvtepu8_epi16(~__mmask32(0), _mm512_maskz_extracti64x4_epi64(0xff, b, 0)));
+  s.hi = _mm512_add_epi16(
+      s.hi, _mm512_maskz_cvtepu8_epi16(~__mmask32(0), _mm512_maskz_extracti64x4_epi64(0xff, b, 1)));
+}
+
+struct PixelCtx {
+  bool fast = false;  // idiv32_uniform with U and ah
+  IdivUniformRegs U;
+  __m512i ah;
+  LaneConsts u;  // final16's, otherwise
+};
+
+// idiv32_uniform per pixel for the distinct (valid, clipped) pairs of each
+// axis (ah < 0: final16).
+class PixelSetup {
+ public:
+  PixelSetup(const Final& F, const QAvgPlan& P) {
+    const bool idiv = F.kind == Final::int_float_mean ||
+                      (F.kind == Final::int_mean && F.rounding == Rounding::half_to_even);
+    const auto hkeys = classes_of(P.h, hcls_), wkeys = classes_of(P.w, wcls_);
+    nw_ = wkeys.size();
+    pix_.resize(hkeys.size() * nw_);
+    pix_ah_.assign(pix_.size(), -1);
+    for (size_t i = 0; i < hkeys.size() && idiv; ++i)
+      for (size_t j = 0; j < nw_; ++j) {
+        const int32_t v = hkeys[i].first * wkeys[j].first, cl = hkeys[i].second * wkeys[j].second;
+        const LaneConsts u = lane_consts(F, v, cl);
+        const auto d = static_cast<int32_t>(u.r);
+        IdivLane L;
+        if (!idiv_lane(u.offset, d, v, L) || d < 2) continue;
+        const size_t at = i * nw_ + j;
+        pix_[at] = idiv_uniform(d, L.k, 255 * v + L.a + d / 2);
+        if (pix_[at].ok) pix_ah_[at] = L.a + d / 2;
+      }
+  }
+
+  PixelCtx pixel(const Final& F, const QAvgPlan&, int64_t oh, int64_t ow, int32_t valid,
+                 int32_t clipped) const {
+    const size_t at = static_cast<size_t>(hcls_[static_cast<size_t>(oh)]) * nw_ +
+                      static_cast<size_t>(wcls_[static_cast<size_t>(ow)]);
+    return PixelCtx{pix_ah_[at] >= 0, IdivUniformRegs(pix_[at]),
+                    _mm512_set1_epi16(static_cast<int16_t>(std::max(pix_ah_[at], 0))),
+                    lane_consts(F, valid, clipped)};
+  }
+
+ private:
+  static std::vector<std::pair<int32_t, int32_t>> classes_of(const QAvgAxis& a,
+                                                             std::vector<int32_t>& cls) {
     std::vector<std::pair<int32_t, int32_t>> keys;
     cls.resize(a.valid.size());
     for (size_t i = 0; i < a.valid.size(); ++i) {
@@ -1000,75 +1141,32 @@ void nhwc(const QAvgPoolProblem& pr) {
       cls[i] = static_cast<int32_t>(it - keys.begin());
     }
     return keys;
-  };
-  std::vector<int32_t> hcls, wcls;
-  const auto hkeys = classes_of(P.h, hcls), wkeys = classes_of(P.w, wcls);
-  std::vector<IdivUniform> pix(hkeys.size() * wkeys.size());
-  std::vector<int32_t> pix_ah(pix.size(), -1);
-  for (size_t i = 0; i < hkeys.size() && idiv; ++i)
-    for (size_t j = 0; j < wkeys.size(); ++j) {
-      const int32_t v = hkeys[i].first * wkeys[j].first, cl = hkeys[i].second * wkeys[j].second;
-      const LaneConsts u = lane_consts(F, v, cl);
-      const auto d = static_cast<int32_t>(u.r);
-      IdivLane L;
-      if (!idiv_lane(u.offset, d, v, L) || d < 2) continue;
-      const size_t at = i * wkeys.size() + j;
-      pix[at] = idiv_uniform(d, L.k, 255 * v + L.a + d / 2);
-      if (pix[at].ok) pix_ah[at] = L.a + d / 2;
-    }
-  for_chunks(P.N * OH, [&](int64_t begin, int64_t end) {
-    for (int64_t row = begin; row < end; ++row) {
-      const int64_t n = row / OH, oh = row % OH;
-      const int32_t vh = P.h.valid[static_cast<size_t>(oh)];
-      const int32_t ch = P.h.clipped[static_cast<size_t>(oh)];
-      const T* xn =
-          static_cast<const T*>(x.raw()) + n * sN + P.h.first[static_cast<size_t>(oh)] * sH;
-      T* yrow = static_cast<T*>(y.raw()) + n * y.stride(0) + oh * y.stride(2);
-      for (int64_t ow = 0; ow < OW; ++ow) {
-        const int32_t vw = P.w.valid[static_cast<size_t>(ow)];
-        const int32_t v = vh * vw, cl = ch * P.w.clipped[static_cast<size_t>(ow)];
-        const LaneConsts u = lane_consts(F, v, cl);
-        const size_t at = static_cast<size_t>(hcls[static_cast<size_t>(oh)]) * wkeys.size() +
-                          static_cast<size_t>(wcls[static_cast<size_t>(ow)]);
-        const bool fast = pix_ah[at] >= 0;
-        const IdivUniformRegs U(pix[at]);
-        const __m512i ah = _mm512_set1_epi16(static_cast<int16_t>(std::max(pix_ah[at], 0)));
-        const T* xw = xn + P.w.first[static_cast<size_t>(ow)] * sW;
-        T* yp = yrow + ow * y.stride(3);
-        for (int64_t c = 0; c < C; c += 64) {
-          const int64_t len = std::min<int64_t>(64, C - c);
-          const __mmask64 m = len == 64 ? ~__mmask64(0) : (__mmask64(1) << len) - 1;
-          __m512i lo = _mm512_setzero_si512(), hi = lo;
-          for (int32_t r = 0; r < vh; ++r)
-            for (int32_t q = 0; q < vw; ++q) {
-              const __m512i b =
-                  _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, xw + r * sH + q * sW + c), bias);
-              lo = _mm512_add_epi16(
-                  lo, _mm512_maskz_cvtepu8_epi16(~__mmask32(0),
-                                                 _mm512_maskz_extracti64x4_epi64(0xff, b, 0)));
-              hi = _mm512_add_epi16(
-                  hi, _mm512_maskz_cvtepu8_epi16(~__mmask32(0),
-                                                 _mm512_maskz_extracti64x4_epi64(0xff, b, 1)));
-            }
-          if (fast) {
-            const __m256i a = idiv32_uniform(F, U, lo, ah);
-            if (len >= 64) {
-              _mm512_storeu_si512(yp + c, _mm512_inserti64x4(_mm512_castsi256_si512(a),
-                                                             idiv32_uniform(F, U, hi, ah), 1));
-            } else {
-              const __m512i both =
-                  _mm512_inserti64x4(_mm512_castsi256_si512(a), idiv32_uniform(F, U, hi, ah), 1);
-              _mm512_mask_storeu_epi8(yp + c, m, both);
-            }
-            continue;
-          }
-          store32<true>(F, lo, nullptr, nullptr, u, len, yp + c);
-          if (len > 32) store32<true>(F, hi, nullptr, nullptr, u, len - 32, yp + c + 32);
-        }
-      }
-    }
-  });
+  }
+  std::vector<int32_t> hcls_, wcls_;
+  size_t nw_ = 0;
+  std::vector<IdivUniform> pix_;
+  std::vector<int32_t> pix_ah_;
+};
+
+template <class T>
+inline uint64_t finish(const Final& F, const PixelCtx& px, const Sums& s, int64_t len, T* y) {
+  if (px.fast) {
+    const __m512i both =
+        _mm512_inserti64x4(_mm512_castsi256_si512(idiv32_uniform(F, px.U, s.lo, px.ah)),
+                           idiv32_uniform(F, px.U, s.hi, px.ah), 1);
+    if (len >= 64)
+      _mm512_storeu_si512(y, both);
+    else
+      _mm512_mask_storeu_epi8(y, (__mmask64(1) << len) - 1, both);
+    return 0;
+  }
+  uint64_t redo = store32<true>(F, s.lo, nullptr, nullptr, px.u, len, y);
+  if (len > 32)
+    redo |= uint64_t{store32<true>(F, s.hi, nullptr, nullptr, px.u, len - 32, y + 32)} << 32;
+  return redo;
 }
+
+#include "ops/cpu/x8-qavgpool-u16-nhwc.inc"
 
 }  // namespace
 
