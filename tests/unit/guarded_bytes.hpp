@@ -28,6 +28,11 @@ class GuardedBytes {
   GuardedBytes(const GuardedBytes&) = delete;
   GuardedBytes& operator=(const GuardedBytes&) = delete;
   uint8_t* data() { return data_; }
+  // The same bytes as n / sizeof(T) values of T (the guard page follows the last).
+  template <class T>
+  T* as() {
+    return reinterpret_cast<T*>(data_);
+  }
 
  private:
   size_t size_ = 0;

@@ -9,8 +9,6 @@
 // FTZ; MLAS's NCHWc loop) and 1-3 threads; then the public call at every ISA
 // cap and with the reference forced. A failure prints the seed, the case and
 // the configuration.
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <cfloat>
 #include <cstring>
@@ -20,6 +18,7 @@
 
 #include "ops/cpu/f32-globalpool.hpp"
 #include "ops/cpu/pool2d_plan.hpp"
+#include "unit/guarded_bytes.hpp"
 #include "unit/test_util.hpp"
 #include "unit/variant_test_util.hpp"
 
@@ -34,29 +33,6 @@ struct Restore {
     set_max_isa(host_isa());
     set_impl(Impl::fast);
   }
-};
-
-// Floats that end right before a PROT_NONE page (a read past the tensor faults).
-class GuardedFloats {
- public:
-  explicit GuardedFloats(size_t n) {
-    const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    size_ = ((n * 4 + page - 1) / page + 1) * page;
-    base_ = static_cast<char*>(
-        mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-    if (base_ == MAP_FAILED) throw std::runtime_error("mmap failed");
-    mprotect(base_ + size_ - page, page, PROT_NONE);
-    data_ = reinterpret_cast<float*>(base_ + size_ - page - n * 4);
-  }
-  ~GuardedFloats() { munmap(base_, size_); }
-  GuardedFloats(const GuardedFloats&) = delete;
-  GuardedFloats& operator=(const GuardedFloats&) = delete;
-  float* data() { return data_; }
-
- private:
-  size_t size_ = 0;
-  char* base_ = nullptr;
-  float* data_ = nullptr;
 };
 
 float bits_float(uint32_t b) {
@@ -152,7 +128,7 @@ Pool2dParams params_of(const Case& c, std::mt19937& g) {
 
 // NCHW x with plane_gap floats after every plane, the data ending at a guard page.
 struct Input {
-  std::unique_ptr<GuardedFloats> mem;
+  std::unique_ptr<test::GuardedBytes> mem;  // the floats end at a guard page
   TensorView x;
 };
 
@@ -161,8 +137,8 @@ Input make_input(const Case& c, std::mt19937& g) {
   const int64_t cs = hw + c.plane_gap;
   const int64_t count = (N - 1) * C * cs + (C - 1) * cs + hw;
   Input in;
-  in.mem = std::make_unique<GuardedFloats>(static_cast<size_t>(count));
-  float* d = in.mem->data();
+  in.mem = std::make_unique<test::GuardedBytes>(static_cast<size_t>(count) * sizeof(float));
+  float* d = in.mem->as<float>();
   for (int64_t i = 0; i < count; ++i) d[i] = bits_float(0x7fa5a5a5u);  // NaN in the gaps
   for (int64_t n = 0; n < N; ++n)
     for (int64_t ch = 0; ch < C; ++ch) {

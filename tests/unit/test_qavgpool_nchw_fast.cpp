@@ -14,8 +14,6 @@
 // prints the seed and the configuration. The NHWC kernel's per-pixel integer
 // step is checked the same way with a channel pitch.
 #include <gtest/gtest.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -31,6 +29,7 @@
 #include "ops/cpu/qavgpool.hpp"
 #include "ops/quantized_common.hpp"
 #include "qpool_test_util.hpp"
+#include "unit/guarded_bytes.hpp"
 
 namespace npukit {
 namespace {
@@ -40,30 +39,7 @@ constexpr uint32_t kSeed = 20261140;
 using qpool_test::bytes_nchw;
 using qpool_test::first_difference;
 using qpool_test::Restore;
-
-// Bytes that end right before a PROT_NONE page.
-class GuardedBytes {
- public:
-  explicit GuardedBytes(size_t n) {
-    const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    pages_ = (n + page - 1) / page + 1;
-    size_ = pages_ * page;
-    base_ = static_cast<uint8_t*>(
-        mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-    if (base_ == MAP_FAILED) throw std::runtime_error("mmap failed");
-    mprotect(base_ + size_ - page, page, PROT_NONE);
-    data_ = base_ + size_ - page - n;
-  }
-  ~GuardedBytes() { munmap(base_, size_); }
-  GuardedBytes(const GuardedBytes&) = delete;
-  GuardedBytes& operator=(const GuardedBytes&) = delete;
-  uint8_t* data() { return data_; }
-
- private:
-  size_t pages_ = 0, size_ = 0;
-  uint8_t* base_ = nullptr;
-  uint8_t* data_ = nullptr;
-};
+using test::GuardedBytes;
 
 std::string describe(const QLinearAvgPoolParams& p, Profile profile, DType t, const Shape& x,
                      int64_t y_extra) {
