@@ -32,7 +32,7 @@ void Model::Impl::plan_slices(const std::vector<Shape>& shapes) {
   // plan's state set aside and restored after.
   auto full = std::make_tuple(std::move(steps), std::move(types), std::move(plan_values),
                               std::move(buffers), std::move(views), std::move(output_views),
-                              seconds, timed_runs, plan_count);
+                              seconds, best_seconds, timed_runs, plan_count);
   const int64_t lanes = slice_lanes(sizes.size());
   std::vector<std::vector<SlicePlan>> made(static_cast<size_t>(lanes));
   bool complete = true;
@@ -51,8 +51,8 @@ void Model::Impl::plan_slices(const std::vector<Shape>& shapes) {
   } catch (const Error&) {  // a shape fixed in the graph (Reshape to [1000, 784]): unsliced
     complete = false;
   }
-  std::tie(steps, types, plan_values, buffers, views, output_views, seconds, timed_runs,
-           plan_count) = std::move(full);
+  std::tie(steps, types, plan_values, buffers, views, output_views, seconds, best_seconds,
+           timed_runs, plan_count) = std::move(full);
   if (!complete) return log_slices("unsliced: a slice's plan differs from the batch's");
   slice_sets = std::move(made);
   slices = sizes;
@@ -86,8 +86,11 @@ void Model::Impl::run_sliced(const std::vector<TensorView>& in) {
     lane(0);
   else
     parallel_for(lanes, 1, lane);
+  // A node's time in this run: its slices' times added up (lanes overlap).
+  run_seconds.assign(seconds.size(), 0.0);
   for (const std::vector<double>& s : secs)
-    for (size_t k = 0; k < s.size(); ++k) seconds[k] += s[k];
+    for (size_t k = 0; k < s.size(); ++k) run_seconds[k] += s[k];
+  record_run_times();
 }
 
 void Model::Impl::run_slice(std::vector<SlicePlan>& set, const std::vector<TensorView>& in,

@@ -496,6 +496,7 @@ void Model::Impl::allocate() {
   output_views.clear();
   for (size_t v : output_ids) output_views.push_back(views[v]);
   seconds.assign(g.nodes.size(), 0.0);
+  best_seconds.assign(g.nodes.size(), 0.0);
   timed_runs = 0;
   ++plan_count;
 }
@@ -616,19 +617,19 @@ const std::vector<TensorView>& Model::execute(const std::vector<TensorView>& in)
   }
   m.last_run_sliced = !m.slices.empty();
   if (m.last_run_sliced) {
-    m.run_sliced(in);
-    ++m.timed_runs;
+    m.run_sliced(in);  // records the run's times
     return m.output_views;
   }
   for (size_t i = 0; i < in.size(); ++i) copy(in[i], m.views[m.input_ids[i]]);
+  m.run_seconds.assign(m.seconds.size(), 0.0);
   for (Impl::Step& s : m.steps) {
     if (s.view_only) continue;
     const auto t0 = std::chrono::steady_clock::now();
     s.run(s.in_views, s.out_views);
-    m.seconds[s.node] +=
+    m.run_seconds[s.node] +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
-  ++m.timed_runs;
+  m.record_run_times();
   return m.output_views;
 }
 
@@ -644,13 +645,23 @@ std::vector<Tensor> Model::run(const std::vector<TensorView>& inputs) {
   return out;
 }
 
+void Model::Impl::record_run_times() {
+  for (size_t k = 0; k < seconds.size(); ++k) {
+    seconds[k] += run_seconds[k];
+    best_seconds[k] = timed_runs == 0 ? run_seconds[k] : std::min(best_seconds[k], run_seconds[k]);
+  }
+  ++timed_runs;
+}
+
 std::vector<LayerTime> Model::layer_times() const {
   std::lock_guard<std::recursive_mutex> lock(impl_->run_mutex);
   std::vector<LayerTime> out;
   for (const Impl::Step& s : impl_->steps) {
     const Node& n = impl_->g.nodes[s.node];
+    const bool timed = !impl_->seconds.empty();
     out.push_back({n.name, n.op_type, impl_->node_profile[s.node],
-                   impl_->seconds.empty() ? 0.0 : impl_->seconds[s.node]});
+                   timed ? impl_->seconds[s.node] : 0.0,
+                   timed ? impl_->best_seconds[s.node] : 0.0});
   }
   return out;
 }
@@ -718,6 +729,7 @@ int64_t Model::timed_runs() const {
 void Model::reset_layer_times() {
   std::lock_guard<std::recursive_mutex> lock(impl_->run_mutex);
   std::fill(impl_->seconds.begin(), impl_->seconds.end(), 0.0);
+  std::fill(impl_->best_seconds.begin(), impl_->best_seconds.end(), 0.0);
   impl_->timed_runs = 0;
 }
 

@@ -52,8 +52,11 @@ struct Model::Impl {
   // load they are unknown, and nodes that need them are planned at run time.
   std::vector<std::shared_ptr<Constant>> input_values, planned_values;
   std::vector<TensorView> output_views;
-  std::vector<double> seconds;
-  int64_t timed_runs = 0;  // runs summed in `seconds`
+  std::vector<double> seconds, best_seconds;  // per node: summed, and the fastest run
+  int64_t timed_runs = 0;                     // runs summed in `seconds`
+  std::vector<double> run_seconds;            // per node, the run under way
+  // Adds one run's per-node times (run_seconds) to seconds and best_seconds.
+  void record_run_times();
   int64_t plan_count = 0;
   // The plan and buffers above are per model: one run at a time holds them.
   mutable std::recursive_mutex run_mutex;

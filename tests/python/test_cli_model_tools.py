@@ -147,11 +147,17 @@ def repeat_excludes_warmup_and_layers_sum_per_operator():
     assert info["runs"] == 3 and info["warmup_runs"] == 1, info
     t = info["seconds_per_run"]
     assert t["min"] <= t["median"] and t["min"] > 0, t
+    # Each node's best run: one of the 3 runs (not their sum), so at most their mean.
+    for layer in info["layers"]:
+        best, mean = layer["best_seconds"], layer["seconds_per_run"]
+        assert 0 <= best <= mean * (1 + 1e-6) + 1e-9, layer
+        assert best > 0 or layer["op"] == "Reshape", layer
     r = cli("run", INT8, "--input", xin, "--output-dir", TMP, "--repeat", "2", "--warmup", "0",
             "--json")
     assert json.loads(r.stdout)["warmup_runs"] == 0
     r = cli("run", INT8, "--input", xin, "--output-dir", TMP, "--repeat", "2", "--layers")
     text = r.stdout
+    assert re.search(r"\nnode .* ms per run\s+share\s+best ms\n", text), text
     per_op = text.split("\noperator")[1].split("\n\n")[0].splitlines()[1:]
     ops = [line.split() for line in per_op if not line.startswith("total")]
     times = [float(p[2]) for p in ops]

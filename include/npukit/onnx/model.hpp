@@ -77,6 +77,9 @@ struct LayerTime {
   std::string node, op_type;
   Profile profile = Profile::onnxruntime;  // the semantics the node ran with
   double seconds = 0;                      // summed over timed_runs() runs
+  // The node's fastest timed run: on a shared machine the mean of a small
+  // layer mostly measures other processes, its best run much less so.
+  double best_seconds = 0;
 };
 
 // One planned node: what `npukit info` lists per node and `npukit run
