@@ -70,7 +70,7 @@ std::shared_ptr<const cpu::ConvPackedWeights> conv2d_pack_weights(const TensorVi
         std::to_string(p.groups), "a divisor of the output channels " + std::to_string(w.dim(0)));
   const int64_t block = cpu::conv_ocl_block(w.shape(), p, y_h, y_w);
   if (block == 0) return nullptr;
-  return cpu::pack_conv_weights(w, p.groups, block);
+  return cpu::pack_conv_weights(w, p.groups, block, p.accumulation);
 }
 
 void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, const TensorView& y,

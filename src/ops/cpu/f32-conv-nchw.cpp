@@ -409,7 +409,6 @@ void run_avx2(const ConvProblem& p) {
 }  // namespace
 
 const char* conv_ocl_declines_exactness(const ConvProblem& p) {
-  if (mlas_nchwc_block(p.params.accumulation)) return "an mlas_nchwc accumulation";
   if (const char* why = declines_nchw(p)) return why;
   const int64_t ys = p.y.stride(1);
   if (ys <= 0 || ys > INT32_MAX / kOclMaxBlock) return "output channel stride outside (0, 2^31/64)";
@@ -418,7 +417,7 @@ const char* conv_ocl_declines_exactness(const ConvProblem& p) {
 
 int64_t conv_ocl_block(const Shape& w, const Conv2dParams& p, int64_t y_h, int64_t y_w) {
   // w[1] == 1: groups = C, which conv2d gives to the depthwise family.
-  if (p.accumulation != Fp32Accumulation::sequential || p.flush_denormals || w[1] == 1 ||
+  if (p.accumulation == Fp32Accumulation::interleaved || p.flush_denormals || w[1] == 1 ||
       ocl_slower(w, p.groups, y_h, y_w) != nullptr || impl() == Impl::reference)
     return 0;
   if (max_isa() >= Isa::avx512) return kOclAvx512.channels;
