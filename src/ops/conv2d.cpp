@@ -88,8 +88,14 @@ void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, co
   else if (p.flush_denormals)
     fail(fn, "flush_denormals", "true",
          std::string("false with the ") + fp32_accumulation_name(p.accumulation) + " accumulation");
-  if (!interleaved && p.groups == x.dim(1)) {
-    // Depthwise (one input channel per group): the depthwise family.
+  if (p.residual_first) {
+    check(mlas_nchwc_block(p.accumulation) != 0, fn, "residual_first", "true",
+          std::string("false with the ") + fp32_accumulation_name(p.accumulation) +
+              " accumulation (it orders MLAS's chains: mlas_nchwc16 or mlas_nchwc8)");
+  }
+  if (!interleaved && p.groups == x.dim(1) && !p.residual_first) {
+    // Depthwise (one input channel per group): the depthwise family (which
+    // has no residual_first: those go to the conv2d family).
     cpu::DwconvProblem d{x,
                          w,
                          bias,

@@ -64,9 +64,9 @@ std::string text(const cpu::ConvProblem& p, const char* kernel, int threads, boo
     << shape_text(p.w.shape()) << " groups " << c.groups << " stride " << w.stride_h << "x"
     << w.stride_w << " dilation " << w.dilation_h << "x" << w.dilation_w << " ins " << w.ins_h
     << "x" << w.ins_w << " pads " << w.pad_top << "," << w.pad_bottom << "," << w.pad_left << ","
-    << w.pad_right << " bias " << c.has_bias << " result_add " << c.result_add << " accumulation "
-    << fp32_accumulation_name(c.accumulation) << " flush " << c.flush_denormals << " "
-    << test::clip_text(c.clip) << " threads " << threads;
+    << w.pad_right << " bias " << c.has_bias << " result_add " << c.result_add << " residual_first "
+    << c.residual_first << " accumulation " << fp32_accumulation_name(c.accumulation) << " flush "
+    << c.flush_denormals << " " << test::clip_text(c.clip) << " threads " << threads;
   return s.str();
 }
 
@@ -149,6 +149,7 @@ void every_variant_equals_reference(unsigned seed, int iterations, int64_t first
     p.groups = interleaved ? 1 : 1 + rng() % 3;
     p.has_bias = rng() % 2;
     p.result_add = rng() % 2;
+    p.residual_first = mlas && p.result_add && rng() % 2;
     p.clip = test::fused_clip_case(static_cast<uint32_t>(iter));
     const int64_t IC = p.groups * (mlas ? mlas_icg(rng) : 1 + int64_t(rng() % 7));
     const int64_t OC = p.groups * (1 + int64_t(rng() % max_ocg));

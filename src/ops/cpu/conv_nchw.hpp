@@ -58,6 +58,9 @@ struct ConvTile {
   const int32_t* w_index = nullptr;
   const int64_t* chain_end = nullptr;
   int64_t chains = 1;
+  // fma only: the total starts from the old output (Conv2dParams::
+  // residual_first; result_add is then false).
+  bool residual_first = false;
 };
 using ConvTileKernel = void (*)(const ConvTile& t);
 
@@ -140,6 +143,7 @@ struct OclTile {
   bool fma = false;
   const int64_t* chain_end = nullptr;
   int64_t chains = 1;
+  bool residual_first = false;  // as ConvTile's (result_add is then false)
 };
 using OclTileKernel = void (*)(const OclTile& t);
 

@@ -11,6 +11,11 @@
 #include "conv_1x1.hpp"
 
 #include "ops/cpu/isa-avx512-begin.inc"
+#if !defined(__clang__)
+// GCC 12 also calls the undefined operand of the unpack intrinsics "used
+// uninitialized" once store_runs is compiled on its own (false positive).
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 
 namespace npukit::cpu {
 

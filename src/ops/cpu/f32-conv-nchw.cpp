@@ -268,6 +268,8 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
   const int64_t bias_step = c.has_bias ? p.bias.stride(p.bias.rank() == 1 ? 0 : 1) : 0;
   float* ybase = static_cast<float*>(p.y.raw());
   const bool dense = in.wq == OW && p.y.stride(2) == OW;
+  // The old output starts the FMA chains' total (mlas orders only).
+  const bool first = c.result_add && c.residual_first && !in.w_index.empty();
   // Tile `tile` of image n, whose padded planes start at `image`.
   auto run_tile = [&](int64_t n, int64_t tile, const float* image) {
     const int64_t rb = tile % row_blocks, qt = tile / row_blocks % q_tiles;
@@ -289,7 +291,7 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
     t.ow = OW;
     t.y_row = p.y.stride(2);
     t.has_bias = bias != nullptr;
-    t.result_add = c.result_add;
+    t.result_add = c.result_add && !first;
     t.dense = dense;
     t.clip = !clip_is_identity(c.clip);
     t.clip_min = c.clip.min;
@@ -299,6 +301,7 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
       t.w_index = in.w_index.data();
       t.chain_end = in.chain_end.data();
       t.chains = static_cast<int64_t>(in.chain_end.size());
+      t.residual_first = first;
     }
     kernel(t);
   };

@@ -109,6 +109,8 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
   const int64_t bias_step = c.has_bias ? p.bias.stride(p.bias.rank() == 1 ? 0 : 1) : 0;
   float* ybase = static_cast<float*>(p.y.raw());
   const int64_t flops_per_tile = 2 * block * most * steps;
+  // The old output starts the FMA chains' total (mlas orders only).
+  const bool first = c.result_add && c.residual_first && !in.chain_end.empty();
   parallel_for(tiles, std::max<int64_t>(1, 65536 / flops_per_tile), [&](int64_t tile) {
     const int64_t chunk = tile % chunks, b = tile / chunks % blocks;
     const int64_t g = tile / chunks / blocks % G, n = tile / chunks / blocks / G;
@@ -129,7 +131,7 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
     if (bias)
       for (int64_t r = 0; r < t.rows; ++r) bias_rows[r] = bias[(oc0 + r) * bias_step];
     t.bias = bias ? bias_rows : nullptr;
-    t.result_add = c.result_add;
+    t.result_add = c.result_add && !first;
     t.clip = !clip_is_identity(c.clip);
     t.clip_min = c.clip.min;
     t.clip_max = c.clip.max;
@@ -138,6 +140,7 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
       t.fma = true;
       t.chain_end = in.chain_end.data();
       t.chains = static_cast<int64_t>(in.chain_end.size());
+      t.residual_first = first;
     }
     if (kernel.stores_runs) {
       // Runs of consecutive outputs; stored by runs when there are at most
