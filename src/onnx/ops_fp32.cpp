@@ -26,6 +26,7 @@ constexpr auto F = Elem::f32;
 // ONNX Runtime's optimized models hold): Relu, or Clip with its [min, max] in
 // activation_params, applied as npukit's Clip to the finished output.
 ClipParams fused_activation(const Node& n) {
+  if (!has_attr(n, "activation")) return {};  // a fused Add alone (input Z)
   const std::string kind = attr_string(n, "activation", "");
   if (kind == "Relu") {
     check(!has_attr(n, "activation_params"), "FusedConv", "activation_params", "present",
@@ -74,8 +75,19 @@ NodePlan plan_conv_or_fused(const PlanContext& c, bool fused) {
   // Constant weights are packed here, once, for the kernels that read them
   // packed (nullptr where none would).
   std::shared_ptr<const cpu::ConvPackedWeights> packed;
+  // FusedConv's Z (conv_add_fusion.hpp): y starts as Z; under MLAS's orders
+  // the chains are added to it (residual_first), else Z is added last.
+  const bool sum = fused && present(c, 3);
+  if (sum) {
+    const Operand& z = operand(c, 3, {F});
+    check(z.shape == y, "FusedConv", "Z", "shape " + shape_text(z.shape),
+          "the output's shape " + shape_text(y));
+    p.result_add = true;
+    p.residual_first = mlas_nchwc_block(p.accumulation) != 0;
+  }
   if (w.value != nullptr) packed = conv2d_pack_weights(w.value->tensor.view(), p, y[2], y[3]);
-  return {{make_operand(F, y)}, [p, packed](const auto& in, const auto& out) {
+  return {{make_operand(F, y)}, [p, packed, sum](const auto& in, const auto& out) {
+            if (sum) copy(in[3], out[0]);
             conv2d(in[0], in[1], p.has_bias ? in[2] : TensorView(), out[0], p, packed.get());
           }};
 }
@@ -293,7 +305,7 @@ NodePlan plan_matmul(const PlanContext& c) {
 const std::vector<OpEntry>& fp32_ops() {
   static const std::vector<OpEntry> ops = {
       {"", "Conv", 2, 3, 1, plan_conv},
-      {"com.microsoft", "FusedConv", 2, 3, 1, plan_fused_conv},
+      {"com.microsoft", "FusedConv", 2, 4, 1, plan_fused_conv},
       {"", "Relu", 1, 1, 1, plan_relu},
       {"", "Clip", 1, 3, 1, plan_clip},
       {"", "Add", 2, 2, 1, plan_binary<BinaryOp::add>},
