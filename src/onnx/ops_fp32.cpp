@@ -264,6 +264,13 @@ NodePlan plan_gemm(const PlanContext& c) {
   expect_rank(c, 1, 2, 2);
   GemmParams p{attr_float(c.node, "alpha", 1.0f), attr_float(c.node, "beta", 1.0f),
                attr_int(c.node, "transA", 0) != 0, attr_int(c.node, "transB", 0) != 0};
+  // ONNX Runtime prepacks a constant b and runs MLAS's SGEMM (with its FMA
+  // kernels: the hosts where the conv order is MLAS's too), alpha = 1.
+  Conv2dParams order;
+  apply_profile(order, c.profile);
+  if (semantics_base(c.profile) == Profile::onnxruntime && b.value != nullptr && p.alpha == 1.0f &&
+      mlas_nchwc_block(order.accumulation) != 0)
+    p.mlas_k_block = 256;
   Shape y = gemm_output_shape(a.shape, b.shape, p);
   const bool has_c = present(c, 2);
   if (has_c) {
