@@ -247,7 +247,7 @@ NodePlan plan_softmax(const PlanContext& c) {
 
 // A 2-D f32 tensor's transpose, contiguous.
 Tensor transposed(const Tensor& t) {
-  const TensorView v = t.view();
+  const TensorView& v = t.view();
   const int64_t rows = v.dim(0), cols = v.dim(1);
   Tensor out(DType::f32, {cols, rows});
   float* d = static_cast<float*>(out.view().raw());
