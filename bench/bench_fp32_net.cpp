@@ -96,7 +96,8 @@ void BM_Layer(benchmark::State& state) {
       name = v.name;
       // Packed once, as a planned model does.
       const auto packed = cpu::pack_conv_weights(
-          w, p.groups, (v.isa == Isa::avx512 ? cpu::kOclAvx512 : cpu::kOclAvx2).channels);
+          w, p.groups, (v.isa == Isa::avx512 ? cpu::kOclAvx512 : cpu::kOclAvx2).channels,
+          p.accumulation);
       if (ocl) c.packed = packed.get();
       if (runs && ocl)
         for (auto _ : state)

@@ -73,9 +73,11 @@ std::string per_item(const SliceStep& s, const std::vector<Operand>& types,
     }
     return "";
   }
-  // The others read the batch only through their first input.
+  // The others read the batch only through their first input (and
+  // FusedConv's Z, the output's shape: conv_add_fusion.hpp).
   for (size_t k = 1; k < in.size(); ++k)
-    if (is_batch(k)) return "input " + std::to_string(k) + " carries the batch";
+    if (is_batch(k) && !(n.op_type == "FusedConv" && k == 3))
+      return "input " + std::to_string(k) + " carries the batch";
   const size_t rank = in[0] == SIZE_MAX ? 0 : types[in[0]].shape.size();
   if (n.op_type == "Gemm") {
     if (attr_int(n, "transA", 0) != 0) return "Gemm with transA";

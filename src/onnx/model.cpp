@@ -22,6 +22,7 @@
 #include "onnx/attributes.hpp"
 #include "onnx/batch_slices.hpp"
 #include "onnx/conv_activation_fusion.hpp"
+#include "onnx/conv_add_fusion.hpp"
 #include "onnx/graph.hpp"
 #include "onnx/int8_layout.hpp"
 #include "onnx/loaded.hpp"
@@ -546,8 +547,10 @@ Model Model::from_bytes_in(const void* data, size_t size, Profile profile,
     fuse_qdq(impl->g, nullptr, semantics_base(profile) == Profile::onnxruntime);
   // Conv + Relu/Clip as one node (ORT's ConvActivationFusion; the same bits),
   // unless the caller wants the conv's own output too.
-  if (fuses_conv_activation(profile) && kept == Intermediates::may_fuse)
+  if (fuses_conv_activation(profile) && kept == Intermediates::may_fuse) {
     fuse_conv_activation(impl->g);
+    fuse_conv_add(impl->g, conv_add_block(profile));
+  }
   std::vector<Issue> issues = impl->g.issues;
   impl->check_graph(issues);
   // Shape-check with every symbolic dimension bound to 1.
@@ -762,7 +765,10 @@ ModelSummary summarize(const std::string& path, Profile profile) {
     fuse_qdq(g, &log, semantics_base(profile) == Profile::onnxruntime);
     s.rewrites = std::move(log.lines);
   }
-  if (fuses_conv_activation(profile)) fuse_conv_activation(g, &s.rewrites);
+  if (fuses_conv_activation(profile)) {
+    fuse_conv_activation(g, &s.rewrites);
+    fuse_conv_add(g, conv_add_block(profile), &s.rewrites);
+  }
   s.producer = g.producer;
   s.ir_version = g.ir_version;
   s.opset = g.opset;

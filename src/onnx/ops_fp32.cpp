@@ -26,6 +26,7 @@ constexpr auto F = Elem::f32;
 // ONNX Runtime's optimized models hold): Relu, or Clip with its [min, max] in
 // activation_params, applied as npukit's Clip to the finished output.
 ClipParams fused_activation(const Node& n) {
+  if (!has_attr(n, "activation")) return {};  // a fused Add alone (input Z)
   const std::string kind = attr_string(n, "activation", "");
   if (kind == "Relu") {
     check(!has_attr(n, "activation_params"), "FusedConv", "activation_params", "present",
@@ -74,8 +75,19 @@ NodePlan plan_conv_or_fused(const PlanContext& c, bool fused) {
   // Constant weights are packed here, once, for the kernels that read them
   // packed (nullptr where none would).
   std::shared_ptr<const cpu::ConvPackedWeights> packed;
+  // FusedConv's Z (conv_add_fusion.hpp): y starts as Z; under MLAS's orders
+  // the chains are added to it (residual_first), else Z is added last.
+  const bool sum = fused && present(c, 3);
+  if (sum) {
+    const Operand& z = operand(c, 3, {F});
+    check(z.shape == y, "FusedConv", "Z", "shape " + shape_text(z.shape),
+          "the output's shape " + shape_text(y));
+    p.result_add = true;
+    p.residual_first = mlas_nchwc_block(p.accumulation) != 0;
+  }
   if (w.value != nullptr) packed = conv2d_pack_weights(w.value->tensor.view(), p, y[2], y[3]);
-  return {{make_operand(F, y)}, [p, packed](const auto& in, const auto& out) {
+  return {{make_operand(F, y)}, [p, packed, sum](const auto& in, const auto& out) {
+            if (sum) copy(in[3], out[0]);
             conv2d(in[0], in[1], p.has_bias ? in[2] : TensorView(), out[0], p, packed.get());
           }};
 }
@@ -235,7 +247,7 @@ NodePlan plan_softmax(const PlanContext& c) {
 
 // A 2-D f32 tensor's transpose, contiguous.
 Tensor transposed(const Tensor& t) {
-  const TensorView v = t.view();
+  const TensorView& v = t.view();
   const int64_t rows = v.dim(0), cols = v.dim(1);
   Tensor out(DType::f32, {cols, rows});
   float* d = static_cast<float*>(out.view().raw());
@@ -252,6 +264,13 @@ NodePlan plan_gemm(const PlanContext& c) {
   expect_rank(c, 1, 2, 2);
   GemmParams p{attr_float(c.node, "alpha", 1.0f), attr_float(c.node, "beta", 1.0f),
                attr_int(c.node, "transA", 0) != 0, attr_int(c.node, "transB", 0) != 0};
+  // ONNX Runtime prepacks a constant b and runs MLAS's SGEMM (with its FMA
+  // kernels: the hosts where the conv order is MLAS's too), alpha = 1.
+  Conv2dParams order;
+  apply_profile(order, c.profile);
+  if (semantics_base(c.profile) == Profile::onnxruntime && b.value != nullptr && p.alpha == 1.0f &&
+      mlas_nchwc_block(order.accumulation) != 0)
+    p.mlas_k_block = 256;
   Shape y = gemm_output_shape(a.shape, b.shape, p);
   const bool has_c = present(c, 2);
   if (has_c) {
@@ -293,7 +312,7 @@ NodePlan plan_matmul(const PlanContext& c) {
 const std::vector<OpEntry>& fp32_ops() {
   static const std::vector<OpEntry> ops = {
       {"", "Conv", 2, 3, 1, plan_conv},
-      {"com.microsoft", "FusedConv", 2, 3, 1, plan_fused_conv},
+      {"com.microsoft", "FusedConv", 2, 4, 1, plan_fused_conv},
       {"", "Relu", 1, 1, 1, plan_relu},
       {"", "Clip", 1, 3, 1, plan_clip},
       {"", "Add", 2, 2, 1, plan_binary<BinaryOp::add>},

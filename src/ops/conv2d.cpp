@@ -70,7 +70,7 @@ std::shared_ptr<const cpu::ConvPackedWeights> conv2d_pack_weights(const TensorVi
         std::to_string(p.groups), "a divisor of the output channels " + std::to_string(w.dim(0)));
   const int64_t block = cpu::conv_ocl_block(w.shape(), p, y_h, y_w);
   if (block == 0) return nullptr;
-  return cpu::pack_conv_weights(w, p.groups, block);
+  return cpu::pack_conv_weights(w, p.groups, block, p.accumulation);
 }
 
 void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, const TensorView& y,
@@ -88,8 +88,14 @@ void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, co
   else if (p.flush_denormals)
     fail(fn, "flush_denormals", "true",
          std::string("false with the ") + fp32_accumulation_name(p.accumulation) + " accumulation");
-  if (!interleaved && p.groups == x.dim(1)) {
-    // Depthwise (one input channel per group): the depthwise family.
+  if (p.residual_first) {
+    check(mlas_nchwc_block(p.accumulation) != 0, fn, "residual_first", "true",
+          std::string("false with the ") + fp32_accumulation_name(p.accumulation) +
+              " accumulation (it orders MLAS's chains: mlas_nchwc16 or mlas_nchwc8)");
+  }
+  if (!interleaved && p.groups == x.dim(1) && !p.residual_first) {
+    // Depthwise (one input channel per group): the depthwise family (which
+    // has no residual_first: those go to the conv2d family).
     cpu::DwconvProblem d{x,
                          w,
                          bias,

@@ -1,5 +1,8 @@
 #include "npukit/ops/gemm.hpp"
 
+#include <climits>
+#include <string>
+
 #include "npukit/error.hpp"
 #include "npukit/ops/binary.hpp"
 #include "ops/cpu/gemm_fast.hpp"
@@ -36,7 +39,13 @@ void gemm(const TensorView& a, const TensorView& b, const TensorView& c, const T
     check(c.rank() <= 2, fn, "c", "shape " + shape_text(c.shape()), "rank 0 to 2");
     cv = broadcast_view(c, out, fn, "c");
   }
-  cpu::gemm_kernels().run({t(a, p.trans_a), t(b, p.trans_b), cv, y, p.alpha, p.beta});
+  if (p.mlas_k_block != 0) {
+    check_range(fn, "mlas_k_block", p.mlas_k_block, 1, INT32_MAX);
+    check(p.alpha == 1.0f, fn, "alpha", std::to_string(p.alpha),
+          "1 with mlas_k_block (MLAS's order is modelled for alpha = 1)");
+  }
+  cpu::gemm_kernels().run(
+      {t(a, p.trans_a), t(b, p.trans_b), cv, y, p.alpha, p.beta, p.mlas_k_block});
 }
 
 }  // namespace npukit

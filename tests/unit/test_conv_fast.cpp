@@ -11,6 +11,7 @@
 #include <bit>
 #include <cfloat>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <random>
@@ -63,9 +64,9 @@ std::string text(const cpu::ConvProblem& p, const char* kernel, int threads, boo
     << shape_text(p.w.shape()) << " groups " << c.groups << " stride " << w.stride_h << "x"
     << w.stride_w << " dilation " << w.dilation_h << "x" << w.dilation_w << " ins " << w.ins_h
     << "x" << w.ins_w << " pads " << w.pad_top << "," << w.pad_bottom << "," << w.pad_left << ","
-    << w.pad_right << " bias " << c.has_bias << " result_add " << c.result_add << " accumulation "
-    << fp32_accumulation_name(c.accumulation) << " flush " << c.flush_denormals << " "
-    << test::clip_text(c.clip) << " threads " << threads;
+    << w.pad_right << " bias " << c.has_bias << " result_add " << c.result_add << " residual_first "
+    << c.residual_first << " accumulation " << fp32_accumulation_name(c.accumulation) << " flush "
+    << c.flush_denormals << " " << test::clip_text(c.clip) << " threads " << threads;
   return s.str();
 }
 
@@ -78,8 +79,10 @@ bool is_ocl(const KernelVariant<cpu::ConvProblem>& v) {
          name.find("-1x1-") != std::string_view::npos;
 }
 const cpu::OclKernel& ocl_kernel(const KernelVariant<cpu::ConvProblem>& v) {
-  if (std::string_view(v.name).find("-1x1-") != std::string_view::npos) return cpu::kConv1x1Avx512;
-  return v.isa == Isa::avx512 ? cpu::kOclAvx512 : cpu::kOclAvx2;
+  const bool avx512 = v.isa == Isa::avx512;
+  if (std::string_view(v.name).find("-1x1-") != std::string_view::npos)
+    return avx512 ? cpu::kConv1x1Avx512 : cpu::kConv1x1Avx2;
+  return avx512 ? cpu::kOclAvx512 : cpu::kOclAvx2;
 }
 const char* declines_for_test(const KernelVariant<cpu::ConvProblem>& v, const cpu::ConvProblem& p) {
   return is_ocl(v) ? cpu::conv_ocl_declines_exactness(p) : v.declines(p);
@@ -102,21 +105,34 @@ void reference(const cpu::ConvProblem& p) {
   ref::clip_f32(p.y, p.y, p.params.clip);
 }
 
+// Input channels per group for the mlas_nchwc tests: below a block (a chain
+// per channel), multiples of 8 and 16 (NCHWc chains per block; 1x1: per 128
+// channels, so past 128 too) and others (im2col, chains of 128 steps).
+int64_t mlas_icg(std::mt19937& rng) {
+  static const int64_t choices[] = {1, 3, 7, 8, 16, 24, 32, 40, 48, 136, 144, 160, 264, 13, 20};
+  return choices[rng() % std::size(choices)];
+}
+
 // Random problems of `iterations` draws, batch first_batch .. first_batch +
 // batches - 1, 1 .. max_ocg output channels per group, through every
-// variant; each runnable variant must run more than min_runs times.
+// variant; each runnable variant must run more than min_runs times. With
+// `mlas`, the accumulations are mlas_nchwc16 and mlas_nchwc8 (input channels
+// from mlas_icg), else sequential and interleaved.
 void every_variant_equals_reference(unsigned seed, int iterations, int64_t first_batch,
-                                    int64_t batches, int64_t max_ocg, int64_t min_runs) {
+                                    int64_t batches, int64_t max_ocg, int64_t min_runs,
+                                    bool mlas = false) {
   Restore restore;
   std::mt19937 rng(seed);
   const auto& list = cpu::conv_nchw_kernels();
   std::map<std::string, int64_t> runs;
   int64_t outputs = 0, declined = 0;
   for (int iter = 0; iter < iterations; ++iter) {
-    const bool interleaved = iter % 4 == 1;
+    const bool interleaved = !mlas && iter % 4 == 1;
     const bool nhwc = iter % 5 == 3;
     Conv2dParams p;
     apply_profile(p, interleaved ? Profile::bm1684 : Profile::pytorch);
+    if (mlas)
+      p.accumulation = iter % 2 ? Fp32Accumulation::mlas_nchwc8 : Fp32Accumulation::mlas_nchwc16;
     Window2d& w = p.window;
     w.kernel_h = 1 + rng() % 4;
     w.kernel_w = 1 + rng() % 4;
@@ -133,8 +149,10 @@ void every_variant_equals_reference(unsigned seed, int iterations, int64_t first
     p.groups = interleaved ? 1 : 1 + rng() % 3;
     p.has_bias = rng() % 2;
     p.result_add = rng() % 2;
+    p.residual_first = mlas && p.result_add && rng() % 2;
     p.clip = test::fused_clip_case(static_cast<uint32_t>(iter));
-    const int64_t IC = p.groups * (1 + rng() % 7), OC = p.groups * (1 + int64_t(rng() % max_ocg));
+    const int64_t IC = p.groups * (mlas ? mlas_icg(rng) : 1 + int64_t(rng() % 7));
+    const int64_t OC = p.groups * (1 + int64_t(rng() % max_ocg));
     const int64_t W = iter % 7 == 0 ? 1 : 1 + rng() % 40;
     const Shape xs{first_batch + int64_t(rng() % batches), IC, int64_t(1 + rng() % 11), W};
     const Shape ws{OC, IC / p.groups, w.kernel_h, w.kernel_w};
@@ -185,9 +203,12 @@ void every_variant_equals_reference(unsigned seed, int iterations, int64_t first
               static_cast<long long>(outputs), static_cast<long long>(declined));
   for (const auto& [name, n] : runs) std::printf("  %s: %lld runs\n", name.c_str(), (long long)n);
   for (const auto& v : list.variants) {
-    if (!v.reference && list.runnable(v)) {
+    if (v.reference || !list.runnable(v)) continue;
+    // DotChains has no FMA chains: it declines every mlas_nchwc problem.
+    if (mlas && std::string_view(v.name).find("dotchains") != std::string_view::npos)
+      EXPECT_EQ(runs[v.name], 0) << v.name;
+    else
       EXPECT_GT(runs[v.name], min_runs) << v.name;
-    }
   }
 }
 
@@ -200,6 +221,13 @@ TEST(ConvFast, EveryVariantEqualsReferenceBitForBit) {
 // group (several tiles per packed block of the ocl form, partial vectors).
 TEST(ConvFast, BatchesOfSmallImagesEqualReference) {
   every_variant_equals_reference(20261129, 60, 8, 4, 80, 40);
+}
+
+// ONNX Runtime's MLAS orders (chains of FMAs per NCHWc block, per 128
+// channels of a 1x1, per channel below a block, im2col runs of 128): every
+// variant, the output-channels-in-lanes form included, on random geometry.
+TEST(ConvFast, MlasOrdersEveryVariantEqualsReferenceBitForBit) {
+  every_variant_equals_reference(20261130, 160, 1, 2, 40, 100, true);
 }
 
 // Memory whose last float is followed by an unreadable page, so that a kernel
@@ -406,7 +434,7 @@ TEST(ConvFast, PublicEntryAgreesAcrossIsaLevelsAndImpl) {
 // entry gives the reference's bits with and without the packing, with a
 // packing of other weights' shape (ignored), at every ISA level and 1-3
 // threads; bad weights for the packing are refused with an npukit::Error.
-TEST(ConvFast, PackedWeightsGiveTheSameBits) {
+void packed_weights_give_the_same_bits(Fp32Accumulation accumulation) {
   Restore restore;
   std::mt19937 rng(7);
   Tensor x(DType::f32, {3, 64, 7, 9}), w(DType::f32, {96, 32, 3, 3}), b(DType::f32, {96});
@@ -421,6 +449,7 @@ TEST(ConvFast, PackedWeightsGiveTheSameBits) {
   p.has_bias = true;
   p.result_add = true;
   p.clip = {-1.0f, 1.5f};
+  p.accumulation = accumulation;
   const Shape ys = conv2d_output_shape(x.shape(), w.shape(), p);
   Tensor y0(DType::f32, ys);
   for (int64_t i = 0; i < y0.numel(); ++i) y0.data<float>()[i] = value(rng, 40);
@@ -447,7 +476,8 @@ TEST(ConvFast, PackedWeightsGiveTheSameBits) {
         const std::vector<float> got = run(pw);
         for (size_t i = 0; i < want.size(); ++i)
           ASSERT_TRUE(same_bits(got[i], want[i]))
-              << isa_name(isa) << " threads " << threads << " packing "
+              << fp32_accumulation_name(accumulation) << " " << isa_name(isa) << " threads "
+              << threads << " packing "
               << (pw == packed.get() ? "own"
                   : pw               ? "mismatched"
                                      : "none")
@@ -467,6 +497,12 @@ TEST(ConvFast, PackedWeightsGiveTheSameBits) {
     EXPECT_NE(m.find("conv2d_pack_weights"), std::string::npos) << m;
     EXPECT_NE(m.find("groups"), std::string::npos) << m;
   }
+}
+
+TEST(ConvFast, PackedWeightsGiveTheSameBits) {
+  for (const Fp32Accumulation a : {Fp32Accumulation::sequential, Fp32Accumulation::mlas_nchwc16,
+                                   Fp32Accumulation::mlas_nchwc8})
+    packed_weights_give_the_same_bits(a);
 }
 
 }  // namespace

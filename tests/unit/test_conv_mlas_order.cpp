@@ -163,6 +163,47 @@ TEST(ConvMlasOrder, ReferenceFollowsHandWrittenChains) {
   EXPECT_GT(differs_from_sequential, 10) << "the orders should differ on most of these cases";
 }
 
+// residual_first (ONNX Runtime's Conv with a fused Add): the old output is
+// the total the chains are added to, then the bias; result_add alone adds it
+// last. Values of spread sizes, so the two orders differ on some cases.
+TEST(ConvMlasOrder, ResidualFirstStartsTheChainsTotal) {
+  const unsigned seed = 20261142;
+  std::mt19937 rng(seed);
+  int orders_differ = 0;
+  for (int round = 0; round < 40; ++round) {
+    const Tiny t = tiny(32, 3, 3, rng);
+    const float old = spread(rng);
+    float chain[2] = {0.0f, 0.0f};
+    for (int64_t b0 = 0; b0 < 32; b0 += 16)
+      for (int64_t h = 0; h < 3; ++h)
+        for (int64_t ww = 0; ww < 3; ++ww)
+          for (int64_t c = b0; c < b0 + 16; ++c)
+            chain[b0 / 16] = t.fma_tap(chain[b0 / 16], c, h, ww);
+    const float first = ((old + chain[0]) + chain[1]) + t.b;
+    const float last = old + ((chain[1] + chain[0]) + t.b);
+    Tensor xt = Tensor::from<float>({1, 32, 3, 3}, t.x),
+           wt = Tensor::from<float>({1, 32, 3, 3}, t.w);
+    Tensor bt = Tensor::from<float>({1}, {t.b});
+    Conv2dParams p;
+    p.window.kernel_h = p.window.kernel_w = 3;
+    p.has_bias = p.result_add = true;
+    p.accumulation = A::mlas_nchwc16;
+    for (const bool residual_first : {true, false}) {
+      p.residual_first = residual_first;
+      Tensor y = Tensor::from<float>({1, 1, 1, 1}, {old});
+      ref::conv2d_f32_mlas(xt, wt, bt, y, p);
+      EXPECT_TRUE(same_bits(y.data<float>()[0], residual_first ? first : last))
+          << "seed " << seed << " round " << round << " residual_first " << residual_first;
+      Tensor fast = Tensor::from<float>({1, 1, 1, 1}, {old});
+      conv2d(xt, wt, bt, fast, p);
+      EXPECT_TRUE(same_bits(fast.data<float>()[0], y.data<float>()[0]))
+          << "seed " << seed << " round " << round << " conv2d, residual_first " << residual_first;
+    }
+    orders_differ += !same_bits(first, last);
+  }
+  EXPECT_GT(orders_differ, 5) << "the two orders should differ on some of these cases";
+}
+
 // Depthwise and padded taps: one FMA chain from +0; a padded tap adds
 // fma(+0, w, acc) for a finite w and is skipped for a non-finite one.
 TEST(ConvMlasOrder, DepthwiseChainAndPaddedTaps) {
@@ -236,6 +277,19 @@ TEST(ConvMlasOrder, BadCombinationsAreRefused) {
     EXPECT_NE(m.find("flush_denormals"), std::string::npos) << m;
     EXPECT_NE(m.find("mlas_nchwc16"), std::string::npos) << m;
   }
+  // residual_first orders MLAS's chains: not with another accumulation.
+  p.flush_denormals = false;
+  p.result_add = p.residual_first = true;
+  p.accumulation = A::sequential;
+  try {
+    conv2d(x, w, TensorView(), y, p);
+    ADD_FAILURE() << "residual_first accepted with the sequential accumulation";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("npukit::conv2d"), std::string::npos) << m;
+    EXPECT_NE(m.find("residual_first"), std::string::npos) << m;
+    EXPECT_NE(m.find("sequential"), std::string::npos) << m;
+  }
   Tensor a(DType::f32, {2, 3}), b(DType::f32, {3, 4}), c(DType::f32, {2, 4});
   MatmulParams mp;
   mp.accumulation = A::mlas_nchwc8;
@@ -269,8 +323,9 @@ std::string text(const cpu::ConvProblem& p, const std::string& kernel, int threa
     << c.groups << " stride " << w.stride_h << "x" << w.stride_w << " dilation " << w.dilation_h
     << "x" << w.dilation_w << " ins " << w.ins_h << "x" << w.ins_w << " pads " << w.pad_top << ","
     << w.pad_bottom << "," << w.pad_left << "," << w.pad_right << " bias " << c.has_bias
-    << " result_add " << c.result_add << " accumulation " << fp32_accumulation_name(c.accumulation)
-    << " " << test::clip_text(c.clip) << " threads " << threads;
+    << " result_add " << c.result_add << " residual_first " << c.residual_first << " accumulation "
+    << fp32_accumulation_name(c.accumulation) << " " << test::clip_text(c.clip) << " threads "
+    << threads;
   return s.str();
 }
 
@@ -307,6 +362,7 @@ TEST(ConvMlasOrder, EveryVariantEqualsReferenceBitForBit) {
     p.groups = rng() % 4 == 0 ? 2 : 1;
     p.has_bias = rng() % 3 != 0;
     p.result_add = rng() % 4 == 0;
+    p.residual_first = p.result_add && rng() % 2;
     p.clip = test::fused_clip_case(static_cast<uint32_t>(iter));
     const int64_t ICG = channel_choices[rng() % 10];
     const int64_t OCG = p.groups > 1 && rng() % 2 ? 16 : 1 + int64_t(rng() % 13);

@@ -2,9 +2,11 @@
 // bit (a NaN equals any NaN): every variant this host runs, seeded shapes
 // around the vector widths, transposed operands, c absent or broadcast from a
 // scalar, a row or a column, alpha and beta including 0, special values, 1,
-// 2 and 3 threads.
+// 2 and 3 threads; and GemmParams::mlas_k_block (ONNX Runtime's SGEMM order)
+// written out and through every kernel.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -35,11 +37,14 @@ float value(std::mt19937& rng) {
   return std::uniform_real_distribution<float>(-2.0f, 2.0f)(rng);
 }
 
-TEST(GemmFast, EveryVariantEqualsReferenceBitForBit) {
+// Even iterations: the k-order sum; odd: MLAS's order (mlas_k_block 1, 3,
+// 16, 128 or 256, alpha 1), which the f32-gemm-mlas-* kernels take (unless
+// b's rows are not contiguous) and the others decline.
+void every_variant_equals_reference(bool with_mlas) {
   struct Restore {
     ~Restore() { set_num_threads(0); }
   } restore;
-  const unsigned seed = 4242;
+  const unsigned seed = with_mlas ? 4243 : 4242;
   std::mt19937 rng(seed);
   const auto& list = cpu::gemm_kernels();
   std::map<std::string, int> runs;
@@ -64,7 +69,11 @@ TEST(GemmFast, EveryVariantEqualsReferenceBitForBit) {
       const int64_t n = t->numel();
       for (int64_t i = 0; i < n; ++i) d[i] = value(rng);
     }
-    const float alpha = rng() % 5 == 0 ? 0.0f : value(rng),
+    const int64_t k_blocks[] = {1, 3, 16, 128, 256};
+    const int64_t k_block = with_mlas ? k_blocks[rng() % 5] : 0;
+    const float alpha = k_block          ? 1.0f
+                        : rng() % 5 == 0 ? 0.0f
+                                         : value(rng),
                 beta = rng() % 5 == 0 ? 0.0f : value(rng);
     auto t = [](const TensorView& v, bool trans) {
       return trans
@@ -73,7 +82,7 @@ TEST(GemmFast, EveryVariantEqualsReferenceBitForBit) {
     };
     const TensorView cv = c_kind == 0 ? TensorView() : broadcast_view(c, {M, N}, "test", "c");
     Tensor want = y0;
-    cpu::GemmProblem p{t(a, ta), t(b, tb), cv, want, alpha, beta};
+    cpu::GemmProblem p{t(a, ta), t(b, tb), cv, want, alpha, beta, k_block};
     list.variants.back().run(p);
     for (const auto& v : list.variants) {
       if (v.reference || !list.runnable(v)) continue;
@@ -81,26 +90,101 @@ TEST(GemmFast, EveryVariantEqualsReferenceBitForBit) {
         set_num_threads(threads);
         Tensor got = y0;
         p.y = got;
-        ASSERT_EQ(v.declines ? v.declines(p) : nullptr, nullptr);
+        const bool mlas_kernel = std::string(v.name).find("-mlas-") != std::string::npos;
+        const char* why = v.declines ? v.declines(p) : nullptr;
+        // Each kernel takes its own order (the mlas ones need b's rows contiguous).
+        ASSERT_EQ(why == nullptr,
+                  mlas_kernel == (k_block != 0) && (!mlas_kernel || p.b.stride(1) == 1))
+            << v.name << ": " << (why ? why : "accepted");
+        if (why) continue;
         v.run(p);
         const float* g = got.data<float>();
         const float* w = want.data<float>();
         for (int64_t i = 0; i < M * N; ++i)
           ASSERT_TRUE(same_bits(g[i], w[i]))
               << "seed " << seed << " iter " << iter << " " << v.name << ": M " << M << " K " << K
-              << " N " << N << " trans " << ta << tb << " c kind " << c_kind << " alpha " << alpha
-              << " beta " << beta << " threads " << threads << " element " << i << ": " << g[i]
-              << " vs " << w[i];
+              << " N " << N << " trans " << ta << tb << " c kind " << c_kind << " k_block "
+              << k_block << " alpha " << alpha << " beta " << beta << " threads " << threads
+              << " element " << i << ": " << g[i] << " vs " << w[i];
         ++runs[v.name];
       }
     }
   }
   for (const auto& v : list.variants) {
-    if (!v.reference && list.runnable(v)) {
-      EXPECT_EQ(runs[v.name], 360) << v.name;
-    }
+    if (v.reference || !list.runnable(v)) continue;
+    const bool mlas_kernel = std::string(v.name).find("-mlas-") != std::string::npos;
+    if (mlas_kernel == with_mlas)
+      EXPECT_GT(runs[v.name], with_mlas ? 150 : 359) << v.name;
+    else
+      EXPECT_EQ(runs[v.name], 0) << v.name;
   }
   EXPECT_GE(wide, 5);
+}
+
+TEST(GemmFast, EveryVariantEqualsReferenceBitForBit) {
+  every_variant_equals_reference(false);
+}
+
+TEST(GemmFast, MlasOrderEveryVariantEqualsReferenceBitForBit) {
+  every_variant_equals_reference(true);
+}
+
+// GemmParams::mlas_k_block written out (y = beta * c, then each block's FMA
+// chain added to it) on values of spread sizes, so the order shows; the
+// public gemm() at every ISA cap and with Impl::reference; alpha != 1 refused.
+TEST(GemmFast, MlasOrderIsChainsOfKBlocksAddedToBetaC) {
+  struct Restore {
+    ~Restore() {
+      set_impl(Impl::fast);
+      set_max_isa(host_isa());
+    }
+  } restore;
+  const unsigned seed = 4244;
+  std::mt19937 rng(seed);
+  const int64_t M = 3, K = 600, N = 37;
+  Tensor a(DType::f32, {M, K}), b(DType::f32, {K, N}), c(DType::f32, {N});
+  for (Tensor* t : {&a, &b, &c})
+    for (int64_t i = 0; i < t->numel(); ++i)
+      t->data<float>()[i] = std::ldexp(std::uniform_real_distribution<float>(-1, 1)(rng),
+                                       static_cast<int>(rng() % 20) - 10);
+  GemmParams p;
+  p.beta = 0.75f;
+  p.mlas_k_block = 256;
+  int differs_from_sequential = 0;
+  Tensor seq(DType::f32, {M, N});
+  gemm(a, b, c, seq, GemmParams{1.0f, 0.75f});
+  for (int cap = 0; cap < 4; ++cap) {
+    const Isa isa = cap == 0 ? Isa::portable : cap == 1 ? Isa::avx2 : Isa::avx512;
+    if (cap < 3 && isa > host_isa()) continue;
+    set_impl(cap == 3 ? Impl::reference : Impl::fast);
+    set_max_isa(cap == 3 ? host_isa() : isa);
+    Tensor y(DType::f32, {M, N});
+    gemm(a, b, c, y, p);
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        float tot = 0.75f * c.data<float>()[n];
+        for (int64_t k0 = 0; k0 < K; k0 += 256) {
+          float chain = 0.0f;
+          for (int64_t k = k0; k < std::min<int64_t>(K, k0 + 256); ++k)
+            chain = std::fma(a.data<float>()[m * K + k], b.data<float>()[k * N + n], chain);
+          tot = chain + tot;
+        }
+        ASSERT_TRUE(same_bits(y.data<float>()[m * N + n], tot))
+            << "seed " << seed << " cap " << cap << " element " << m << "," << n;
+        differs_from_sequential += cap == 0 && !same_bits(seq.data<float>()[m * N + n], tot);
+      }
+  }
+  EXPECT_GT(differs_from_sequential, 20);
+  p.alpha = 2.0f;
+  Tensor y(DType::f32, {M, N});
+  try {
+    gemm(a, b, c, y, p);
+    ADD_FAILURE() << "alpha 2 accepted with mlas_k_block";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("npukit::gemm"), std::string::npos) << m;
+    EXPECT_NE(m.find("alpha"), std::string::npos) << m;
+  }
 }
 
 }  // namespace

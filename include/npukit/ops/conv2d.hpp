@@ -24,6 +24,11 @@ struct Conv2dParams {
   // if (v > max) v = max), as npukit::clip on the unfused output. A Relu
   // (NaN and -0 pass) is {0, +inf}. The default bounds change nothing.
   ClipParams clip = {};
+  // With result_add under an mlas_nchwc accumulation: the old y is the total
+  // the chains are added to, y = ((y + chain0) + chain1 ...) + bias (ONNX
+  // Runtime's Conv with a fused Add, its "Sum" input), instead of being added
+  // to the finished sum.
+  bool residual_first = false;
 };
 
 // True when `c` leaves every value unchanged (NaN included).
@@ -36,8 +41,9 @@ inline bool clip_is_identity(const ClipParams& c) {
 // comes from w; p.window.kernel_h/w must match it.
 Shape conv2d_output_shape(const Shape& x, const Shape& w, const Conv2dParams& p);
 
-// y = conv(x, w) + bias, then + old y when result_add. bias is (OC) or
-// (1, OC, 1, 1) and is ignored unless has_bias.
+// y = conv(x, w) + bias, then + old y when result_add (or old y first, with
+// residual_first). bias is (OC) or (1, OC, 1, 1) and is ignored unless
+// has_bias.
 void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, const TensorView& y,
             const Conv2dParams& p);
 

@@ -12,6 +12,13 @@ struct GemmParams {
   float beta = 1.0f;
   bool trans_a = false;
   bool trans_b = false;
+  // 0: each output's products added in k order, then alpha * sum + beta * c
+  // (ref::gemm_f32). Else ONNX Runtime's MLAS SGEMM with a packed (constant)
+  // b: y starts as beta * c (nothing without c), then per block of
+  // mlas_k_block steps of k an FMA chain from +0 is added to it (y = chain +
+  // y; the first chain is y itself without c). Needs alpha = 1. ORT 1.30
+  // uses 256 (checked on resnet18's fc layer: 0 of 1,000 logits differ).
+  int64_t mlas_k_block = 0;
 };
 
 // a (M, K) or (K, M) when trans_a, b (K, N) or (N, K) when trans_b -> (M, N).
@@ -25,6 +32,9 @@ namespace ref {
 // k in order, then alpha * sum + beta * c.
 void gemm_f32(const TensorView& a, const TensorView& b, const TensorView& c, const TensorView& y,
               float alpha, float beta);
+// GemmParams::mlas_k_block's order (alpha = 1).
+void gemm_f32_mlas(const TensorView& a, const TensorView& b, const TensorView& c,
+                   const TensorView& y, float beta, int64_t k_block);
 }  // namespace ref
 
 }  // namespace npukit

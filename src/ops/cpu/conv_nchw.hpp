@@ -58,6 +58,9 @@ struct ConvTile {
   const int32_t* w_index = nullptr;
   const int64_t* chain_end = nullptr;
   int64_t chains = 1;
+  // fma only: the total starts from the old output (Conv2dParams::
+  // residual_first; result_add is then false).
+  bool residual_first = false;
 };
 using ConvTileKernel = void (*)(const ConvTile& t);
 
@@ -103,13 +106,16 @@ inline constexpr int64_t kOclMaxPositions = 16;  // positions per tile, at most
 
 // w as a kernel reads it: per (group, block of `block` output channels, the
 // kernel's tile width), steps x block floats, the lanes past the group's last
-// channel zero.
+// channel zero. The steps are in (ic, kh, kw) order, or in MLAS's order for
+// an mlas_nchwc accumulation (order_block: its NCHWc block, else 0).
 struct ConvPackedWeights {
   int64_t oc = 0, icg = 0, kh = 0, kw = 0, groups = 0, block = 0;  // what was packed
+  int64_t order_block = 0;
   std::vector<float> data;
 };
-std::shared_ptr<const ConvPackedWeights> pack_conv_weights(const TensorView& w, int64_t groups,
-                                                           int64_t block);
+std::shared_ptr<const ConvPackedWeights> pack_conv_weights(
+    const TensorView& w, int64_t groups, int64_t block,
+    Fp32Accumulation accumulation = Fp32Accumulation::sequential);
 
 struct OclTile {
   const float* x;  // the group's first input plane of the image
@@ -131,6 +137,13 @@ struct OclTile {
   // per position.
   int64_t runs = 0;
   int32_t run_start[kOclMaxPositions + 1];
+  // Fp32Accumulation::mlas_nchwc*: w and offset in MLAS's step order, one
+  // FMA per step, chains restarting from +0 after each chain_end[c] (as
+  // ConvTile); otherwise one chain of rounded products and additions.
+  bool fma = false;
+  const int64_t* chain_end = nullptr;
+  int64_t chains = 1;
+  bool residual_first = false;  // as ConvTile's (result_add is then false)
 };
 using OclTileKernel = void (*)(const OclTile& t);
 

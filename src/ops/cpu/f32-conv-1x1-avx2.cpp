@@ -1,9 +1,8 @@
 // Tile kernel of f32-conv-1x1-avx2 (conv_1x1.hpp): P positions x V vectors
 // of 8 output channels (blocks of 16, as kOclAvx2's packing), P * V <= 12
 // accumulators kept in registers, one broadcast input per position and V
-// packed weight loads per step; per lane one rounded product and one
-// rounded addition (mul and add intrinsics, -ffp-contract=off keeps them
-// apart) in the reference's step order. The epilogue finishes each output as
+// packed weight loads per step (the loop: f32-conv-ocl-steps.inc, either
+// accumulation). The epilogue finishes each output as
 // the reference does (acc + bias, then old + that, then the clip) and
 // stores channel runs after an 8 x 8 transpose.
 #include <immintrin.h>
@@ -23,6 +22,8 @@ namespace {
 constexpr int64_t kLanes = 8;
 constexpr int64_t kBlock = 2 * kLanes;  // channels per packed block (kOclAvx2's)
 constexpr int kGroup = 8;               // positions per transpose
+
+#include "ops/cpu/f32-conv-ocl-steps.inc"
 
 // ref::clip_f32's two steps: ordered compares are false for NaN (it passes)
 // and for -0 against a bound of 0 (-0 passes).
@@ -96,27 +97,8 @@ inline void store_scalar(const OclTile& t, __m256 acc, int64_t p, int64_t v, int
 
 template <int V, int P>
 void tile(const OclTile& t) {
-  const float* x[P];
-#pragma GCC unroll 12
-  for (int p = 0; p < P; ++p) x[p] = t.x + t.q[p];
-  __m256 acc[V][P];
-#pragma GCC unroll 2
-  for (int v = 0; v < V; ++v)
-#pragma GCC unroll 12
-    for (int p = 0; p < P; ++p) acc[v][p] = _mm256_setzero_ps();
-  const float* w = t.w;
-  for (int64_t e = 0; e < t.steps; ++e, w += kBlock) {
-    const int64_t o = t.offset[e];
-    __m256 wv[V];
-#pragma GCC unroll 2
-    for (int v = 0; v < V; ++v) wv[v] = _mm256_loadu_ps(w + v * kLanes);
-#pragma GCC unroll 12
-    for (int p = 0; p < P; ++p) {
-      const __m256 xb = _mm256_broadcast_ss(x[p] + o);
-#pragma GCC unroll 2
-      for (int v = 0; v < V; ++v) acc[v][p] = _mm256_add_ps(acc[v][p], _mm256_mul_ps(xb, wv[v]));
-    }
-  }
+  __m256 acc[P][V];
+  ocl_steps<V, P>(t, acc);
   bool runs = true;  // the positions' outputs are consecutive floats of each plane
   for (int p = 1; p < P; ++p) runs = runs && t.y_at[p] == t.y_at[0] + p;
 #pragma GCC unroll 2
@@ -129,12 +111,12 @@ void tile(const OclTile& t) {
       for (int p0 = 0; p0 < P; p0 += kGroup) {
         __m256 r[kGroup];  // a copy: the accumulators stay registers
 #pragma GCC unroll 8
-        for (int p = 0; p < kGroup; ++p) r[p] = p0 + p < P ? acc[v][p0 + p] : _mm256_setzero_ps();
+        for (int p = 0; p < kGroup; ++p) r[p] = p0 + p < P ? acc[p0 + p][v] : _mm256_setzero_ps();
         store_runs(t, r, p0, P - p0 < kGroup ? P - p0 : kGroup, v, rows, b);
       }
     } else {
 #pragma GCC unroll 12
-      for (int p = 0; p < P; ++p) store_scalar(t, acc[v][p], p, v, rows, b);
+      for (int p = 0; p < P; ++p) store_scalar(t, acc[p][v], p, v, rows, b);
     }
   }
 }

@@ -1,10 +1,8 @@
 // Tile kernel of f32-conv-1x1-avx512 (conv_1x1.hpp): P positions x V
 // vectors of 16 output channels, P * V <= 24 accumulators, one broadcast
-// input per position and V packed weight loads per step; per lane one
-// rounded product and one rounded addition (mul and add intrinsics,
-// -ffp-contract=off keeps them apart) in the reference's step order. The
-// epilogue finishes each output as the reference does (acc + bias, then
-// old + that, then the clip) and stores channel runs after a transpose.
+// input per position and V packed weight loads per step (the loop:
+// f32-conv-ocl-steps.inc, either accumulation). The epilogue finishes each output as the reference
+// does (acc + bias, then old + that, then the clip) and stores channel runs after a transpose.
 #include <immintrin.h>
 
 #include <array>
@@ -13,6 +11,11 @@
 #include "conv_1x1.hpp"
 
 #include "ops/cpu/isa-avx512-begin.inc"
+#if !defined(__clang__)
+// GCC 12 also calls the undefined operand of the unpack intrinsics "used
+// uninitialized" once store_runs is compiled on its own (false positive).
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 
 namespace npukit::cpu {
 
@@ -20,6 +23,9 @@ namespace {
 
 constexpr int64_t kLanes = 16;
 constexpr int kGroup = 8;  // positions per transpose
+
+#define NPUKIT_OCL_AVX512
+#include "ops/cpu/f32-conv-ocl-steps.inc"
 
 // ref::clip_f32's two steps: ordered compares are false for NaN (it passes)
 // and for -0 against a bound of 0 (-0 passes).
@@ -107,23 +113,8 @@ inline void store_scalar(const OclTile& t, __m512 acc, int64_t p, int64_t v, int
 
 template <int V, int P>
 void tile(const OclTile& t) {
-  const float* x[P];
-  for (int p = 0; p < P; ++p) x[p] = t.x + t.q[p];
-  __m512 acc[V][P];
-#pragma GCC unroll 24
-  for (int v = 0; v < V; ++v)
-#pragma GCC unroll 24
-    for (int p = 0; p < P; ++p) acc[v][p] = _mm512_setzero_ps();
-  const float* w = t.w;
-  for (int64_t e = 0; e < t.steps; ++e, w += kOclMaxBlock) {
-    const int64_t o = t.offset[e];
-    __m512 wv[V];
-    for (int v = 0; v < V; ++v) wv[v] = _mm512_loadu_ps(w + v * kLanes);
-    for (int p = 0; p < P; ++p) {
-      const __m512 xb = _mm512_set1_ps(x[p][o]);
-      for (int v = 0; v < V; ++v) acc[v][p] = _mm512_add_ps(acc[v][p], _mm512_mul_ps(xb, wv[v]));
-    }
-  }
+  __m512 acc[P][V];
+  ocl_steps<V, P>(t, acc);
   bool runs = true;  // the positions' outputs are consecutive floats of each plane
   for (int p = 1; p < P; ++p) runs = runs && t.y_at[p] == t.y_at[0] + p;
   for (int v = 0; v < V; ++v) {
@@ -135,11 +126,11 @@ void tile(const OclTile& t) {
       for (int p0 = 0; p0 < P; p0 += kGroup) {
         __m512 r[kGroup];  // a copy: the accumulators stay registers
 #pragma GCC unroll 8
-        for (int p = 0; p < kGroup; ++p) r[p] = p0 + p < P ? acc[v][p0 + p] : _mm512_setzero_ps();
+        for (int p = 0; p < kGroup; ++p) r[p] = p0 + p < P ? acc[p0 + p][v] : _mm512_setzero_ps();
         store_runs(t, r, p0, P - p0 < kGroup ? P - p0 : kGroup, v, rows, b);
       }
     } else {
-      for (int p = 0; p < P; ++p) store_scalar(t, acc[v][p], p, v, rows, b);
+      for (int p = 0; p < P; ++p) store_scalar(t, acc[p][v], p, v, rows, b);
     }
   }
 }

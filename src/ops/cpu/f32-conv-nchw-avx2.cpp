@@ -70,14 +70,45 @@ NPUKIT_AVX2 void finish(const ConvTile& t, const __m256 (&acc)[R], int64_t q, in
   }
 }
 
+// The old outputs of the rows at positions q .. q + 7 (valid below q_end),
+// read where finish would store them; lanes on no output are 0.
+template <int R>
+NPUKIT_AVX2 void load_old(const ConvTile& t, int64_t q, int64_t q_end, __m256 (&old)[R]) {
+  for (int r = 0; r < R; ++r) old[r] = _mm256_setzero_ps();
+  if (q >= q_end) return;
+  if (t.dense) {
+    const __m256i m = lane_mask(0, std::min(q_end - q, kLanes));
+    for (int r = 0; r < R; ++r) old[r] = _mm256_maskload_ps(t.y[r] + q, m);
+    return;
+  }
+  int64_t oh = q / t.wq, ow = q % t.wq, lane = 0;
+  q_end = std::min(q_end, q + kLanes);
+  while (q < q_end) {
+    const int64_t seg = std::min(q_end - q, t.wq - ow);
+    const int64_t valid = std::clamp<int64_t>(t.ow - ow, 0, seg);
+    if (valid > 0) {
+      const __m256i m = lane_mask(lane, valid);
+      for (int r = 0; r < R; ++r)  // masked-off lanes load 0: OR keeps the earlier segments
+        old[r] = _mm256_or_ps(old[r], _mm256_maskload_ps(t.y[r] + oh * t.y_row + ow - lane, m));
+    }
+    lane += seg;
+    q += seg;
+    ++oh;
+    ow = 0;
+  }
+}
+
 // Fp32Accumulation::mlas_nchwc*: FMA chains restarting at each chain end,
-// their sums kept as tot = chain + tot.
+// their sums kept as tot = chain + tot (from the old outputs with
+// residual_first).
 template <int R>
 NPUKIT_AVX2 void tile_fma(const ConvTile& t) {
   const float* w[R];
   for (int r = 0; r < R; ++r) w[r] = t.w[r];
   for (int64_t qb = t.q0; qb < t.q1; qb += kLanes * kVectors) {
     __m256 tot[kVectors][R];
+    if (t.residual_first)
+      for (int v = 0; v < kVectors; ++v) load_old<R>(t, qb + v * kLanes, t.q1, tot[v]);
     const float* x = t.x + qb;
     int64_t e = 0;
     for (int64_t c = 0; c < t.chains; ++c) {
@@ -96,7 +127,7 @@ NPUKIT_AVX2 void tile_fma(const ConvTile& t) {
       }
       for (int v = 0; v < kVectors; ++v)
         for (int r = 0; r < R; ++r)
-          tot[v][r] = c == 0 ? acc[v][r] : _mm256_add_ps(acc[v][r], tot[v][r]);
+          tot[v][r] = c == 0 && !t.residual_first ? acc[v][r] : _mm256_add_ps(acc[v][r], tot[v][r]);
     }
     for (int v = 0; v < kVectors; ++v) {
       const int64_t q = qb + v * kLanes;

@@ -78,6 +78,37 @@ NPUKIT_AVX512 void finish(const ConvTile& t, const Rows<R> rows, int64_t q, int6
   }
 }
 
+// The old outputs of the rows at positions q .. q + 15 (valid below q_end),
+// read where finish would store them; lanes on no output are 0. (Written
+// through a reference: a one-vector Rows<1> returned by value kept only its
+// low 128 bits, GCC 12.)
+template <int R>
+NPUKIT_AVX512 void load_old(const ConvTile& t, int64_t q, int64_t q_end, __m512 (&old)[R]) {
+  for (int r = 0; r < R; ++r) old[r] = _mm512_setzero_ps();
+  if (q >= q_end) return;
+  if (t.dense) {
+    const int64_t valid = std::min(q_end - q, kLanes);
+    const __mmask16 m = static_cast<__mmask16>((1u << valid) - 1u);
+    for (int r = 0; r < R; ++r) old[r] = _mm512_maskz_loadu_ps(m, t.y[r] + q);
+    return;
+  }
+  int64_t oh = q / t.wq, ow = q % t.wq, lane = 0;
+  q_end = std::min(q_end, q + kLanes);
+  while (q < q_end) {
+    const int64_t seg = std::min(q_end - q, t.wq - ow);
+    const int64_t valid = std::clamp<int64_t>(t.ow - ow, 0, seg);
+    if (valid > 0) {
+      const __mmask16 m = static_cast<__mmask16>(((1u << valid) - 1u) << lane);
+      for (int r = 0; r < R; ++r)
+        old[r] = _mm512_mask_loadu_ps(old[r], m, t.y[r] + oh * t.y_row + ow - lane);
+    }
+    lane += seg;
+    q += seg;
+    ++oh;
+    ow = 0;
+  }
+}
+
 // The tail of a tile: V vectors from qb, only as many as the positions left
 // need, so small images compute fewer discarded positions. (Not inlined and
 // never masked: either made GCC keep the accumulators in memory, a store each
@@ -107,12 +138,15 @@ __attribute__((noinline)) NPUKIT_AVX512 void block(const ConvTile& t, int64_t qb
 }
 
 // Fp32Accumulation::mlas_nchwc*: V vectors from qb, FMA chains restarting
-// at each chain end, their sums kept as tot = chain + tot.
+// at each chain end, their sums kept as tot = chain + tot (from the old
+// outputs with residual_first).
 template <int R, int V>
 __attribute__((noinline)) NPUKIT_AVX512 void block_fma(const ConvTile& t, int64_t qb) {
   const float* w[R];
   for (int r = 0; r < R; ++r) w[r] = t.w[r];
   __m512 tot[V][R];
+  if (t.residual_first)
+    for (int v = 0; v < V; ++v) load_old<R>(t, qb + v * kLanes, t.q1, tot[v]);
   const float* x = t.x + qb;
   int64_t e = 0;
   for (int64_t c = 0; c < t.chains; ++c) {
@@ -131,7 +165,7 @@ __attribute__((noinline)) NPUKIT_AVX512 void block_fma(const ConvTile& t, int64_
     }
     for (int v = 0; v < V; ++v)
       for (int r = 0; r < R; ++r)
-        tot[v][r] = c == 0 ? acc[v][r] : _mm512_add_ps(acc[v][r], tot[v][r]);
+        tot[v][r] = c == 0 && !t.residual_first ? acc[v][r] : _mm512_add_ps(acc[v][r], tot[v][r]);
   }
   for (int v = 0; v < V; ++v) {
     const int64_t q = qb + v * kLanes;

@@ -268,6 +268,8 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
   const int64_t bias_step = c.has_bias ? p.bias.stride(p.bias.rank() == 1 ? 0 : 1) : 0;
   float* ybase = static_cast<float*>(p.y.raw());
   const bool dense = in.wq == OW && p.y.stride(2) == OW;
+  // The old output starts the FMA chains' total (mlas orders only).
+  const bool first = c.result_add && c.residual_first && !in.w_index.empty();
   // Tile `tile` of image n, whose padded planes start at `image`.
   auto run_tile = [&](int64_t n, int64_t tile, const float* image) {
     const int64_t rb = tile % row_blocks, qt = tile / row_blocks % q_tiles;
@@ -289,7 +291,7 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
     t.ow = OW;
     t.y_row = p.y.stride(2);
     t.has_bias = bias != nullptr;
-    t.result_add = c.result_add;
+    t.result_add = c.result_add && !first;
     t.dense = dense;
     t.clip = !clip_is_identity(c.clip);
     t.clip_min = c.clip.min;
@@ -299,6 +301,7 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
       t.w_index = in.w_index.data();
       t.chain_end = in.chain_end.data();
       t.chains = static_cast<int64_t>(in.chain_end.size());
+      t.residual_first = first;
     }
     kernel(t);
   };
@@ -409,7 +412,6 @@ void run_avx2(const ConvProblem& p) {
 }  // namespace
 
 const char* conv_ocl_declines_exactness(const ConvProblem& p) {
-  if (mlas_nchwc_block(p.params.accumulation)) return "an mlas_nchwc accumulation";
   if (const char* why = declines_nchw(p)) return why;
   const int64_t ys = p.y.stride(1);
   if (ys <= 0 || ys > INT32_MAX / kOclMaxBlock) return "output channel stride outside (0, 2^31/64)";
@@ -418,7 +420,7 @@ const char* conv_ocl_declines_exactness(const ConvProblem& p) {
 
 int64_t conv_ocl_block(const Shape& w, const Conv2dParams& p, int64_t y_h, int64_t y_w) {
   // w[1] == 1: groups = C, which conv2d gives to the depthwise family.
-  if (p.accumulation != Fp32Accumulation::sequential || p.flush_denormals || w[1] == 1 ||
+  if (p.accumulation == Fp32Accumulation::interleaved || p.flush_denormals || w[1] == 1 ||
       ocl_slower(w, p.groups, y_h, y_w) != nullptr || impl() == Impl::reference)
     return 0;
   if (max_isa() >= Isa::avx512) return kOclAvx512.channels;

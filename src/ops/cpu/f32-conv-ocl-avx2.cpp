@@ -1,10 +1,8 @@
 // Tile kernel of the fp32 convolution's output-channels-in-lanes form for
 // AVX2: P positions x V vectors of 8 output channels, P * V <= 12
 // accumulators (16 registers). Per step one broadcast input per position and
-// V weight loads; per lane one rounded product and one rounded addition (mul
-// and add intrinsics; -ffp-contract=off keeps them apart), in the
-// reference's step order. AVX2 has no scatter: each accumulator goes through
-// a small array and its outputs are finished in scalar code with the
+// V weight loads (the loop: f32-conv-ocl-steps.inc, either accumulation). AVX2 has no scatter: each
+// accumulator goes through a small array and its outputs are finished in scalar code with the
 // reference's operations (+ bias, old + that, the clip's two compares).
 #include <immintrin.h>
 
@@ -13,7 +11,7 @@
 
 #include "conv_nchw.hpp"
 
-#define NPUKIT_AVX2 __attribute__((target("avx2,fma")))
+#include "ops/cpu/isa-avx2-begin.inc"
 
 namespace npukit::cpu {
 
@@ -22,25 +20,12 @@ namespace {
 constexpr int64_t kLanes = 8;
 constexpr int64_t kBlock = 2 * kLanes;  // channels per packed block
 
+#include "ops/cpu/f32-conv-ocl-steps.inc"
+
 template <int V, int P>
-NPUKIT_AVX2 void tile(const OclTile& t) {
-  const float* x[P];
-  for (int p = 0; p < P; ++p) x[p] = t.x + t.q[p];
+void tile(const OclTile& t) {
   __m256 acc[P][V];
-#pragma GCC unroll 12
-  for (int p = 0; p < P; ++p)
-#pragma GCC unroll 2
-    for (int v = 0; v < V; ++v) acc[p][v] = _mm256_setzero_ps();
-  const float* w = t.w;
-  for (int64_t e = 0; e < t.steps; ++e, w += kBlock) {
-    const int64_t o = t.offset[e];
-    __m256 wv[V];
-    for (int v = 0; v < V; ++v) wv[v] = _mm256_loadu_ps(w + v * kLanes);
-    for (int p = 0; p < P; ++p) {
-      const __m256 xb = _mm256_broadcast_ss(x[p] + o);
-      for (int v = 0; v < V; ++v) acc[p][v] = _mm256_add_ps(acc[p][v], _mm256_mul_ps(xb, wv[v]));
-    }
-  }
+  ocl_steps<V, P>(t, acc);
   for (int p = 0; p < P; ++p) {
     alignas(32) float sums[V * kLanes];
     for (int v = 0; v < V; ++v) _mm256_store_ps(sums + v * kLanes, acc[p][v]);
@@ -84,3 +69,5 @@ void tile_avx2(const OclTile& t) {
 const OclKernel kOclAvx2{tile_avx2, kBlock, max_positions};
 
 }  // namespace npukit::cpu
+
+#include "ops/cpu/isa-end.inc"

@@ -1,9 +1,8 @@
 // Tile kernel of the fp32 convolution's output-channels-in-lanes form for
 // AVX-512: P positions x V vectors of 16 output channels, P * V <= 24
 // accumulators. Per step one broadcast input per position and V weight
-// loads; per lane one rounded product and one rounded addition (mul and add
-// intrinsics; -ffp-contract=off keeps them apart), in the reference's step
-// order. Outputs are scattered to their planes.
+// loads (the loop: f32-conv-ocl-steps.inc, either accumulation). Outputs are
+// scattered to their planes, or stored by runs after a transpose.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -21,6 +20,9 @@ namespace npukit::cpu {
 namespace {
 
 constexpr int64_t kLanes = 16;
+
+#define NPUKIT_OCL_AVX512
+#include "ops/cpu/f32-conv-ocl-steps.inc"
 
 // ref::clip_f32's two steps: max_ps(a, b) is a > b ? a : b and min_ps(a, b)
 // is a < b ? a : b, so with the bound first a NaN v passes (the compare is
@@ -98,23 +100,8 @@ NPUKIT_AVX512 void store_transposed(const OclTile& t, const __m512 (&acc)[P][V])
 
 template <int V, int P>
 NPUKIT_AVX512 void tile(const OclTile& t) {
-  const float* x[P];
-  for (int p = 0; p < P; ++p) x[p] = t.x + t.q[p];
   __m512 acc[P][V];
-#pragma GCC unroll 24
-  for (int p = 0; p < P; ++p)
-#pragma GCC unroll 4
-    for (int v = 0; v < V; ++v) acc[p][v] = _mm512_setzero_ps();
-  const float* w = t.w;
-  for (int64_t e = 0; e < t.steps; ++e, w += kOclMaxBlock) {
-    const int64_t o = t.offset[e];
-    __m512 wv[V];
-    for (int v = 0; v < V; ++v) wv[v] = _mm512_loadu_ps(w + v * kLanes);
-    for (int p = 0; p < P; ++p) {
-      const __m512 xb = _mm512_set1_ps(x[p][o]);
-      for (int v = 0; v < V; ++v) acc[p][v] = _mm512_add_ps(acc[p][v], _mm512_mul_ps(xb, wv[v]));
-    }
-  }
+  ocl_steps<V, P>(t, acc);
   if (t.runs > 0) {
     store_transposed<V, P>(t, acc);
     return;

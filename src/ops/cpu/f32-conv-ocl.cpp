@@ -2,12 +2,14 @@
 // weights in the kernel's blocks of channels (or takes them packed when the
 // model was planned), lists the real output positions (no q-layout padding
 // columns) and splits them evenly into tiles, threads over (image, group,
-// channel block, positions).
+// channel block, positions). Under an mlas_nchwc accumulation the weights are
+// packed in MLAS's step order and the tiles run its FMA chains.
 #include <algorithm>
 #include <vector>
 
 #include "conv_nchw.hpp"
 #include "npukit/parallel.hpp"
+#include "ops/conv_mlas_order.hpp"
 
 namespace npukit::cpu {
 
@@ -17,18 +19,34 @@ int64_t blocks_of(int64_t ocg, int64_t block) {
   return (ocg + block - 1) / block;
 }
 
-void pack_into(const TensorView& w, int64_t groups, int64_t block, std::vector<float>& data) {
+// The packing's step order: (ic, kh, kw), or MLAS's chains for an
+// mlas_nchwc accumulation (the order prepare_conv_input gives the offsets).
+std::vector<int64_t> step_order(const TensorView& w, int64_t groups,
+                                Fp32Accumulation accumulation) {
+  const int64_t K = w.dim(2) * w.dim(3), steps = w.dim(1) * K;
+  if (const int64_t nchwc = mlas_nchwc_block(accumulation))
+    return detail::mlas_conv_order(w.dim(1), w.dim(0) / groups, K, groups, nchwc).step;
+  std::vector<int64_t> order(static_cast<size_t>(steps));
+  for (int64_t s = 0; s < steps; ++s) order[static_cast<size_t>(s)] = s;
+  return order;
+}
+
+void pack_into(const TensorView& w, int64_t groups, int64_t block, Fp32Accumulation accumulation,
+               std::vector<float>& data) {
   const int64_t OC = w.dim(0), OCG = OC / groups, blocks = blocks_of(OCG, block);
-  const int64_t steps = w.dim(1) * w.dim(2) * w.dim(3);
+  const int64_t KH = w.dim(2), KW = w.dim(3), K = KH * KW;
+  const std::vector<int64_t> order = step_order(w, groups, accumulation);
+  const auto steps = static_cast<int64_t>(order.size());
   data.assign(static_cast<size_t>(groups * blocks * steps * block), 0.0f);
   const auto* src = static_cast<const float*>(w.raw());
   for (int64_t oc = 0; oc < OC; ++oc) {
     const int64_t g = oc / OCG, b = oc % OCG / block, lane = oc % OCG % block;
     float* dst = data.data() + (g * blocks + b) * steps * block + lane;
-    for (int64_t ic = 0; ic < w.dim(1); ++ic)
-      for (int64_t kh = 0; kh < w.dim(2); ++kh)
-        for (int64_t kw = 0; kw < w.dim(3); ++kw, dst += block)
-          *dst = src[oc * w.stride(0) + ic * w.stride(1) + kh * w.stride(2) + kw * w.stride(3)];
+    for (int64_t s : order) {
+      const int64_t ic = s / K, kh = s % K / KW, kw = s % KW;
+      *dst = src[oc * w.stride(0) + ic * w.stride(1) + kh * w.stride(2) + kw * w.stride(3)];
+      dst += block;
+    }
   }
 }
 
@@ -37,15 +55,18 @@ ConvPackedWeights& packed_scratch() {
   return s;
 }
 
-bool matches(const ConvPackedWeights& pw, const TensorView& w, int64_t groups, int64_t block) {
+bool matches(const ConvPackedWeights& pw, const TensorView& w, int64_t groups, int64_t block,
+             Fp32Accumulation accumulation) {
   return pw.oc == w.dim(0) && pw.icg == w.dim(1) && pw.kh == w.dim(2) && pw.kw == w.dim(3) &&
-         pw.groups == groups && pw.block == block;
+         pw.groups == groups && pw.block == block &&
+         pw.order_block == mlas_nchwc_block(accumulation);
 }
 
 }  // namespace
 
 std::shared_ptr<const ConvPackedWeights> pack_conv_weights(const TensorView& w, int64_t groups,
-                                                           int64_t block) {
+                                                           int64_t block,
+                                                           Fp32Accumulation accumulation) {
   auto pw = std::make_shared<ConvPackedWeights>();
   pw->oc = w.dim(0);
   pw->icg = w.dim(1);
@@ -53,7 +74,8 @@ std::shared_ptr<const ConvPackedWeights> pack_conv_weights(const TensorView& w, 
   pw->kw = w.dim(3);
   pw->groups = groups;
   pw->block = block;
-  pack_into(w, groups, block, pw->data);
+  pw->order_block = mlas_nchwc_block(accumulation);
+  pack_into(w, groups, block, accumulation, pw->data);
   return pw;
 }
 
@@ -65,10 +87,10 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
   const ConvInput in = prepare_conv_input(p, 0, false);
   const int64_t steps = static_cast<int64_t>(in.offset.size());
   const ConvPackedWeights* pw = p.packed;
-  if (pw == nullptr || !matches(*pw, p.w, G, block)) {
+  if (pw == nullptr || !matches(*pw, p.w, G, block, c.accumulation)) {
     ConvPackedWeights& s = packed_scratch();
     s.oc = 0;  // not a packing of any w while it is rewritten
-    pack_into(p.w, G, block, s.data);
+    pack_into(p.w, G, block, c.accumulation, s.data);
     pw = &s;
   }
   std::vector<int64_t> q, y_at;
@@ -87,6 +109,8 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
   const int64_t bias_step = c.has_bias ? p.bias.stride(p.bias.rank() == 1 ? 0 : 1) : 0;
   float* ybase = static_cast<float*>(p.y.raw());
   const int64_t flops_per_tile = 2 * block * most * steps;
+  // The old output starts the FMA chains' total (mlas orders only).
+  const bool first = c.result_add && c.residual_first && !in.chain_end.empty();
   parallel_for(tiles, std::max<int64_t>(1, 65536 / flops_per_tile), [&](int64_t tile) {
     const int64_t chunk = tile % chunks, b = tile / chunks % blocks;
     const int64_t g = tile / chunks / blocks % G, n = tile / chunks / blocks / G;
@@ -107,11 +131,17 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
     if (bias)
       for (int64_t r = 0; r < t.rows; ++r) bias_rows[r] = bias[(oc0 + r) * bias_step];
     t.bias = bias ? bias_rows : nullptr;
-    t.result_add = c.result_add;
+    t.result_add = c.result_add && !first;
     t.clip = !clip_is_identity(c.clip);
     t.clip_min = c.clip.min;
     t.clip_max = c.clip.max;
     t.runs = 0;
+    if (!in.chain_end.empty()) {
+      t.fma = true;
+      t.chain_end = in.chain_end.data();
+      t.chains = static_cast<int64_t>(in.chain_end.size());
+      t.residual_first = first;
+    }
     if (kernel.stores_runs) {
       // Runs of consecutive outputs; stored by runs when there are at most
       // two (a row break), else scattered.

@@ -80,11 +80,42 @@ void run_avx2(const GemmProblem& p) {
   run_blocks(p, f32_gemm_block_avx2, 8);
 }
 void run_reference(const GemmProblem& p) {
-  ref::gemm_f32(p.a, p.b, p.c, p.y, p.alpha, p.beta);
+  if (p.mlas_k_block)
+    ref::gemm_f32_mlas(p.a, p.b, p.c, p.y, p.beta, p.mlas_k_block);
+  else
+    ref::gemm_f32(p.a, p.b, p.c, p.y, p.alpha, p.beta);
+}
+
+const char* declines_mlas(const GemmProblem& p) {
+  return p.mlas_k_block ? "MLAS's order (mlas_k_block: f32-gemm-mlas-* take it)" : nullptr;
+}
+
+// f32-gemm-mlas-*: column groups of kGemmMlasVectors vectors, threaded.
+const char* declines_mlas_kernel(const GemmProblem& p) {
+  if (!p.mlas_k_block) return "the k-order sum (mlas_k_block = 0)";
+  if (p.b.stride(1) != 1) return "b's rows not contiguous";
+  if (p.y.stride(1) != 1) return "output rows not contiguous";
+  return nullptr;
+}
+template <int64_t kLanes>
+void run_mlas(const GemmProblem& p, void (*columns)(const GemmProblem&, int64_t, int64_t)) {
+  const int64_t M = p.a.dim(0), K = p.a.dim(1), N = p.b.dim(1);
+  constexpr int64_t width = kLanes * kGemmMlasVectors;
+  const int64_t groups = (N + width - 1) / width;
+  const int64_t grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, M * K * width));
+  parallel_for(groups, grain,
+               [&](int64_t g) { columns(p, g * width, std::min(width, N - g * width)); });
+}
+void run_mlas_avx512(const GemmProblem& p) {
+  run_mlas<16>(p, f32_gemm_mlas_avx512);
+}
+void run_mlas_avx2(const GemmProblem& p) {
+  run_mlas<8>(p, f32_gemm_mlas_avx2);
 }
 
 // The avx512 block stores straight into y's rows.
 const char* declines_avx512(const GemmProblem& p) {
+  if (const char* why = declines_mlas(p)) return why;
   return p.y.stride(1) == 1 ? nullptr : "output rows not contiguous";
 }
 
@@ -93,8 +124,14 @@ const char* declines_avx512(const GemmProblem& p) {
 const KernelList<GemmProblem>& gemm_kernels() {
   static const KernelList<GemmProblem> list{
       "gemm",
-      {{"f32-gemm-avx512", Isa::avx512, "output rows contiguous", declines_avx512, run_avx512},
-       {"f32-gemm-avx2", Isa::avx2, "always", nullptr, run_avx2},
+      {{"f32-gemm-avx512", Isa::avx512, "the k-order sum, output rows contiguous", declines_avx512,
+        run_avx512},
+       {"f32-gemm-avx2", Isa::avx2, "the k-order sum (mlas_k_block = 0)", declines_mlas, run_avx2},
+       {"f32-gemm-mlas-avx512", Isa::avx512,
+        "mlas_k_block (ONNX Runtime's SGEMM order), rows of b and y contiguous",
+        declines_mlas_kernel, run_mlas_avx512},
+       {"f32-gemm-mlas-avx2", Isa::avx2, "as f32-gemm-mlas-avx512", declines_mlas_kernel,
+        run_mlas_avx2},
        {"f32-gemm-reference", Isa::portable, "always", nullptr, run_reference, true}}};
   return list;
 }

@@ -13,6 +13,7 @@ namespace npukit::cpu {
 struct GemmProblem {
   TensorView a, b, c, y;  // a (M, K), b (K, N) after transposition, c broadcast to (M, N) or empty
   float alpha = 1.0f, beta = 1.0f;
+  int64_t mlas_k_block = 0;  // GemmParams::mlas_k_block (alpha is then 1)
 };
 
 // Columns [n0, n0 + cols) of y for every row, from a block of b whose step k
@@ -29,7 +30,13 @@ void f32_gemm_block_avx2(const GemmProblem& p, const float* packed, int64_t pitc
 inline constexpr int64_t kGemmWideColumns = 128;
 void f32_gemm_wide_avx512(const GemmProblem& p, int64_t n0);
 
-// f32-gemm-{avx512, avx2}, then the reference.
+// mlas_k_block's order (f32-gemm-mlas-*): columns [n0, n0 + 4 vectors) of
+// every row, b's rows contiguous (stride(1) == 1), cols valid of them.
+inline constexpr int64_t kGemmMlasVectors = 4;
+void f32_gemm_mlas_avx512(const GemmProblem& p, int64_t n0, int64_t cols);
+void f32_gemm_mlas_avx2(const GemmProblem& p, int64_t n0, int64_t cols);
+
+// f32-gemm-{avx512, avx2}, f32-gemm-mlas-{avx512, avx2}, then the reference.
 const KernelList<GemmProblem>& gemm_kernels();
 
 }  // namespace npukit::cpu

@@ -1,6 +1,7 @@
 // Reference convolution under Fp32Accumulation::mlas_nchwc16/8 (ONNX Runtime
 // 1.30's MLAS on x86): the chains of detail::mlas_conv_order, each an FMA
-// chain from +0, added to the output one by one, then + bias, then + old y.
+// chain from +0, added to the output one by one, then + bias, then + old y
+// (with residual_first, old y is where the total starts instead).
 #include <cmath>
 
 #include "npukit/ops/conv2d.hpp"
@@ -20,12 +21,14 @@ void conv2d_f32_mlas(const TensorView& x, const TensorView& w, const TensorView&
   const int64_t bias_step = p.has_bias ? bias.stride(bias.rank() == 1 ? 0 : 1) : 0;
   const detail::MlasConvOrder order =
       detail::mlas_conv_order(ICG, OCG, K, p.groups, mlas_nchwc_block(p.accumulation));
+  const bool first = p.result_add && p.residual_first;
   parallel_for(y.dim(0) * OC, [&](int64_t noc) {
     const int64_t n = noc / OC, oc = noc % OC;
     const int64_t ic0 = (oc / OCG) * ICG;
     for (int64_t oh = 0; oh < OH; ++oh) {
       for (int64_t ow = 0; ow < OW; ++ow) {
-        float sum = 0.0f;
+        float& out = y.at<float>(n, oc, oh, ow);
+        float sum = first ? out : 0.0f;
         size_t s = 0;
         for (size_t c = 0; c < order.chain_end.size(); ++c) {
           float acc = 0.0f;
@@ -39,11 +42,10 @@ void conv2d_f32_mlas(const TensorView& x, const TensorView& w, const TensorView&
             else if (std::isfinite(wv))  // a padded or inserted zero
               acc = std::fma(0.0f, wv, acc);
           }
-          sum = c == 0 ? acc : acc + sum;
+          sum = c == 0 && !first ? acc : acc + sum;
         }
         if (b) sum += b[oc * bias_step];
-        float& out = y.at<float>(n, oc, oh, ow);
-        out = p.result_add ? out + sum : sum;
+        out = p.result_add && !first ? out + sum : sum;
       }
     }
   });
