@@ -20,7 +20,10 @@ gdma_descriptor_cycles=1000 bdc_tap_startup_cycles=12 matmul_columns_per_cycle=3
 matmul_group_cycles=0, session 8's model before the vendor's figures) show
 what other constants would give
 (and skip that check, which only holds for traces the current build recorded;
-conv_2ic_pairs=0 re-costs conv as it was before whole 2IC pairs).
+conv_2ic_pairs=0 re-costs conv as it was before whole 2IC pairs;
+gdma_vendor_tensor=1|2|3, gdma_vendor_fixed=1 and gdma_page_cycles=56 re-cost
+the GDMA transfers with the vendor's tensor estimate, its fixed term per
+direction, or its page term, the candidates that were evaluated and not adopted).
 
     tests/okk/calibration_refit.py /tmp/teams.csv /tmp/teams --scan \
         launch_overhead_us=22:32:2 issue_cycles=250:2500:250 gdma_descriptor_cycles=0:2500:250
@@ -69,7 +72,15 @@ SHIPPED = dict(clock_mhz=550.0, launch_overhead_us=34.0, issue_cycles=1500, bdc_
                depthwise_cycles_per_mac=1.0,
                matmul_cycles_per_mac=1.0, pool_cycles_per_op=1.0, arith_cycles_per_op=1.0,
                sfu_cycles_per_op=1.0, lookup_cycles_per_op=1.0, cast_cycles_per_op=1.0,
-               fixed_point_cycles_per_op=1.0)
+               fixed_point_cycles_per_op=1.0,
+               # Candidates from the vendor's GDMA tensor estimate (docs: "The vendor's
+               # GDMA tensor estimate"); 0 = off, which is the shipped model.
+               gdma_vendor_tensor=0, gdma_vendor_fixed=0, gdma_page_cycles=0)
+# The vendor tensor estimate's fixed term per direction, GDMA cycles before its
+# x1.108 factor, and the factor from its 575 MHz GDMA clock to npukit's 550.
+VENDOR_FIXED = dict(s2l=124, s2s=124, l2s=41, l2l=3)
+VENDOR_FACTOR = 1.1079546
+GDMA_TO_BDC_CLOCK = 550.0 / 575.0
 # The per-class rate of src/npu/cost_model.cpp's cycles_per_op (others: arith).
 CLASS_RATE = dict(conv="conv_cycles_per_mac", depthwise="depthwise_cycles_per_mac",
                   matmul="matmul_cycles_per_mac", pool="pool_cycles_per_op",
@@ -151,9 +162,27 @@ def chunk_bursts(chunks, burst):
     return total
 
 
+def vendor_tensor_cycles(i, mode):
+    """The vendor's tensor estimate on a trace's transfer, in 550 MHz cycles.
+    mode 1: every transfer on its unit-stride path (twice the rate, no page
+    term); 2: every transfer on its other path; 3: one-run transfers on the
+    first, the rest on the second. The rate of a run of k bytes is at most k
+    bytes per cycle (the run-length cap)."""
+    total = i["runs"] * i["run_bytes"]
+    if i["direction"] == "l2l":
+        return math.ceil((VENDOR_FIXED["l2l"] + total / 32.0) * GDMA_TO_BDC_CLOCK)
+    unit = mode == 1 or (mode == 3 and i["runs"] == 1)
+    rate = min(29.565, i["run_bytes"]) * (2 if unit else 1)
+    pages = 0 if unit or i["direction"] == "l2s" else total // 4096
+    c = (VENDOR_FIXED[i["direction"]] + total / rate + 53 * pages) * VENDOR_FACTOR
+    return math.ceil(c * GDMA_TO_BDC_CLOCK)
+
+
 def cycles(i, m):
     if "fixed" in i:
         return i["fixed"]
+    if i["engine"] == "gdma" and m["gdma_vendor_tensor"]:
+        return vendor_tensor_cycles(i, int(m["gdma_vendor_tensor"]))
     if i["engine"] == "gdma":
         burst = m["gdma_burst_bytes"]
         bursts = i["runs"] * (-(-i["run_bytes"] // burst) + (0 if i["aligned"] else 1))
@@ -162,7 +191,12 @@ def cycles(i, m):
         c = bursts * burst / m["gdma_%s_bytes_per_cycle" % i["direction"]]
         if i["npus"] > 0 and m["gdma_npu_port_bytes_per_cycle"] > 0:
             c = max(c, i["runs"] * i["run_bytes"] / (i["npus"] * m["gdma_npu_port_bytes_per_cycle"]))
-        return m["gdma_descriptor_cycles"] + math.ceil(c)
+        descriptor = m["gdma_descriptor_cycles"]
+        if m["gdma_vendor_fixed"]:  # the tensor estimate's fixed term per direction
+            descriptor = math.ceil(VENDOR_FIXED[i["direction"]] * VENDOR_FACTOR * GDMA_TO_BDC_CLOCK)
+        if m["gdma_page_cycles"] and i["direction"] in ("s2l", "s2s") and i["runs"] > 1:
+            c += m["gdma_page_cycles"] * -(-(i["runs"] * i["run_bytes"]) // 4096)
+        return descriptor + math.ceil(c)
     ops = i["ops"]
     if i["cls"] == "conv" and "taps" in i and m["conv_2ic_pairs"]:
         ops = 2 * -(-(ops // i["taps"]) // 2) * i["taps"]  # whole 2IC pairs (traces before said IC)
