@@ -35,6 +35,7 @@ then, for the points that keep every fit case within +-20%, how the validation
 count and the rank correlation spread: what the fit leaves undetermined.
 
     tests/okk/calibration_refit.py /tmp/teams.csv /tmp/teams --describe conv2d 14
+    tests/okk/calibration_refit.py --selftest
 
 prints what each team kernel of one case issues (instructions per engine,
 parallel regions, bytes, local-memory rows and their average width, busy
@@ -352,7 +353,45 @@ def describe(table, work, op, case):
                sum(cycles(i, SHIPPED) for i in bdc) / SHIPPED["clock_mhz"], regions))
 
 
+def selftest():
+    """The GDMA formulas on hand-computed transfers; the vendor variant against
+    results of the vendor's own function (GDMA cycles at 575 MHz, truncated)."""
+    def gdma(direction, runs, run_bytes, **model):
+        i = dict(engine="gdma", direction=direction, runs=runs, run_bytes=run_bytes, aligned=True,
+                 npus=64)
+        return cycles(i, dict(SHIPPED, **model))
+    checks = [  # (got, want, what)
+        # 140 + ceil(4096 / 42) and 140 + ceil(100 bursts x 64 / 42): a narrow run pays its burst
+        (gdma("s2l", 1, 4096), 238, "shipped S2L, one 4 KiB run"),
+        (gdma("s2l", 100, 16), 293, "shipped S2L, 100 runs of 16 B"),
+        # 140 + ceil(8192 / 42 + 56 x 2 pages)
+        (gdma("s2l", 2, 4096, gdma_page_cycles=56), 448, "page term, 2 strided 4 KiB runs"),
+        # ceil(41 x 1.108 x 550 / 575) + ceil(4096 / 42)
+        (gdma("l2s", 1, 4096, gdma_vendor_fixed=1), 142, "vendor fixed term, L2S"),
+    ]
+    vendor = [  # (direction, runs, run bytes, mode, the vendor function's result for that shape)
+        ("s2l", 1, 262144, 1, 5049),  # 1x64x32x32 fp32, dense
+        ("s2l", 2048, 128, 2, 13719),  # the same off the fast path (64 pages)
+        ("s2l", 2048, 4, 1, 1271),  # 1x64x32x1: 4-byte runs, 8 B per cycle
+        ("l2s", 1, 262144, 1, 4957),
+        ("l2l", 1, 262144, 1, 8195),
+    ]
+    for direction, runs, run_bytes, mode, want in vendor:
+        got = gdma(direction, runs, run_bytes, gdma_vendor_tensor=mode)
+        # npukit rounds 550 MHz cycles up; the vendor truncates its 575 MHz ones
+        ok = want * GDMA_TO_BDC_CLOCK <= got <= (want + 1) * GDMA_TO_BDC_CLOCK + 1
+        checks.append((got, got if ok else "%.1f" % (want * GDMA_TO_BDC_CLOCK),
+                       "vendor tensor %s %dx%d B mode %d" % (direction, runs, run_bytes, mode)))
+    bad = [c for c in checks if c[0] != c[1]]
+    for got, want, what in bad:
+        print("selftest: %s: %s cycles, expected %s" % (what, got, want))
+    print("selftest: %d of %d checks pass" % (len(checks) - len(bad), len(checks)))
+    sys.exit(1 if bad else 0)
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--selftest":
+        selftest()
     if len(sys.argv) > 5 and sys.argv[3] == "--describe":
         describe(sys.argv[1], sys.argv[2], sys.argv[4], int(sys.argv[5]))
         return
