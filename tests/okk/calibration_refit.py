@@ -20,7 +20,10 @@ gdma_descriptor_cycles=1000 bdc_tap_startup_cycles=12 matmul_columns_per_cycle=3
 matmul_group_cycles=0, session 8's model before the vendor's figures) show
 what other constants would give
 (and skip that check, which only holds for traces the current build recorded;
-conv_2ic_pairs=0 re-costs conv as it was before whole 2IC pairs).
+conv_2ic_pairs=0 re-costs conv as it was before whole 2IC pairs;
+gdma_vendor_tensor=1|2|3, gdma_vendor_fixed=1 and gdma_page_cycles=56 re-cost
+the GDMA transfers with the vendor's tensor estimate, its fixed term per
+direction, or its page term, the candidates that were evaluated and not adopted).
 
     tests/okk/calibration_refit.py /tmp/teams.csv /tmp/teams --scan \
         launch_overhead_us=22:32:2 issue_cycles=250:2500:250 gdma_descriptor_cycles=0:2500:250
@@ -32,6 +35,7 @@ then, for the points that keep every fit case within +-20%, how the validation
 count and the rank correlation spread: what the fit leaves undetermined.
 
     tests/okk/calibration_refit.py /tmp/teams.csv /tmp/teams --describe conv2d 14
+    tests/okk/calibration_refit.py --selftest
 
 prints what each team kernel of one case issues (instructions per engine,
 parallel regions, bytes, local-memory rows and their average width, busy
@@ -69,7 +73,15 @@ SHIPPED = dict(clock_mhz=550.0, launch_overhead_us=34.0, issue_cycles=1500, bdc_
                depthwise_cycles_per_mac=1.0,
                matmul_cycles_per_mac=1.0, pool_cycles_per_op=1.0, arith_cycles_per_op=1.0,
                sfu_cycles_per_op=1.0, lookup_cycles_per_op=1.0, cast_cycles_per_op=1.0,
-               fixed_point_cycles_per_op=1.0)
+               fixed_point_cycles_per_op=1.0,
+               # Candidates from the vendor's GDMA tensor estimate (docs: "The vendor's
+               # GDMA tensor estimate"); 0 = off, which is the shipped model.
+               gdma_vendor_tensor=0, gdma_vendor_fixed=0, gdma_page_cycles=0)
+# The vendor tensor estimate's fixed term per direction, GDMA cycles before its
+# x1.108 factor, and the factor from its 575 MHz GDMA clock to npukit's 550.
+VENDOR_FIXED = dict(s2l=124, s2s=124, l2s=41, l2l=3)
+VENDOR_FACTOR = 1.1079546
+GDMA_TO_BDC_CLOCK = 550.0 / 575.0
 # The per-class rate of src/npu/cost_model.cpp's cycles_per_op (others: arith).
 CLASS_RATE = dict(conv="conv_cycles_per_mac", depthwise="depthwise_cycles_per_mac",
                   matmul="matmul_cycles_per_mac", pool="pool_cycles_per_op",
@@ -151,9 +163,27 @@ def chunk_bursts(chunks, burst):
     return total
 
 
+def vendor_tensor_cycles(i, mode):
+    """The vendor's tensor estimate on a trace's transfer, in 550 MHz cycles.
+    mode 1: every transfer on its unit-stride path (twice the rate, no page
+    term); 2: every transfer on its other path; 3: one-run transfers on the
+    first, the rest on the second. The rate of a run of k bytes is at most k
+    bytes per cycle (the run-length cap)."""
+    total = i["runs"] * i["run_bytes"]
+    if i["direction"] == "l2l":
+        return math.ceil((VENDOR_FIXED["l2l"] + total / 32.0) * GDMA_TO_BDC_CLOCK)
+    unit = mode == 1 or (mode == 3 and i["runs"] == 1)
+    rate = min(29.565, i["run_bytes"]) * (2 if unit else 1)
+    pages = 0 if unit or i["direction"] == "l2s" else total // 4096
+    c = (VENDOR_FIXED[i["direction"]] + total / rate + 53 * pages) * VENDOR_FACTOR
+    return math.ceil(c * GDMA_TO_BDC_CLOCK)
+
+
 def cycles(i, m):
     if "fixed" in i:
         return i["fixed"]
+    if i["engine"] == "gdma" and m["gdma_vendor_tensor"]:
+        return vendor_tensor_cycles(i, int(m["gdma_vendor_tensor"]))
     if i["engine"] == "gdma":
         burst = m["gdma_burst_bytes"]
         bursts = i["runs"] * (-(-i["run_bytes"] // burst) + (0 if i["aligned"] else 1))
@@ -162,7 +192,12 @@ def cycles(i, m):
         c = bursts * burst / m["gdma_%s_bytes_per_cycle" % i["direction"]]
         if i["npus"] > 0 and m["gdma_npu_port_bytes_per_cycle"] > 0:
             c = max(c, i["runs"] * i["run_bytes"] / (i["npus"] * m["gdma_npu_port_bytes_per_cycle"]))
-        return m["gdma_descriptor_cycles"] + math.ceil(c)
+        descriptor = m["gdma_descriptor_cycles"]
+        if m["gdma_vendor_fixed"]:  # the tensor estimate's fixed term per direction
+            descriptor = math.ceil(VENDOR_FIXED[i["direction"]] * VENDOR_FACTOR * GDMA_TO_BDC_CLOCK)
+        if m["gdma_page_cycles"] and i["direction"] in ("s2l", "s2s") and i["runs"] > 1:
+            c += m["gdma_page_cycles"] * -(-(i["runs"] * i["run_bytes"]) // 4096)
+        return descriptor + math.ceil(c)
     ops = i["ops"]
     if i["cls"] == "conv" and "taps" in i and m["conv_2ic_pairs"]:
         ops = 2 * -(-(ops // i["taps"]) // 2) * i["taps"]  # whole 2IC pairs (traces before said IC)
@@ -318,7 +353,45 @@ def describe(table, work, op, case):
                sum(cycles(i, SHIPPED) for i in bdc) / SHIPPED["clock_mhz"], regions))
 
 
+def selftest():
+    """The GDMA formulas on hand-computed transfers; the vendor variant against
+    results of the vendor's own function (GDMA cycles at 575 MHz, truncated)."""
+    def gdma(direction, runs, run_bytes, **model):
+        i = dict(engine="gdma", direction=direction, runs=runs, run_bytes=run_bytes, aligned=True,
+                 npus=64)
+        return cycles(i, dict(SHIPPED, **model))
+    checks = [  # (got, want, what)
+        # 140 + ceil(4096 / 42) and 140 + ceil(100 bursts x 64 / 42): a narrow run pays its burst
+        (gdma("s2l", 1, 4096), 238, "shipped S2L, one 4 KiB run"),
+        (gdma("s2l", 100, 16), 293, "shipped S2L, 100 runs of 16 B"),
+        # 140 + ceil(8192 / 42 + 56 x 2 pages)
+        (gdma("s2l", 2, 4096, gdma_page_cycles=56), 448, "page term, 2 strided 4 KiB runs"),
+        # ceil(41 x 1.108 x 550 / 575) + ceil(4096 / 42)
+        (gdma("l2s", 1, 4096, gdma_vendor_fixed=1), 142, "vendor fixed term, L2S"),
+    ]
+    vendor = [  # (direction, runs, run bytes, mode, the vendor function's result for that shape)
+        ("s2l", 1, 262144, 1, 5049),  # 1x64x32x32 fp32, dense
+        ("s2l", 2048, 128, 2, 13719),  # the same off the fast path (64 pages)
+        ("s2l", 2048, 4, 1, 1271),  # 1x64x32x1: 4-byte runs, 8 B per cycle
+        ("l2s", 1, 262144, 1, 4957),
+        ("l2l", 1, 262144, 1, 8195),
+    ]
+    for direction, runs, run_bytes, mode, want in vendor:
+        got = gdma(direction, runs, run_bytes, gdma_vendor_tensor=mode)
+        # npukit rounds 550 MHz cycles up; the vendor truncates its 575 MHz ones
+        ok = want * GDMA_TO_BDC_CLOCK <= got <= (want + 1) * GDMA_TO_BDC_CLOCK + 1
+        checks.append((got, got if ok else "%.1f" % (want * GDMA_TO_BDC_CLOCK),
+                       "vendor tensor %s %dx%d B mode %d" % (direction, runs, run_bytes, mode)))
+    bad = [c for c in checks if c[0] != c[1]]
+    for got, want, what in bad:
+        print("selftest: %s: %s cycles, expected %s" % (what, got, want))
+    print("selftest: %d of %d checks pass" % (len(checks) - len(bad), len(checks)))
+    sys.exit(1 if bad else 0)
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--selftest":
+        selftest()
     if len(sys.argv) > 5 and sys.argv[3] == "--describe":
         describe(sys.argv[1], sys.argv[2], sys.argv[4], int(sys.argv[5]))
         return
