@@ -739,5 +739,58 @@ TEST(Pool2dFast, SameWindowsOverFlatPlanes) {
   EXPECT_GT(st.runs, 500);
 }
 
+// Planes whose padded rows fit one AVX-512 vector (pad_left + W <= 16, 8..16
+// outputs per row; f32-pool2d-nchw-flat.inc / -narrow.inc and the packed
+// path share them): the 14x14 k3s1p1 race row, kernels 1-5 with dilation_w
+// 1-3, stride_h 1-3 with dilation_h, pads up to the kernel (windows wholly in
+// padding, ceil-mode overhang), odd channel counts and batch 1-3, padded NCHW
+// strides, every semantic of random_case, special values, threads 1/2/3, both
+// SIMD variants.
+TEST(Pool2dFast, PaddedRowsWithinOneVector) {
+  SettingsGuard guard;
+  const uint32_t seed = 20261127;
+  std::mt19937 g(seed);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(g() % (hi - lo + 1));
+  };
+  Stats st;
+  int narrow = 0;
+  for (int i = 0; i < 600; ++i) {
+    Case c = random_case(g);
+    c.dtype = DType::f32;
+    const bool race = i % 6 == 0;  // the 14x14 k3s1p1 row
+    Window2d& w = c.p.window;
+    w = Window2d{};
+    w.kernel_h = race ? 3 : pick(1, 5);
+    w.kernel_w = race ? 3 : pick(1, 5);
+    w.stride_h = race ? 1 : pick(1, 3);
+    w.dilation_h = !race && g() % 4 == 0 ? 2 : 1;
+    w.dilation_w = !race && g() % 4 == 0 ? pick(2, 3) : 1;
+    w.pad_left = race ? 1 : pick(0, w.kernel_w);
+    w.pad_right = race ? 1 : pick(0, w.kernel_w);
+    w.pad_top = race ? 1 : pick(0, w.kernel_h);
+    w.pad_bottom = race ? 1 : pick(0, w.kernel_h);
+    w.ceil_mode = !race && g() % 3 == 0;
+    const int64_t W = race ? 14 : pick(std::max<int64_t>(1, 8 - w.pad_left), 16 - w.pad_left);
+    const int64_t H = race ? 14 : pick(1, 17);
+    c.shape = {pick(1, 3), i % 3 == 0 ? pick(9, 37) : pick(1, 8), H, W};
+    if (c.p.loop == PoolLoop::mlas && w.dilation_w > 1) c.p.loop = PoolLoop::taps;
+    c.x_layout = i % 5 == 4 ? 2 : 0;
+    c.y_layout = i % 5 == 3 ? 2 : 0;
+    Shape ys;
+    try {
+      ys = pool2d_output_shape(c.shape, c.p);
+    } catch (const Error&) {
+      continue;
+    }
+    const bool orders = c.p.accumulation == Fp32Accumulation::sequential ||
+                        c.p.mode == PoolMode::max || c.p.loop != PoolLoop::taps ||
+                        c.p.nchwc_block > 0;
+    narrow += orders && ys[3] >= 8 && ys[3] <= 16 && H * w.kernel_w <= 96;
+    if (!check_case(c, seed, i, st)) break;
+  }
+  EXPECT_GT(narrow, 250);  // cases in the narrow-plane geometry with a fast order
+  EXPECT_GT(st.runs, 600);
+}
 }  // namespace
 }  // namespace npukit
