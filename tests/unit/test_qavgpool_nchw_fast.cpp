@@ -30,6 +30,7 @@
 #include "ops/quantized_common.hpp"
 #include "qpool_test_util.hpp"
 #include "unit/guarded_bytes.hpp"
+#include "variant_test_util.hpp"
 
 namespace npukit {
 namespace {
@@ -174,6 +175,70 @@ TEST(QAvgPoolNchwFast, IntegerFinalStepsOnStrideTwoRowsEqualTheReference) {
       EXPECT_GT(runs[v.name], 800) << v.name;
     }
   }
+}
+
+// The AVX2 NCHW kernel's 16-bit integer final step (idiv16_uniform: row
+// classes whose stored lanes share one divisor, e.g. windows inside the image
+// or count_include_pad) and its float fallback (classes with border columns
+// under valid-count divisors), stride_w 1 and 2, small windows with padding,
+// 1-wide to 2-block-wide rows, x ending before an unreadable page, 1 to 3
+// threads, through run_every_variant.
+TEST(QAvgPoolNchwFast, Avx2IntegerStepOnStrideOneAndTwoRowsEqualsTheReference) {
+  if (host_isa() < Isa::avx2) GTEST_SKIP() << "host without AVX2";
+  Restore restore;
+  const uint32_t seed = kSeed + 3;
+  std::mt19937 g(seed);
+  const auto& list = cpu::qlinear_average_pool_kernels();
+  variant_test::Runs runs;
+  variant_test::Options opt;
+  opt.only = "x8-qavgpool-u16-nchw-avx2";
+  opt.threads = 1;
+  for (int attempt = 0; attempt < 1200; ++attempt) {
+    Case c;
+    if (!make_case(g, attempt, c)) continue;
+    Window2d& w = c.p.window;
+    w.stride_w = 1 + attempt % 2;
+    w.kernel_w = 1 + static_cast<int64_t>(g() % 4);
+    w.kernel_h = std::min<int64_t>(w.kernel_h, 4);
+    w.pad_top = std::min(w.pad_top, w.kernel_h - 1);
+    w.pad_bottom = std::min(w.pad_bottom, w.kernel_h - 1);
+    w.pad_left = g() % 2 ? 0 : static_cast<int64_t>(g() % static_cast<uint64_t>(w.kernel_w));
+    w.pad_right = g() % 2 ? 0 : static_cast<int64_t>(g() % static_cast<uint64_t>(w.kernel_w));
+    const int64_t widths[] = {1, 2, 7, 15, 16, 17, 31, 33, 56, 65};
+    c.xs = Shape{c.xs[0], c.xs[1], std::min<int64_t>(c.xs[2], 12), widths[g() % 10]};
+    Shape ys;
+    try {
+      ys = qlinear_average_pool_output_shape(c.xs, c.p);
+    } catch (const Error&) {
+      continue;
+    }
+    const int64_t xn = shape_numel(c.xs);
+    GuardedBytes xb(static_cast<size_t>(xn));
+    fill_codes(g, xb.data(), xn, c.t, c.p.x_zero_point);
+    const TensorView x = TensorView::contiguous(xb.data(), c.t, c.xs);
+    Tensor want(c.t, ys);
+    try {
+      ref::qlinear_average_pool(x, want, c.p);
+    } catch (const Error&) {
+      continue;
+    }
+    const std::vector<uint8_t> wb = bytes_nchw(want);
+    Tensor y(c.t, ys);
+    const bool ok = variant_test::run_every_variant(
+        list,
+        [&] {
+          std::memset(y.view().raw(), 0xa5, static_cast<size_t>(y.numel()));
+          return cpu::QAvgPoolProblem{x, y.view(), &c.p, cpu::make_qavg_plan(x, y.view(), c.p)};
+        },
+        [&](const cpu::QAvgPoolProblem&) { return first_difference(bytes_nchw(y), wb); },
+        "seed " + std::to_string(seed) + " attempt " + std::to_string(attempt) + "\n  " +
+            describe(c.p, c.profile, c.t, c.xs, 0),
+        runs, opt);
+    if (!ok) break;
+  }
+  std::printf("[ qavg-nchw-avx2 ] ran %s: %lld\n", opt.only.c_str(),
+              static_cast<long long>(runs.of(opt.only)));
+  EXPECT_GT(runs.of(opt.only), 600);
 }
 
 // NHWC with the per-pixel integer final step (x8-qavgpool-u16-nhwc-avx512):

@@ -134,6 +134,16 @@ void x8_qavgpool_u16_nhwc_avx2(const QAvgPoolProblem& p);
 void x8_qavgpool_fmean_nhwc_avx512(const QAvgPoolProblem& p);
 void x8_qavgpool_fmean_nhwc_avx2(const QAvgPoolProblem& p);
 #endif
+// The u16 kernels' integer final step (qavgpool-idiv.cpp): magic16 gives
+// (m, sh) with floor(n / d) == (n*m >> 16) >> sh for n in [0, n_max];
+// idiv_uniform the constants of a row class whose lanes share divisor d and
+// the even offset multiple k (ok false: keep the general final step).
+bool magic16(int32_t d, int64_t n_max, uint16_t& m16, uint16_t& sh16);
+struct IdivUniform {  // scalars: std::vector does not keep vector registers aligned
+  bool ok = false, odd = false, pow2 = false;
+  int16_t m = 0, k = 0, sh = 0;
+};
+IdivUniform idiv_uniform(int32_t d, int32_t k, int32_t nh_max);
 // nullptr when the u16 kernels take p (nhwc: the NHWC ones), else why not.
 const char* qavg_u16_declines(const QAvgPoolProblem& p, bool nhwc);
 

@@ -35,6 +35,7 @@ struct Final {
   Rounding rounding = Rounding::half_to_even;
   int rshift = 0;
   __m256i lo, hi, y_zp, sum_m;
+  __m256i lo16, hi16;  // idiv16_uniform's clamp (int_float_mean, int_mean)
   __m256 flo, fhi, zpf, div_area, rcp, ys, pow2, rlo, rhi;
   __m256 below;  // float_checked: the plan's fmean_check_below
 };
@@ -61,6 +62,8 @@ Final make_final(const QAvgPlan& P) {
   const int32_t lo = P.bm_shift && P.bm_relu && P.lo < 0 ? 0 : P.lo;  // ReLU after saturation
   F.lo = _mm256_set1_epi32(lo);
   F.hi = _mm256_set1_epi32(P.hi);
+  F.lo16 = _mm256_set1_epi16(static_cast<short>(P.lo));
+  F.hi16 = _mm256_set1_epi16(static_cast<short>(P.hi));
   F.y_zp = _mm256_set1_epi32(P.y_zp);
   F.sum_m = _mm256_set1_epi32(P.sum_m);
   const auto flo = static_cast<float>(P.lo), fhi = static_cast<float>(P.hi);
@@ -225,6 +228,28 @@ inline __m128i narrow8(__m256i v) {
       _mm256_shuffle_epi8(v, pick), _mm256_setr_epi32(0, 4, 1, 1, 1, 1, 1, 1)));
 }
 
+// Stores the first n (<= 16) of 16 codes to y: a whole 16-byte store, or
+// fixed-size copies that overlap (no variable-length memcpy call).
+inline void store_codes16(uint8_t* out, __m128i codes, int64_t n) {
+  if (n >= 16) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), codes);
+    return;
+  }
+  if (n <= 0) return;
+  alignas(16) uint8_t buf[16];
+  _mm_store_si128(reinterpret_cast<__m128i*>(buf), codes);
+  const auto u = static_cast<size_t>(n);
+  if (u >= 8) {
+    std::memcpy(out, buf, 8);
+    std::memcpy(out + u - 8, buf + u - 8, 8);
+  } else if (u >= 4) {
+    std::memcpy(out, buf, 4);
+    std::memcpy(out + u - 4, buf + u - 4, 4);
+  } else {
+    for (size_t i = 0; i < u; ++i) out[i] = buf[i];
+  }
+}
+
 // Codes of the 16 windows whose biased sums are the u16 lanes of `sums`
 // (lane constants off0/r0 for lanes 0-7, off1/r1 for 8-15), stored to y[0, n)
 // (n <= 16). Returns the stored lanes the caller must redo (float_checked).
@@ -237,26 +262,45 @@ inline uint32_t store16(const Final& F, __m256i sums, __m256i off0, __m256 r0, _
   int redo0 = 0, redo1 = 0;
   const __m128i codes =
       _mm_unpacklo_epi64(narrow8(final8(F, s0, r0, &redo0)), narrow8(final8(F, s1, r1, &redo1)));
-  if (n >= 16) {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(y), codes);
-  } else if (n > 0) {
-    // Two fixed-size copies that overlap (no variable-length memcpy call).
-    alignas(16) uint8_t buf[16];
-    _mm_store_si128(reinterpret_cast<__m128i*>(buf), codes);
-    const auto u = static_cast<size_t>(n);
-    auto* out = reinterpret_cast<uint8_t*>(y);
-    if (u >= 8) {
-      std::memcpy(out, buf, 8);
-      std::memcpy(out + u - 8, buf + u - 8, 8);
-    } else if (u >= 4) {
-      std::memcpy(out, buf, 4);
-      std::memcpy(out + u - 4, buf + u - 4, 4);
-    } else {
-      for (size_t i = 0; i < u; ++i) out[i] = buf[i];
-    }
-  }
+  store_codes16(reinterpret_cast<uint8_t*>(y), codes, n);
   const uint32_t redo = static_cast<uint32_t>(redo0) | static_cast<uint32_t>(redo1) << 8;
   return n >= 16 ? redo : redo & ((1u << n) - 1);
+}
+
+// idiv32_uniform of x8-qavgpool-u16-avx512.cpp on 16 lanes (the proof is
+// there): codes of a row class whose stored lanes share one divisor d, from
+// the biased 16-bit sums s and the lanes' a + h (ah); round half to even.
+struct IdivRegs {
+  bool odd, pow2;
+  __m256i m, k;
+  __m128i sh;
+  explicit IdivRegs(const IdivUniform& U)
+      : odd(U.odd),
+        pow2(U.pow2),
+        m(_mm256_set1_epi16(U.m)),
+        k(_mm256_set1_epi16(U.k)),
+        sh(_mm_cvtsi32_si128(U.sh)) {}
+};
+
+template <class T>
+inline __m128i idiv16_uniform(const Final& F, const IdivRegs& U, __m256i s, __m256i ah) {
+  const __m256i nh = _mm256_add_epi16(s, ah), one = _mm256_set1_epi16(1);
+  __m256i q;
+  if (U.pow2) {  // d >= 2, even
+    q = _mm256_srl_epi16(nh, U.sh);
+    const __m256i q2 = _mm256_srl_epi16(_mm256_sub_epi16(nh, one), U.sh);
+    q = _mm256_add_epi16(q2, _mm256_and_si256(_mm256_sub_epi16(q, q2), q2));
+  } else {
+    q = _mm256_srl_epi16(_mm256_mulhi_epu16(nh, U.m), U.sh);
+    if (!U.odd) {
+      const __m256i q2 = _mm256_srl_epi16(_mm256_mulhi_epu16(_mm256_sub_epi16(nh, one), U.m), U.sh);
+      q = _mm256_add_epi16(q2, _mm256_and_si256(_mm256_sub_epi16(q, q2), q2));
+    }
+  }
+  q = _mm256_min_epi16(_mm256_max_epi16(_mm256_sub_epi16(q, U.k), F.lo16), F.hi16);
+  const __m128i lo = _mm256_castsi256_si128(q), hi = _mm256_extracti128_si256(q, 1);
+  // Clamped to the dtype's range: either saturation keeps the codes.
+  return std::is_signed_v<T> ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi);
 }
 
 // The reference's codes of the outputs of the set bits j of redo (rare,
@@ -407,16 +451,44 @@ inline __m256i row_sum16(const uint8_t* row, int64_t KW) {
   return sum;
 }
 
+// Per row class (distinct valid/clipped row counts): final8's lane constants
+// (otab, rtab) and, when its stored lanes share one divisor, idiv16_uniform's
+// (uni[c].ok, lane offsets aht); OWp lanes per class.
+struct NchwTables {
+  std::vector<int32_t> row_class, otab;
+  std::vector<float> rtab;
+  std::vector<IdivUniform> uni;
+  std::vector<uint16_t> aht;
+};
+
 template <int SW, class T>
 void nchw_plane(const Final& F, const QAvgPlan& P, const NchwGeometry& G, const T* xp, int64_t sH,
-                uint8_t* buf, const int32_t* otab, const float* rtab, const int32_t* row_class,
-                T* yp, int64_t ysH) {
+                uint8_t* buf, const NchwTables& tab, T* yp, int64_t ysH) {
+  const int32_t* otab = tab.otab.data();
+  const float* rtab = tab.rtab.data();
   for (int64_t h = 0; h < P.H; ++h) fill_row(xp + h * sH, P.W, buf + h * G.width + G.lead);
   for (int64_t oh = 0; oh < P.h.out; ++oh) {
     const uint8_t* row0 = buf + P.h.first[static_cast<size_t>(oh)] * G.width + G.shift;
     const int32_t vh = P.h.valid[static_cast<size_t>(oh)];
-    const int64_t cls = row_class[oh] * G.OWp;
+    const int32_t c = tab.row_class[static_cast<size_t>(oh)];
+    const int64_t cls = c * G.OWp;
     T* yrow = yp + oh * ysH;
+    const IdivUniform& u = tab.uni[static_cast<size_t>(c)];
+    if (u.ok) {  // integer final step in 16-bit lanes
+      const IdivRegs U(u);
+      const uint16_t* ah = tab.aht.data() + cls;
+      for (int64_t o = 0; o < G.OW; o += 16) {
+        __m256i sum = _mm256_setzero_si256();
+        for (int32_t r = 0; r < vh; ++r)
+          sum = _mm256_add_epi16(sum, row_sum16<SW>(row0 + r * G.width + o * SW, G.KW));
+        const bool spill = ysH == G.OW && oh * G.OW + o + 16 <= P.h.out * G.OW;
+        store_codes16(reinterpret_cast<uint8_t*>(yrow + o),
+                      idiv16_uniform<T>(
+                          F, U, sum, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ah + o))),
+                      spill ? 16 : G.OW - o);
+      }
+      continue;
+    }
     for (int64_t o = 0; o < G.OW; o += 16) {
       __m256i sum = _mm256_setzero_si256();
       for (int32_t r = 0; r < vh; ++r)
@@ -456,9 +528,11 @@ void nchw(const QAvgPoolProblem& pr) {
   // Lane constants per row class (valid, clipped rows) and output column;
   // padded lanes take a one-tap window's (never stored).
   std::vector<std::pair<int32_t, int32_t>> classes;
-  std::vector<int32_t> row_class(static_cast<size_t>(P.h.out));
-  std::vector<int32_t> otab;
-  std::vector<float> rtab;
+  NchwTables tab;
+  std::vector<int32_t>& row_class = tab.row_class;
+  std::vector<int32_t>& otab = tab.otab;
+  std::vector<float>& rtab = tab.rtab;
+  row_class.resize(static_cast<size_t>(P.h.out));
   for (int64_t oh = 0; oh < P.h.out; ++oh) {
     const std::pair<int32_t, int32_t> key{P.h.valid[static_cast<size_t>(oh)],
                                           P.h.clipped[static_cast<size_t>(oh)]};
@@ -476,6 +550,37 @@ void nchw(const QAvgPoolProblem& pr) {
     }
     row_class[static_cast<size_t>(oh)] = static_cast<int32_t>(it - classes.begin());
   }
+  // Classes whose stored lanes share one divisor d >= 2 take idiv16_uniform
+  // (as the AVX-512 kernel's uniform classes): K the largest even lane
+  // multiple that makes offset + K*d >= 0, ah = offset + K*d + d/2.
+  const bool idiv = F.kind == Final::int_float_mean ||
+                    (F.kind == Final::int_mean && F.rounding == Rounding::half_to_even);
+  tab.uni.assign(classes.size(), IdivUniform{});
+  tab.aht.assign(classes.size() * static_cast<size_t>(G.OWp), 0);
+  for (size_t c = 0; c < classes.size() && idiv; ++c) {
+    const size_t base = c * static_cast<size_t>(G.OWp);
+    const float d_f = rtab[base];
+    const auto d = static_cast<int32_t>(d_f);
+    bool ok = d >= 2 && static_cast<float>(d) == d_f;
+    int64_t k = 0;
+    for (int64_t o = 0; o < G.OW && ok; ++o) {
+      const int64_t off = otab[base + static_cast<size_t>(o)];
+      ok = rtab[base + static_cast<size_t>(o)] == d_f;
+      int64_t kl = off < 0 ? (-off + d - 1) / d : 0;
+      kl += kl & 1;
+      k = std::max(k, kl);
+    }
+    int64_t nh_max = 0;
+    for (int64_t o = 0; o < G.OWp && ok; ++o) {
+      const size_t at = base + static_cast<size_t>(o);
+      const int64_t ah = o < G.OW ? otab[at] + k * d + d / 2 : 0;
+      const int64_t valid = o < G.OW ? classes[c].first * P.w.valid[static_cast<size_t>(o)] : 0;
+      nh_max = std::max(nh_max, 255 * valid + ah);
+      ok = ah >= 0 && nh_max <= 32767;
+      tab.aht[at] = static_cast<uint16_t>(ok ? ah : 0);
+    }
+    if (ok) tab.uni[c] = idiv_uniform(d, static_cast<int32_t>(k), static_cast<int32_t>(nh_max));
+  }
   const int64_t sN = x.stride(0), sC = x.stride(1), sH = x.stride(2);
   for_chunks(P.N * P.C, [&](int64_t begin, int64_t end) {
     std::vector<uint8_t> buf(static_cast<size_t>(P.H * G.width), 0);  // borders stay 0
@@ -484,11 +589,9 @@ void nchw(const QAvgPoolProblem& pr) {
       const T* xp = static_cast<const T*>(x.raw()) + n * sN + c * sC;
       T* yp = static_cast<T*>(y.raw()) + n * y.stride(0) + c * y.stride(1);
       if (G.sw == 2)
-        nchw_plane<2>(F, P, G, xp, sH, buf.data(), otab.data(), rtab.data(), row_class.data(), yp,
-                      y.stride(2));
+        nchw_plane<2>(F, P, G, xp, sH, buf.data(), tab, yp, y.stride(2));
       else
-        nchw_plane<1>(F, P, G, xp, sH, buf.data(), otab.data(), rtab.data(), row_class.data(), yp,
-                      y.stride(2));
+        nchw_plane<1>(F, P, G, xp, sH, buf.data(), tab, yp, y.stride(2));
     }
   });
 }

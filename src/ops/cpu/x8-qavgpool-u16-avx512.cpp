@@ -313,23 +313,6 @@ struct IdivLane {
   uint16_t a = 0, m = 0, sh = 0, d = 1, k = 0, kd = 0;
 };
 
-// floor(n / d) == (n*m >> 16) >> sh for every n in [0, n_max], d >= 2
-// (the bound above); the largest sh with a 16-bit m. That sh gives m >= 2^15,
-// so 2^(16+sh) > 32767*d > n_max*e whenever n_max < 2^15 (e < d): the check
-// cannot fail for the numerators idiv_lane admits; it stays as the proof's
-// guard.
-bool magic16(int32_t d, int64_t n_max, uint16_t& m16, uint16_t& sh16) {
-  for (int sh = 16; sh >= 0; --sh) {
-    const int64_t p = int64_t{1} << (16 + sh), m = (p + d - 1) / d;
-    if (m > 65535) continue;
-    if (n_max * (m * d - p) >= p) return false;  // smaller sh is no better
-    m16 = static_cast<uint16_t>(m);
-    sh16 = static_cast<uint16_t>(sh);
-    return true;
-  }
-  return false;
-}
-
 // False when a lane does not fit (then the call keeps final16).
 bool idiv_lane(int32_t offset, int32_t d, int32_t valid, IdivLane& L) {
   if (d < 1 || valid < 0) return false;
@@ -395,10 +378,6 @@ inline __m256i idiv32(const Final& F, __m512i s, const uint16_t* t) {
 // the two is q2 + ((q1 - q2) & q2). d odd has no ties (q1 alone). The magic
 // (m, sh) holds for numerators up to n_max + h (idiv_uniform checks it).
 // pow2: d = 2^sh, floor(n / d) is n >> sh (no multiply).
-struct IdivUniform {  // scalars: std::vector does not keep __m512i aligned here
-  bool ok = false, odd = false, pow2 = false;
-  int16_t m = 0, k = 0, sh = 0;
-};
 struct IdivUniformRegs {
   bool odd, pow2;
   __m512i m, k;
@@ -410,24 +389,6 @@ struct IdivUniformRegs {
         k(_mm512_set1_epi16(U.k)),
         sh(_mm_cvtsi32_si128(U.sh)) {}
 };
-
-// nh_max: the largest n + h of the class's lanes.
-IdivUniform idiv_uniform(int32_t d, int32_t k, int32_t nh_max) {
-  IdivUniform U;
-  uint16_t m = 0, sh = 0;
-  if (d < 2 || nh_max > 32767 || !magic16(d, nh_max, m, sh)) return U;
-  U.ok = true;
-  U.odd = d % 2 == 1;
-  U.m = static_cast<int16_t>(m);
-  U.k = static_cast<int16_t>(k);
-  U.sh = static_cast<int16_t>(sh);
-  if ((d & (d - 1)) == 0) {
-    U.pow2 = true;
-    U.sh = 0;
-    while ((1 << U.sh) < d) ++U.sh;
-  }
-  return U;
-}
 
 inline __m256i idiv32_uniform(const Final& F, const IdivUniformRegs& U, __m512i s, __m512i ah) {
   const __m512i nh = _mm512_add_epi16(s, ah);
