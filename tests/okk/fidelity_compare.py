@@ -3,8 +3,9 @@
 
     fidelity_compare.py OP DUMP NPUKIT_DUMP
 
-DUMP holds the device's output words followed by the host's reference (the
-kit's host program, changed by fidelity_teams.sh). Prints
+DUMP holds the device's output words and DUMP.ref the host's reference (the
+kit's host program, changed by fidelity_teams.sh; without DUMP.ref, DUMP holds
+both, one after the other). Prints
 `bad_outputs,outputs,worst_tol_ratio,same_as_npukit`: how many outputs miss the
 kit's own check (|out - ref| < tol * max(|out|, |ref|, 1), tol 1e-3 for softmax
 and 1e-4 otherwise, in the host's float/double arithmetic; both non-finite
@@ -17,14 +18,25 @@ import sys
 import numpy as np
 
 
+def load(dump):
+    """(device output, host reference) of one run, or None when it wrote none."""
+    if not os.path.exists(dump) or os.path.getsize(dump) == 0:
+        return None
+    words = np.fromfile(dump, dtype=np.float32)
+    if os.path.exists(dump + ".ref"):
+        return words, np.fromfile(dump + ".ref", dtype=np.float32)
+    n = words.size // 2
+    return words[:n], words[n:]
+
+
 def main():
     op, dump, ref_dump = sys.argv[1:4]
-    if not os.path.exists(dump) or os.path.getsize(dump) == 0:
+    run = load(dump)
+    if run is None or run[0].size != run[1].size:
         print(",,,")
         return
-    words = np.fromfile(dump, dtype=np.float32)
-    n = words.size // 2
-    out, ref = words[:n], words[n:]
+    out, ref = run
+    n = out.size
     tol = 1e-3 if op == "softmax" else 1e-4
     diff = np.abs(out - ref).astype(np.float64)
     bound = tol * np.maximum(np.maximum(np.abs(out), np.abs(ref)), np.float32(1)).astype(np.float64)
@@ -38,13 +50,12 @@ def main():
     worst = float(ratio.max()) if n else 0.0
     if os.path.abspath(dump) == os.path.abspath(ref_dump):
         same = "self"
-    elif os.path.exists(ref_dump) and os.path.getsize(ref_dump) == os.path.getsize(dump):
-        other = np.fromfile(ref_dump, dtype=np.uint32)[:n]
-        same = "yes" if np.array_equal(words.view(np.uint32)[:n], other) else "no"
-        if same == "no":
-            same = "no (%d differ)" % int(np.count_nonzero(words.view(np.uint32)[:n] != other))
     else:
+        other = load(ref_dump)
         same = ""
+        if other is not None and other[0].size == n:
+            differ = int(np.count_nonzero(out.view(np.uint32) != other[0].view(np.uint32)))
+            same = "no (%d differ)" % differ if differ else "yes"
     print("%d,%d,%.3g,%s" % (bad, n, worst, same))
 
 

@@ -11,7 +11,10 @@
 # are read at run time from git copies (github.com/1146877017/tpucontest and
 # the kit, github.com/yuanas/tpucontest) into a scratch directory.
 #
-#   fidelity_teams.sh BUILD_DIR [op ...]     ops: conv2d depthwise matmul softmax
+#   fidelity_teams.sh BUILD_DIR [op ...]
+#       ops: conv2d depthwise matmul softmax (each team's kernel on every case,
+#       and for the first three the kit's demo kernel as team `kit`), avg_pool
+#       max_pool (the kit's own pool kernels on the kit's pool.dat cases)
 #
 # Environment: NPUKIT_TEAMS_GIT, NPUKIT_KIT_GIT (git dirs, as in
 # calibration_teams.sh); NPUKIT_FIDELITY_WORK (scratch directory, kept: runs
@@ -70,21 +73,38 @@ int pthread_yield(void) { return sched_yield(); }' > "$work/vendor/yield.c"
 
 # The kit's host program, changed mechanically as in calibration_teams.sh
 # (OKK_CASE picks one case, the demo is skipped, buffers get twice their
-# size), plus: the input seed comes from OKK_SEED, and OKK_DUMP names a file
-# that receives the device's output words followed by the host's reference.
+# size), plus: the input seed comes from OKK_SEED; OKK_DUMP and OKK_DUMP_REF
+# name files that receive the device's output words and the host's reference;
+# OKK_DEMO=1 runs the kit's demo kernel; the pool hosts print each case.
 host_source() {
   local op=$1 len=output_len
   [ "$op" = softmax ] && len=len
   git -C "$kit_git" show HEAD:okkernel/host/okk_param.h > "$work/okk_param.h" 2> /dev/null
   git -C "$kit_git" show "HEAD:okkernel/host/$op.cpp" |
-    sed -e '1i #include <cstdlib>\n#include <cstdio>' \
+    sed -e '1i #include <cstdlib>\n#include <cstdio>\nstatic void okk_dump(const char *var, const float *x, long long n) {\n    if (const char *d = std::getenv(var)) { FILE *f = std::fopen(d, "ab"); std::fwrite(x, sizeof(float), n, f); std::fclose(f); }\n}' \
       -e 's|\(for (unsigned int i = 0; i < sizeof(params) / sizeof(param_t); ++i) {\)|\1 if (std::getenv("OKK_CASE") \&\& std::atoi(std::getenv("OKK_CASE")) != (int)i) continue;|' \
       -e 's|if (\([a-z0-9]*(handle, param, "[a-z0-9]*_demo")\)|if (false \&\& \1|' \
       -e 's|"\([a-z0-9]*\)_demo fail"|"\1_demo skipped"|' \
       -e 's|bm_malloc_device_byte(handle, &\([a-z_0-9]*\), \([a-z_0-9]*\) \* sizeof(float))|bm_malloc_device_byte(handle, \&\1, 2 * \2 * sizeof(float))|' \
       -e 's|new float\[\([a-z_0-9]*\)\]|new float[2 * \1]|' \
       -e 's|rng.seed(std::random_device()());|rng.seed(std::strtoul(std::getenv("OKK_SEED"), nullptr, 10));|' \
-      -e "s|\(BMLIB_SAFE_CALL(bm_memcpy_d2s(handle, output_host, output_dev));\)|\1 if (const char *d = std::getenv(\"OKK_DUMP\")) { FILE *f = std::fopen(d, \"wb\"); std::fwrite(output_host, sizeof(float), $len, f); std::fwrite(output_ref, sizeof(float), $len, f); std::fclose(f); }|"
+      -e "s|\(BMLIB_SAFE_CALL(bm_memcpy_d2s(handle, output_host, output_dev));\)|\1 okk_dump(\"OKK_DUMP\", output_host, $len); okk_dump(\"OKK_DUMP_REF\", output_ref, $len);|" \
+      -e 's|if (false \&\& |if (std::getenv("OKK_DEMO") \&\& |' \
+      -e 's|"\([a-z0-9]*\)_demo skipped"|(std::getenv("OKK_DEMO") ? "\1_demo fail" : "\1_demo skipped")|' \
+      -e 's|^\( *\)\([a-z_]*(handle, param, "[a-z_]*_0")\);|\1{ int r = \2; std::cout << "case " << (r >= 0 ? "pass" : "fail") << std::endl; }|'
+}
+
+# The device code: a team's contest kernel, or for team `kit` the kit's own
+# demo kernel (conv2d, depthwise, matmul) or pool kernel (avg_pool, max_pool).
+device_source() {
+  local op=$1 team=$2
+  if [ "$team" != kit ]; then
+    git -C "$teams_git" show "HEAD:$teams_dir/$team/ok_device_${op}_contest.c"
+  elif [[ $op == *_pool ]]; then
+    git -C "$kit_git" show "HEAD:okkernel/device/ok_device_$op.c"
+  else
+    git -C "$kit_git" show "HEAD:okkernel/device/ok_device_${op}_demo.c"
+  fi
 }
 
 # build SIDE OP TEAM -> executable path on stdout
@@ -93,8 +113,8 @@ build_exe() {
   local exe=$dir/${op}_${team//\*/x}
   if [ ! -x "$exe" ]; then
     mkdir -p "$dir"
-    [ -e "$dir/host_$op.cpp" ] || host_source "$op" > "$dir/host_$op.cpp"
-    git -C "$teams_git" show "HEAD:$teams_dir/$team/ok_device_${op}_contest.c" > "$exe.c"
+    host_source "$op" > "$dir/host_$op.cpp"
+    device_source "$op" "$team" > "$exe.c"
     if [ "$side" = npukit ]; then
       local inc=$src/include/npukit/compat
       c++ -O2 -w -DUSING_CMODEL -c "$dir/host_$op.cpp" -o "$exe.host.o" -I"$work" -I"$inc" &&
@@ -115,13 +135,21 @@ build_exe() {
 cases_of() {
   git -C "$kit_git" show "HEAD:okkernel/host/$1.cpp" | grep -c '}, // [0-9]'
 }
+# The pool hosts read their cases from ./param/pool.dat.
+mkdir -p "$work/param"
+git -C "$kit_git" show HEAD:okkernel/param/pool.dat > "$work/param/pool.dat"
 
 header=op,case,team,side,status,wall_s,cpu_s,warnings,bad_outputs,outputs,worst_tol_ratio,same_as_npukit
 echo "$header"
 [ -e "$work/results.csv" ] || echo "$header" > "$work/results.csv"
 for op in $ops; do
   n=$(cases_of "$op")
-  for team in $teams; do
+  op_teams=$teams
+  [[ $op == *_pool ]] && op_teams=
+  [[ $op != softmax ]] && op_teams="$op_teams kit"
+  for team in $op_teams; do
+    # The kit's demo (or pool) run is one process: recorded as case 0.
+    [ "$team" = kit ] && n=1
     if [ -n "${NPUKIT_TEAMS_ONLY:-}" ] && [[ " $NPUKIT_TEAMS_ONLY " != *" $team "* ]]; then continue; fi
     for ((i = 0; i < n; i++)); do
       if [ -n "${NPUKIT_TEAMS_CASES:-}" ] && [[ " $NPUKIT_TEAMS_CASES " != *" $i "* ]]; then continue; fi
@@ -136,17 +164,22 @@ for op in $ops; do
           continue
         }
         log=$exe.case$i.log dump=$exe.case$i.out
-        rm -f "$dump"
-        pre=
+        rm -f "$dump" "$dump.ref"
+        pre= demo= okk_case=$i
         [ "$side" = vendor ] && pre=$work/vendor/libyield.so
-        OKK_CASE=$i OKK_SEED=$seed OKK_DUMP=$dump LD_PRELOAD=$pre \
-          /usr/bin/time -f '%e %U %S' -o "$exe.case$i.time" \
-          nice -n 10 timeout "$limit" "$exe" > "$log" 2>&1
+        [ "$team" = kit ] && demo=1 okk_case=-1
+        (cd "$work" && OKK_CASE=$okk_case OKK_DEMO=$demo OKK_SEED=$seed OKK_DUMP=$dump \
+          OKK_DUMP_REF=$dump.ref LD_PRELOAD=$pre /usr/bin/time -f '%e %U %S' -o "$exe.case$i.time" \
+          nice -n 10 timeout "$limit" "$exe" > "$log" 2>&1)
         rc=$?
         read -r wall user sys < <(tail -1 "$exe.case$i.time")
         cpu=$(awk -v u="${user:-0}" -v s="${sys:-0}" 'BEGIN { printf "%.1f", u + s }')
         if [ $rc -eq 124 ]; then
           status=timeout
+        elif [ "$team" = kit ]; then
+          status=error
+          if [ $rc -eq 0 ] && grep -q "^${op}_demo pass\|^case pass" "$log"; then status=pass; fi
+          if grep -q "^${op}_demo fail\|^case fail" "$log"; then status=fail; fi
         elif grep -q "^case $i pass" "$log"; then
           status=pass
         elif grep -q "^case $i fail" "$log"; then
