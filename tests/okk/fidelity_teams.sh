@@ -168,7 +168,7 @@ for op in $ops; do
         pre= demo= okk_case=$i
         [ "$side" = vendor ] && pre=$work/vendor/libyield.so
         [ "$team" = kit ] && demo=1 okk_case=-1
-        (cd "$work" && OKK_CASE=$okk_case OKK_DEMO=$demo OKK_SEED=$seed OKK_DUMP=$dump \
+        (cd "$work" && env ${demo:+OKK_DEMO=1} OKK_CASE=$okk_case OKK_SEED=$seed OKK_DUMP=$dump \
           OKK_DUMP_REF=$dump.ref LD_PRELOAD=$pre /usr/bin/time -f '%e %U %S' -o "$exe.case$i.time" \
           nice -n 10 timeout "$limit" "$exe" > "$log" 2>&1)
         rc=$?
