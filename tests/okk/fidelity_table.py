@@ -65,7 +65,8 @@ def main():
                     notes.append("%d: %s / %s" % (c, describe(n) if n else "not run",
                                                   describe(v) if v else "not run"))
                 elif v and v["same_as_npukit"].startswith("no"):
-                    notes.append("%d: words differ (%s)" % (c, v["same_as_npukit"]))
+                    differ = v["same_as_npukit"].split("(")[-1].split()[0]
+                    notes.append("%d: %s of %s words differ" % (c, differ, v["outputs"]))
             cells.append("; ".join(notes) if notes else "-")
             print("| " + " | ".join(cells) + " |")
 

@@ -172,10 +172,13 @@ for op in $ops; do
           OKK_DUMP_REF=$dump.ref LD_PRELOAD=$pre /usr/bin/time -f '%e %U %S' -o "$exe.case$i.time" \
           nice -n 10 timeout "$limit" "$exe" > "$log" 2>&1)
         rc=$?
-        read -r wall user sys < <(tail -1 "$exe.case$i.time")
+        read -r wall user sys < <(tail -1 "$exe.case$i.time")  # after a signal line
         cpu=$(awk -v u="${user:-0}" -v s="${sys:-0}" 'BEGIN { printf "%.1f", u + s }')
+        sig=$(grep -o 'terminated by signal [0-9]*' "$exe.case$i.time" | awk '{print $4}')
         if [ $rc -eq 124 ]; then
           status=timeout
+        elif [ -n "$sig" ]; then
+          status="signal $sig"
         elif [ "$team" = kit ]; then
           status=error
           if [ $rc -eq 0 ] && grep -q "^${op}_demo pass\|^case pass" "$log"; then status=pass; fi
