@@ -13,7 +13,7 @@ import csv
 import sys
 from collections import defaultdict
 
-OPS = ["conv2d", "depthwise", "matmul", "softmax"]
+OPS = ["conv2d", "depthwise", "matmul", "softmax", "avg_pool", "max_pool"]
 
 
 def describe(r):
