@@ -42,15 +42,22 @@ bool Machine::map_flat() {
 uint64_t Machine::allocate(uint64_t bytes) {
   if (bytes == 0) bytes = 1;
   if (!map_flat()) return 0;
-  // Compare against what is left (never form next_ + size: it could wrap).
   const uint64_t end = config_.global_mem_start + config_.global_mem_size;
-  if (bytes > end - next_) return 0;
+  if (bytes > config_.global_mem_size) return 0;
   const uint64_t size = round_up(bytes, config_.global_alignment);
-  if (size > end - next_) return 0;
-  const uint64_t addr = next_;
-  next_ += size;
-  blocks_[addr] = bytes;
-  return addr;
+  // First fit over the gaps between live blocks, as the vendor's allocator
+  // (probed: after a free, the next allocation that fits the hole starts
+  // there, and a smaller one after it fills the rest). Host programs that
+  // allocate and free per case, as the kit's pool hosts do, never run out.
+  // Compares sizes with what is left, never forms at + size (no wrap).
+  uint64_t at = config_.global_mem_start;
+  for (const auto& [addr, held] : blocks_) {
+    if (addr - at >= size) break;
+    at = addr + round_up(held, config_.global_alignment);
+  }
+  if (size > end - at) return 0;
+  blocks_[at] = bytes;
+  return at;
 }
 
 bool Machine::release(uint64_t addr) {

@@ -24,8 +24,7 @@ Machine::Machine(Config config)
       local_(static_cast<size_t>(config_.npu_num) * config_.local_mem_size),
       written_(local_.size()),
       l2_(config_.l2_sram_size),
-      dtcm_(config_.dtcm_size),
-      next_(config_.global_mem_start) {
+      dtcm_(config_.dtcm_size) {
   // The vendor's simulator starts local memory as 0xDEADBEEF words (probed):
   // a kernel reading memory it never wrote (a warning) sees the same numbers.
   const uint32_t word = 0xDEADBEEFu;

@@ -26,7 +26,7 @@ TensorView constant_view(const float* c, const Dims& s) {
 
 void binary_tt(const char* fn, ArithOp op, local_addr_t dst, local_addr_t a, local_addr_t b,
                const dim4* shape, const dim4* ds, const dim4* as, const dim4* bs) {
-  const Place dp = word_destination(fn, dst, shape, ds);
+  const Place dp = word_destination(fn, dst, shape, ds, ds || as || bs);
   const Tensor x0 = gather_f32(fn, "src0_addr", word_operand(fn, "src0_addr", a, *shape, as, dst));
   const Tensor x1 = gather_f32(fn, "src1_addr", word_operand(fn, "src1_addr", b, *shape, bs, dst));
   Tensor y = op == ArithOp::mac ? gather_f32(fn, "dst_addr", dp) : Tensor(DType::f32, x0.shape());
@@ -38,7 +38,7 @@ void binary_tt(const char* fn, ArithOp op, local_addr_t dst, local_addr_t a, loc
 // tensor op C (or C op tensor when c_first).
 void binary_tc(const char* fn, ArithOp op, bool c_first, local_addr_t dst, local_addr_t a, float c,
                const dim4* shape, const dim4* ds, const dim4* as) {
-  const Place dp = word_destination(fn, dst, shape, ds);
+  const Place dp = word_destination(fn, dst, shape, ds, ds || as);
   const Tensor x = gather_f32(fn, "src_addr", word_operand(fn, "src_addr", a, *shape, as, dst));
   const TensorView cv = constant_view(&c, dims(*shape));
   Tensor y = op == ArithOp::mac ? gather_f32(fn, "dst_addr", dp) : Tensor(DType::f32, x.shape());

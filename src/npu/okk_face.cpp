@@ -1,6 +1,7 @@
 #include "okk_face.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 namespace npukit::npu::face {
@@ -40,9 +41,13 @@ Place system_place(const char* fn, const char* name, uint64_t addr, const Dims& 
   return p;
 }
 
-void rule_shape(const char* fn, const dim4& s) {
+void rule_shape(const char* fn, const dim4& s, bool wide_c_warns) {
   rule_range(fn, "shape->n", s.n, 1, 65535);
-  rule_range(fn, "shape->c", s.c, 1, 4095);
+  if (wide_c_warns) {
+    rule_range_warn_above(fn, "shape->c", s.c, 1, 4095, INT32_MAX);
+  } else {
+    rule_range(fn, "shape->c", s.c, 1, 4095);
+  }
   rule_range(fn, "shape->h", s.h, 1, 65535);
   rule_range(fn, "shape->w", s.w, 1, 65535);
 }
@@ -65,9 +70,10 @@ Place word_operand(const char* fn, const char* name, uint64_t addr, const dim4& 
   return local_place(fn, name, addr, dims(shape), stride, 4);
 }
 
-Place word_destination(const char* fn, uint64_t dst, const dim4* shape, const dim4* stride) {
+Place word_destination(const char* fn, uint64_t dst, const dim4* shape, const dim4* stride,
+                       bool any_stride) {
   need(shape, fn, "shape");
-  rule_shape(fn, *shape);
+  rule_shape(fn, *shape, any_stride);
   rule_divisible(fn, "dst_addr", dst, 4);
   return local_place(fn, "dst_addr", dst, dims(*shape), stride, 4);
 }

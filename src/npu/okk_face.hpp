@@ -37,7 +37,8 @@ Place system_place(const char* fn, const char* name, uint64_t addr, const Dims& 
                    const dim4* stride, int esize);
 
 // n, h, w in [1, 65535], c in [1, 4095] (seed 004's common shape rule).
-void rule_shape(const char* fn, const dim4& shape);
+// `wide_c_warns`: more channels only warn (see word_destination).
+void rule_shape(const char* fn, const dim4& shape, bool wide_c_warns = false);
 // The tensors must start on the same NPU as the first one.
 void rule_same_npu(const char* fn, const char* a_name, uint64_t a, const char* b_name, uint64_t b);
 void rule_w_stride_one(const char* fn, const char* name, const dim4* stride);
@@ -46,8 +47,13 @@ void rule_w_stride_one(const char* fn, const char* name, const dim4* stride);
 Place word_operand(const char* fn, const char* name, uint64_t addr, const dim4& shape,
                    const dim4* stride, uint64_t dst);
 // The 32-bit destination: non-null shape within the common shape rule,
-// address divisible by 4.
-Place word_destination(const char* fn, uint64_t dst, const dim4* shape, const dim4* stride);
+// address divisible by 4. `any_stride`: some operand's stride was given; the
+// vendor's C-model then accepts more than 4095 channels in the fp32
+// arithmetic and computes every channel (probed: okk_bdc_mul_C / add / add_C
+// with 5120 and 8192 channels and any one stride given; with every stride
+// NULL it asserts `input_c < 1 << 12`), so it is a warning there.
+Place word_destination(const char* fn, uint64_t dst, const dim4* shape, const dim4* stride,
+                       bool any_stride = false);
 
 void rule_no_overlap(const char* fn, const char* out_name, const Place& out, const char* in_name,
                      const Place& in);

@@ -281,6 +281,26 @@ const std::vector<RuleCase>& cases() {
          okk_bdc_avg_pool2d(65536, 0, &s, 2, 2, nullptr, nullptr);
        },
        {"okk_bdc_avg_pool2d", "'input_shape->c' = 4096", "[1, 4095]"}},
+      // fp32 arithmetic: the vendor's C-model asserts on more than 4095
+      // channels when every stride is NULL and computes them all when any
+      // one is given (probed with mul_C, add, add_C; the kit's own avg_pool
+      // demo relies on it for 5120 channels).
+      {"arith_c_at_most_4095_between_default_layouts",
+       [] {
+         const dim4 s{1, 4096, 1, 1};
+         fill(0, s);
+         okk_bdc_mul_C(65536, 0, 3.0f, &s, nullptr, nullptr);
+       },
+       {"okk_bdc_mul_C", "'shape->c' = 4096", "[1, 4095]"}},
+      {"arith_c_at_most_4095_with_a_stride",
+       [] {
+         const dim4 s{1, 4096, 1, 1};
+         dim4 st;
+         okk_128_byte_aligned_stride_for_32bit(&st, 0, &s);
+         fill(0, s);
+         okk_bdc_mul_C(65536, 0, 3.0f, &s, &st, nullptr);
+       },
+       {"okk_bdc_mul_C", "'shape->c' = 4096", "[1, 4095]"}},
       {"gdma_c_at_most_65535_between_default_layouts",
        [] {
          const uint64_t g = machine().allocate(65536 * 4);
@@ -628,6 +648,7 @@ const std::vector<std::string>& warning_rules() {
   static const std::vector<std::string> w = {
       "pool_input_c_at_most_4095",
       "gdma_c_at_most_65535_with_a_stride",
+      "arith_c_at_most_4095_with_a_stride",
       "matrix_cols_per_channel_at_most_cols",
       "matmul_left_cols_per_channel_at_most_128",
       "matmul_right_cols_per_channel_at_most_right_cols",
@@ -729,6 +750,31 @@ TEST_F(RuleFixture, WarningsComputeAndPrintOncePerKernel) {
   okk_gdma_32bit_cpy_S2L(0, ga, &s2, nullptr, &sys);
   okk_gdma_32bit_cpy_L2S(gb, 0, &s2, &sys, nullptr);
   EXPECT_EQ(std::memcmp(machine().global(gb, C2 * 4), a, C2 * 4), 0);
+}
+
+// 5120 channels through mul_C, add and add_C with a stride given compute every
+// channel, as the vendor's C-model does (its probe: 0 of 30720 outputs wrong).
+TEST_F(RuleFixture, WideArithmeticWithAStrideComputesEveryChannel) {
+  set_strict_rules(false);
+  const int C = 5120;
+  const dim4 s{1, C, 2, 3};
+  dim4 st;
+  okk_128_byte_aligned_stride_for_32bit(&st, 0, &s);
+  const size_t n = static_cast<size_t>(C) * 6;
+  std::vector<float> x(n);
+  for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>(i % 1000) * 0.25f;
+  const uint64_t gx = machine().allocate(n * 4), gy = machine().allocate(n * 4);
+  std::memcpy(machine().global(gx, n * 4), x.data(), n * 4);
+  okk_gdma_32bit_cpy_S2L(0, gx, &s, &st, nullptr);
+  okk_bdc_mul_C(163840, 0, 3.0f, &s, &st, &st);
+  okk_bdc_add(327680, 163840, 0, &s, nullptr, &st, nullptr);
+  okk_bdc_add_C(327680, 327680, 0.5f, &s, nullptr, &st);
+  okk_gdma_32bit_cpy_L2S(gy, 327680, &s, nullptr, &st);
+  const float* y = reinterpret_cast<const float*>(machine().global(gy, n * 4));
+  size_t bad = 0;
+  for (size_t i = 0; i < n; ++i) bad += y[i] != x[i] * 3.0f + x[i] + 0.5f;
+  EXPECT_EQ(bad, 0u);
+  EXPECT_EQ(warnings_printed().size(), 3u);  // one per function
 }
 
 // A never-written read sees the vendor's initial local memory, 0xDEADBEEF words.

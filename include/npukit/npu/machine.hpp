@@ -87,7 +87,6 @@ class Machine {
   std::vector<uint8_t> local_, written_, l2_, dtcm_;
   std::map<uint64_t, uint64_t> blocks_;  // start -> size in bytes
   uint8_t* flat_ = nullptr;              // global_mem_size bytes, mapped on first use
-  uint64_t next_;
   bool map_flat();
 };
 
