@@ -70,7 +70,8 @@ float random_value(std::mt19937& g, int special, bool non_positive) {
       case 8:
         return FLT_MIN;
       default:
-        return bits_float(0x7f800001u + g() % 0x3fffffu);  // signalling-pattern NaN
+        return bits_float((0x7f800001u + g() % 0x3fffffu) |
+                          (g() % 2 ? 0x80000000u : 0u));  // signalling NaN, either sign
     }
   }
   const float v = normal(g);
@@ -154,14 +155,13 @@ Input make_input(const Case& c, std::mt19937& g) {
   return in;
 }
 
-// any_nan_payload: a NaN matches any NaN (see the public-call test).
-std::string first_difference(const TensorView& got, const TensorView& want,
-                             bool any_nan_payload = false) {
+// Bit for bit, NaN payloads included.
+std::string first_difference(const TensorView& got, const TensorView& want) {
   for (int64_t n = 0; n < got.dim(0); ++n)
     for (int64_t ch = 0; ch < got.dim(1); ++ch) {
       const float fa = got.at<float>(n, ch, 0, 0), fb = want.at<float>(n, ch, 0, 0);
       const uint32_t a = float_bits(fa), b = float_bits(fb);
-      if (a != b && !(any_nan_payload && std::isnan(fa) && std::isnan(fb))) {
+      if (a != b) {
         std::ostringstream s;
         s << "output (" << n << ", " << ch << "): got 0x" << std::hex << a << ", reference 0x" << b;
         return s.str();
@@ -255,13 +255,9 @@ TEST(F32GlobalMaxFast, PublicCallAtEveryIsaCapAndThreadCount) {
                                           layout_name(layout) + " x" + shape_text(s) + " profile " +
                                           profile_name(profile) + " special " +
                                           std::to_string(special) + "% " + pool_mode_name(mode);
-                // Where two NaNs meet in a sum the payload is not pinned down:
-                // f32-pool2d-portable's plain C++ adds, and the reference's
-                // interleaved (bm1684) order, whose Fp32Arith::add is C++ `+`
-                // (either operand order), unlike x86_add elsewhere.
-                const bool any_payload =
-                    mode == PoolMode::avg && (cap == Isa::portable || profile == Profile::bm1684);
-                ASSERT_EQ(first_difference(y.view(), want.view(), any_payload), "") << where;
+                // NaN payloads bit for bit: every order states x86's rule
+                // (first NaN operand wins, quieted; fp32_semantics.hpp).
+                ASSERT_EQ(first_difference(y.view(), want.view()), "") << where;
                 ++compared;
               }
             }

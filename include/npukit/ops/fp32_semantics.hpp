@@ -57,18 +57,52 @@ inline float flush_denormal(float x) {
   return x;
 }
 
+// x86's NaN rules for one SSE/AVX arithmetic instruction (addss, mulss, their
+// packed forms; Intel SDM vol. 1, 4.8.3.5), which C++ `+` and `*` leave to the
+// compiler's operand order: a NaN operand comes out quieted, the FIRST one
+// when both are NaN; an invalid operation (inf - inf, inf * 0) gives the
+// default NaN 0xffc00000. Every fp32 reference states its operand order
+// through these (docs/semantics.md, "NaN payloads"), so its bits do not
+// depend on the compiler or the CPU.
+inline float x86_default_nan() {
+  return std::bit_cast<float>(0xffc00000u);
+}
+
+inline float quiet_nan(float a) {
+  return std::bit_cast<float>(std::bit_cast<uint32_t>(a) | 0x00400000u);
+}
+
+// The NaN x86 returns for a op b when the result r is NaN.
+inline float x86_nan_of(float a, float b) {
+  if (std::isnan(a)) return quiet_nan(a);
+  if (std::isnan(b)) return quiet_nan(b);
+  return x86_default_nan();
+}
+
+// The branch is taken only for NaN results, so the usual case stays one add.
+inline float x86_add(float a, float b) {
+  const float r = a + b;
+  return std::isnan(r) ? x86_nan_of(a, b) : r;
+}
+
+inline float x86_mul(float a, float b) {
+  const float r = a * b;
+  return std::isnan(r) ? x86_nan_of(a, b) : r;
+}
+
 // Arithmetic with optional flushing of every operand and result, so that a
 // kernel states each rounding step once: ftz.mul(a, b) is one rounded product.
 struct Fp32Arith {
   bool flush = false;
   float in(float x) const { return flush ? flush_denormal(x) : x; }
   float out(float x) const { return flush ? flush_denormal(x) : x; }
-  float add(float a, float b) const { return out(in(a) + in(b)); }
+  // a is the first operand of the x86 instruction: its NaN wins over b's.
+  float add(float a, float b) const { return out(x86_add(in(a), in(b))); }
   float mul(float a, float b) const {
-    if (!flush) return a * b;
+    if (!flush) return x86_mul(a, b);
     a = in(a);
     b = in(b);
-    const float r = a * b;
+    const float r = x86_mul(a, b);
     // x86 FTZ judges tininess after rounding to 24 bits with an unbounded
     // exponent: an exact product in [2^-126 - 2^-150, 2^-126 - 2^-151) rounds
     // to 2^-126 in the float format but is still flushed (e.g. 0x3f7fffff *

@@ -8,25 +8,16 @@
 #include <cmath>
 #include <cstdint>
 
+#include "npukit/ops/fp32_semantics.hpp"
+
 namespace npukit::ref {
 
-// The default NaN x86 produces for an invalid operation (inf - inf).
-inline float x86_default_nan() {
-  return std::bit_cast<float>(0xffc00000u);
-}
-
-inline float quiet_nan(float a) {
-  return std::bit_cast<float>(std::bit_cast<uint32_t>(a) | 0x00400000u);
-}
-
 // addss/addps: a NaN operand is returned quieted, the first one when both are
-// NaN; inf + -inf gives the default NaN.
-inline float x86_add(float a, float b) {
-  if (std::isnan(a)) return quiet_nan(a);
-  if (std::isnan(b)) return quiet_nan(b);
-  const float r = a + b;
-  return std::isnan(r) ? x86_default_nan() : r;
-}
+// NaN; inf + -inf gives the default NaN (npukit/ops/fp32_semantics.hpp).
+using npukit::quiet_nan;
+using npukit::x86_add;
+using npukit::x86_default_nan;
+using npukit::x86_mul;
 
 // maxss/maxps(m, v): v unless m > v, so NaN on either side gives v and of
 // two equal values (+0, -0) the second.
