@@ -134,20 +134,23 @@ long preemptions() {
 // When a thread should spin before it blocks: not when it was preempted
 // since its last wait (its CPU is wanted elsewhere: spinning would take time
 // from another process, or from this process's other thread on the same CPU)
-// and not when its last wait ended asleep (spinning did not pay then).
+// and not when its last wait lasted longer than a spin (spinning would not
+// have paid then). A wait that slept but was short brings the spinning back.
 class SpinPolicy {
  public:
   bool should_spin() {
     const long now = preemptions();
     const bool preempted = now != preemptions_;
     preemptions_ = now;
-    return !preempted && !slept_last_;
+    return !preempted && !long_last_;
   }
-  void waited(bool slept) { slept_last_ = slept; }
+  void waited(std::chrono::steady_clock::time_point since) {
+    long_last_ = std::chrono::steady_clock::now() - since > kSpin;
+  }
 
  private:
   long preemptions_ = -1;
-  bool slept_last_ = false;
+  bool long_last_ = false;
 };
 
 // Spins until done() or kSpin has passed; returns done(). After a few
@@ -259,18 +262,19 @@ class Pool {
   // The caller's wait for the chunks helpers still hold.
   void wait(Job& job) {
     auto done = [&] { return job.finished.load() == job.chunks; };
+    const auto since = std::chrono::steady_clock::now();
     if (done()) {
       NPUKIT_COUNT(caller_spin_ok, 1);
     } else if (caller_spin_.should_spin() && spin_until(done)) {
       NPUKIT_COUNT(caller_spin_ok, 1);
-      caller_spin_.waited(false);
+      caller_spin_.waited(since);
     } else {
       NPUKIT_COUNT(caller_sleeps, 1);
       std::unique_lock<std::mutex> lock(mutex_);
       ++sleeping_caller_;
       caller_cv_.wait(lock, done);
       --sleeping_caller_;
-      caller_spin_.waited(true);
+      caller_spin_.waited(since);
     }
     // Retire the job; workers that picked it up late leave before it dies.
     job_.store(nullptr);
@@ -298,18 +302,19 @@ class Pool {
     SpinPolicy spin;
     for (;;) {
       auto next_job = [&] { return generation_.load() != seen; };
+      const auto since = std::chrono::steady_clock::now();
       const bool spinning = spin.should_spin();
       if (!spinning) NPUKIT_COUNT(worker_no_spin, 1);
       if (spinning && spin_until(next_job)) {
         NPUKIT_COUNT(worker_spin_ok, 1);
-        spin.waited(false);
+        spin.waited(since);
       } else {
         NPUKIT_COUNT(worker_sleeps, 1);
         std::unique_lock<std::mutex> lock(mutex_);
         ++sleeping_workers_;
         worker_cv_.wait(lock, next_job);
         --sleeping_workers_;
-        spin.waited(true);
+        spin.waited(since);
       }
       seen = generation_.load();
       if (index >= helpers_.load()) continue;
