@@ -39,7 +39,8 @@ void parallel_for(int64_t count, int64_t grain, const std::function<void(int64_t
 
 // Calls body(begin, end) on disjoint ranges covering [0, count), each at
 // least `grain` long except the last. Runs on the calling thread alone when
-// count < 2 * grain, with one thread, or inside another parallel region.
+// count < 2 * grain, with one thread, inside another parallel region, or when
+// the process may run on one CPU only.
 void parallel_ranges(int64_t count, int64_t grain,
                      const std::function<void(int64_t, int64_t)>& body);
 
