@@ -17,6 +17,7 @@ import argparse
 import glob
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -24,17 +25,21 @@ import tempfile
 
 
 def time_run(npukit, model, inp, threads, repeat):
-    """Seconds per run (list of per-invocation medians and mins) of one model."""
+    """Seconds per run (median, min) of one invocation, and the CPU seconds
+    (user + system, all threads) the whole invocation took."""
     with tempfile.TemporaryDirectory() as out:
         cmd = [npukit, "run", model, "--input", inp, "--repeat", str(repeat),
                "--threads", str(threads), "--json", "-o", out]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         res = subprocess.run(cmd, capture_output=True, text=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         if res.returncode != 0:
             sys.exit(f"contention.py: {' '.join(cmd)} failed:\n{res.stderr}")
         # --json prints one object; layers are not needed here.
         report = json.loads(res.stdout)
         s = report["seconds_per_run"]
-        return s["median"], s["min"]
+        return s["median"], s["min"], cpu
 
 
 def start_busy_loop(cpu):
@@ -45,13 +50,15 @@ def start_busy_loop(cpu):
 
 
 def measure(npukit, model, inp, repeat, rounds):
-    """{threads: (median of medians, best)} with rounds alternating 1 and 2 threads."""
+    """{threads: (median of medians, best, median CPU s per invocation)} with
+    rounds alternating 1 and 2 threads."""
     seen = {1: [], 2: []}
     for r in range(rounds):
         order = (1, 2) if r % 2 == 0 else (2, 1)
         for t in order:
             seen[t].append(time_run(npukit, model, inp, t, repeat))
-    return {t: (statistics.median(m for m, _ in v), min(b for _, b in v)) for t, v in seen.items()}
+    return {t: (statistics.median(m for m, _, _ in v), min(b for _, b, _ in v),
+                statistics.median(c for _, _, c in v)) for t, v in seen.items()}
 
 
 def main():
@@ -76,9 +83,11 @@ def main():
         sys.exit("contention.py: needs at least 2 CPUs")
     load = os.getloadavg()
     print(f"Load average at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; busy loop on CPU "
-          f"{args.busy_cpu}; {args.rounds} rounds x {args.repeat} runs; ms per run, median (best)\n")
-    print("| model | 1 thr idle | 2 thr idle | 1 thr busy | 2 thr busy | 2 thr busy / 1 thr busy | target <= 1.2 |")
-    print("|---|---:|---:|---:|---:|---:|---|")
+          f"{args.busy_cpu}; {args.rounds} rounds x {args.repeat} runs; ms per run, median (best); "
+          "CPU: median CPU seconds (all threads) per invocation, 2 threads / 1 thread\n")
+    print("| model | 1 thr idle | 2 thr idle | 1 thr busy | 2 thr busy | 2 thr busy / 1 thr busy | "
+          "target <= 1.2 | CPU idle | CPU busy |")
+    print("|---|---:|---:|---:|---:|---:|---|---:|---:|")
     for model in models:
         idle = measure(args.npukit, model, inp, args.repeat, args.rounds)
         busy_proc = start_busy_loop(args.busy_cpu)
@@ -90,7 +99,8 @@ def main():
         ratio = busy[2][0] / busy[1][0]
         cell = lambda m: f"{m[0] * 1e3:.2f} ({m[1] * 1e3:.2f})"
         print(f"| {os.path.basename(model)} | {cell(idle[1])} | {cell(idle[2])} | {cell(busy[1])} | "
-              f"{cell(busy[2])} | {ratio:.2f} | {'met' if ratio <= 1.2 else 'missed'} |", flush=True)
+              f"{cell(busy[2])} | {ratio:.2f} | {'met' if ratio <= 1.2 else 'missed'} | "
+              f"{idle[2][2] / idle[1][2]:.2f} | {busy[2][2] / busy[1][2]:.2f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,12 @@
 // too, idle workers spin for a few tens of microseconds and then sleep on a
 // condition variable, so they do not hold a core that another process needs,
 // and work is handed out in small chunks from a shared counter, so a worker
-// that the OS does not schedule delays the call by one chunk at most.
+// that the OS does not schedule delays the call by one chunk at most. On a
+// shared machine a region uses no more threads than the CPUs the process may
+// run on (sched_getaffinity), a thread that was preempted or whose last wait
+// was long sleeps at once instead of spinning, and a caller that keeps
+// waiting for descheduled helpers runs the next regions alone for a while.
+// NPUKIT_POOL_STATS=1 prints the pool's event counts at exit.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +39,8 @@ void parallel_for(int64_t count, int64_t grain, const std::function<void(int64_t
 
 // Calls body(begin, end) on disjoint ranges covering [0, count), each at
 // least `grain` long except the last. Runs on the calling thread alone when
-// count < 2 * grain, with one thread, or inside another parallel region.
+// count < 2 * grain, with one thread, inside another parallel region, or when
+// the process may run on one CPU only.
 void parallel_ranges(int64_t count, int64_t grain,
                      const std::function<void(int64_t, int64_t)>& body);
 

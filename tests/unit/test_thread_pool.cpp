@@ -1,11 +1,14 @@
 // npukit's thread pool: every index exactly once for any count, grain and
 // thread count; small loops stay on the caller; nested and concurrent calls;
 // errors reach the caller; NPUKIT_NUM_THREADS values are capped or ignored
-// with a message; straggling helpers are left out for a while, then retried.
+// with a message; straggling helpers are left out for a while, then retried;
+// a process allowed fewer CPUs than threads still completes every region.
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <atomic>
 #include <chrono>
+#include <iterator>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -141,7 +144,15 @@ bool region_on_caller_alone() {
   return elsewhere == 0;
 }
 
+// CPUs the test process may run on.
+int allowed_cpus() {
+  cpu_set_t set;
+  return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+}
+
 TEST(ThreadPool, StragglingHelpersAreLeftOutThenRetried) {
+  // With one CPU the pool never uses helpers (see MoreThreadsThanCpus...).
+  if (allowed_cpus() < 2) GTEST_SKIP() << "needs 2 CPUs";
   Restore restore;
   set_num_threads(2);
   int in_a_row = 0;
@@ -160,6 +171,72 @@ TEST(ThreadPool, StragglingHelpersAreLeftOutThenRetried) {
   ASSERT_TRUE(region_on_caller_alone());
   set_num_threads(2);
   EXPECT_TRUE(straggling_region());
+}
+
+// Pins the calling thread to one CPU for the test's duration (as taskset -c
+// does for a whole process), then restores its CPU set.
+class OneCpu {
+ public:
+  OneCpu() {
+    CPU_ZERO(&saved_);
+    ok_ = sched_getaffinity(0, sizeof saved_, &saved_) == 0;
+    int first = 0;
+    while (first < CPU_SETSIZE && !CPU_ISSET(first, &saved_)) ++first;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    ok_ = ok_ && first < CPU_SETSIZE && sched_setaffinity(0, sizeof one, &one) == 0;
+  }
+  ~OneCpu() {
+    sched_setaffinity(0, sizeof saved_, &saved_);
+    set_num_threads(0);  // the pool reads the affinity again
+  }
+  bool ok() const { return ok_; }
+
+ private:
+  cpu_set_t saved_;
+  bool ok_ = false;
+};
+
+TEST(ThreadPool, MoreThreadsThanCpusCompleteWithTheSameResults) {
+  Restore restore;
+  // Expected results from one thread, before the pinning.
+  auto squares = [](int64_t count, int64_t grain) {
+    std::vector<int64_t> out(static_cast<size_t>(count), -1);
+    parallel_ranges(count, grain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) out[static_cast<size_t>(i)] = i * i + 3;
+    });
+    return out;
+  };
+  set_num_threads(1);
+  std::vector<std::vector<int64_t>> expected;
+  const int64_t counts[] = {2, 3, 17, 1000, 4099};
+  for (int64_t count : counts) expected.push_back(squares(count, 1));
+  OneCpu pin;
+  ASSERT_TRUE(pin.ok()) << "sched_setaffinity to one CPU failed";
+  for (int threads : {2, 3, 8}) {
+    set_num_threads(threads);  // also makes the pool read the new affinity
+    for (int round = 0; round < 50; ++round)
+      for (size_t k = 0; k < std::size(counts); ++k)
+        for (int64_t grain : {1, 7}) {
+          ASSERT_EQ(squares(counts[k], grain), expected[k])
+              << "threads " << threads << " on 1 CPU, count " << counts[k] << " grain " << grain
+              << " round " << round;
+        }
+    // Threads beyond the process's one CPU could only take turns with the
+    // caller: regions run on the caller alone.
+    // (A region that waits for a helper to join: none does.)
+    EXPECT_FALSE(straggling_region()) << "threads " << threads;
+    // Errors still reach the caller, and nested regions still complete.
+    EXPECT_THROW(parallel_for(64,
+                              [](int64_t i) {
+                                if (i == 40) throw std::runtime_error("boom");
+                              }),
+                 std::runtime_error);
+    std::atomic<int64_t> sum{0};
+    parallel_for(8, [&](int64_t i) { parallel_for(10, [&](int64_t j) { sum += i * 10 + j; }); });
+    EXPECT_EQ(sum.load(), 79 * 80 / 2) << "threads " << threads;
+  }
 }
 
 }  // namespace
