@@ -56,8 +56,8 @@ struct QConvEpilogue {
   std::vector<float> w_scale;
   std::vector<int32_t> w_zero_point, bias;  // bias empty when absent
   // Data.
-  bool any_wzp = false;
-  std::vector<int32_t> wzp, offset;
+  bool any_wzp = false, mult_finite = true;
+  std::vector<int32_t> wzp, offset;  // offset and mult: padded to 64 channels (0, 1.0f)
   std::vector<float> mult;
   std::vector<int32_t> row_offset, row_wzp;
   std::vector<float> row_mult;
@@ -126,6 +126,9 @@ QConvEpilogue build_qconv_epilogue(const QConvProblem& p, const QConvPackedWeigh
 bool qconv_epilogue_matches(const QConvEpilogue& e, const QConvProblem& p);
 // pk's epilogue when it matches p, else null.
 const QConvEpilogue* qconv_packed_epilogue(const QConvPackedWeights* pk, const QConvProblem& p);
+// Whether every output channel's multiplier is finite (from the packed
+// epilogue's when it matches: no division per channel).
+bool qconv_multipliers_finite(const QConvProblem& p);
 // Whether `pk` was packed for this problem.
 bool qconv_packed_matches(const QConvPackedWeights& pk, const QConvProblem& p);
 

@@ -1,8 +1,10 @@
 // The integer convolution's per-channel requantization data (QConvEpilogue):
 // built once per model load from constant parameters, or per call otherwise.
 // The algebra is qconv_problem.hpp's; the multiplier is the reference's.
+#include <cmath>
 #include <cstring>
 
+#include "ops/cpu/qconv_nhwc.hpp"
 #include "ops/cpu/qconv_problem.hpp"
 
 namespace npukit {
@@ -33,7 +35,11 @@ QConvEpilogue build_qconv_epilogue(const QConvProblem& p, const QConvPackedWeigh
   const int32_t xz = p.x_zp + (pk.x_primed ? 128 : 0);  // x_zp'
   const bool wflip = !pk.pairs && pk.w_dtype == DType::u8;
   const size_t n = static_cast<size_t>(OC);
-  e.wzp.resize(n), e.offset.resize(n), e.mult.resize(n);
+  // offset and mult padded to whole channels-last blocks (offset 0, multiplier 1), as
+  // the channels-last GEMM reads them.
+  const size_t padded = static_cast<size_t>((OC + qconv::kNhwcOcBlock - 1) / qconv::kNhwcOcBlock *
+                                            qconv::kNhwcOcBlock);
+  e.wzp.resize(n), e.offset.assign(padded, 0), e.mult.assign(padded, 1.0f);
   const size_t rows_total = static_cast<size_t>(pk.groups * pk.blocks * kQConvRows);
   e.row_offset.assign(rows_total, 0), e.row_wzp.assign(rows_total, 0);
   e.row_mult.assign(rows_total, 0.0f);
@@ -50,6 +56,7 @@ QConvEpilogue build_qconv_epilogue(const QConvProblem& p, const QConvPackedWeigh
     const size_t at =
         static_cast<size_t>((g * pk.blocks + og / kQConvRows) * kQConvRows + og % kQConvRows);
     e.row_offset[at] = e.offset[i], e.row_wzp[at] = wz, e.row_mult[at] = e.mult[i];
+    e.mult_finite = e.mult_finite && std::isfinite(e.mult[i]);
   }
   return e;
 }
@@ -65,7 +72,7 @@ bool qconv_epilogue_matches(const QConvEpilogue& e, const QConvProblem& p) {
       !same_bits(e.w_scale, p.wq.scale))
     return false;
   if (p.bias.raw() == nullptr) return e.bias.empty();
-  if (e.bias.size() != e.offset.size()) return false;
+  if (e.bias.size() != e.wzp.size()) return false;
   for (size_t o = 0; o < e.bias.size(); ++o)
     if (e.bias[o] != bias_at(p.bias, static_cast<int64_t>(o))) return false;
   return true;
@@ -75,6 +82,18 @@ const QConvEpilogue* qconv_packed_epilogue(const QConvPackedWeights* pk, const Q
   if (pk == nullptr || pk->epilogue == nullptr || !qconv_epilogue_matches(*pk->epilogue, p))
     return nullptr;
   return pk->epilogue.get();
+}
+
+}  // namespace npukit
+
+namespace npukit {
+
+bool qconv_multipliers_finite(const QConvProblem& p) {
+  if (p.packed && p.packed->epilogue && qconv_epilogue_matches(*p.packed->epilogue, p))
+    return p.packed->epilogue->mult_finite;
+  for (int64_t o = 0; o < p.w.dim(0); ++o)
+    if (!std::isfinite(p.multiplier(o))) return false;
+  return true;
 }
 
 }  // namespace npukit
