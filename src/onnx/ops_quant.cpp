@@ -196,9 +196,20 @@ NodePlan plan_qlinear_conv(const PlanContext& c) {
   const Shape y = qlinear_conv_output_shape(x.shape, w.shape, p);
   // Constant weights are packed once here for every run of the plan.
   std::shared_ptr<const QConvPackedWeights> packed;
-  if (w.value) packed = pack_qlinear_conv_weights(w.value->tensor.view(), p, *dtype_of(x.elem));
+  // With a constant bias and constant scales and zero points, the per-channel
+  // requantization data is built here too.
+  if (w.value) {
+    const TensorView bias =
+        p.has_bias && c.in[8].value ? c.in[8].value->tensor.view() : TensorView();
+    packed = pack_qlinear_conv_weights(w.value->tensor.view(), bias, p, *dtype_of(x.elem));
+  }
   return {{make_operand(ye, y)},
           [p, packed, m = run_time_mask(c)](const auto& in, const auto& out) {
+            const TensorView bias = p.has_bias ? in[8] : TensorView();
+            if ((m & (2u | 4u | 16u | 32u | 64u | 128u)) == 0) {  // no per-call copy of p
+              qlinear_conv(in[0], in[3], bias, out[0], p, packed.get());
+              return;
+            }
             QLinearConvParams q = p;
             if (m & 2u) q.x_scale = read_floats(in[1])[0];
             if (m & 4u) q.x_zero_point = read_ints(in[2])[0];
@@ -206,7 +217,7 @@ NodePlan plan_qlinear_conv(const PlanContext& c) {
             if (m & 32u) q.w.zero_point = read_ints(in[5]);
             if (m & 64u) q.y_scale = read_floats(in[6])[0];
             if (m & 128u) q.y_zero_point = read_ints(in[7])[0];
-            qlinear_conv(in[0], in[3], q.has_bias ? in[8] : TensorView(), out[0], q, packed.get());
+            qlinear_conv(in[0], in[3], bias, out[0], q, packed.get());
           }};
 }
 

@@ -110,7 +110,12 @@ NodePlan plan_qgemm(const PlanContext& c) {
   apply_profile(p, c.profile);
   // QGemm is ONNX Runtime's own operator: its multiplier under every profile.
   p.multiplier = MultiplierOrder::divide_by_y_scale;
-  auto packed = pack_qlinear_conv_weights(w.view(), p, DType::u8);
+  // A constant bias goes into the packed requantization data too.
+  const TensorView const_bias =
+      p.has_bias && c.in[6].value
+          ? TensorView::contiguous(c.in[6].value->tensor.view().raw(), DType::s32, {n})
+          : TensorView();
+  auto packed = pack_qlinear_conv_weights(w.view(), const_bias, p, DType::u8);
   auto weights = std::make_shared<Tensor>(std::move(w));
   return {{make_operand(ye, {m, n})},
           [p, packed, weights, m, k, n](const auto& in, const auto& out) {

@@ -172,6 +172,35 @@ std::shared_ptr<const QConvPackedWeights> pack_qlinear_conv_weights(const Tensor
   return pack_qconv(w, p.w, p.groups, pairs, x_dtype);
 }
 
+std::shared_ptr<const QConvPackedWeights> pack_qlinear_conv_weights(const TensorView& w,
+                                                                    const TensorView& bias,
+                                                                    const QLinearConvParams& p,
+                                                                    DType x_dtype) {
+  auto packed = pack_qlinear_conv_weights(w, p, x_dtype);
+  // The requantization data too, when the parameters are well-formed (a call
+  // with others, or bad ones, builds its own or fails its checks as before).
+  const int64_t OC = w.dim(0);
+  const auto per_channel_ok = [OC](size_t n) { return n == 1 || static_cast<int64_t>(n) == OC; };
+  const bool bias_ok = !p.has_bias || (bias.raw() != nullptr && bias.dtype() == DType::s32 &&
+                                       bias.rank() == 1 && bias.dim(0) == OC);
+  if (!bias_ok || !per_channel_ok(p.w.scale.size()) ||
+      !(p.w.zero_point.empty() || per_channel_ok(p.w.zero_point.size())))
+    return packed;
+  QConvProblem q;
+  q.w = w;
+  if (p.has_bias) q.bias = bias;
+  q.groups = p.groups;
+  q.x_zp = p.x_zero_point;
+  q.wq = p.w;
+  q.wq.axis = 0;
+  q.x_scale = p.x_scale, q.y_scale = p.y_scale, q.y_zp = p.y_zero_point;
+  q.multiplier_order = p.multiplier;
+  // Only this function holds the new pack: it may still be completed.
+  auto pk = std::const_pointer_cast<QConvPackedWeights>(packed);
+  pk->epilogue = std::make_shared<const QConvEpilogue>(build_qconv_epilogue(q, *pk));
+  return packed;
+}
+
 std::shared_ptr<const QConvPackedWeights> pack_conv_integer_weights(const TensorView& w,
                                                                     const ConvIntegerParams& p,
                                                                     DType x_dtype) {

@@ -199,6 +199,19 @@ TEST(QConvFast, EveryKernelMatchesTheReference) {
     const auto pk = pack_qlinear_conv_weights(b.w, b.p, c.xd);
     q.packed = pk.get();
     check_all(q, y, what + " (QLinearConv, packed once)");
+    // With the requantization data packed at load time (bias too), and with
+    // one packed for other parameters, which the call must not use.
+    const auto pke = pack_qlinear_conv_weights(b.w, b.bias, b.p, c.xd);
+    EXPECT_TRUE(pke->epilogue && qconv_epilogue_matches(*pke->epilogue, q)) << what;
+    q.packed = pke.get();
+    check_all(q, y, what + " (QLinearConv, requantization packed)");
+    QLinearConvParams other = b.p;
+    other.y_scale *= 1.5f;
+    other.x_zero_point ^= 1;
+    const auto pko = pack_qlinear_conv_weights(b.w, b.bias, other, c.xd);
+    EXPECT_FALSE(qconv_epilogue_matches(*pko->epilogue, q)) << what;
+    q.packed = pko.get();
+    check_all(q, y, what + " (QLinearConv, other parameters packed)");
     // Weak-test guard: count cases whose outputs take several values.
     std::set<uint8_t> distinct;
     for (uint8_t v : bytes(y)) distinct.insert(v);

@@ -196,6 +196,13 @@ struct QConvPackedWeights;
 std::shared_ptr<const QConvPackedWeights> pack_qlinear_conv_weights(const TensorView& w,
                                                                     const QLinearConvParams& p,
                                                                     DType x_dtype);
+// The same, with the per-channel requantization data of p and a constant
+// bias built in too (a call with these parameters then does no per-channel
+// set-up); calls with other parameters still give the same results.
+std::shared_ptr<const QConvPackedWeights> pack_qlinear_conv_weights(const TensorView& w,
+                                                                    const TensorView& bias,
+                                                                    const QLinearConvParams& p,
+                                                                    DType x_dtype);
 void qlinear_conv(const TensorView& x, const TensorView& w, const TensorView& bias,
                   const TensorView& y, const QLinearConvParams& p,
                   const QConvPackedWeights* packed);

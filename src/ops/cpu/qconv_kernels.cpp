@@ -20,8 +20,7 @@ const char* declines_common(const QConvProblem& p) {
   if (p.y.stride(3) != 1) return "output columns are not contiguous";
   if (p.requantize) {
     if (p.rounding != Rounding::half_to_even) return "rounding is not half_to_even";
-    for (int64_t o = 0; o < p.w.dim(0); ++o)
-      if (!std::isfinite(p.multiplier(o))) return "a requantization multiplier is not finite";
+    if (!qconv_multipliers_finite(p)) return "a requantization multiplier is not finite";
   }
   return nullptr;
 }

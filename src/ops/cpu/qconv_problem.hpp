@@ -41,6 +41,28 @@ struct DwNhwcWeights {
   std::vector<int8_t> quads;
 };
 
+// The per-output-channel requantization data of one set of call parameters,
+// built once at load time (pack_qconv_epilogue) so that a call does no
+// O(channels) set-up and no allocation: w_zp', the constant part of the
+// zero-point algebra (bias folded in) and the fp32 multiplier, per channel
+// and in the fused epilogue's (group, block, row) layout (0 past a group's
+// channels). The key fields are the parameters it was built from.
+struct QConvEpilogue {
+  // Key.
+  int32_t x_zp = 0;
+  float x_scale = 1.0f, y_scale = 1.0f;
+  MultiplierOrder order = MultiplierOrder::divide_by_y_scale;
+  bool requantize = true;
+  std::vector<float> w_scale;
+  std::vector<int32_t> w_zero_point, bias;  // bias empty when absent
+  // Data.
+  bool any_wzp = false, mult_finite = true;
+  std::vector<int32_t> wzp, offset;  // offset and mult: padded to 64 channels (0, 1.0f)
+  std::vector<float> mult;
+  std::vector<int32_t> row_offset, row_wzp;
+  std::vector<float> row_mult;
+};
+
 struct QConvPackedWeights {
   bool pairs = false;         // mlas_u8s8_int16_pairs layout: raw codes, K in (kh, kw, ic)
   bool x_primed = false;      // exact mode with s8 activations: x' = x ^ 0x80
@@ -66,6 +88,8 @@ struct QConvPackedWeights {
   // Depthwise weights (one input and output channel per group): the
   // channels-last kernels' form, made with the zero points given to pack_qconv.
   DwNhwcWeights dw_nhwc;
+  // Requantization data for the parameters given at load time, or null.
+  std::shared_ptr<const QConvEpilogue> epilogue;
   const int8_t* block(int64_t g, int64_t b) const {
     return w.data() + (g * blocks + b) * K4 * kQConvRows * 4;
   }
@@ -96,6 +120,15 @@ struct QConvProblem {
 // Packs w for the problem's mode and activation dtype (x_dtype).
 std::shared_ptr<const QConvPackedWeights> pack_qconv(const TensorView& w, const QuantParams& wq,
                                                      int64_t groups, bool pairs, DType x_dtype);
+// The epilogue of problem p's parameters for weights pk (every field filled).
+QConvEpilogue build_qconv_epilogue(const QConvProblem& p, const QConvPackedWeights& pk);
+// Whether e was built from p's parameters (O(channels) compares, no allocation).
+bool qconv_epilogue_matches(const QConvEpilogue& e, const QConvProblem& p);
+// pk's epilogue when it matches p, else null.
+const QConvEpilogue* qconv_packed_epilogue(const QConvPackedWeights* pk, const QConvProblem& p);
+// Whether every output channel's multiplier is finite (from the packed
+// epilogue's when it matches: no division per channel).
+bool qconv_multipliers_finite(const QConvProblem& p);
 // Whether `pk` was packed for this problem.
 bool qconv_packed_matches(const QConvPackedWeights& pk, const QConvProblem& p);
 

@@ -29,8 +29,7 @@ const char* dw_nhwc_declines(const QConvProblem& p) {
   if (w.pad_top < 0 || w.pad_bottom < 0 || w.pad_left < 0 || w.pad_right < 0)
     return "negative pads";
   if (p.rounding != Rounding::half_to_even) return "rounding is not half_to_even";
-  for (int64_t o = 0; o < p.w.dim(0); ++o)
-    if (!std::isfinite(p.multiplier(o))) return "a requantization multiplier is not finite";
+  if (!qconv_multipliers_finite(p)) return "a requantization multiplier is not finite";
   return nullptr;
 }
 

@@ -381,40 +381,24 @@ void run_gemm(const QConvProblem& p, const GemmIsa& isa) {
                        k;
   }
 
-  // Per output channel: w_zp', the constant part of the zero-point algebra, the multiplier.
+  // Per output channel: w_zp', the constant part of the zero-point algebra,
+  // the multiplier; built at load time when the parameters were constant.
+  const QConvEpilogue* epi = qconv_packed_epilogue(pk, p);
+  QConvEpilogue own_epi;
+  if (epi == nullptr) {
+    own_epi = build_qconv_epilogue(p, *pk);
+    epi = &own_epi;
+  }
   const int64_t K = pk->K;
-  const bool wflip = !p.pairs && p.w.dtype() == DType::u8;
-  std::vector<int32_t> wzp(static_cast<size_t>(G.OC)), offset(static_cast<size_t>(G.OC));
-  std::vector<float> mult(static_cast<size_t>(G.OC));
-  bool any_wzp = false;
-  for (int64_t o = 0; o < G.OC; ++o) {
-    const size_t i = static_cast<size_t>(o);
-    const int32_t wz = p.wq.zero_point_at(o) - (wflip ? 128 : 0);
-    wzp[i] = wz;
-    any_wzp = any_wzp || wz != 0;
-    const int64_t b =
-        p.bias.raw() ? static_cast<const int32_t*>(p.bias.raw())[o * p.bias.stride(0)] : 0;
-    offset[i] =
-        static_cast<int32_t>(u32(b) - u32(xz) * u32(pk->w_sum[i]) + u32(K) * u32(xz) * u32(wz));
-    mult[i] = p.multiplier(o);  // as the reference
-  }
-
-  // The fused epilogue reads kQConvRows values per weight block: the same
-  // values laid out by (group, block, row), zero past the group's channels.
+  const bool any_wzp = epi->any_wzp;
+  const int32_t* offset = epi->offset.data();
+  const int32_t* wzp = epi->wzp.data();
+  const float* mult = epi->mult.data();
+  const int32_t* row_offset = epi->row_offset.data();
+  const int32_t* row_wzp = epi->row_wzp.data();
+  const float* row_mult = epi->row_mult.data();
+  // The fused epilogue reads kQConvRows values per weight block (row_*).
   const FusedFn fused = !p.requantize ? nullptr : p.pairs ? isa.fused_pairs : isa.fused_exact;
-  const size_t rows_total = static_cast<size_t>(p.groups * pk->blocks * kQConvRows);
-  std::vector<int32_t> row_offset, row_wzp;
-  std::vector<float> row_mult;
-  if (fused) {
-    row_offset.assign(rows_total, 0), row_wzp.assign(rows_total, 0), row_mult.assign(rows_total, 0);
-    for (int64_t o = 0; o < G.OC; ++o) {
-      const int64_t g = o / G.OCg, og = o % G.OCg;
-      const size_t at =
-          static_cast<size_t>((g * pk->blocks + og / kQConvRows) * kQConvRows + og % kQConvRows);
-      const size_t i = static_cast<size_t>(o);
-      row_offset[at] = offset[i], row_wzp[at] = wzp[i], row_mult[at] = mult[i];
-    }
-  }
 
   G.padded = !G.direct && !G.image_rows && win.stride_h == win.stride_w && win.stride_h <= 4;
   // Per calling thread and kept between calls: a first layer's planes exceed
@@ -520,8 +504,8 @@ void run_gemm(const QConvProblem& p, const GemmIsa& isa) {
     for (int64_t b = b0; b < b1 && fused; ++b) {
       FusedStore fs;
       const size_t at = static_cast<size_t>((g * pk->blocks + b) * kQConvRows);
-      fs.offset = row_offset.data() + at, fs.w_zp = row_wzp.data() + at;
-      fs.multiplier = row_mult.data() + at;
+      fs.offset = row_offset + at, fs.w_zp = row_wzp + at;
+      fs.multiplier = row_mult + at;
       fs.x_sum = any_wzp ? s.x_sum.data() : nullptr;
       fs.y_zp = p.y_zp, fs.y_s8 = y_s8, fs.n = np;
       const int64_t n0 = gp0 / G.P, pix0 = gp0 % G.P;

@@ -131,8 +131,7 @@ const char* nhwc_declines(const QConvProblem& p) {
   if (!is_channels_last(p.y) && (p.y.stride(3) != 1 || p.y.stride(2) != p.y.dim(3)))
     return "output rows are not contiguous and y is not channels-last";
   if (p.rounding != Rounding::half_to_even) return "rounding is not half_to_even";
-  for (int64_t o = 0; o < p.w.dim(0); ++o)
-    if (!std::isfinite(p.multiplier(o))) return "a requantization multiplier is not finite";
+  if (!qconv_multipliers_finite(p)) return "a requantization multiplier is not finite";
   return nullptr;
 }
 
@@ -282,15 +281,23 @@ void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn, bool int16_weights) {
           (kh * win.dilation_h * Wp + kw * win.dilation_w) * Cp;
   // Per channel (padded to whole blocks): the constant part of the zero-point
   // algebra (w_zp' = 0) and the multiplier, as run_gemm's.
-  std::vector<int32_t> offset(static_cast<size_t>(OB * kNhwcOcBlock), 0);
-  std::vector<float> mult(static_cast<size_t>(OB * kNhwcOcBlock), 1.0f);
-  for (int64_t o = 0; o < OC; ++o) {
-    const size_t i = static_cast<size_t>(o);
-    const int64_t b =
-        p.bias.raw() ? static_cast<const int32_t*>(p.bias.raw())[o * p.bias.stride(0)] : 0;
-    offset[i] = static_cast<int32_t>(u32(b) - u32(xz) * u32(pk->w_sum[i]));
-    mult[i] = p.multiplier(o);
+  // The load-time epilogue when it matches (its w_zp' are 0 here: symmetric weights).
+  const QConvEpilogue* epi = pk == p.packed ? qconv_packed_epilogue(pk, p) : nullptr;
+  std::vector<int32_t> offset_here;
+  std::vector<float> mult_here;
+  if (epi == nullptr) {
+    offset_here.assign(static_cast<size_t>(OB * kNhwcOcBlock), 0);
+    mult_here.assign(static_cast<size_t>(OB * kNhwcOcBlock), 1.0f);
+    for (int64_t o = 0; o < OC; ++o) {
+      const size_t i = static_cast<size_t>(o);
+      const int64_t b =
+          p.bias.raw() ? static_cast<const int32_t*>(p.bias.raw())[o * p.bias.stride(0)] : 0;
+      offset_here[i] = static_cast<int32_t>(u32(b) - u32(xz) * u32(pk->w_sum[i]));
+      mult_here[i] = p.multiplier(o);
+    }
   }
+  const int32_t* offset = epi ? epi->offset.data() : offset_here.data();
+  const float* mult = epi ? epi->mult.data() : mult_here.data();
 
   // Codes in NHWC (pixel-major, OB * 64 per pixel), then transposed into y;
   // straight into a channels-last y.
@@ -311,8 +318,8 @@ void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn, bool int16_weights) {
     b.taps = taps, b.C4 = C4;
     b.w = pk->nhwc_w.data() + ob * wblock;
     if (int16_weights) b.w16 = w16 + ob * wblock;
-    b.offset = offset.data() + ob * kNhwcOcBlock;
-    b.multiplier = mult.data() + ob * kNhwcOcBlock;
+    b.offset = offset + ob * kNhwcOcBlock;
+    b.multiplier = mult + ob * kNhwcOcBlock;
     b.y_zp = p.y_zp, b.y_s8 = p.y.dtype() == DType::s8;
     b.y_stride = ys;
     b.lanes =
