@@ -10,47 +10,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {createRequire} from 'node:module';
-import {fileURLToPath} from 'node:url';
+import {ort, parseArgs} from './ort_common.mjs';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const dirs = [process.env.NPUKIT_ORT_DIR, path.join(repo, '.cache', 'onnxruntime')].filter(Boolean);
-const dir = dirs.find((d) => fs.existsSync(path.join(d, 'node_modules', 'onnxruntime-node', 'package.json')));
-if (!dir) throw new Error(`onnxruntime-node not found in ${dirs.join(' or ')}`);
-const ort = createRequire(path.join(dir, 'node_modules', 'onnxruntime-node', 'package.json'))('onnxruntime-node');
-
-// .npy reader (version 1-3, little-endian, C order; f32/u8/s8/s32).
-function readNpy(file) {
-  const buf = fs.readFileSync(file);
-  const major = buf[6];
-  const hlen = major === 1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
-  const start = major === 1 ? 10 : 12;
-  const header = buf.toString('latin1', start, start + hlen);
-  const descr = /'descr'\s*:\s*'([^']+)'/.exec(header)[1];
-  const dims = /'shape'\s*:\s*\(([^)]*)\)/.exec(header)[1].split(',').map((s) => s.trim())
-      .filter((s) => s.length).map(Number);
-  const types = {'<f4': ['float32', Float32Array], '|u1': ['uint8', Uint8Array],
-    '|i1': ['int8', Int8Array], '<i4': ['int32', Int32Array]};
-  if (!types[descr]) throw new Error(`${file}: dtype ${descr} not read here`);
-  const [type, Arr] = types[descr];
-  const body = buf.subarray(start + hlen);
-  return {type, dims, data: new Arr(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength))};
-}
-
-const args = process.argv.slice(2);
-let threads = 1, repeat = 30, json = false, model;
-const feeds = {};
-for (let i = 0; i < args.length; ++i) {
-  if (args[i] === '--threads') threads = Number(args[++i]);
-  else if (args[i] === '--repeat') repeat = Number(args[++i]);
-  else if (args[i] === '--json') json = true;
-  else if (args[i].includes('=')) {
-    const [name, file] = args[i].split('=');
-    const a = readNpy(file);
-    feeds[name] = new ort.Tensor(a.type, a.data, a.dims);
-  } else model = args[i];
-}
-if (!model || !(repeat >= 1)) throw new Error('usage: node bench/ort_layers.mjs MODEL NAME=FILE.npy ... [--threads N] [--repeat R] [--json]');
+const {model, feeds, threads, repeat, json} = parseArgs(
+    30, 'node bench/ort_layers.mjs MODEL NAME=FILE.npy ... [--threads N] [--repeat R] [--json]');
 
 // The profile goes to a private temporary directory, read back, then removed.
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ort-layers-'));
