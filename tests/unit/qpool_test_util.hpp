@@ -1,9 +1,10 @@
-// Set-up shared by the 8-bit average pooling tests (test_qpool_fast.cpp,
-// test_qpool_u16.cpp): outputs as bytes in NCHW order, the first differing
-// element, and the runtime settings restored at the end of a test.
+// Set-up shared by the 8-bit average pooling tests: outputs as bytes in NCHW
+// order, the first differing element, a random window, and the runtime
+// settings restored at the end of a test.
 #pragma once
 
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,28 @@ inline std::string first_difference(const std::vector<uint8_t>& got,
       return "element " + std::to_string(i) + " (NCHW order): got " + std::to_string(got[i]) +
              ", want " + std::to_string(want[i]);
   return "";
+}
+
+// A random average-pooling window: kernel 1..kh_max x 1..kw_max, strides
+// 1..sh_max x 1..sw_max, each pad below its kernel, ceil mode and
+// count_include_pad either way. The draws come in this order, so a test's
+// seed gives the same windows as when each test wrote the draws out itself.
+inline void random_avg_window(std::mt19937& g, int64_t kh_max, int64_t kw_max, int64_t sh_max,
+                              int64_t sw_max, QLinearAvgPoolParams& p) {
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(g() % static_cast<uint64_t>(hi - lo + 1));
+  };
+  Window2d& w = p.window;
+  w.kernel_h = pick(1, kh_max);
+  w.kernel_w = pick(1, kw_max);
+  w.stride_h = pick(1, sh_max);
+  w.stride_w = pick(1, sw_max);
+  w.pad_top = pick(0, w.kernel_h - 1);
+  w.pad_bottom = pick(0, w.kernel_h - 1);
+  w.pad_left = pick(0, w.kernel_w - 1);
+  w.pad_right = pick(0, w.kernel_w - 1);
+  w.ceil_mode = g() % 2;
+  p.count_include_pad = g() % 2;
 }
 
 // Threads, ISA cap and implementation back to their defaults.

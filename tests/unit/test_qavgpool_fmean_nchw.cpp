@@ -98,17 +98,8 @@ bool random_problem(std::mt19937& g, Problem& c) {
   c.shape = {pick(1, 3), pick(1, 5), H, W};
   c.pitch = W + (g() % 3 == 0 ? pick(1, 9) : 0);
   c.p = QLinearAvgPoolParams{};
-  Window2d& w = c.p.window;
-  w.kernel_h = pick(1, std::min<int64_t>(H + 2, 7));
-  w.kernel_w = pick(1, std::min<int64_t>(W + 2, 7));
-  w.stride_h = pick(1, 3);
-  w.stride_w = pick(1, 3);
-  w.pad_top = pick(0, w.kernel_h - 1);
-  w.pad_bottom = pick(0, w.kernel_h - 1);
-  w.pad_left = pick(0, w.kernel_w - 1);
-  w.pad_right = pick(0, w.kernel_w - 1);
-  w.ceil_mode = g() % 2;
-  c.p.count_include_pad = g() % 2;
+  qpool_test::random_avg_window(g, std::min<int64_t>(H + 2, 7), std::min<int64_t>(W + 2, 7), 3, 3,
+                                c.p);
   random_scales(g, c);
   const detail::CodeRange r = detail::code_range(c.dtype);
   auto zp = [&]() {

@@ -460,17 +460,8 @@ void calibrated_window(std::mt19937& g, Case& c) {
     return lo + static_cast<int64_t>(g() % (hi - lo + 1));
   };
   const int64_t H = c.x_shape[2], W = c.x_shape[3];
-  Window2d& w = c.p.window;
-  w.kernel_h = pick(1, std::min<int64_t>(H + 1, 4));
-  w.kernel_w = pick(1, std::min<int64_t>(W + 1, 5));
-  w.stride_h = pick(1, 3);
-  w.stride_w = pick(1, 3);
-  w.pad_top = pick(0, w.kernel_h - 1);
-  w.pad_bottom = pick(0, w.kernel_h - 1);
-  w.pad_left = pick(0, w.kernel_w - 1);
-  w.pad_right = pick(0, w.kernel_w - 1);
-  w.ceil_mode = g() % 2;
-  c.p.count_include_pad = g() % 2;
+  qpool_test::random_avg_window(g, std::min<int64_t>(H + 1, 4), std::min<int64_t>(W + 1, 5), 3, 3,
+                                c.p);
   // Calibrated scales: 24-bit mantissas, so the fp32 sums round.
   c.p.x_scale = std::exp(std::uniform_real_distribution<float>(-7.0f, 1.0f)(g));
   // y_scale = x_scale makes exact averages end in .5 with an even divisor:

@@ -104,17 +104,7 @@ TEST(QPoolU16, EveryVariantEqualsReferenceOnWideRowsUnderEveryProfile) {
     const int64_t C = layout == Layout::nhwc && g() % 2 ? pick(30, 140) : pick(1, 5);
     const Shape xs{pick(1, 2), C, H, W};
     QLinearAvgPoolParams p;
-    Window2d& w = p.window;
-    w.kernel_h = pick(1, 4);
-    w.kernel_w = pick(1, 5);
-    w.stride_h = pick(1, 3);
-    w.stride_w = pick(1, 2);
-    w.pad_top = pick(0, w.kernel_h - 1);
-    w.pad_bottom = pick(0, w.kernel_h - 1);
-    w.pad_left = pick(0, w.kernel_w - 1);
-    w.pad_right = pick(0, w.kernel_w - 1);
-    w.ceil_mode = g() % 2;
-    p.count_include_pad = g() % 2;
+    qpool_test::random_avg_window(g, 4, 5, 3, 2, p);
     const detail::CodeRange r = detail::code_range(t);
     p.x_zero_point = static_cast<int32_t>(pick(r.lo, r.hi));
     p.y_zero_point = static_cast<int32_t>(pick(r.lo, r.hi));
