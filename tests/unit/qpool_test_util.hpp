@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "npukit/npukit.hpp"
+#include "ops/quantized_common.hpp"
 
 namespace npukit::qpool_test {
 
@@ -49,6 +50,22 @@ inline void random_avg_window(std::mt19937& g, int64_t kh_max, int64_t kw_max, i
   w.pad_right = pick(0, w.kernel_w - 1);
   w.ceil_mode = g() % 2;
   p.count_include_pad = g() % 2;
+}
+
+// Zero points for x and y, each at the low end of t's codes, the high end or
+// uniform over them (the same draws as the tests' own lambdas had).
+inline void random_zero_points(std::mt19937& g, DType t, QLinearAvgPoolParams& p) {
+  const detail::CodeRange r = detail::code_range(t);
+  auto zp = [&]() {
+    const int k = static_cast<int>(g() % 4);
+    return k == 0 ? r.lo
+           : k == 1
+               ? r.hi
+               : static_cast<int32_t>(
+                     r.lo + static_cast<int64_t>(g() % static_cast<uint64_t>(r.hi - r.lo + 1)));
+  };
+  p.x_zero_point = zp();
+  p.y_zero_point = zp();
 }
 
 // Threads, ISA cap and implementation back to their defaults.

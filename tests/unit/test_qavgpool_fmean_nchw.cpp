@@ -101,13 +101,7 @@ bool random_problem(std::mt19937& g, Problem& c) {
   qpool_test::random_avg_window(g, std::min<int64_t>(H + 2, 7), std::min<int64_t>(W + 2, 7), 3, 3,
                                 c.p);
   random_scales(g, c);
-  const detail::CodeRange r = detail::code_range(c.dtype);
-  auto zp = [&]() {
-    const int k = static_cast<int>(g() % 4);
-    return k == 0 ? r.lo : k == 1 ? r.hi : static_cast<int32_t>(pick(r.lo, r.hi));
-  };
-  c.p.x_zero_point = zp();
-  c.p.y_zero_point = zp();
+  qpool_test::random_zero_points(g, c.dtype, c.p);
   apply_profile(c.p, Profile::onnxruntime);
   try {
     qlinear_average_pool_output_shape(c.shape, c.p);

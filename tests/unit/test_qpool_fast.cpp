@@ -92,13 +92,7 @@ bool random_case(std::mt19937& g, Case& c) {
   c.p.count_include_pad = ghp || g() % 2;
   c.p.x_scale = random_scale(g);
   c.p.y_scale = g() % 4 == 0 ? c.p.x_scale : random_scale(g);
-  const detail::CodeRange r = detail::code_range(c.dtype);
-  auto zp = [&]() {
-    const int k = static_cast<int>(g() % 4);
-    return k == 0 ? r.lo : k == 1 ? r.hi : pick(r.lo, r.hi);
-  };
-  c.p.x_zero_point = zp();
-  c.p.y_zero_point = zp();
+  qpool_test::random_zero_points(g, c.dtype, c.p);
   apply_profile(c.p, c.profile);
   if (c.profile == Profile::tflite || c.profile == Profile::mico) {
     c.p.y_scale = c.p.x_scale;
