@@ -185,6 +185,16 @@ TEST(GemmFast, MlasOrderIsChainsOfKBlocksAddedToBetaC) {
     EXPECT_NE(m.find("npukit::gemm"), std::string::npos) << m;
     EXPECT_NE(m.find("alpha"), std::string::npos) << m;
   }
+  p.alpha = 1.0f;
+  p.mlas_k_block = -4;
+  try {
+    gemm(a, b, c, y, p);
+    ADD_FAILURE() << "mlas_k_block -4 accepted";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("mlas_k_block"), std::string::npos) << m;
+    EXPECT_NE(m.find("-4"), std::string::npos) << m;
+  }
 }
 
 }  // namespace
