@@ -101,8 +101,15 @@ struct GVec {
   }
   struct Tail {
     int64_t n;
+    V keep;  // n leading 0xff bytes
   };
-  static Tail tail(int64_t n, V) { return {n}; }
+  static Tail tail(int64_t n, V) {
+    return {n, _mm256_loadu_si256(
+                   reinterpret_cast<const __m256i*>(kFirst + 32 - std::min<int64_t>(n, 32)))};
+  }
+  static V load_tail_inside(const uint8_t* p, const Tail& t, V bias) {
+    return _mm256_and_si256(_mm256_xor_si256(load_full(p), bias), t.keep);
+  }
   static V load_tail(const uint8_t* p, const Tail& t, const uint8_t* end, V bias) {
     if (t.n >= 32) return _mm256_xor_si256(load_full(p), bias);
     V raw;
