@@ -215,6 +215,70 @@ TEST(F32GlobalMaxFast, EveryVariantEqualsReferenceBitForBit) {
                                 variant_test::name_has("f32-globalpool-max"));
 }
 
+// Averages and sums: the reference's order (each plane summed from +0 element
+// by element, then one division by hw or a product by coeff) under every rule
+// the fast variants take (taps loop without FTZ, MLAS's NCHWc loop) and the
+// ones they must decline (FTZ, bm1684's interleaved sums, MLAS's plain loop).
+Pool2dParams avg_params_of(const Case& c, std::mt19937& g) {
+  const bool sum = g() % 4 == 0;
+  Pool2dParams p = global_pool2d_params(c.shape, sum ? PoolMode::sum : PoolMode::avg);
+  const Profile profiles[] = {Profile::pytorch, Profile::onnxruntime, Profile::bm1684};
+  if (c.rule < 3) {
+    apply_global_profile(p, profiles[c.rule]);
+  } else {
+    const AvgDivisor divisors[] = {AvgDivisor::kernel_area, AvgDivisor::valid_count,
+                                   AvgDivisor::clipped_window};
+    p.divisor = divisors[g() % 3];
+    p.flush_denormals = g() % 4 == 0;
+    p.nchwc_block = g() % 3 == 0 ? 1 : 0;  // 1: every C is a multiple (the NCHWc loop)
+  }
+  if (sum) p.coeff = g() % 8 == 0 ? random_value(g, 50, false) : 0.37f;
+  return p;
+}
+
+TEST(F32GlobalAvgFast, EveryVariantEqualsReferenceBitForBit) {
+  Restore restore;
+  const uint32_t seed = 20261129;
+  std::printf("f32 global avg/sum: seed %u\n", seed);
+  std::mt19937 g(seed);
+  variant_test::Runs runs;
+  for (int i = 0; i < 1500; ++i) {
+    const Case c = random_case(g);
+    const Pool2dParams p = avg_params_of(c, g);
+    Input in = make_input(c, g);
+    const Shape ys = {c.shape[0], c.shape[1], 1, 1};
+    const Shape y_strides = {c.shape[1] * c.y_stride, c.y_stride, 1, 1};
+    std::vector<float> want_buf(static_cast<size_t>(c.shape[0] * c.shape[1] * c.y_stride), 7.0f);
+    const TensorView want(want_buf.data(), DType::f32, ys, y_strides);
+    set_num_threads(1);
+    ref::pool2d_f32(in.x, want, p);
+    std::vector<float> got_buf;
+    const auto make = [&] {
+      got_buf.assign(want_buf.size(), 7.0f);
+      return Pool2dProblem{in.x, TensorView(got_buf.data(), DType::f32, ys, y_strides), p};
+    };
+    const auto compare = [&](const Pool2dProblem& pr) {
+      std::string d = first_difference(pr.y, want);
+      for (size_t k = 0; d.empty() && k < got_buf.size(); ++k)
+        if (k % static_cast<size_t>(c.y_stride) != 0 && got_buf[k] != 7.0f)
+          d = "wrote into the output's gap at " + std::to_string(k);
+      return d;
+    };
+    variant_test::Options opt;
+    opt.only = "f32-globalpool-avg";
+    opt.threads = 1 + i % 3;
+    const std::string where = "seed " + std::to_string(seed) + " case " + std::to_string(i) + " " +
+                              c.text(p) + " mode " + pool_mode_name(p.mode) + " accumulation " +
+                              std::to_string(static_cast<int>(p.accumulation));
+    if (!variant_test::run_every_variant(pool2d_kernels(), make, compare, where, runs, opt)) break;
+  }
+  variant_test::print_runs("f32 global avg/sum", runs);
+  // The declines above are real cases too: FTZ, interleaved sums, MLAS's loop.
+  EXPECT_GT(runs.declines(), 200);
+  variant_test::expect_each_ran(pool2d_kernels(), runs, 500,
+                                variant_test::name_has("f32-globalpool-avg"));
+}
+
 // The public call on the race's shape and odd ones, at every ISA cap the host
 // runs, with the reference forced, 1-3 threads, NCHW and NHWC, max and
 // average (NHWC: f32_global_channels' 16-vector blocks (AVX-512: 256

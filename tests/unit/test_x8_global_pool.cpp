@@ -5,13 +5,17 @@
 // the 8-plane groups and 256-channel blocks, planes of 1 to 400 codes (one
 // register, several, and NHWC 16-bit sums flushed after 256 positions), NCHW,
 // NHWC and gapped strides, batches, saturating and constant images, 1-3
-// threads; then the public calls under every ISA cap and Impl::reference.
+// threads, inputs that end right before an unreadable page; then the public
+// calls under every ISA cap and Impl::reference.
 // A failure prints the seed, the case index and the configuration.
+#include <cstring>
 #include <map>
+#include <memory>
 #include <sstream>
 
 #include "ops/cpu/pool2d_plan.hpp"
 #include "ops/cpu/x8-globalpool.hpp"
+#include "unit/guarded_bytes.hpp"
 #include "unit/test_util.hpp"
 #include "unit/variant_test_util.hpp"
 
@@ -50,7 +54,7 @@ struct Case {
   }
 };
 
-TensorView make_view(std::vector<uint8_t>& buf, DType dt, const Shape& s, int layout) {
+Shape strides_of(const Shape& s, int layout) {
   const int64_t C = s[1], H = s[2], W = s[3];
   Shape st;
   switch (layout) {
@@ -69,10 +73,30 @@ TensorView make_view(std::vector<uint8_t>& buf, DType dt, const Shape& s, int la
     default:
       st = {(W + 2) * H * C + 7, (W + 2) * H, W + 2, 1};
   }
+  return st;
+}
+
+int64_t span_of(const Shape& s, const Shape& st) {
   int64_t span = 1;
   for (int i = 0; i < 4; ++i) span += (s[static_cast<size_t>(i)] - 1) * st[static_cast<size_t>(i)];
-  buf.assign(static_cast<size_t>(span), 0xa5);  // poison around the view
+  return span;
+}
+
+TensorView make_view(std::vector<uint8_t>& buf, DType dt, const Shape& s, int layout) {
+  const Shape st = strides_of(s, layout);
+  buf.assign(static_cast<size_t>(span_of(s, st)), 0xa5);  // poison around the view
   return TensorView(buf.data(), dt, s, st);
+}
+
+// An input whose last byte is followed by an unreadable page (reads past
+// the tensor crash the test).
+TensorView make_guarded_view(std::unique_ptr<test::GuardedBytes>& mem, DType dt, const Shape& s,
+                             int layout) {
+  const Shape st = strides_of(s, layout);
+  const auto span = static_cast<size_t>(span_of(s, st));
+  mem = std::make_unique<test::GuardedBytes>(span);
+  std::memset(mem->data(), 0xa5, span);
+  return TensorView(mem->data(), dt, s, st);
 }
 
 int64_t offset(const TensorView& t, int64_t n, int64_t c, int64_t h, int64_t w) {
@@ -206,8 +230,9 @@ TEST(X8GlobalPool, AverageVariantsEqualReferenceUnderEveryProfile) {
   for (int i = 0; i < 700; ++i) {
     const Case c = random_case(g);
     std::mt19937 gv(seed * 31u + static_cast<uint32_t>(i));
-    std::vector<uint8_t> xbuf, rbuf;
-    const TensorView x = make_view(xbuf, c.dtype, c.shape, c.x_layout);
+    std::unique_ptr<test::GuardedBytes> xmem;
+    std::vector<uint8_t> rbuf;
+    const TensorView x = make_guarded_view(xmem, c.dtype, c.shape, c.x_layout);
     fill(c, x, gv);
     const Shape ys = {c.shape[0], c.shape[1], 1, 1};
     const TensorView r = make_view(rbuf, c.dtype, ys, 0);
@@ -249,8 +274,9 @@ TEST(X8GlobalPool, MaxVariantsEqualReference) {
     p.window.kernel_w = c.shape[3];
     apply_profile(p, g() % 2 ? Profile::onnxruntime : Profile::pytorch);
     std::mt19937 gv(seed * 31u + static_cast<uint32_t>(i));
-    std::vector<uint8_t> xbuf, rbuf;
-    const TensorView x = make_view(xbuf, c.dtype, c.shape, c.x_layout);
+    std::unique_ptr<test::GuardedBytes> xmem;
+    std::vector<uint8_t> rbuf;
+    const TensorView x = make_guarded_view(xmem, c.dtype, c.shape, c.x_layout);
     fill(c, x, gv);
     const Shape ys = {c.shape[0], c.shape[1], 1, 1};
     const TensorView r = make_view(rbuf, c.dtype, ys, 0);

@@ -15,12 +15,6 @@
 namespace npukit::cpu {
 namespace {
 
-#if !defined(__clang__)
-// The tree run once on constant plane numbers (GfOrder) lets GCC 12 see the
-// undefined source operand inside its unmasked intrinsics: a false positive,
-// as the begin.inc says for -Wmaybe-uninitialized (popped at isa-end).
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
 struct GfVec {
   using F = __m512;
   static constexpr int64_t kLanes = 16;

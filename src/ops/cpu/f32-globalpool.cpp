@@ -1,6 +1,6 @@
-// Drivers of the f32 global max pools (f32-globalpool.hpp): when they apply,
-// the split into blocks of 16 planes, the scalar loop for the planes whose
-// result depends on the order, and the portable kernel.
+// Drivers of the f32 global pools (f32-globalpool.hpp): when they apply, the
+// split into chunks of planes for the threads, for max the scalar loop for
+// the planes whose result depends on the order, and the portable kernels.
 #include "f32-globalpool.hpp"
 
 #include <algorithm>
@@ -86,12 +86,40 @@ void run_max(const Pool2dProblem& pr, PlanesFn planes) {
     parallel_ranges(total, grain, chunks);
 }
 
-}  // namespace
+using AvgFn = void (*)(const F32GlobalPlanes&, const F32GlobalAvgRule&, float*, int64_t);
 
-const char* f32_global_max_declines(const Pool2dProblem& pr) {
+void run_avg(const Pool2dProblem& pr, AvgFn planes) {
+  constexpr int64_t B = kF32GlobalChunk;
+  const TensorView &x = pr.x, &y = pr.y;
+  F32GlobalAvgRule rule;
+  rule.sum = pr.p.mode == PoolMode::sum;
+  rule.coeff = pr.p.coeff;
+  const int64_t C = x.dim(1), hw = x.dim(2) * x.dim(3), cs = x.stride(1), ys = y.stride(1);
+  const int64_t per_image = (C + B - 1) / B, total = x.dim(0) * per_image;
+  const float* xb = x.data<float>();
+  float* yb = y.data<float>();
+  const auto chunks = [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t n = t / per_image, c0 = t % per_image * B;
+      F32GlobalPlanes b;
+      b.x = xb + n * x.stride(0) + c0 * cs;
+      b.count = std::min(B, C - c0);
+      b.hw = hw;
+      b.cs = cs;
+      planes(b, rule, yb + n * y.stride(0) + c0 * ys, ys);
+    }
+  };
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 15) / (B * hw * 4));
+  if (num_threads() <= 1 || total < 2 * grain)
+    chunks(0, total);
+  else
+    parallel_ranges(total, grain, chunks);
+}
+
+// Why the problem is not a whole-plane window over gap-free planes, or null.
+const char* global_nchw_declines(const Pool2dProblem& pr) {
   const TensorView& x = pr.x;
   if (x.dtype() != DType::f32) return "not f32";
-  if (pr.p.mode != PoolMode::max) return "not max pooling";
   const Window2d& w = pr.p.window;
   const bool whole = w.kernel_h == x.dim(2) && w.kernel_w == x.dim(3) && w.pad_top == 0 &&
                      w.pad_left == 0 && w.pad_bottom == 0 && w.pad_right == 0 &&
@@ -100,7 +128,15 @@ const char* f32_global_max_declines(const Pool2dProblem& pr) {
   if (!whole || pr.y.dim(2) != 1 || pr.y.dim(3) != 1)
     return "the window is not exactly the whole plane";
   if (x.stride(3) != 1 || x.stride(2) != x.dim(3)) return "planes are not contiguous (NCHW)";
-  switch (effective_pool_loop(pr.p, x.dim(1))) {
+  return nullptr;
+}
+
+}  // namespace
+
+const char* f32_global_max_declines(const Pool2dProblem& pr) {
+  if (pr.p.mode != PoolMode::max) return "not max pooling";
+  if (const char* why = global_nchw_declines(pr)) return why;
+  switch (effective_pool_loop(pr.p, pr.x.dim(1))) {
     case PoolLoop::mlas_nchwc:
       return nullptr;
     case PoolLoop::mlas:
@@ -112,11 +148,47 @@ const char* f32_global_max_declines(const Pool2dProblem& pr) {
   return nullptr;
 }
 
+// Averages and sums: the taps loop and MLAS's NCHWc loop both sum a whole
+// plane element by element from +0 and divide by hw (or multiply by coeff).
+const char* f32_global_avg_declines(const Pool2dProblem& pr) {
+  if (pr.p.mode == PoolMode::max) return "max pooling";
+  if (const char* why = global_nchw_declines(pr)) return why;
+  if (pr.x.dim(2) * pr.x.dim(3) == 0) return "empty planes";
+  const PoolLoop loop = effective_pool_loop(pr.p, pr.x.dim(1));
+  if (loop == PoolLoop::mlas) return "ONNX Runtime's MLAS loop (PoolLoop::mlas)";
+  if (loop == PoolLoop::mlas_nchwc) return nullptr;
+  if (pr.p.accumulation != Fp32Accumulation::sequential) return "not sequential accumulation";
+  if (pr.p.flush_denormals) return "flush_denormals (FTZ)";
+  if (pr.p.end_pad_crops) return "end_pad_crops";
+  return nullptr;
+}
+
 // Portable: every plane by the reference's loop, chunks shared by the threads.
 void f32_global_max_portable(const F32GlobalPlanes& b, const F32GlobalMaxRule& r, float* out,
                              uint32_t*) {
   for (int64_t k = 0; k < b.count; ++k) out[k] = plane_max(b.x + k * b.cs, b.hw, r);
 }
+
+// Portable: the reference's loop plane by plane.
+void f32_global_avg_portable(const F32GlobalPlanes& b, const F32GlobalAvgRule& r, float* out,
+                             int64_t os) {
+  const float div = static_cast<float>(b.hw);
+  for (int64_t k = 0; k < b.count; ++k) {
+    const float* p = b.x + k * b.cs;
+    float acc = 0.0f;
+    for (int64_t e = 0; e < b.hw; ++e) acc = x86_add(acc, p[e]);
+    out[k * os] = r.sum ? x86_mul(acc, r.coeff) : acc / div;
+  }
+}
+
+void avg_pool2d_f32_global_portable(const Pool2dProblem& pr) {
+  run_avg(pr, f32_global_avg_portable);
+}
+#if defined(__x86_64__)
+void avg_pool2d_f32_global_avx2(const Pool2dProblem& pr) {
+  run_avg(pr, f32_global_avg_avx2);
+}
+#endif
 
 void max_pool2d_f32_global_portable(const Pool2dProblem& pr) {
   run_max(pr, f32_global_max_portable);

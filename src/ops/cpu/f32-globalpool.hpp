@@ -1,4 +1,8 @@
-// f32 global max pools over NCHW planes (pool2d with a whole-plane window).
+// f32 global pools over NCHW planes (pool2d with a whole-plane window).
+//
+// Averages and sums keep the reference's order (each plane summed element by
+// element from +0, then one division or product): lanes are planes, kLanes
+// planes x 4 elements transposed in registers (f32-globalpool-avx2.cpp).
 //
 // A max keeps one of its inputs, so apart from NaN and the sign of a zero the
 // result does not depend on the order: each plane is folded into one vector
@@ -44,7 +48,26 @@ void f32_global_max_avx512(const F32GlobalPlanes& b, const F32GlobalMaxRule& r, 
                            uint32_t* redo);
 #endif
 
+// The reference's last step of a plane's sum (FTZ is declined).
+struct F32GlobalAvgRule {
+  bool sum = false;  // PoolMode::sum: sum * coeff, else sum / hw
+  float coeff = 1;
+};
+
+// out[k * os] for every plane k < b.count (any count).
+void f32_global_avg_portable(const F32GlobalPlanes& b, const F32GlobalAvgRule& r, float* out,
+                             int64_t os);
+#if defined(__x86_64__)
+void f32_global_avg_avx2(const F32GlobalPlanes& b, const F32GlobalAvgRule& r, float* out,
+                         int64_t os);
+#endif
+
 // pool2d entries.
+const char* f32_global_avg_declines(const Pool2dProblem& pr);
+void avg_pool2d_f32_global_portable(const Pool2dProblem& pr);
+#if defined(__x86_64__)
+void avg_pool2d_f32_global_avx2(const Pool2dProblem& pr);
+#endif
 const char* f32_global_max_declines(const Pool2dProblem& pr);
 void max_pool2d_f32_global_portable(const Pool2dProblem& pr);
 #if defined(__x86_64__)

@@ -83,7 +83,7 @@ alignas(64) const uint8_t kFirst[64] = {
 struct GVec {
   using V = __m256i;
   static constexpr int64_t kLanes = 32;
-  static constexpr int kSumRegs = 2;
+  static constexpr int kSumRegs = 4;
   static V zero() { return _mm256_setzero_si256(); }
   static V bias(bool is_signed) {
     return _mm256_set1_epi8(is_signed ? static_cast<char>(0x80) : 0);
@@ -101,8 +101,15 @@ struct GVec {
   }
   struct Tail {
     int64_t n;
+    V keep;  // n leading 0xff bytes
   };
-  static Tail tail(int64_t n, V) { return {n}; }
+  static Tail tail(int64_t n, V) {
+    return {n, _mm256_loadu_si256(
+                   reinterpret_cast<const __m256i*>(kFirst + 32 - std::min<int64_t>(n, 32)))};
+  }
+  static V load_tail_inside(const uint8_t* p, const Tail& t, V bias) {
+    return _mm256_and_si256(_mm256_xor_si256(load_full(p), bias), t.keep);
+  }
   static V load_tail(const uint8_t* p, const Tail& t, const uint8_t* end, V bias) {
     if (t.n >= 32) return _mm256_xor_si256(load_full(p), bias);
     V raw;
@@ -146,11 +153,24 @@ struct GVec {
     hi = _mm256_add_epi16(hi, _mm256_srli_epi16(x, 8));
   }
   static void flush(V lo, V hi, int32_t* dst, int64_t m, bool add) {
-    alignas(32) uint16_t even[16], odd[16];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(even), lo);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(odd), hi);
-    for (int64_t j = 0; j < m; ++j)
-      dst[j] = (add ? dst[j] : 0) + (j % 2 ? odd[j / 2] : even[j / 2]);
+    // Word j of lo / hi: channel 2j / 2j + 1; interleaved per 128-bit lane
+    // they give channels 0-7, 8-15 (lane 0) and 16-23, 24-31 (lane 1).
+    const V a = _mm256_unpacklo_epi16(lo, hi), b = _mm256_unpackhi_epi16(lo, hi);
+    const __m128i eights[4] = {_mm256_castsi256_si128(a), _mm256_castsi256_si128(b),
+                               _mm256_extracti128_si256(a, 1), _mm256_extracti128_si256(b, 1)};
+    for (int q = 0; q < 4 && 8 * q < m; ++q) {
+      const V sum = _mm256_cvtepu16_epi32(eights[q]);
+      int32_t* d = dst + 8 * q;
+      if (m - 8 * q >= 8) {
+        const V old =
+            add ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(d)) : _mm256_setzero_si256();
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), _mm256_add_epi32(old, sum));
+      } else {
+        alignas(32) int32_t tmp[8];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(tmp), sum);
+        for (int64_t j = 0; j < m - 8 * q; ++j) d[j] = (add ? d[j] : 0) + tmp[j];
+      }
+    }
   }
 };
 

@@ -109,6 +109,9 @@ struct GVec {
   static V load_tail(const uint8_t* p, const Tail& t, const uint8_t*, V) {
     return _mm512_xor_si512(_mm512_maskz_loadu_epi8(t.m, p), t.mb);
   }
+  static V load_tail_inside(const uint8_t* p, const Tail& t, V bias) {
+    return load_tail(p, t, nullptr, bias);
+  }
   // Eight registers of eight 64-bit partial results.
   template <class Op>
   static V tree(const V* a) {
