@@ -24,7 +24,10 @@ if ((${#missing[@]})); then
 fi
 
 # ONNX Runtime for Node.js: the real system of the ONNX differential tests.
-"$root/scripts/install-onnxruntime.sh"
+# Its download waits on the network, so it runs beside the build.
+"$root/scripts/install-onnxruntime.sh" &
+ort_install=$!
 
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
 cmake --build "$build" --parallel "$(nproc)"
+wait "$ort_install" || { echo "setup: installing ONNX Runtime failed" >&2; exit 1; }
