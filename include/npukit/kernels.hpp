@@ -33,12 +33,12 @@ enum class Impl : uint8_t {
   reference,  // always the reference kernels: the specification
 };
 
-// NPUKIT_IMPL=reference|fast sets the initial policy; NPUKIT_MAX_ISA=portable|avx2|...
-// caps the ISA level (to test or compare a lower level on a bigger machine).
+// NPUKIT_IMPL=reference|fast sets the initial policy; NPUKIT_MAX_ISA=portable|avx2|... caps the
+// level for the process: set_max_isa never lifts it, so a capped run (tests too) is that host's.
 void set_impl(Impl impl);
 Impl impl();
-void set_max_isa(Isa isa);  // capped at host_isa()
-Isa max_isa();              // min(cap, host_isa())
+void set_max_isa(Isa isa);  // capped at host_isa() and at NPUKIT_MAX_ISA
+Isa max_isa();              // min(set_max_isa's level, NPUKIT_MAX_ISA, host_isa())
 
 // Whether the current settings let a kernel of level `isa` run: the reference
 // always, the others under Impl::fast up to max_isa().

@@ -54,7 +54,10 @@ bool initial_log() {
 }
 
 std::atomic<Impl> g_impl{initial_impl()};
-std::atomic<Isa> g_isa_cap{initial_isa_cap()};
+// The environment's cap is a ceiling set_max_isa cannot lift: a process run
+// under NPUKIT_MAX_ISA=avx2 behaves as on an AVX2 host, tests included.
+const Isa g_env_isa_cap = initial_isa_cap();
+std::atomic<Isa> g_isa_cap{Isa::avx512_vnni};
 const bool g_log = initial_log();
 
 }  // namespace
@@ -92,7 +95,8 @@ void set_max_isa(Isa isa) {
 }
 
 Isa max_isa() {
-  const Isa cap = g_isa_cap.load();
+  Isa cap = g_isa_cap.load();
+  if (g_env_isa_cap < cap) cap = g_env_isa_cap;
   return cap < host_isa() ? cap : host_isa();
 }
 

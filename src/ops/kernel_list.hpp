@@ -42,7 +42,7 @@ struct KernelList {
   const char* family;
   std::vector<KernelVariant<Problem>> variants;
 
-  // Whether `v` may run here at all (ISA level and the Impl setting).
+  // Whether `v` may run here: the Impl setting and max_isa() (variant tests follow the cap).
   static bool runnable(const KernelVariant<Problem>& v) {
     return kernel_allowed(v.isa, v.reference);
   }

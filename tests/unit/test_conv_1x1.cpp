@@ -21,19 +21,6 @@
 namespace npukit {
 namespace {
 
-bool same_bits(float a, float b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b);
-}
-
-struct Restore {
-  ~Restore() {
-    set_num_threads(0);
-    set_impl(Impl::fast);
-    set_max_isa(host_isa());
-  }
-};
-
 float value(std::mt19937& rng, int rare) {
   static const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
                                    std::numeric_limits<float>::infinity(),
@@ -130,14 +117,15 @@ Case make_case(std::mt19937& rng, int iter, bool mobilenet) {
 int64_t mismatches(const Tensor& got, const Tensor& want, int64_t& first) {
   int64_t bad = 0;
   for (int64_t i = 0; i < got.numel(); ++i)
-    if (!same_bits(got.data<float>()[i], want.data<float>()[i]) && bad++ == 0) first = i;
+    if (!test::same_bits_or_both_nan(got.data<float>()[i], want.data<float>()[i]) && bad++ == 0)
+      first = i;
   return bad;
 }
 
 void kernel_equals_reference(unsigned seed, int iterations, bool mobilenet, Isa isa) {
   if (host_isa() < isa) GTEST_SKIP() << "host without " << isa_name(isa);
   const cpu::OclKernel& kernel = isa == Isa::avx512 ? cpu::kConv1x1Avx512 : cpu::kConv1x1Avx2;
-  Restore restore;
+  test::SettingsRestore restore;
   std::mt19937 rng(seed);
   int64_t runs = 0, declined = 0;
   for (int iter = 0; iter < iterations; ++iter) {
@@ -182,7 +170,7 @@ TEST(Conv1x1, MobilenetLayersEqualReferenceAvx2) {
 // reference kernels forced: the list picks f32-conv-1x1-avx512 where it
 // applies, other variants elsewhere, all with the reference's bits.
 TEST(Conv1x1, Conv2dAtEveryIsaCapEqualsReference) {
-  Restore restore;
+  test::SettingsRestore restore;
   const unsigned seed = 20261132;
   std::mt19937 rng(seed);
   for (int iter = 0; iter < 28; ++iter) {

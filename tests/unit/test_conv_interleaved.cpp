@@ -25,14 +25,6 @@
 namespace npukit {
 namespace {
 
-struct Restore {
-  ~Restore() {
-    set_num_threads(0);
-    set_impl(Impl::fast);
-    set_max_isa(host_isa());
-  }
-};
-
 float value(std::mt19937& rng, int rare) {
   static const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
                                    -std::numeric_limits<float>::quiet_NaN(),
@@ -78,11 +70,6 @@ void reference(const cpu::ConvProblem& p) {
 // f32-conv-interleaved-dotchains kernel (dot_chains.cpp, GCC vector `+`)
 // does not pin its operand order yet: seed 20261201 iter 2 gives 7fc12345
 // where the reference gives ffc00000. Compare payloads once it does.
-bool same_bits(float a, float b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b);
-}
-
 // Output elements (n, c, h, w) of y that differ in any bit; `first` the
 // first one's flat index in (n, c, h, w) order.
 int64_t differing(const TensorView& got, const TensorView& want, int64_t& first,
@@ -92,7 +79,8 @@ int64_t differing(const TensorView& got, const TensorView& want, int64_t& first,
     for (int64_t c = 0; c < got.dim(1); ++c)
       for (int64_t h = 0; h < got.dim(2); ++h)
         for (int64_t w = 0; w < got.dim(3); ++w, ++i)
-          if (!same_bits(got.at<float>(n, c, h, w), want.at<float>(n, c, h, w)) && bad++ == 0) {
+          if (!test::same_bits_or_both_nan(got.at<float>(n, c, h, w), want.at<float>(n, c, h, w)) &&
+              bad++ == 0) {
             first = i;
             char b[96];
             std::snprintf(b, sizeof b, " (%08x vs %08x)",
@@ -163,7 +151,7 @@ bool draw(std::mt19937& rng, int iter, Case& k) {
 }
 
 TEST(ConvInterleaved, EveryVariantEqualsReferenceBitForBit) {
-  Restore restore;
+  test::SettingsRestore restore;
   const unsigned seed = 20261201;
   std::mt19937 rng(seed);
   const auto& list = cpu::conv_interleaved_kernels();
@@ -196,7 +184,7 @@ TEST(ConvInterleaved, EveryVariantEqualsReferenceBitForBit) {
         // The padding columns of a wider pitch stay untouched.
         int64_t outside = 0;
         for (int64_t i = 0; i < got.numel(); ++i)
-          outside += !same_bits(got.data<float>()[i], want.data<float>()[i]);
+          outside += !test::same_bits_or_both_nan(got.data<float>()[i], want.data<float>()[i]);
         ASSERT_EQ(outside, 0) << "seed " << seed << " iter " << iter << " "
                               << text(prob, v.name, threads, k.nhwc)
                               << ": wrote outside the output";
@@ -218,7 +206,7 @@ TEST(ConvInterleaved, EveryVariantEqualsReferenceBitForBit) {
 // npukit::conv2d under the bm1684 profile goes through this family: the same
 // bits at every ISA level the host runs and with the reference forced.
 TEST(ConvInterleaved, PublicEntryAgreesAcrossIsaLevelsAndImpl) {
-  Restore restore;
+  test::SettingsRestore restore;
   const unsigned seed = 20261202;
   std::mt19937 rng(seed);
   const Isa caps[] = {Isa::avx512, Isa::avx2, Isa::portable};

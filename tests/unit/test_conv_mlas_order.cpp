@@ -25,19 +25,6 @@ namespace {
 
 using A = Fp32Accumulation;
 
-bool same_bits(float a, float b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b);
-}
-
-struct Restore {
-  ~Restore() {
-    set_num_threads(0);
-    set_impl(Impl::fast);
-    set_max_isa(host_isa());
-  }
-};
-
 // Values of very different sizes, so that the order of the sums shows.
 float spread(std::mt19937& rng) {
   const float m = std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng);
@@ -101,8 +88,9 @@ TEST(ConvMlasOrder, ReferenceFollowsHandWrittenChains) {
         sum = b0 == 0 ? acc : acc + sum;
       }
       const float want = sum + t.b;
-      EXPECT_TRUE(same_bits(t.reference(A::mlas_nchwc16), want)) << "seed " << seed << " 3x3x32/16";
-      differs_from_sequential += !same_bits(t.reference(A::sequential), want);
+      EXPECT_TRUE(test::same_bits_or_both_nan(t.reference(A::mlas_nchwc16), want))
+          << "seed " << seed << " 3x3x32/16";
+      differs_from_sequential += !test::same_bits_or_both_nan(t.reference(A::sequential), want);
       // B = 8: four blocks.
       sum = 0.0f;
       for (int64_t b0 = 0; b0 < 32; b0 += 8) {
@@ -112,7 +100,7 @@ TEST(ConvMlasOrder, ReferenceFollowsHandWrittenChains) {
             for (int64_t c = b0; c < b0 + 8; ++c) acc = t.fma_tap(acc, c, h, ww);
         sum = b0 == 0 ? acc : acc + sum;
       }
-      EXPECT_TRUE(same_bits(t.reference(A::mlas_nchwc8), sum + t.b))
+      EXPECT_TRUE(test::same_bits_or_both_nan(t.reference(A::mlas_nchwc8), sum + t.b))
           << "seed " << seed << " 3x3x32/8";
     }
     // Stem: 3 input channels (< B): a chain per channel over (kh, kw).
@@ -125,8 +113,10 @@ TEST(ConvMlasOrder, ReferenceFollowsHandWrittenChains) {
           for (int64_t ww = 0; ww < 7; ++ww) acc = t.fma_tap(acc, c, h, ww);
         sum = c == 0 ? acc : acc + sum;
       }
-      EXPECT_TRUE(same_bits(t.reference(A::mlas_nchwc16), sum + t.b)) << "seed " << seed << " stem";
-      differs_from_sequential += !same_bits(t.reference(A::sequential), sum + t.b);
+      EXPECT_TRUE(test::same_bits_or_both_nan(t.reference(A::mlas_nchwc16), sum + t.b))
+          << "seed " << seed << " stem";
+      differs_from_sequential +=
+          !test::same_bits_or_both_nan(t.reference(A::sequential), sum + t.b);
     }
     // Pointwise over 200 channels: batches of 128 channels.
     {
@@ -134,7 +124,7 @@ TEST(ConvMlasOrder, ReferenceFollowsHandWrittenChains) {
       float first = 0.0f, second = 0.0f;
       for (int64_t c = 0; c < 128; ++c) first = t.fma_tap(first, c, 0, 0);
       for (int64_t c = 128; c < 200; ++c) second = t.fma_tap(second, c, 0, 0);
-      EXPECT_TRUE(same_bits(t.reference(A::mlas_nchwc16), (second + first) + t.b))
+      EXPECT_TRUE(test::same_bits_or_both_nan(t.reference(A::mlas_nchwc16), (second + first) + t.b))
           << "seed " << seed << " pointwise 200";
     }
     // 24 channels, 3x3 (24 % 16 != 0: im2col + SGEMM): runs of 128 steps in
@@ -146,7 +136,8 @@ TEST(ConvMlasOrder, ReferenceFollowsHandWrittenChains) {
       for (int64_t c = 0; c < 24; ++c)
         for (int64_t h = 0; h < 3; ++h)
           for (int64_t ww = 0; ww < 3; ++ww, ++s) run[s / 128] = t.fma_tap(run[s / 128], c, h, ww);
-      EXPECT_TRUE(same_bits(t.reference(A::mlas_nchwc16), (run[1] + run[0]) + t.b))
+      EXPECT_TRUE(
+          test::same_bits_or_both_nan(t.reference(A::mlas_nchwc16), (run[1] + run[0]) + t.b))
           << "seed " << seed << " sgemm 24x3x3";
       // At B = 8, 24 channels are three NCHWc blocks.
       float sum = 0.0f;
@@ -157,7 +148,8 @@ TEST(ConvMlasOrder, ReferenceFollowsHandWrittenChains) {
             for (int64_t c = b0; c < b0 + 8; ++c) acc = t.fma_tap(acc, c, h, ww);
         sum = b0 == 0 ? acc : acc + sum;
       }
-      EXPECT_TRUE(same_bits(t.reference(A::mlas_nchwc8), sum + t.b)) << "seed " << seed << " 24/8";
+      EXPECT_TRUE(test::same_bits_or_both_nan(t.reference(A::mlas_nchwc8), sum + t.b))
+          << "seed " << seed << " 24/8";
     }
   }
   EXPECT_GT(differs_from_sequential, 10) << "the orders should differ on most of these cases";
@@ -192,14 +184,14 @@ TEST(ConvMlasOrder, ResidualFirstStartsTheChainsTotal) {
       p.residual_first = residual_first;
       Tensor y = Tensor::from<float>({1, 1, 1, 1}, {old});
       ref::conv2d_f32_mlas(xt, wt, bt, y, p);
-      EXPECT_TRUE(same_bits(y.data<float>()[0], residual_first ? first : last))
+      EXPECT_TRUE(test::same_bits_or_both_nan(y.data<float>()[0], residual_first ? first : last))
           << "seed " << seed << " round " << round << " residual_first " << residual_first;
       Tensor fast = Tensor::from<float>({1, 1, 1, 1}, {old});
       conv2d(xt, wt, bt, fast, p);
-      EXPECT_TRUE(same_bits(fast.data<float>()[0], y.data<float>()[0]))
+      EXPECT_TRUE(test::same_bits_or_both_nan(fast.data<float>()[0], y.data<float>()[0]))
           << "seed " << seed << " round " << round << " conv2d, residual_first " << residual_first;
     }
-    orders_differ += !same_bits(first, last);
+    orders_differ += !test::same_bits_or_both_nan(first, last);
   }
   EXPECT_GT(orders_differ, 5) << "the two orders should differ on some of these cases";
 }
@@ -220,7 +212,7 @@ TEST(ConvMlasOrder, DepthwiseChainAndPaddedTaps) {
   // An infinite weight on a padded tap is skipped (ORT reads no padding).
   w.data<float>()[0] = test::kInf;
   for (Impl i : {Impl::reference, Impl::fast}) {
-    Restore restore;
+    test::SettingsRestore restore;
     set_impl(i);
     depthwise2d(x, w, TensorView(), y, p);
     EXPECT_EQ(y.data<float>()[0], 1.0f) << (i == Impl::reference ? "reference" : "fast");
@@ -232,10 +224,12 @@ TEST(ConvMlasOrder, DepthwiseChainAndPaddedTaps) {
   Depthwise2dParams one;
   one.accumulation = A::mlas_nchwc16;
   depthwise2d(tiny_x, tiny_w, TensorView(), y, one);
-  EXPECT_TRUE(same_bits(y.data<float>()[0], -0.0f)) << std::bit_cast<uint32_t>(y.data<float>()[0]);
+  EXPECT_TRUE(test::same_bits_or_both_nan(y.data<float>()[0], -0.0f))
+      << std::bit_cast<uint32_t>(y.data<float>()[0]);
   one.accumulation = A::sequential;
   depthwise2d(tiny_x, tiny_w, TensorView(), y, one);
-  EXPECT_TRUE(same_bits(y.data<float>()[0], 0.0f)) << std::bit_cast<uint32_t>(y.data<float>()[0]);
+  EXPECT_TRUE(test::same_bits_or_both_nan(y.data<float>()[0], 0.0f))
+      << std::bit_cast<uint32_t>(y.data<float>()[0]);
 }
 
 TEST(ConvMlasOrder, ProfilesChooseTheOrder) {
@@ -333,7 +327,7 @@ std::string text(const cpu::ConvProblem& p, const std::string& kernel, int threa
 // positions-in-lanes kernels; the others decline) against the reference, and
 // the public entry at every ISA cap and with Impl::reference.
 TEST(ConvMlasOrder, EveryVariantEqualsReferenceBitForBit) {
-  Restore restore;
+  test::SettingsRestore restore;
   const unsigned seed = 20261141;
   std::mt19937 rng(seed);
   const auto& list = cpu::conv_nchw_kernels();
@@ -385,7 +379,8 @@ TEST(ConvMlasOrder, EveryVariantEqualsReferenceBitForBit) {
     auto compare = [&](const Tensor& got, const std::string& who, int threads) {
       int64_t bad = 0, first = 0;
       for (int64_t i = 0; i < got.numel(); ++i)
-        if (!same_bits(got.data<float>()[i], want.data<float>()[i]) && bad++ == 0) first = i;
+        if (!test::same_bits_or_both_nan(got.data<float>()[i], want.data<float>()[i]) && bad++ == 0)
+          first = i;
       EXPECT_EQ(bad, 0) << "seed " << seed << " iter " << iter << " " << text(prob, who, threads)
                         << "; first mismatch at element " << first << ": "
                         << got.data<float>()[first] << " vs " << want.data<float>()[first];

@@ -21,19 +21,6 @@
 namespace npukit {
 namespace {
 
-bool same_bits(float a, float b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b);
-}
-
-struct Restore {
-  ~Restore() {
-    set_num_threads(0);
-    set_impl(Impl::fast);
-    set_max_isa(host_isa());
-  }
-};
-
 // Mostly uniform in [-2, 2]; about 1 in `rare` is NaN, +-inf, +-0, a
 // denormal, huge, or a pair whose product x86 FTZ flushes.
 float value(std::mt19937& rng, int rare) {
@@ -103,7 +90,7 @@ void reference(const cpu::DwconvProblem& p) {
 }
 
 TEST(DwconvFast, EveryVariantEqualsReferenceBitForBit) {
-  Restore restore;
+  test::SettingsRestore restore;
   const unsigned seed = 20261126;
   std::mt19937 rng(seed);
   const auto& list = cpu::dwconv_kernels();
@@ -185,7 +172,7 @@ TEST(DwconvFast, EveryVariantEqualsReferenceBitForBit) {
         const std::vector<float> g = got.values();
         size_t bad = 0, first = 0;
         for (size_t i = 0; i < g.size(); ++i)
-          if (!same_bits(g[i], expected[i]) && bad++ == 0) first = i;
+          if (!test::same_bits_or_both_nan(g[i], expected[i]) && bad++ == 0) first = i;
         ASSERT_EQ(bad, 0u) << "seed " << seed << " iter " << iter << " "
                            << text(p, v.name, threads, nhwc) << "; first mismatch at element "
                            << first << ": " << g[first] << " (0x" << std::hex
@@ -209,7 +196,7 @@ TEST(DwconvFast, EveryVariantEqualsReferenceBitForBit) {
 // The public entries choose the family's kernels: equal results whatever the
 // ISA cap, and with Impl::reference.
 TEST(DwconvFast, PublicEntriesAgreeAcrossIsaLevelsAndImpl) {
-  Restore restore;
+  test::SettingsRestore restore;
   const unsigned seed = 77;
   std::mt19937 rng(seed);
   const Shape xs{2, 5, 9, 23};
@@ -255,7 +242,7 @@ TEST(DwconvFast, PublicEntriesAgreeAcrossIsaLevelsAndImpl) {
     }
     for (size_t r = 1; r < results.size(); ++r)
       for (size_t i = 0; i < results[0].size(); ++i)
-        ASSERT_TRUE(same_bits(results[r][i], results[0][i]))
+        ASSERT_TRUE(test::same_bits_or_both_nan(results[r][i], results[0][i]))
             << "seed " << seed << " profile " << profile_name(profile) << ": " << names[r]
             << " element " << i << ": " << results[r][i] << " vs " << results[0][i];
   }
@@ -264,7 +251,7 @@ TEST(DwconvFast, PublicEntriesAgreeAcrossIsaLevelsAndImpl) {
 // With Impl::reference the family runs its reference; with a non-finite
 // weight and padding the sequential fast kernels decline (and say why).
 TEST(DwconvFast, ChoiceAndDeclines) {
-  Restore restore;
+  test::SettingsRestore restore;
   Tensor x(DType::f32, {1, 2, 4, 4}), w(DType::f32, {2, 1, 3, 3}), y(DType::f32, {1, 2, 4, 4});
   for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = 1.0f;
   for (int64_t i = 0; i < w.numel(); ++i) w.data<float>()[i] = 1.0f;

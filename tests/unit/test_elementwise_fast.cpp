@@ -15,22 +15,10 @@
 
 #include "npukit/npukit.hpp"
 #include "ops/cpu/elementwise_fast.hpp"
+#include "test_util.hpp"
 
 namespace npukit {
 namespace {
-
-bool same_bits(float a, float b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b);
-}
-
-struct Restore {
-  ~Restore() {
-    set_num_threads(0);
-    set_impl(Impl::fast);
-    set_max_isa(host_isa());
-  }
-};
 
 float value(std::mt19937& rng) {
   static const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
@@ -79,15 +67,16 @@ void check_list(const KernelList<cpu::EwProblem>& list, cpu::EwProblem p, const 
       const float* w = want.data<float>();
       const int64_t n = got.numel();  // numel() formats a message: not per element
       for (int64_t i = 0; i < n; ++i)
-        ASSERT_TRUE(same_bits(g[i], w[i])) << v.name << " " << what << " threads " << threads
-                                           << " element " << i << ": " << g[i] << " vs " << w[i];
+        ASSERT_TRUE(test::same_bits_or_both_nan(g[i], w[i]))
+            << v.name << " " << what << " threads " << threads << " element " << i << ": " << g[i]
+            << " vs " << w[i];
       ++runs[v.name];
     }
   }
 }
 
 TEST(ElementwiseFast, EveryVariantEqualsReferenceBitForBit) {
-  Restore restore;
+  test::SettingsRestore restore;
   const unsigned seed = 1127;
   std::mt19937 rng(seed);
   std::map<std::string, int> runs;
@@ -142,7 +131,7 @@ TEST(ElementwiseFast, EveryVariantEqualsReferenceBitForBit) {
 // The public entries: equal bits at every ISA cap and with Impl::reference,
 // and broadcast or strided operands still go to the reference.
 TEST(ElementwiseFast, PublicEntriesAgreeAcrossIsaLevelsAndImpl) {
-  Restore restore;
+  test::SettingsRestore restore;
   std::mt19937 rng(9);
   Tensor x(DType::f32, {2, 3, 5, 7}), c(DType::f32, {3, 1, 1});
   for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = value(rng);
@@ -170,7 +159,7 @@ TEST(ElementwiseFast, PublicEntriesAgreeAcrossIsaLevelsAndImpl) {
       set_num_threads(threads);
       const std::vector<float> got = run_all();
       for (size_t i = 0; i < want.size(); ++i)
-        ASSERT_TRUE(same_bits(got[i], want[i]))
+        ASSERT_TRUE(test::same_bits_or_both_nan(got[i], want[i]))
             << isa_name(isa) << " threads " << threads << " element " << i;
     }
   }

@@ -15,14 +15,6 @@ namespace {
 
 constexpr uint32_t kSeed = 20261126;
 
-struct Restore {
-  ~Restore() {
-    set_num_threads(0);
-    set_impl(Impl::fast);
-    set_max_isa(host_isa());
-  }
-};
-
 float special_or_uniform(std::mt19937& rng) {
   static const float specials[] = {kNaN,   -kNaN,   kInf,  -kInf,   0.0f,     -0.0f,
                                    1e-45f, -1e-39f, 2.0f,  3.0f,    -3.0f,    0.5f,
@@ -152,7 +144,7 @@ Shape broadcast_operand(const Shape& out, std::mt19937& rng) {
 }
 
 TEST(ElementwiseRank8, BinaryBroadcastUnaryEqualPerElementLoop) {
-  Restore restore;
+  test::SettingsRestore restore;
   std::mt19937 rng(kSeed);
   int cases = 0, compared = 0;
   for (int iter = 0; iter < 260; ++iter) {
@@ -213,7 +205,7 @@ TEST(ElementwiseRank8, BinaryBroadcastUnaryEqualPerElementLoop) {
 // the reference kernel applied to that element alone, under every setting,
 // with random NaN handling, FTZ, result_add and bounds (min > max included).
 TEST(ElementwiseRank8, ReluClipEqualPerElementReference) {
-  Restore restore;
+  test::SettingsRestore restore;
   std::mt19937 rng(kSeed + 1);
   int cases = 0, compared = 0;
   for (int iter = 0; iter < 120; ++iter) {

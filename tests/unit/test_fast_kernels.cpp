@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "npukit/npukit.hpp"
+#include "test_util.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <xmmintrin.h>
@@ -23,17 +24,6 @@ namespace {
 
 // Bits equal; a NaN equals any NaN (IEEE leaves NaN payloads to the
 // implementation and the compiler may swap the operands of an addition).
-bool same_bits(float a, float b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b);
-}
-
-// Restores the thread count at the end of a test.
-struct ThreadsGuard {
-  int saved = num_threads();
-  ~ThreadsGuard() { set_num_threads(saved); }
-};
-
 // Mostly uniform values; about 1 in `rare` is special: NaN, +-inf, +-0,
 // denormals, huge values, and the pair 1 - 2^-24, 2^-126 whose product is
 // flushed by x86 FTZ although it rounds to 2^-126 in the float format.
@@ -66,7 +56,8 @@ int64_t count_mismatches(const Tensor& a, const Tensor& b, int64_t& first) {
   int64_t bad = 0;
   first = -1;
   for (int64_t i = 0; i < a.numel(); ++i)
-    if (!same_bits(a.data<float>()[i], b.data<float>()[i]) && bad++ == 0) first = i;
+    if (!test::same_bits_or_both_nan(a.data<float>()[i], b.data<float>()[i]) && bad++ == 0)
+      first = i;
   return bad;
 }
 
@@ -83,7 +74,7 @@ std::string conv_text(const Shape& xs, const Shape& ws, const Conv2dParams& p, i
 }
 
 TEST(FastKernels, Conv2dEqualsReferenceBitForBit) {
-  ThreadsGuard guard;
+  test::SettingsRestore restore;
   const unsigned seed = 20261126;
   std::mt19937 rng(seed);
   int64_t checked = 0, fast = 0, outputs = 0;
@@ -165,7 +156,7 @@ TEST(FastKernels, Conv2dEqualsReferenceBitForBit) {
 }
 
 TEST(FastKernels, MatmulEqualsReferenceBitForBit) {
-  ThreadsGuard guard;
+  test::SettingsRestore restore;
   const unsigned seed = 1126;
   std::mt19937 rng(seed);
   int64_t outputs = 0;

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "npukit/npukit.hpp"
+#include "test_util.hpp"
 
 namespace npukit {
 namespace {
@@ -261,11 +262,6 @@ TEST(Bm1684Fp32, BiasFlushesADenormalSum) {
 
 // Both NaN counts as equal: the fast conv's DotChains kernel does not pin
 // its operand order yet (test_conv_interleaved.cpp, same_bits).
-bool same_bits(float a, float b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return std::memcmp(&a, &b, 4) == 0;
-}
-
 TEST(Bm1684Fp32, FastConvEqualsReferenceBitForBit) {
   // Random geometries with special values mixed in; seed printed on failure.
   const unsigned seed = 1684;
@@ -303,7 +299,7 @@ TEST(Bm1684Fp32, FastConvEqualsReferenceBitForBit) {
     ref::conv2d_f32_interleaved(x, w, b, y1, p);
     ASSERT_TRUE(cpu::conv2d_f32(x, w, b, y2, p));
     for (int64_t i = 0; i < y1.numel(); ++i)
-      ASSERT_TRUE(same_bits(y1.data<float>()[i], y2.data<float>()[i]))
+      ASSERT_TRUE(test::same_bits_or_both_nan(y1.data<float>()[i], y2.data<float>()[i]))
           << "seed " << seed << " iter " << iter << " element " << i << ": " << y1.data<float>()[i]
           << " vs " << y2.data<float>()[i];
   }

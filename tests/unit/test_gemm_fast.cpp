@@ -16,14 +16,10 @@
 #include "npukit/npukit.hpp"
 #include "npukit/ops/binary.hpp"
 #include "ops/cpu/gemm_fast.hpp"
+#include "test_util.hpp"
 
 namespace npukit {
 namespace {
-
-bool same_bits(float a, float b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b);
-}
 
 float value(std::mt19937& rng) {
   static const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
@@ -41,9 +37,7 @@ float value(std::mt19937& rng) {
 // 16, 128 or 256, alpha 1), which the f32-gemm-mlas-* kernels take (unless
 // b's rows are not contiguous) and the others decline.
 void every_variant_equals_reference(bool with_mlas) {
-  struct Restore {
-    ~Restore() { set_num_threads(0); }
-  } restore;
+  test::SettingsRestore restore;
   const unsigned seed = with_mlas ? 4243 : 4242;
   std::mt19937 rng(seed);
   const auto& list = cpu::gemm_kernels();
@@ -101,7 +95,7 @@ void every_variant_equals_reference(bool with_mlas) {
         const float* g = got.data<float>();
         const float* w = want.data<float>();
         for (int64_t i = 0; i < M * N; ++i)
-          ASSERT_TRUE(same_bits(g[i], w[i]))
+          ASSERT_TRUE(test::same_bits_or_both_nan(g[i], w[i]))
               << "seed " << seed << " iter " << iter << " " << v.name << ": M " << M << " K " << K
               << " N " << N << " trans " << ta << tb << " c kind " << c_kind << " k_block "
               << k_block << " alpha " << alpha << " beta " << beta << " threads " << threads
@@ -133,12 +127,7 @@ TEST(GemmFast, MlasOrderEveryVariantEqualsReferenceBitForBit) {
 // chain added to it) on values of spread sizes, so the order shows; the
 // public gemm() at every ISA cap and with Impl::reference; alpha != 1 refused.
 TEST(GemmFast, MlasOrderIsChainsOfKBlocksAddedToBetaC) {
-  struct Restore {
-    ~Restore() {
-      set_impl(Impl::fast);
-      set_max_isa(host_isa());
-    }
-  } restore;
+  test::SettingsRestore restore;
   const unsigned seed = 4244;
   std::mt19937 rng(seed);
   const int64_t M = 3, K = 600, N = 37;
@@ -169,9 +158,10 @@ TEST(GemmFast, MlasOrderIsChainsOfKBlocksAddedToBetaC) {
             chain = std::fma(a.data<float>()[m * K + k], b.data<float>()[k * N + n], chain);
           tot = chain + tot;
         }
-        ASSERT_TRUE(same_bits(y.data<float>()[m * N + n], tot))
+        ASSERT_TRUE(test::same_bits_or_both_nan(y.data<float>()[m * N + n], tot))
             << "seed " << seed << " cap " << cap << " element " << m << "," << n;
-        differs_from_sequential += cap == 0 && !same_bits(seq.data<float>()[m * N + n], tot);
+        differs_from_sequential +=
+            cap == 0 && !test::same_bits_or_both_nan(seq.data<float>()[m * N + n], tot);
       }
   }
   EXPECT_GT(differs_from_sequential, 20);

@@ -13,14 +13,6 @@ namespace {
 
 constexpr uint32_t kSeed = 20261126;
 
-struct Restore {
-  ~Restore() {
-    set_num_threads(0);
-    set_impl(Impl::fast);
-    set_max_isa(host_isa());
-  }
-};
-
 float unary1(UnaryOp op, float x, UnaryParams p = {}) {
   Tensor t = Tensor::from<float>({1}, {x});
   Tensor y(DType::f32, {1});
@@ -69,7 +61,7 @@ float special_or_uniform(std::mt19937& rng) {
 }
 
 TEST(OnnxMathUnary, EveryKernelEqualsReferenceBitForBit) {
-  Restore restore;
+  test::SettingsRestore restore;
   const auto& list = cpu::unary_kernels();
   std::mt19937 rng(kSeed);
   std::map<std::string, int> runs;
@@ -108,7 +100,7 @@ TEST(OnnxMathUnary, EveryKernelEqualsReferenceBitForBit) {
 }
 
 TEST(OnnxMathUnary, PublicEntryAgreesAcrossIsaLevelsImplAndStrides) {
-  Restore restore;
+  test::SettingsRestore restore;
   std::mt19937 rng(kSeed + 1);
   Tensor x(DType::f32, {2, 3, 37, 41});
   for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = special_or_uniform(rng);

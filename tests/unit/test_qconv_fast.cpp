@@ -16,6 +16,7 @@
 #include "npukit/ops/quantized.hpp"
 #include "npukit/parallel.hpp"
 #include "ops/cpu/qconv_problem.hpp"
+#include "test_util.hpp"
 
 namespace npukit {
 namespace {
@@ -146,11 +147,6 @@ Built build(const Case& c, std::mt19937& rng) {
   return b;
 }
 
-struct ThreadsGuard {
-  int saved = num_threads();
-  ~ThreadsGuard() { set_num_threads(saved); }
-};
-
 std::vector<uint8_t> bytes(const Tensor& t) {
   const auto* p = static_cast<const uint8_t*>(t.view().raw());
   return {p, p + t.numel() * static_cast<int64_t>(dtype_size(t.dtype()))};
@@ -183,7 +179,7 @@ std::set<std::string> check_all(QConvProblem q, Tensor& y, const std::string& wh
 TEST(QConvFast, EveryKernelMatchesTheReference) {
   const uint32_t seed = 20261126;
   std::mt19937 rng(seed);
-  ThreadsGuard guard;
+  test::SettingsRestore restore;
   std::set<std::string> ran;
   int informative = 0;
   for (int it = 0; it < 300; ++it) {
@@ -245,7 +241,7 @@ TEST(QConvFast, DepthwiseRowsOfEveryWidth) {
   // channels with symmetric weights (the quad kernel's chunks and tails).
   const uint32_t seed = 611;
   std::mt19937 rng(seed);
-  ThreadsGuard guard;
+  test::SettingsRestore restore;
   std::set<std::string> ran;
   for (int it = 0; it < 120; ++it) {
     auto r = [&](int64_t lo, int64_t hi) {
@@ -299,7 +295,7 @@ TEST(QConvFast, ChannelsLastGemmOnNetworkLikeLayers) {
   auto r = [&](int64_t lo, int64_t hi) {
     return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
   };
-  ThreadsGuard guard;
+  test::SettingsRestore restore;
   std::set<std::string> ran;
   for (int it = 0; it < 60; ++it) {
     Case c{};
@@ -389,7 +385,7 @@ TEST(QConvFast, ChannelsLastOperandsOnNetworkLayers) {
   };
   const uint32_t seed = 1309;
   std::mt19937 rng(seed);
-  ThreadsGuard guard;
+  test::SettingsRestore restore;
   std::set<std::string> ran;
   int it = 0;
   for (const Layer& l : layers)
@@ -474,7 +470,7 @@ TEST(QConvFast, LargestSumsAtTheInt32Limit) {
   // K = 33021 products of magnitude 255 * 255 (s8 codes at one end, zero
   // points at the other): the accumulator ends 23 below INT32_MAX; and the
   // MLAS pair sums of u8 255 x s8 -128 saturate every pair.
-  ThreadsGuard guard;
+  test::SettingsRestore restore;
   for (const bool pairs : {false, true}) {
     const DType xd = pairs ? DType::u8 : DType::s8;
     const int64_t ic = 3669;
@@ -512,7 +508,7 @@ TEST(QConvFast, CodesAroundTheAvx2SplitPoint) {
   // fused epilogue's and the depthwise rows' last lanes).
   const uint32_t seed = 4242;
   std::mt19937 rng(seed);
-  ThreadsGuard guard;
+  test::SettingsRestore restore;
   std::set<std::string> ran;
   const uint8_t x_edges[] = {0, 1, 127, 128, 129, 254, 255};
   const int8_t w_edges[] = {-128, -127, -1, 0, 1, 126, 127};
@@ -549,7 +545,7 @@ TEST(QConvFast, RequantizedValuesBeyondTheInt32Range) {
   // range on others; the fast kernels clamp partly by saturating packs.
   const uint32_t seed = 4242;
   std::mt19937 rng(seed);
-  ThreadsGuard guard;
+  test::SettingsRestore restore;
   int it = 0;
   for (const int64_t oc : {64, 128, 96})
     for (const DType xd : {DType::u8, DType::s8})

@@ -15,14 +15,10 @@
 #include "npukit/kernels.hpp"
 #include "npukit/parallel.hpp"
 #include "ops/cpu/x8-qelementwise.hpp"
+#include "test_util.hpp"
 
 namespace npukit {
 namespace {
-
-struct ThreadsGuard {
-  int saved = num_threads();
-  ~ThreadsGuard() { set_num_threads(saved); }
-};
 
 std::vector<uint8_t> bytes(const Tensor& t) {
   const auto* p = static_cast<const uint8_t*>(t.view().raw());
@@ -65,7 +61,7 @@ std::set<std::string> check_all(const KernelList<Problem>& list, const Problem& 
 TEST(QElementwiseFast, QLinearAddEveryKernelMatchesTheReference) {
   const uint32_t seed = 4242;
   std::mt19937 rng(seed);
-  ThreadsGuard guard;
+  test::SettingsRestore restore;
   std::set<std::string> ran, ran_nhwc;
   auto r = [&](int64_t lo, int64_t hi) {
     return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
@@ -118,7 +114,7 @@ TEST(QElementwiseFast, QLinearAddEveryKernelMatchesTheReference) {
 TEST(QElementwiseFast, QuantizeLinearEveryKernelMatchesTheReference) {
   const uint32_t seed = 777;
   std::mt19937 rng(seed);
-  ThreadsGuard guard;
+  test::SettingsRestore restore;
   std::set<std::string> ran;
   auto r = [&](int64_t lo, int64_t hi) {
     return std::uniform_int_distribution<int64_t>(lo, hi)(rng);

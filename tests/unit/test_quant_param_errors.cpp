@@ -8,6 +8,7 @@
 #include <string>
 
 #include "npukit/error.hpp"
+#include "npukit/ops/pool2d.hpp"
 #include "npukit/ops/quantized.hpp"
 #include "npukit/tensor.hpp"
 
@@ -89,6 +90,37 @@ TEST(QuantParamErrors, EachBadValueIsNamed) {
   // Extremes that pass.
   quantize({1.f}, {0, 255, 128}, 1, DType::u8);
   quantize({1.f}, {-128, 127, 0}, 1, DType::s8);
+}
+
+// No system averages codes (int_mean) or dequantized taps (float_mean) over
+// the window clipped to the padding (issue #12 §3): the call is refused,
+// naming the divisor, where it used to divide by the valid count silently.
+TEST(QuantParamErrors, AverageOfCodesRefusesTheClippedWindowDivisor) {
+  for (QAvgArith arith : {QAvgArith::float_mean, QAvgArith::int_mean}) {
+    for (AvgDivisor divisor : {AvgDivisor::clipped_window, AvgDivisor::kernel_area}) {
+      QLinearAvgPoolParams p;
+      p.window.kernel_h = p.window.kernel_w = 3;
+      p.window.stride_h = p.window.stride_w = 2;
+      p.window.pad_top = p.window.pad_left = p.window.pad_bottom = p.window.pad_right = 1;
+      p.window.ceil_mode = true;
+      p.arith = arith;
+      p.divisor = divisor;
+      const Tensor x(DType::u8, {1, 2, 4, 5});
+      Tensor y(DType::u8, qlinear_average_pool_output_shape(x.shape(), p));
+      const std::string what =
+          std::string(qavg_arith_name(arith)) + " / " + avg_divisor_name(divisor);
+      if (divisor == AvgDivisor::kernel_area) {
+        EXPECT_NO_THROW(qlinear_average_pool(x, y, p))
+            << what;  // the check is not a blanket refusal
+        continue;
+      }
+      expect_refusal([&] { qlinear_average_pool(x, y, p); },
+                     {"divisor", "clipped_window",
+                      std::string("kernel_area or valid_count (") + qavg_arith_name(arith) +
+                          " has no clipped-window divisor)"},
+                     what);
+    }
+  }
 }
 
 }  // namespace

@@ -14,16 +14,13 @@
 #include <vector>
 
 #include "npukit/npukit.hpp"
+#include "test_util.hpp"
 
 namespace npukit {
 namespace {
 
-struct Restore {
-  ~Restore() { set_num_threads(0); }
-};
-
 TEST(ThreadPool, EveryIndexOnceForAnyCountGrainAndThreads) {
-  Restore restore;
+  test::SettingsRestore restore;
   for (int threads : {1, 2, 3, 7}) {
     set_num_threads(threads);
     for (int64_t count : {0, 1, 2, 3, 17, 64, 1000, 4099})
@@ -48,7 +45,7 @@ TEST(ThreadPool, EveryIndexOnceForAnyCountGrainAndThreads) {
 }
 
 TEST(ThreadPool, SmallLoopsStayOnTheCaller) {
-  Restore restore;
+  test::SettingsRestore restore;
   set_num_threads(4);
   const auto caller = std::this_thread::get_id();
   bool elsewhere = false;
@@ -57,7 +54,7 @@ TEST(ThreadPool, SmallLoopsStayOnTheCaller) {
 }
 
 TEST(ThreadPool, NestedAndConcurrentCalls) {
-  Restore restore;
+  test::SettingsRestore restore;
   set_num_threads(3);
   std::atomic<int64_t> sum{0};
   parallel_for(8, [&](int64_t i) {
@@ -76,7 +73,7 @@ TEST(ThreadPool, NestedAndConcurrentCalls) {
 }
 
 TEST(ThreadPool, FirstErrorReachesTheCallerAndThePoolStillWorks) {
-  Restore restore;
+  test::SettingsRestore restore;
   for (int threads : {1, 2, 3}) {
     set_num_threads(threads);
     EXPECT_THROW(parallel_for(64,
@@ -153,7 +150,7 @@ int allowed_cpus() {
 TEST(ThreadPool, StragglingHelpersAreLeftOutThenRetried) {
   // With one CPU the pool never uses helpers (see MoreThreadsThanCpus...).
   if (allowed_cpus() < 2) GTEST_SKIP() << "needs 2 CPUs";
-  Restore restore;
+  test::SettingsRestore restore;
   set_num_threads(2);
   int in_a_row = 0;
   for (int tries = 0; tries < 20 && in_a_row < 3; ++tries)
@@ -199,7 +196,7 @@ class OneCpu {
 };
 
 TEST(ThreadPool, MoreThreadsThanCpusCompleteWithTheSameResults) {
-  Restore restore;
+  test::SettingsRestore restore;
   // Expected results from one thread, before the pinning.
   auto squares = [](int64_t count, int64_t grain) {
     std::vector<int64_t> out(static_cast<size_t>(count), -1);

@@ -38,20 +38,31 @@ inline Tensor random_f32(const Shape& shape, uint32_t seed, Layout layout = Layo
   return out;
 }
 
+// Same bit pattern (so -0 != +0), except that any two NaNs count as equal:
+// for kernels whose NaN payload is not pinned (docs/semantics.md, "fp32 NaN
+// payloads", lists them).
+inline bool same_bits_or_both_nan(float a, float b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  uint32_t x, y;
+  std::memcpy(&x, &a, 4);
+  std::memcpy(&y, &b, 4);
+  return x == y;
+}
+
 // Same element values and bit patterns (so -0 != +0 and NaN == NaN).
 inline ::testing::AssertionResult same_bits(const std::vector<float>& got,
                                             const std::vector<float>& want) {
   if (got.size() != want.size())
     return ::testing::AssertionFailure() << "size " << got.size() << ", expected " << want.size();
   for (size_t i = 0; i < got.size(); ++i) {
-    uint32_t a, b;
-    std::memcpy(&a, &got[i], 4);
-    std::memcpy(&b, &want[i], 4);
-    const bool both_nan = std::isnan(got[i]) && std::isnan(want[i]);
-    if (a != b && !both_nan)
+    if (!same_bits_or_both_nan(got[i], want[i])) {
+      uint32_t a, b;
+      std::memcpy(&a, &got[i], 4);
+      std::memcpy(&b, &want[i], 4);
       return ::testing::AssertionFailure()
              << "element " << i << " is " << got[i] << " (0x" << std::hex << a << "), expected "
              << want[i] << " (0x" << b << ")" << std::dec;
+    }
   }
   return ::testing::AssertionSuccess();
 }
@@ -113,6 +124,33 @@ inline void set_pads(Window2d& w, int64_t top, int64_t bottom, int64_t left, int
 struct ThreadGuard {
   ~ThreadGuard() { set_num_threads(0); }
 };
+
+// Restores, when a test ends, the settings it found: thread count,
+// implementation policy and ISA cap. Restoring the cap found (not the
+// host's level) keeps a run under NPUKIT_MAX_ISA or set_max_isa at its level
+// for the tests that follow in the same process.
+struct SettingsRestore {
+  int threads = num_threads();
+  Impl policy = impl();
+  Isa cap = max_isa();
+  SettingsRestore() = default;
+  SettingsRestore(const SettingsRestore&) = delete;
+  SettingsRestore& operator=(const SettingsRestore&) = delete;
+  ~SettingsRestore() {
+    set_num_threads(threads);
+    set_impl(policy);
+    set_max_isa(cap);
+  }
+};
+
+// The ISA levels a test may sweep: portable up to the current cap
+// (max_isa(), itself never above the host or NPUKIT_MAX_ISA).
+inline std::vector<Isa> isa_levels_up_to_cap() {
+  std::vector<Isa> levels;
+  for (Isa isa : {Isa::portable, Isa::avx2, Isa::avx512, Isa::avx512_vnni})
+    if (isa <= max_isa()) levels.push_back(isa);
+  return levels;
+}
 
 // Bounds for a convolution's fused clip (Conv2dParams::clip), from its own
 // generator seeded by `key` (the caller's other draws stay as they were):

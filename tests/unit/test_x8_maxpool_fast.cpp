@@ -23,14 +23,6 @@ using cpu::Pool2dProblem;
 using variant_test::expect_each_ran;
 using variant_test::name_has;
 
-struct SettingsGuard {
-  ~SettingsGuard() {
-    set_num_threads(0);
-    set_max_isa(host_isa());
-    set_impl(Impl::fast);
-  }
-};
-
 struct Case {
   Shape shape;
   DType dtype = DType::u8;
@@ -244,7 +236,7 @@ bool check_case(const Case& c, uint32_t seed, int index, Stats& st) {
 }
 
 TEST(X8MaxPoolFast, EveryKernelMatchesReferenceOnRandomProblems) {
-  SettingsGuard guard;
+  test::SettingsRestore restore;
   const uint32_t seed = 20261127;
   std::mt19937 g(seed);
   Stats st;
@@ -270,7 +262,7 @@ TEST(X8MaxPoolFast, EveryKernelMatchesReferenceOnRandomProblems) {
 // planes with gaps between them, every padding value, 1-3 threads: every
 // accepting kernel (the flat-plane ones above all) against the reference.
 TEST(X8MaxPoolFast, FlatPlaneKernelsOnSameSizeAndGlobalWindows) {
-  SettingsGuard guard;
+  test::SettingsRestore restore;
   const uint32_t seed = 20261128;
   std::mt19937 g(seed);
   auto pick = [&](int64_t lo, int64_t hi) {
@@ -316,7 +308,7 @@ TEST(X8MaxPoolFast, FlatPlaneKernelsOnSameSizeAndGlobalWindows) {
 // without gaps, dense and gapped y (whole-register stores into later rows),
 // batches, 1-3 threads: every accepting kernel against the reference.
 TEST(X8MaxPoolFast, StrideTwoRows) {
-  SettingsGuard guard;
+  test::SettingsRestore restore;
   const uint32_t seed = 20261133;
   std::mt19937 g(seed);
   auto pick = [&](int64_t lo, int64_t hi) {
@@ -368,7 +360,7 @@ TEST(X8MaxPoolFast, StrideTwoRows) {
 // lowest, 1-3 threads; a quarter with x ending right before an unreadable
 // page. Every accepting kernel against the reference.
 TEST(X8MaxPoolFast, StrideTwoColumnMaxima) {
-  SettingsGuard guard;
+  test::SettingsRestore restore;
   const uint32_t seed = 20261209;
   std::mt19937 g(seed);
   auto pick = [&](int64_t lo, int64_t hi) {
@@ -419,7 +411,7 @@ TEST(X8MaxPoolFast, StrideTwoColumnMaxima) {
 // negative end pads, every padding value, dense and gapped NHWC x and y,
 // batches, 1-3 threads: every accepting kernel against the reference.
 TEST(X8MaxPoolFast, ChannelsLastWindows) {
-  SettingsGuard guard;
+  test::SettingsRestore restore;
   const uint32_t seed = 20261134;
   std::mt19937 g(seed);
   auto pick = [&](int64_t lo, int64_t hi) {
@@ -461,7 +453,7 @@ TEST(X8MaxPoolFast, ChannelsLastWindows) {
 // Windows entirely in padding next to real ones, with each padding value and
 // empty-window rule, across several vectors of row outputs.
 TEST(X8MaxPoolFast, WindowsEntirelyInPadding) {
-  SettingsGuard guard;
+  test::SettingsRestore restore;
   const uint32_t seed = 31;
   std::mt19937 g(seed);
   Stats st;
@@ -491,7 +483,7 @@ TEST(X8MaxPoolFast, WindowsEntirelyInPadding) {
 // included): a fast kernel is chosen, at every ISA cap the result is the
 // reference's, and Impl::reference runs the reference.
 TEST(X8MaxPoolFast, DispatchUnderEveryProfileAndIsaCap) {
-  SettingsGuard guard;
+  test::SettingsRestore restore;
   const uint32_t seed = 4242;
   std::mt19937 g(seed);
   int compared = 0;

@@ -25,14 +25,6 @@ namespace {
 
 using cpu::Pool2dProblem;
 
-struct Restore {
-  ~Restore() {
-    set_num_threads(0);
-    set_max_isa(host_isa());
-    set_impl(Impl::fast);
-  }
-};
-
 struct Case {
   Shape shape;
   DType dtype = DType::u8;
@@ -197,7 +189,7 @@ void print_runs(const char* what, uint32_t seed, int cases, const variant_test::
 }
 
 TEST(X8MaxPoolNchwFast, SameSizeWindowsOnSmallPlanes) {
-  Restore restore;
+  test::SettingsRestore restore;
   const uint32_t seed = 20261201;
   std::mt19937 g(seed);
   auto pick = [&](int64_t lo, int64_t hi) {
@@ -223,7 +215,7 @@ TEST(X8MaxPoolNchwFast, SameSizeWindowsOnSmallPlanes) {
 // Many planes: several groups per thread, the last one partial, planes larger
 // than a vector, odd plane sizes whose mask period spans many planes.
 TEST(X8MaxPoolNchwFast, StreamsOfManyPlanes) {
-  Restore restore;
+  test::SettingsRestore restore;
   const uint32_t seed = 20261202;
   std::mt19937 g(seed);
   const Shape shapes[] = {{1, 512, 14, 14}, {2, 97, 7, 7},  {1, 33, 56, 56}, {3, 41, 13, 13},
@@ -251,7 +243,7 @@ TEST(X8MaxPoolNchwFast, StreamsOfManyPlanes) {
 // the list picks gives the reference's bytes (the list is walked, not one
 // kernel called).
 TEST(X8MaxPoolNchwFast, PublicEntryUnderEveryCapAndThreadCount) {
-  Restore restore;
+  test::SettingsRestore restore;
   const uint32_t seed = 20261203;
   std::mt19937 g(seed);
   int compared = 0;
@@ -289,7 +281,7 @@ TEST(X8MaxPoolNchwFast, PublicEntryUnderEveryCapAndThreadCount) {
 // the 16/32..256 range of that path, 7x7 among them), channel counts around
 // the 32/64 planes of a pass, batches, dense and gapped planes, extremes.
 TEST(X8MaxPoolNchwFast, GlobalMaxOverManyPlanes) {
-  Restore restore;
+  test::SettingsRestore restore;
   const uint32_t seed = 20261204;
   std::mt19937 g(seed);
   auto pick = [&](int64_t lo, int64_t hi) {
@@ -321,7 +313,7 @@ TEST(X8MaxPoolNchwFast, GlobalMaxOverManyPlanes) {
 
 // What the kernel declines, with the reason.
 TEST(X8MaxPoolNchwFast, DeclinesWhatItDoesNotTake) {
-  Restore restore;
+  test::SettingsRestore restore;
   const KernelVariant<Pool2dProblem>* same = nullptr;
   for (const auto& v : pool2d_kernels().variants)
     if (std::string(v.name) == "x8-maxpool2d-same-portable") same = &v;

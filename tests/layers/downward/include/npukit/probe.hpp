@@ -1,0 +1,2 @@
+// A core header (fixture for the layering check).
+#pragma once

@@ -1,0 +1,2 @@
+// An ops file including a core header: allowed.
+#include "npukit/probe.hpp"

@@ -1,0 +1,2 @@
+// An ops header (fixture for the layering check).
+#pragma once
