@@ -155,9 +155,24 @@ Instruction bdc_instruction(const char* fn, OpClass c, const Place& out, int64_t
 
 Instruction bdc_window_instruction(const char* fn, OpClass c, const Place& out, int64_t ic,
                                    int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w) {
-  Instruction in = bdc_instruction(fn, c, out, ic * kh * kw, kh * kw);
+  const Config& cfg = machine().config();
+  const bool conv = c == OpClass::conv;
+  // The fp32 MAC array reads conv weights as 2IC pairs, the dummy partner of
+  // an odd IC included (kit docs, layout: 2IC-mode): ceil(IC/2) pairs of 2
+  // lane-MACs, scaled by the vendor's factors for IC = 3 and for few channels
+  // at a wide stride.
+  const int64_t lane_macs = conv ? 2 * ((ic + 1) / 2) : ic;
+  const double factor = conv ? conv_mac_factor(cfg.cost, ic, stride_w) : 1.0;
+  Instruction in = bdc_instruction(fn, c, out, lane_macs * kh * kw, kh * kw);
+  if (factor != 1.0) {
+    const int64_t slots =
+        channels_per_npu(cfg, start_npu(cfg, out.addr), out.shape.c) * out.shape.n;
+    in.cycles = bdc_instruction_cycles(cfg.cost, c, slots, out.shape.h * out.shape.w,
+                                       lane_macs * kh * kw, cfg.eu_num(), kh * kw, factor);
+  }
   in.detail += ", kernel " + std::to_string(kh) + "x" + std::to_string(kw) + " stride " +
                std::to_string(stride_h) + "x" + std::to_string(stride_w);
+  if (conv) in.detail += ", ic " + std::to_string(ic);  // the true IC, for re-costing
   return in;
 }
 

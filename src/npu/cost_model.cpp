@@ -114,14 +114,26 @@ int64_t gdma_transfer_cycles(const CostModel& m, GdmaDirection d, int64_t runs, 
   return m.gdma_descriptor_cycles + static_cast<int64_t>(std::ceil(cycles));
 }
 
+double conv_mac_factor(const CostModel& m, int64_t ic, int64_t stride_w) {
+  double f = 1.0;
+  // Few input channels read at a wide stride: the window's input, not the
+  // MACs, limits a tap (the vendor's estimate; its IC counts up to 64).
+  const int64_t channels = std::min(ic, m.conv_stride_floor_channels);
+  if (channels > 0 && stride_w + 1 > channels)
+    f = static_cast<double>(stride_w + 1) / static_cast<double>(channels);
+  // Three input channels (image inputs) run slower per MAC (the vendor's).
+  if (ic == 3 && m.conv_ic3_mac_factor > 0) f *= m.conv_ic3_mac_factor;
+  return f;
+}
+
 int64_t bdc_instruction_cycles(const CostModel& m, OpClass c, int64_t slots, int64_t elements,
-                               int64_t ops, int eu, int64_t taps) {
+                               int64_t ops, int eu, int64_t taps, double mac_factor) {
   // Matmul's lane groups and per-group cycles are the vendor's FC estimate
   // (cost_model.hpp); every other class fills the `eu` lanes.
   const bool matmul = c == OpClass::matmul;
   const int64_t lanes = matmul ? m.matmul_columns_per_cycle : eu;
   const int64_t rows = (elements + lanes - 1) / lanes;  // lane rows per channel slot
-  const double per_row = static_cast<double>(ops) * cycles_per_op(m, c) +
+  const double per_row = static_cast<double>(ops) * cycles_per_op(m, c) * mac_factor +
                          (matmul ? static_cast<double>(m.matmul_group_cycles) : 0.0);
   const double work = static_cast<double>(slots) * static_cast<double>(rows) * per_row;
   const bool pays_taps = c == OpClass::conv || c == OpClass::depthwise;

@@ -311,10 +311,8 @@ void okk_bdc_conv2d(local_addr_t output_addr, local_addr_t input_addr, local_add
     conv2d(x, wr, br, r.view, p);
   }
   if (!all_written) mark_written(op);
-  // The fp32 MAC array reads the weights as 2IC pairs, the dummy partner of
-  // an odd IC included (kit docs, layout: 2IC-mode), so it works ceil(IC/2)
-  // pairs of 2 lane-MACs.
-  record_cost(bdc_window_instruction(fn, OpClass::conv, op, 2 * ICn, KH, KW, p.window.stride_h,
+  // The cost counts IC in 2IC pairs and applies the vendor's IC factors.
+  record_cost(bdc_window_instruction(fn, OpClass::conv, op, IC, KH, KW, p.window.stride_h,
                                      p.window.stride_w));
 }
 

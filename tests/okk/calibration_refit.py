@@ -21,6 +21,8 @@ matmul_group_cycles=0, session 8's model before the vendor's figures) show
 what other constants would give
 (and skip that check, which only holds for traces the current build recorded;
 conv_2ic_pairs=0 re-costs conv as it was before whole 2IC pairs;
+conv_ic3_mac_factor=0 conv_stride_floor_channels=0 as it was before the vendor's
+conv factors (session 10);
 gdma_vendor_tensor=1|2|3, gdma_vendor_fixed=1 and gdma_page_cycles=56 re-cost
 the GDMA transfers with the vendor's tensor estimate, its fixed term per
 direction, or its page term, the candidates that were evaluated and not adopted).
@@ -69,7 +71,7 @@ SHIPPED = dict(clock_mhz=550.0, launch_overhead_us=34.0, issue_cycles=1500, bdc_
                gdma_npu_port_bytes_per_cycle=0.0, gdma_descriptor_cycles=140, gdma_burst_bytes=64,
                eu=32, conv_2ic_pairs=1, matrix_chunk_bursts=0, bdc_tap_startup_cycles=11,
                matmul_columns_per_cycle=16, matmul_group_cycles=6,
-               conv_cycles_per_mac=1.0,
+               conv_cycles_per_mac=1.0, conv_ic3_mac_factor=2.5, conv_stride_floor_channels=64,
                depthwise_cycles_per_mac=1.0,
                matmul_cycles_per_mac=1.0, pool_cycles_per_op=1.0, arith_cycles_per_op=1.0,
                sfu_cycles_per_op=1.0, lookup_cycles_per_op=1.0, cast_cycles_per_op=1.0,
@@ -90,7 +92,8 @@ CLASS_RATE = dict(conv="conv_cycles_per_mac", depthwise="depthwise_cycles_per_ma
 
 GDMA = re.compile(r"(S2L|L2S|L2L|S2S|fill)\b.*?(\d+) runs of (\d+) B(, unaligned)?, (\d+) NPUs")
 BDC = re.compile(r"(\d+) slots x (\d+) elements x (\d+) ops")
-KERNEL = re.compile(r"kernel (\d+)x(\d+)")
+KERNEL = re.compile(r"kernel (\d+)x(\d+) stride (\d+)x(\d+)")
+CONV_IC = re.compile(r", ic (\d+)")  # the true IC (traces since 2026-11-27, session 10)
 # A matrix transfer's rows, columns and columns per NPU, then its DDR row
 # spacing and first-row burst offset.
 MATRIX_CHUNKS = re.compile(r"matrix (\d+)x(\d+) into \d+x\d+x\d+x(\d+),.* rows (\d+) B apart "
@@ -141,6 +144,10 @@ def load(path):
             k = KERNEL.search(d)
             if i["cls"] in ("conv", "depthwise") and k:  # the window's taps
                 i["taps"] = int(k.group(1)) * int(k.group(2))
+                i["stride_w"] = int(k.group(4))
+                ic = CONV_IC.search(d)
+                if ic:
+                    i["ic"] = int(ic.group(1))
         instructions.append(i)
     regions.sort()
     starts = [b for b, _ in regions]
@@ -179,6 +186,17 @@ def vendor_tensor_cycles(i, mode):
     return math.ceil(c * GDMA_TO_BDC_CLOCK)
 
 
+def conv_mac_factor(m, ic, stride_w):
+    """The vendor's conv factors (src/npu/cost_model.cpp, conv_mac_factor)."""
+    f = 1.0
+    channels = min(ic, int(m["conv_stride_floor_channels"]))
+    if channels > 0 and stride_w + 1 > channels:
+        f = float(stride_w + 1) / float(channels)
+    if ic == 3 and m["conv_ic3_mac_factor"] > 0:
+        f *= m["conv_ic3_mac_factor"]
+    return f
+
+
 def cycles(i, m):
     if "fixed" in i:
         return i["fixed"]
@@ -198,9 +216,14 @@ def cycles(i, m):
         if m["gdma_page_cycles"] and i["direction"] in ("s2l", "s2s") and i["runs"] > 1:
             c += m["gdma_page_cycles"] * -(-(i["runs"] * i["run_bytes"]) // 4096)
         return descriptor + math.ceil(c)
-    ops = i["ops"]
-    if i["cls"] == "conv" and "taps" in i and m["conv_2ic_pairs"]:
-        ops = 2 * -(-(ops // i["taps"]) // 2) * i["taps"]  # whole 2IC pairs (traces before said IC)
+    ops, factor = i["ops"], 1.0
+    if i["cls"] == "conv" and "taps" in i:
+        # The true IC: named by traces since session 10; older traces' ops
+        # are IC x taps (before whole 2IC pairs) or pairs x 2 x taps.
+        ic = i.get("ic", ops // i["taps"])
+        if m["conv_2ic_pairs"]:
+            ops = 2 * -(-ic // 2) * i["taps"]  # whole 2IC pairs
+        factor = conv_mac_factor(m, ic, i.get("stride_w", 1))
     rate = m[CLASS_RATE.get(i["cls"], "arith_cycles_per_op")]
     if i["cls"] == "matmul":  # the vendor's FC estimate: column groups, cycles per group
         rows = -(-i["elements"] // int(m["matmul_columns_per_cycle"]))
@@ -208,7 +231,9 @@ def cycles(i, m):
             i["slots"] * rows * (ops * rate + m["matmul_group_cycles"]))
     rows = -(-i["elements"] // m["eu"])
     taps = i.get("taps", 0)  # conv and depthwise: a start-up per tap pass and lane row
-    return (m["bdc_startup_cycles"] + math.ceil(i["slots"] * rows * ops * rate) +
+    # the same order of operations as src/npu/cost_model.cpp
+    work = float(i["slots"]) * float(rows) * (float(ops) * rate * factor)
+    return (m["bdc_startup_cycles"] + math.ceil(work) +
             i["slots"] * rows * taps * int(m["bdc_tap_startup_cycles"]))
 
 
@@ -368,6 +393,16 @@ def selftest():
         (gdma("s2l", 2, 4096, gdma_page_cycles=56), 448, "page term, 2 strided 4 KiB runs"),
         # ceil(41 x 1.108 x 550 / 575) + ceil(4096 / 42)
         (gdma("l2s", 1, 4096, gdma_vendor_fixed=1), 142, "vendor fixed term, L2S"),
+        # conv IC 3 (2 pairs) 7x7 at stride 4 on 3 slots x 2 lane rows: 110 + 6 x 196 x 25/6
+        # (the vendor's factors) + 6 x 49 taps x 11; an older trace's ops (IC x taps) alike
+        (cycles(dict(engine="bdc", cls="conv", slots=3, elements=33, ops=196, taps=49, ic=3,
+                     stride_w=4), SHIPPED), 8244, "conv IC 3 at stride 4"),
+        (cycles(dict(engine="bdc", cls="conv", slots=3, elements=33, ops=147, taps=49,
+                     stride_w=4), SHIPPED), 8244, "conv IC 3 at stride 4, older trace"),
+        (cycles(dict(engine="bdc", cls="conv", slots=3, elements=33, ops=196, taps=49, ic=3,
+                     stride_w=4), dict(SHIPPED, conv_ic3_mac_factor=0,
+                                       conv_stride_floor_channels=0)), 110 + 1176 + 3234,
+         "conv without the vendor's factors"),
     ]
     vendor = [  # (direction, runs, run bytes, mode, the vendor function's result for that shape)
         ("s2l", 1, 262144, 1, 5049),  # 1x64x32x32 fp32, dense

@@ -291,13 +291,69 @@ TEST_F(NpuCost, ConvPaysWhole2ICPairs) {
     return r.slices.back().cycles;
   };
   end_launch();  // the fixture's launch: each call below opens its own
-  // Output 2x2: 1 slot x 1 lane row x (2 * pairs * 9 taps) x 2 cycles per MAC.
-  for (int ic : {1, 2, 3, 4, 5}) {
-    SCOPED_TRACE("IC " + std::to_string(ic));
-    EXPECT_EQ(conv_cycles(ic), 10 + 2 * ((ic + 1) / 2) * 9 * 2);
+  // Output 2x2: 1 slot x 1 lane row x (2 * pairs * 9 taps) x 2 cycles per MAC,
+  // times the vendor's factor: 2 for IC 1 at stride 1 ((1 + 1) / 1), 2.5 for
+  // IC 3, 1 otherwise.
+  EXPECT_EQ(conv_cycles(1), 10 + 2 * 1 * 9 * 2 * 2);
+  EXPECT_EQ(conv_cycles(2), 10 + 2 * 1 * 9 * 2);
+  EXPECT_EQ(conv_cycles(3), 10 + 2 * 2 * 9 * 2 * 5 / 2);
+  EXPECT_EQ(conv_cycles(4), 10 + 2 * 2 * 9 * 2);
+  EXPECT_EQ(conv_cycles(5), 10 + 2 * 3 * 9 * 2);
+  EXPECT_EQ(conv_cycles(5), conv_cycles(6));  // the dummy partner costs a lane-MAC
+  EXPECT_GT(conv_cycles(5), conv_cycles(4));
+  begin_launch("cost_kernel");
+}
+
+// The vendor's conv factors (kit C-model, atomic_conv_forward_get_cycle: the
+// MAC term x2.5 for IC = 3, x(stride_w + 1) / min(IC, 64) when that is above
+// 1), checked by hand, and off when the preset sets them to 0.
+TEST(NpuCostFormula, ConvMacFactorIsTheVendorsForIc3AndFewChannelsAtWideStrides) {
+  CostModel m = simple_model();
+  EXPECT_DOUBLE_EQ(conv_mac_factor(m, 3, 1), 2.5);
+  EXPECT_DOUBLE_EQ(conv_mac_factor(m, 3, 2), 2.5);            // 3 > 3 is false
+  EXPECT_DOUBLE_EQ(conv_mac_factor(m, 3, 4), 5.0 / 3 * 2.5);  // conv2d case 3-4's shape
+  EXPECT_DOUBLE_EQ(conv_mac_factor(m, 1, 1), 2.0);
+  EXPECT_DOUBLE_EQ(conv_mac_factor(m, 2, 1), 1.0);
+  EXPECT_DOUBLE_EQ(conv_mac_factor(m, 2, 2), 1.5);
+  EXPECT_DOUBLE_EQ(conv_mac_factor(m, 4, 1), 1.0);
+  EXPECT_DOUBLE_EQ(conv_mac_factor(m, 4096, 15), 1.0);
+  // min(IC, 64): 64 channels and more never reach the floor (stride <= 15)
+  m.conv_stride_floor_channels = 4;
+  EXPECT_DOUBLE_EQ(conv_mac_factor(m, 100, 7), 2.0);
+  // 3 slots x 2 lane rows x 196 lane-MACs (IC 3 as 2 pairs, 7x7) x 2 cycles
+  // x 25/6, IC 3 at stride 4: 9800 cycles of MACs.
+  m = simple_model();
+  EXPECT_EQ(bdc_instruction_cycles(m, OpClass::conv, 3, 33, 196, 32, 49, conv_mac_factor(m, 3, 4)),
+            10 + 9800);
+  m.conv_ic3_mac_factor = 0;
+  m.conv_stride_floor_channels = 0;
+  EXPECT_DOUBLE_EQ(conv_mac_factor(m, 3, 4), 1.0);
+  EXPECT_DOUBLE_EQ(conv_mac_factor(m, 1, 1), 1.0);
+  EXPECT_EQ(bm1684_cost_model().conv_ic3_mac_factor, 2.5);
+  EXPECT_EQ(bm1684_cost_model().conv_stride_floor_channels, 64);
+}
+
+// A strided IC-3 conv through okk_bdc_conv2d: the recorded instruction pays
+// the factor and names its true IC for re-costing.
+TEST_F(NpuCost, StridedImageConvPaysTheVendorsFactors) {
+  end_launch();
+  begin_launch("cost_kernel");
+  const dim4 xs{1, 3, 9, 9};
+  const uint64_t g = upload(3 * 81);
+  okk_gdma_32bit_cpy_S2L(0, g, &xs, nullptr, nullptr);
+  for (int o = 0; o < 2; ++o) {  // weights (2 pairs, OC 2, 3, 3) of 8-byte pairs on NPU o
+    std::memset(okk_local_mem_addr(o, 65536), 0, 2 * 9 * 8);
+    std::memset(machine().written(o, 65536), 1, 2 * 9 * 8);
   }
-  EXPECT_EQ(conv_cycles(3), conv_cycles(4));
-  EXPECT_GT(conv_cycles(3), conv_cycles(2));
+  const dim2 stride{4, 4};
+  okk_bdc_conv2d(131072, 0, 65536, 0, &xs, 2, 3, 3, nullptr, nullptr, false, false, nullptr,
+                 &stride, nullptr);
+  const LaunchReport r = end_launch();
+  ASSERT_EQ(r.slices.back().op_class, OpClass::conv);
+  // Output 2x2: 1 slot x 1 row x 36 lane-MACs x 2 cycles x (5/3 x 2.5) = 300.
+  EXPECT_EQ(r.slices.back().cycles, 10 + 300) << r.slices.back().detail;
+  EXPECT_NE(r.slices.back().detail.find("stride 4x4, ic 3"), std::string::npos)
+      << r.slices.back().detail;
   begin_launch("cost_kernel");
 }
 

@@ -82,6 +82,19 @@ struct CostModel {
   // casts are single-pass element-wise operations. Conv counts its input
   // channels in whole 2IC pairs (kit layout docs: an odd IC gets a dummy).
   double conv_cycles_per_mac = 1.0;
+  // Two factors of the vendor's own conv estimate (kit C-model libbmlib.so,
+  // atomic_conv_forward_get_cycle; docs: "The vendor's own cycle estimates"),
+  // applied to the conv MAC term, which otherwise equals the vendor's (2 input
+  // channels x 16 positions per cycle = 32 lane-MACs): IC = 3 costs
+  // `conv_ic3_mac_factor` times more, and a tap costs at least
+  // (stride_w + 1) / min(IC, conv_stride_floor_channels) times its MACs when
+  // IC is below stride_w + 1 (conv_mac_factor). stride_w is the descriptor's
+  // RES_OP_X_STR: the vendor's compiler library (TPU-MLIR's libbackend_1684,
+  // atomic_conv_neuron_gen_cmd) passes that field to the estimate, and
+  // TPU-MLIR's BM1684 profile parser names the field. Read 2026-11-27
+  // (session 10), not fitted: no fit case has a conv. 0 turns a factor off.
+  double conv_ic3_mac_factor = 2.5;
+  int64_t conv_stride_floor_channels = 64;
   double depthwise_cycles_per_mac = 1.0;
   double matmul_cycles_per_mac = 1.0;
   // Matmul (the FC instruction) works `matmul_columns_per_cycle` output
@@ -147,13 +160,18 @@ CostModel bm1684x_cost_model();
 // gdma_npu_port_bytes_per_cycle, the NPUs' ports.
 int64_t gdma_transfer_cycles(const CostModel& m, GdmaDirection d, int64_t runs, int64_t run_bytes,
                              bool aligned, int local_npus);
+// The vendor's factor on a conv's MAC work for `ic` input channels read at
+// horizontal stride `stride_w` (CostModel::conv_ic3_mac_factor and
+// conv_stride_floor_channels): 1 for most convolutions.
+double conv_mac_factor(const CostModel& m, int64_t ic, int64_t stride_w);
 // A BDC instruction: `slots` channel slots on the busiest NPU, each of
 // `elements` per channel spread over `eu` lanes, `ops` operations per element;
 // conv and depthwise also pay bdc_tap_startup_cycles per lane row for each of
 // their `taps` kernel taps. Matmul spreads its `elements` (columns per
 // channel) over matmul_columns_per_cycle lanes instead and pays
-// matmul_group_cycles per group.
+// matmul_group_cycles per group. `mac_factor` scales the operations' cycles
+// (a conv's conv_mac_factor).
 int64_t bdc_instruction_cycles(const CostModel& m, OpClass c, int64_t slots, int64_t elements,
-                               int64_t ops, int eu, int64_t taps = 0);
+                               int64_t ops, int eu, int64_t taps = 0, double mac_factor = 1.0);
 
 }  // namespace npukit::npu
