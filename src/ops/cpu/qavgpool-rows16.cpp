@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <utility>
+#include <vector>
 
 namespace npukit::cpu {
 
@@ -49,11 +50,12 @@ int32_t h_of(Rounding base, int32_t d) {
   }
 }
 
-// Largest sh <= 16 with ceil(2^(16+sh) / d) <= 65535 (d >= 2).
+// Largest sh <= 16 with ceil(2^(16+sh) / d) <= 65535 (d >= 2): 2^sh < d, so
+// from floor(log2(d)) down (one or two steps).
 int max_sh(int64_t d) {
-  for (int sh = 16; sh > 0; --sh)
-    if (((int64_t{1} << (16 + sh)) + d - 1) / d <= 65535) return sh;
-  return 0;
+  int sh = std::min(16, 63 - __builtin_clzll(static_cast<uint64_t>(d)));
+  while (sh > 0 && ((int64_t{1} << (16 + sh)) + d - 1) / d > 65535) --sh;
+  return sh;
 }
 
 struct Lane {
@@ -87,17 +89,18 @@ const char* rows16_build(const QAvgPoolProblem& p, int rows, Rows16Plan* T) {
   const int64_t OH = P.h.out, OW = P.w.out, L = 16 * int64_t{rows};
   const int64_t groups = (OH + rows - 1) / rows;
 
-  // Row classes: the (valid, clipped) row counts of each row of a group.
-  std::vector<std::vector<std::pair<int32_t, int32_t>>> keys;
+  // Row classes: the (valid, clipped) row counts of each row of a group,
+  // packed 16 bits each (kRows <= 2; KH < 2^15 so the counts fit).
+  if (KH >= 32767) return "more than 32766 window rows";
+  std::vector<uint64_t> keys;
   std::vector<int32_t> group_class(static_cast<size_t>(groups));
+  auto count = [&](int64_t oh, const std::vector<int32_t>& v) -> uint64_t {
+    return oh < OH ? static_cast<uint64_t>(v[static_cast<size_t>(oh)]) : 0xffff;
+  };
   for (int64_t g = 0; g < groups; ++g) {
-    std::vector<std::pair<int32_t, int32_t>> key;
-    for (int64_t i = 0; i < rows; ++i) {
-      const int64_t oh = g * rows + i;
-      key.push_back(oh < OH ? std::pair{P.h.valid[static_cast<size_t>(oh)],
-                                        P.h.clipped[static_cast<size_t>(oh)]}
-                            : std::pair{-1, -1});
-    }
+    uint64_t key = 0;
+    for (int64_t i = 0; i < rows; ++i)
+      key |= (count(g * rows + i, P.h.valid) | count(g * rows + i, P.h.clipped) << 16) << (32 * i);
     auto it = std::find(keys.begin(), keys.end(), key);
     if (it == keys.end()) it = keys.insert(keys.end(), key);
     group_class[static_cast<size_t>(g)] = static_cast<int32_t>(it - keys.begin());
@@ -109,8 +112,10 @@ const char* rows16_build(const QAvgPoolProblem& p, int rows, Rows16Plan* T) {
   for (size_t c = 0; c < keys.size(); ++c)
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t j = 0; j < OW; ++j) {
-        const auto [vh, ch] = keys[c][static_cast<size_t>(i)];
-        if (vh < 0) continue;
+        const uint64_t key = keys[c] >> (32 * i);
+        if ((key & 0xffff) == 0xffff) continue;  // no output row
+        const auto vh = static_cast<int32_t>(key & 0xffff),
+                   ch = static_cast<int32_t>(key >> 16 & 0xffff);
         Lane& l = lanes[c * static_cast<size_t>(L) + static_cast<size_t>(i * 16 + j)];
         l.real = true;
         l.valid = vh * P.w.valid[static_cast<size_t>(j)];

@@ -85,27 +85,6 @@ struct Ctx {
   }
 };
 
-// The 16 bytes from p, or the row's W bytes then zeros where 16 bytes would
-// read past the tensor.
-inline __m128i load_row(const Ctx& c, const uint8_t* p) {
-  if (p + 16 <= c.x_end) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  alignas(16) uint8_t buf[16] = {};
-  std::memcpy(buf, p, static_cast<size_t>(c.W));
-  return _mm_load_si128(reinterpret_cast<const __m128i*>(buf));
-}
-
-template <class T>
-inline Vec vertical(const Ctx& c, const T* xp, int64_t oh) {
-  const int64_t r0 = oh * c.sh_rows + c.top;
-  const int64_t a = std::max<int64_t>(0, -r0), b = std::min<int64_t>(c.KH, c.H - r0);
-  Vec v = _mm256_setzero_si256();
-  for (int64_t dh = a; dh < b; ++dh) {
-    const __m128i row = load_row(c, reinterpret_cast<const uint8_t*>(xp + (r0 + dh) * c.sH));
-    v = add16(v, std::is_signed_v<T> ? _mm256_cvtepi8_epi16(row) : _mm256_cvtepu8_epi16(row));
-  }
-  return and16(v, c.wmask);
-}
-
 // Lane j + t of v in lane j (0 outside the 16 lanes), |t| <= 7.
 template <int t>
 inline Vec shift_words(Vec v) {
@@ -117,8 +96,8 @@ inline Vec shift_words(Vec v) {
   return v;
 }
 
-inline Vec shift(const Ctx& c, Vec v, int64_t dw) {
-  switch (dw - c.pl) {
+inline Vec shift_any(Vec v, int64_t t) {
+  switch (t) {
 #define NPUKIT_SHIFT_CASE(t) \
   case t:                    \
     return shift_words<t>(v);
@@ -142,31 +121,91 @@ inline Vec shift(const Ctx& c, Vec v, int64_t dw) {
   }
 }
 
-// Stores the first n (<= 16) codes: one 16-byte store when its excess lands
-// on later rows of the same plane (rows contiguous), else overlapping copies.
-template <class T>
-inline void store(const Ctx& c, Vec codes, T* yp, int64_t oh) {
-  const __m128i l = _mm256_castsi256_si128(codes), h = _mm256_extracti128_si256(codes, 1);
-  const __m128i b = std::is_signed_v<T> ? _mm_packs_epi16(l, h) : _mm_packus_epi16(l, h);
-  auto* out = reinterpret_cast<uint8_t*>(yp + oh * c.ysH);
-  const int64_t n = c.OW;
-  if (n == 16 || (c.ysH == n && oh * n + 16 <= c.OH * n)) {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), b);
-    return;
-  }
-  alignas(16) uint8_t buf[16];
-  _mm_store_si128(reinterpret_cast<__m128i*>(buf), b);
-  const auto u = static_cast<size_t>(n);
-  if (u >= 8) {
-    std::memcpy(out, buf, 8);
-    std::memcpy(out + u - 8, buf + u - 8, 8);
-  } else if (u >= 4) {
-    std::memcpy(out, buf, 4);
-    std::memcpy(out + u - 4, buf + u - 4, 4);
-  } else {
-    for (size_t i = 0; i < u; ++i) out[i] = buf[i];
-  }
+// Taps dw in [DW, KW) of the horizontal sum, shifts fixed at compile time.
+template <int KW, int PL, int DW = 0>
+inline Vec hsum(Vec v) {
+  const Vec t = shift_words<DW - PL>(v);
+  if constexpr (DW + 1 < KW) return add16(t, hsum<KW, PL, DW + 1>(v));
+  return t;
 }
+
+// The loop constants in locals (y's byte stores may alias anything the Ctx
+// points to); KW, PL > 0: the shifts fixed at compile time.
+template <int KH, int KW, int PL>
+struct Taps {
+  int64_t kh, kw, pl, H, W, OH, OW, sH, ysH, sh_rows, top;
+  const uint8_t* x_end;
+  Vec wmask;
+
+  explicit Taps(const Ctx& c)
+      : kh(KH > 0 ? KH : c.KH),
+        kw(KW > 0 ? KW : c.KW),
+        pl(KW > 0 ? PL : c.pl),
+        H(c.H),
+        W(c.W),
+        OH(c.OH),
+        OW(c.OW),
+        sH(c.sH),
+        ysH(c.ysH),
+        sh_rows(c.sh_rows),
+        top(c.top),
+        x_end(c.x_end),
+        wmask(c.wmask) {}
+
+  // The 16 bytes from p, or the row's W bytes then zeros where 16 bytes
+  // would read past the tensor.
+  __m128i load_row(const uint8_t* p) const {
+    if (p + 16 <= x_end) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    alignas(16) uint8_t buf[16] = {};
+    std::memcpy(buf, p, static_cast<size_t>(W));
+    return _mm_load_si128(reinterpret_cast<const __m128i*>(buf));
+  }
+
+  template <class T>
+  Vec vertical(const T* xp, int64_t oh) const {
+    const int64_t r0 = oh * sh_rows + top;
+    const int64_t a = std::max<int64_t>(0, -r0), b = std::min<int64_t>(kh, H - r0);
+    Vec v = _mm256_setzero_si256();
+    for (int64_t dh = a; dh < b; ++dh) {
+      const __m128i row = load_row(reinterpret_cast<const uint8_t*>(xp + (r0 + dh) * sH));
+      v = add16(v, std::is_signed_v<T> ? _mm256_cvtepi8_epi16(row) : _mm256_cvtepu8_epi16(row));
+    }
+    return and16(v, wmask);
+  }
+
+  Vec horizontal(Vec v) const {
+    if constexpr (KW > 0) return hsum<KW, PL>(v);
+    Vec s = shift_any(v, -pl);
+    for (int64_t dw = 1; dw < kw; ++dw) s = add16(s, shift_any(v, dw - pl));
+    return s;
+  }
+
+  // Stores the OW codes: one 16-byte store when its excess lands on later
+  // rows of the same plane (rows contiguous), else overlapping copies.
+  template <class T>
+  void store(Vec codes, T* yp, int64_t oh) const {
+    const __m128i l = _mm256_castsi256_si128(codes), h = _mm256_extracti128_si256(codes, 1);
+    const __m128i b = std::is_signed_v<T> ? _mm_packs_epi16(l, h) : _mm_packus_epi16(l, h);
+    auto* out = reinterpret_cast<uint8_t*>(yp + oh * ysH);
+    const int64_t n = OW;
+    if (n == 16 || (ysH == n && oh * n + 16 <= OH * n)) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), b);
+      return;
+    }
+    alignas(16) uint8_t buf[16];
+    _mm_store_si128(reinterpret_cast<__m128i*>(buf), b);
+    const auto u = static_cast<size_t>(n);
+    if (u >= 8) {
+      std::memcpy(out, buf, 8);
+      std::memcpy(out + u - 8, buf + u - 8, 8);
+    } else if (u >= 4) {
+      std::memcpy(out, buf, 4);
+      std::memcpy(out + u - 4, buf + u - 4, 4);
+    } else {
+      for (size_t i = 0; i < u; ++i) out[i] = buf[i];
+    }
+  }
+};
 
 #include "ops/cpu/x8-qavgpool-rows16-nchw.inc"
 

@@ -113,31 +113,73 @@ inline Vec widen(__m256i b) {
   return _mm512_cvtepu8_epi16(b);
 }
 
-template <class T>
-inline Vec vertical(const Ctx& c, const T* xp, int64_t g) {
-  const auto at = static_cast<size_t>(g);
-  const __m512i b = _mm512_maskz_loadu_epi8(c.load_mask[at], xp + c.load_row[at] * c.sH);
-  const Vec lo = widen<T>(_mm512_castsi512_si256(b));
-  const Vec hi = widen<T>(_mm512_extracti64x4_epi64(b, 1));
-  Vec v = _mm512_maskz_permutex2var_epi16(c.wmask, lo, load16(c.vidx.data()), hi);
-  for (int64_t dh = 1; dh < c.KH; ++dh)
-    v = add16(
-        v, _mm512_maskz_permutex2var_epi16(c.wmask, lo, load16(c.vidx.data() + dh * kLanes), hi));
-  return v;
-}
+// The loop constants in locals (y's byte stores may alias anything the Ctx
+// points to); KH, KW, PL > 0: the tap index vectors in registers.
+template <int KH, int KW, int PL>
+struct Taps {
+  const Ctx& c;
+  int64_t kh, kw, pl, sH, ysH, OH;
+  __mmask32 wmask, ymask;
+  const uint64_t* load_mask;
+  const int64_t* load_row;
+  Vec vi[KH > 0 ? KH : 1], hx[KW > 0 ? KW : 1];
+  __mmask32 hm[KW > 0 ? KW : 1];
 
-inline Vec shift(const Ctx& c, Vec v, int64_t dw) {
-  if (dw == c.pl) return v;
-  const auto at = static_cast<size_t>(dw);
-  return _mm512_maskz_permutexvar_epi16(c.hmask[at], load16(c.hidx.data() + dw * kLanes), v);
-}
+  explicit Taps(const Ctx& ctx)
+      : c(ctx),
+        kh(KH > 0 ? KH : ctx.KH),
+        kw(KW > 0 ? KW : ctx.KW),
+        pl(KW > 0 ? PL : ctx.pl),
+        sH(ctx.sH),
+        ysH(ctx.ysH),
+        OH(ctx.OH),
+        wmask(ctx.wmask),
+        ymask(ctx.ymask),
+        load_mask(ctx.load_mask.data()),
+        load_row(ctx.load_row.data()) {
+    for (int i = 0; i < KH; ++i) vi[i] = load16(ctx.vidx.data() + i * kLanes);
+    for (int i = 0; i < KW; ++i) {
+      hx[i] = load16(ctx.hidx.data() + i * kLanes);
+      hm[i] = ctx.hmask[static_cast<size_t>(i)];
+    }
+  }
 
-template <class T>
-inline void store(const Ctx& c, Vec codes, T* yp, int64_t oh) {
-  const __m256i b = _mm512_cvtepi16_epi8(codes);  // codes fit the dtype: the low bytes
-  _mm256_mask_storeu_epi8(yp + oh * c.ysH, c.ymask, b);
-  if (oh + 1 < c.OH) _mm256_mask_storeu_epi8(yp + (oh + 1) * c.ysH - 16, c.ymask << 16, b);
-}
+  Vec vidx(int64_t dh) const {
+    if constexpr (KH > 0) return vi[dh];
+    return load16(c.vidx.data() + dh * kLanes);
+  }
+
+  template <class T>
+  Vec vertical(const T* xp, int64_t g) const {
+    const __m512i b = _mm512_maskz_loadu_epi8(load_mask[g], xp + load_row[g] * sH);
+    const Vec lo = widen<T>(_mm512_castsi512_si256(b));
+    const Vec hi = widen<T>(_mm512_extracti64x4_epi64(b, 1));
+    Vec v = _mm512_maskz_permutex2var_epi16(wmask, lo, vidx(0), hi);
+    for (int64_t dh = 1; dh < kh; ++dh)
+      v = add16(v, _mm512_maskz_permutex2var_epi16(wmask, lo, vidx(dh), hi));
+    return v;
+  }
+
+  Vec tap(Vec v, int64_t dw) const {
+    if (dw == pl) return v;
+    if constexpr (KW > 0) return _mm512_maskz_permutexvar_epi16(hm[dw], hx[dw], v);
+    return _mm512_maskz_permutexvar_epi16(c.hmask[static_cast<size_t>(dw)],
+                                          load16(c.hidx.data() + dw * kLanes), v);
+  }
+
+  Vec horizontal(Vec v) const {
+    Vec s = tap(v, 0);
+    for (int64_t dw = 1; dw < kw; ++dw) s = add16(s, tap(v, dw));
+    return s;
+  }
+
+  template <class T>
+  void store(Vec codes, T* yp, int64_t oh) const {
+    const __m256i b = _mm512_cvtepi16_epi8(codes);  // codes fit the dtype: the low bytes
+    _mm256_mask_storeu_epi8(yp + oh * ysH, ymask, b);
+    if (oh + 1 < OH) _mm256_mask_storeu_epi8(yp + (oh + 1) * ysH - 16, ymask << 16, b);
+  }
+};
 
 #include "ops/cpu/x8-qavgpool-rows16-nchw.inc"
 
