@@ -109,6 +109,7 @@ const char* rows16_build(const QAvgPoolProblem& p, int rows, Rows16Plan* T) {
   std::vector<Lane> lanes(keys.size() * static_cast<size_t>(L));
   bool any_one = false;
   int sh = 16, K = 0;
+  int64_t last_tmin = 0, last_kd = 0, last_k = 0, last_sd = 0, last_sh = 0;
   for (size_t c = 0; c < keys.size(); ++c)
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t j = 0; j < OW; ++j) {
@@ -127,14 +128,18 @@ const char* rows16_build(const QAvgPoolProblem& p, int rows, Rows16Plan* T) {
         l.c0 = int_float_mean ? -P.x_zp * l.valid + P.y_zp * l.d : 0;
         const int64_t tmin = int64_t{P.lo} * l.valid + l.c0;
         if (!rule.sign_free && tmin < 0) return "a sign-dependent rounding with negative sums";
-        int64_t k = tmin < 0 ? (-tmin + l.d - 1) / l.d : 0;
-        k += k & 1;
+        if (tmin != last_tmin || l.d != last_kd) {  // neighbouring lanes repeat them
+          last_tmin = tmin, last_kd = l.d;
+          last_k = tmin < 0 ? (-tmin + l.d - 1) / l.d : 0;
+          last_k += last_k & 1;
+        }
+        const int64_t k = last_k;
         if (k > 32767) return "the offset that makes every numerator positive is too large";
         K = std::max(K, static_cast<int>(k));
         if (l.d == 1)
           any_one = true;
-        else
-          sh = std::min(sh, max_sh(l.d));
+        else if (l.d != last_sd)
+          last_sd = l.d, last_sh = max_sh(l.d), sh = std::min(sh, static_cast<int>(last_sh));
       }
   if (any_one) sh = 0;  // d == 1 lanes: m = 65535, n + 1 (see below)
   Rows16Plan R;
@@ -144,6 +149,7 @@ const char* rows16_build(const QAvgPoolProblem& p, int rows, Rows16Plan* T) {
   R.group_class = std::move(group_class);
   R.lanes.assign(keys.size() * 3 * static_cast<size_t>(L), 0);
   const int64_t p2 = int64_t{1} << (16 + sh);
+  int64_t last_md = 0, last_m = 0;
   for (size_t c = 0; c < keys.size(); ++c)
     for (int64_t x = 0; x < L; ++x) {
       const Lane& l = lanes[c * static_cast<size_t>(L) + static_cast<size_t>(x)];
@@ -157,7 +163,8 @@ const char* rows16_build(const QAvgPoolProblem& p, int rows, Rows16Plan* T) {
       if (l.d > 1) {
         // floor(x * m / 2^(16+sh)) == floor(x / d) for x in [0, xmax] when
         // xmax * (m*d - 2^(16+sh)) < 2^(16+sh) (m = ceil(2^(16+sh) / d)).
-        m = (p2 + l.d - 1) / l.d;
+        if (l.d != last_md) last_md = l.d, last_m = (p2 + l.d - 1) / l.d;
+        m = last_m;
         if (m > 65535 || xmax * (m * l.d - p2) >= p2)
           return "no 16-bit multiplier divides every window sum exactly";
       }
