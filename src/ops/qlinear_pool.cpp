@@ -47,12 +47,12 @@ const char* declines_u16_nhwc(const QAvgPoolProblem& p) {
   return qavg_u16_declines(p, true);
 }
 
-// Two output rows per AVX-512 register, one per AVX2 register.
+// Two output rows per step; AVX-512 reads a step's window rows in one load.
 const char* declines_rows16_avx512(const QAvgPoolProblem& p) {
-  return rows16_build(p, 2, nullptr);
+  return rows16_build(p, 2, true, nullptr);
 }
 const char* declines_rows16_avx2(const QAvgPoolProblem& p) {
-  return rows16_build(p, 1, nullptr);
+  return rows16_build(p, 2, false, nullptr);
 }
 
 const char* declines_fmean_nhwc(const QAvgPoolProblem& p) {

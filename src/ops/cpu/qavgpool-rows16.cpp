@@ -65,7 +65,7 @@ struct Lane {
 
 }  // namespace
 
-const char* rows16_build(const QAvgPoolProblem& p, int rows, Rows16Plan* T) {
+const char* rows16_build(const QAvgPoolProblem& p, int rows, bool one_load, Rows16Plan* T) {
   const QAvgPlan& P = p.plan;
   if (P.unsupported) return P.unsupported;
   if (P.bm_shift) return "bm_pool_quantized's shift";
@@ -83,7 +83,7 @@ const char* rows16_build(const QAvgPoolProblem& p, int rows, Rows16Plan* T) {
   if (pl > 7 || KW - 1 - pl > 7) return "a tap more than 7 columns away from its output";
   if (p.x.stride(2) < P.W) return "x rows overlap (stride along H below W)";
   // Two output rows' window rows in one 64-byte load.
-  if (rows == 2 && (P.h.stride + KH - 1) * p.x.stride(2) + P.W > 64)
+  if (one_load && rows == 2 && (P.h.stride + KH - 1) * p.x.stride(2) + P.W > 64)
     return "the window rows of two output rows span more than 64 bytes";
   const Rule rule = rule_of(int_float_mean ? Rounding::half_to_even : P.rounding);
   const int64_t OH = P.h.out, OW = P.w.out, L = 16 * int64_t{rows};

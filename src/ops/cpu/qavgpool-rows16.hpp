@@ -25,7 +25,8 @@ struct Rows16Plan {
 };
 
 // nullptr and *T filled (T may be null) when the kernels take p with `rows`
-// output rows per vector, else why not.
-const char* rows16_build(const QAvgPoolProblem& p, int rows, Rows16Plan* T);
+// output rows per vector (one_load: a group's window rows come from one
+// 64-byte load), else why not.
+const char* rows16_build(const QAvgPoolProblem& p, int rows, bool one_load, Rows16Plan* T);
 
 }  // namespace npukit::cpu

@@ -1,9 +1,10 @@
 // x8_qavgpool_rows16_nchw_avx2: the lane shim of x8-qavgpool-rows16-nchw.inc
-// for AVX2: one output row per register (16 words). Each window row on the
-// input is one 16-byte load, widened (a row whose 16 bytes would end past the
-// tensor is copied first: AVX2 has no byte masks), its lanes >= W cleared
-// once per output row; the horizontal taps are lane shifts (alignr across
-// the two 128-bit halves).
+// for AVX2: two output rows per step, one per register (16 words). Each
+// window row on the input is one 16-byte load, widened (a row whose 16 bytes
+// would end past the tensor is copied first: AVX2 has no byte masks) and, with
+// stride_h 1, shared by both output rows; lanes >= W are cleared once per
+// output row; the horizontal taps are lane shifts (alignr across the two
+// 128-bit halves).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -21,33 +22,35 @@
 namespace npukit::cpu {
 namespace {
 
-using Vec = __m256i;
-constexpr int kRows = 1;
-constexpr int64_t kLanes = 16;
+// Output rows oh (a) and oh + 1 (b).
+struct Vec {
+  __m256i a, b;
+};
+constexpr int kRows = 2;
+constexpr bool kOneLoad = false;
+constexpr int64_t kLanes = 32;
 
-inline Vec add16(Vec a, Vec b) {
-  return _mm256_add_epi16(a, b);
-}
-inline Vec sub16(Vec a, Vec b) {
-  return _mm256_sub_epi16(a, b);
-}
-inline Vec and16(Vec a, Vec b) {
-  return _mm256_and_si256(a, b);
-}
-inline Vec mulhi16(Vec a, Vec b) {
-  return _mm256_mulhi_epu16(a, b);
-}
-inline Vec srl16(Vec a, __m128i n) {
-  return _mm256_srl_epi16(a, n);
-}
-inline Vec min16(Vec a, Vec b) {
-  return _mm256_min_epi16(a, b);
-}
-inline Vec max16(Vec a, Vec b) {
-  return _mm256_max_epi16(a, b);
+#define NPUKIT_VEC2(name, op)               \
+  inline Vec name(Vec x, Vec y) {           \
+    return Vec{op(x.a, y.a), op(x.b, y.b)}; \
+  }
+NPUKIT_VEC2(add16, _mm256_add_epi16)
+NPUKIT_VEC2(sub16, _mm256_sub_epi16)
+NPUKIT_VEC2(and16, _mm256_and_si256)
+NPUKIT_VEC2(mulhi16, _mm256_mulhi_epu16)
+NPUKIT_VEC2(min16, _mm256_min_epi16)
+NPUKIT_VEC2(max16, _mm256_max_epi16)
+#undef NPUKIT_VEC2
+inline Vec srl16(Vec x, __m128i n) {
+  return Vec{_mm256_srl_epi16(x.a, n), _mm256_srl_epi16(x.b, n)};
 }
 inline Vec load16(const uint16_t* p) {
-  return _mm256_loadu_si256(reinterpret_cast<const Vec*>(p));
+  return Vec{_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)),
+             _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 16))};
+}
+inline Vec splat16(int v) {
+  const __m256i r = _mm256_set1_epi16(static_cast<int16_t>(v));
+  return Vec{r, r};
 }
 
 struct Ctx {
@@ -56,7 +59,8 @@ struct Ctx {
   const uint8_t* x_end = nullptr;  // one past the last byte of x
   bool any_even = false;
   __m128i sh;
-  Vec K, lo, hi, wmask;
+  Vec K, lo, hi;
+  __m256i wmask;
 
   Ctx(const QAvgPoolProblem& p, const Rows16Plan& R) {
     const QAvgPlan& P = p.plan;
@@ -76,18 +80,18 @@ struct Ctx {
     x_end = static_cast<const uint8_t*>(p.x.raw()) + end;
     any_even = R.any_even;
     sh = _mm_cvtsi32_si128(R.sh);
-    K = _mm256_set1_epi16(static_cast<int16_t>(R.K));
-    lo = _mm256_set1_epi16(static_cast<int16_t>(P.lo));
-    hi = _mm256_set1_epi16(static_cast<int16_t>(P.hi));
+    K = splat16(R.K);
+    lo = splat16(P.lo);
+    hi = splat16(P.hi);
     alignas(32) int16_t m[16];
     for (int64_t j = 0; j < 16; ++j) m[j] = j < W ? -1 : 0;
-    wmask = _mm256_load_si256(reinterpret_cast<const Vec*>(m));
+    wmask = _mm256_load_si256(reinterpret_cast<const __m256i*>(m));
   }
 };
 
 // Lane j + t of v in lane j (0 outside the 16 lanes), |t| <= 7.
 template <int t>
-inline Vec shift_words(Vec v) {
+inline __m256i shift_words(__m256i v) {
   if constexpr (t > 0) {
     return _mm256_alignr_epi8(_mm256_permute2x128_si256(v, v, 0x81), v, 2 * t);
   } else if constexpr (t < 0) {
@@ -96,7 +100,7 @@ inline Vec shift_words(Vec v) {
   return v;
 }
 
-inline Vec shift_any(Vec v, int64_t t) {
+inline __m256i shift_any(__m256i v, int64_t t) {
   switch (t) {
 #define NPUKIT_SHIFT_CASE(t) \
   case t:                    \
@@ -123,9 +127,9 @@ inline Vec shift_any(Vec v, int64_t t) {
 
 // Taps dw in [DW, KW) of the horizontal sum, shifts fixed at compile time.
 template <int KW, int PL, int DW = 0>
-inline Vec hsum(Vec v) {
-  const Vec t = shift_words<DW - PL>(v);
-  if constexpr (DW + 1 < KW) return add16(t, hsum<KW, PL, DW + 1>(v));
+inline __m256i hsum(__m256i v) {
+  const __m256i t = shift_words<DW - PL>(v);
+  if constexpr (DW + 1 < KW) return _mm256_add_epi16(t, hsum<KW, PL, DW + 1>(v));
   return t;
 }
 
@@ -135,7 +139,7 @@ template <int KH, int KW, int PL>
 struct Taps {
   int64_t kh, kw, pl, H, W, OH, OW, sH, ysH, sh_rows, top;
   const uint8_t* x_end;
-  Vec wmask;
+  __m256i wmask;
 
   explicit Taps(const Ctx& c)
       : kh(KH > 0 ? KH : c.KH),
@@ -161,29 +165,54 @@ struct Taps {
     return _mm_load_si128(reinterpret_cast<const __m128i*>(buf));
   }
 
+  // Window row r of the plane, widened (0 off the input).
   template <class T>
-  Vec vertical(const T* xp, int64_t oh) const {
-    const int64_t r0 = oh * sh_rows + top;
-    const int64_t a = std::max<int64_t>(0, -r0), b = std::min<int64_t>(kh, H - r0);
-    Vec v = _mm256_setzero_si256();
-    for (int64_t dh = a; dh < b; ++dh) {
-      const __m128i row = load_row(reinterpret_cast<const uint8_t*>(xp + (r0 + dh) * sH));
-      v = add16(v, std::is_signed_v<T> ? _mm256_cvtepi8_epi16(row) : _mm256_cvtepu8_epi16(row));
-    }
-    return and16(v, wmask);
+  __m256i row(const T* xp, int64_t r) const {
+    if (r < 0 || r >= H) return _mm256_setzero_si256();
+    const __m128i b = load_row(reinterpret_cast<const uint8_t*>(xp + r * sH));
+    return std::is_signed_v<T> ? _mm256_cvtepi8_epi16(b) : _mm256_cvtepu8_epi16(b);
   }
 
-  Vec horizontal(Vec v) const {
+  // Group g: output rows 2g (a) and 2g + 1 (b); with stride_h 1 they share
+  // KH - 1 window rows.
+  template <class T>
+  Vec vertical(const T* xp, int64_t g) const {
+    const int64_t r0 = 2 * g * sh_rows + top;
+    Vec v{_mm256_setzero_si256(), _mm256_setzero_si256()};
+    if (sh_rows == 1) {
+      for (int64_t i = 0; i <= kh; ++i) {
+        const __m256i r = row(xp, r0 + i);
+        if (i < kh) v.a = _mm256_add_epi16(v.a, r);
+        if (i > 0) v.b = _mm256_add_epi16(v.b, r);
+      }
+    } else {
+      for (int64_t i = 0; i < kh; ++i) {
+        v.a = _mm256_add_epi16(v.a, row(xp, r0 + i));
+        v.b = _mm256_add_epi16(v.b, row(xp, r0 + sh_rows + i));
+      }
+    }
+    return Vec{_mm256_and_si256(v.a, wmask), _mm256_and_si256(v.b, wmask)};
+  }
+
+  __m256i horizontal1(__m256i v) const {
     if constexpr (KW > 0) return hsum<KW, PL>(v);
-    Vec s = shift_any(v, -pl);
-    for (int64_t dw = 1; dw < kw; ++dw) s = add16(s, shift_any(v, dw - pl));
+    __m256i s = shift_any(v, -pl);
+    for (int64_t dw = 1; dw < kw; ++dw) s = _mm256_add_epi16(s, shift_any(v, dw - pl));
     return s;
+  }
+
+  Vec horizontal(Vec v) const { return Vec{horizontal1(v.a), horizontal1(v.b)}; }
+
+  template <class T>
+  void store(Vec codes, T* yp, int64_t oh) const {
+    store1(codes.a, yp, oh);
+    if (oh + 1 < OH) store1(codes.b, yp, oh + 1);
   }
 
   // Stores the OW codes: one 16-byte store when its excess lands on later
   // rows of the same plane (rows contiguous), else overlapping copies.
   template <class T>
-  void store(Vec codes, T* yp, int64_t oh) const {
+  void store1(__m256i codes, T* yp, int64_t oh) const {
     const __m128i l = _mm256_castsi256_si128(codes), h = _mm256_extracti128_si256(codes, 1);
     const __m128i b = std::is_signed_v<T> ? _mm_packs_epi16(l, h) : _mm_packus_epi16(l, h);
     auto* out = reinterpret_cast<uint8_t*>(yp + oh * ysH);

@@ -22,6 +22,7 @@ namespace {
 
 using Vec = __m512i;
 constexpr int kRows = 2;
+constexpr bool kOneLoad = true;
 constexpr int64_t kLanes = 32;
 
 inline Vec add16(Vec a, Vec b) {
