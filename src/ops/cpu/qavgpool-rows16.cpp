@@ -82,6 +82,8 @@ const char* rows16_build(const QAvgPoolProblem& p, int rows, bool one_load, Rows
   const int64_t pl = -P.w.start, KW = P.w.kernel, KH = P.h.kernel;
   if (pl > 7 || KW - 1 - pl > 7) return "a tap more than 7 columns away from its output";
   if (p.x.stride(2) < P.W) return "x rows overlap (stride along H below W)";
+  // AVX2 finds the tensor's last byte from the strides.
+  if (p.x.stride(0) < 0 || p.x.stride(1) < 0) return "x with a negative stride";
   // Two output rows' window rows in one 64-byte load.
   if (one_load && rows == 2 && (P.h.stride + KH - 1) * p.x.stride(2) + P.W > 64)
     return "the window rows of two output rows span more than 64 bytes";

@@ -618,9 +618,10 @@ void nchw(const QAvgPoolProblem& pr) {
     if (ok) tab.uni[c] = idiv_uniform(d, static_cast<int32_t>(k), static_cast<int32_t>(nh_max));
   }
   const int64_t sN = x.stride(0), sC = x.stride(1), sH = x.stride(2);
-  const bool direct_2x2 = G.sw == 2 && G.KW == 2 && P.h.stride == 2 && P.h.kernel == 2 &&
-                          P.w.start == 0 && P.h.start == 0 && 2 * G.OW <= P.W &&
-                          2 * P.h.out <= P.H && tab.uni.size() == 1 && tab.uni[0].ok;
+  const bool direct_2x2 = x.stride(0) >= 0 && x.stride(1) >= 0 && sH >= P.W && G.sw == 2 &&
+                          G.KW == 2 && P.h.stride == 2 && P.h.kernel == 2 && P.w.start == 0 &&
+                          P.h.start == 0 && 2 * G.OW <= P.W && 2 * P.h.out <= P.H &&
+                          tab.uni.size() == 1 && tab.uni[0].ok;
   int64_t end_byte = 1;
   for (int d = 0; d < 4; ++d) end_byte += (x.dim(d) - 1) * x.stride(d);
   const uint8_t* x_end = static_cast<const uint8_t*>(x.raw()) + end_byte;
