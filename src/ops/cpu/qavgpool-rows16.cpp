@@ -173,7 +173,7 @@ const char* rows16_build(const QAvgPoolProblem& p, int rows, bool one_load, Rows
       const bool e = rule.base == Rounding::half_to_even && l.d % 2 == 0;
       R.any_even = R.any_even || e;
       uint16_t* f = R.lanes.data() + c * 3 * static_cast<size_t>(L) + static_cast<size_t>(x);
-      f[0] = static_cast<uint16_t>(A);  // A >= h >= e: n + h - e >= 0
+      f[0] = static_cast<uint16_t>(A);  // A in [0, xmax]; n >= 0 and h >= e: n + h - e >= 0
       f[L] = static_cast<uint16_t>(m);
       f[2 * L] = e ? 1 : 0;
     }

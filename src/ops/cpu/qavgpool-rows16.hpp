@@ -1,6 +1,8 @@
 // Plan of the x8-qavgpool-rows16-nchw kernels (x8-qavgpool-rows16-nchw.inc):
 // NCHW planes whose rows fit 16 words (W, OW <= 16, stride_w 1), the integer
-// final steps (int_float_mean, int_mean half to even) in 16-bit lanes.
+// final steps (scale-1 ONNX Runtime's float path, int_mean under every
+// rounding rule whose numerators are not negative or that ignores the sign)
+// in 16-bit lanes.
 #pragma once
 
 #include <cstdint>
