@@ -3,6 +3,7 @@
 
 #include "npukit/error.hpp"
 #include "npukit/ops/quantized.hpp"
+#include "ops/cpu/qavgpool-rows16.hpp"
 #include "ops/cpu/qavgpool.hpp"
 #include "ops/cpu/x8-globalpool.hpp"
 #include "ops/quantized_common.hpp"
@@ -46,6 +47,14 @@ const char* declines_u16_nhwc(const QAvgPoolProblem& p) {
   return qavg_u16_declines(p, true);
 }
 
+// Two output rows per step; AVX-512 reads a step's window rows in one load.
+const char* declines_rows16_avx512(const QAvgPoolProblem& p) {
+  return rows16_build(p, 2, true, nullptr);
+}
+const char* declines_rows16_avx2(const QAvgPoolProblem& p) {
+  return rows16_build(p, 2, false, nullptr);
+}
+
 const char* declines_fmean_nhwc(const QAvgPoolProblem& p) {
   const QAvgPlan& P = p.plan;
   if (P.unsupported) return P.unsupported;
@@ -67,6 +76,10 @@ const KernelList<QAvgPoolProblem>& qlinear_average_pool_kernels() {
       "qlinear_average_pool",
       {
 #if defined(__x86_64__)
+          {"x8-qavgpool-rows16-nchw-avx512", Isa::avx512,
+           "rows of at most 16 columns, stride_w 1, integer final step (scale-1 ONNX Runtime, "
+           "int_mean)",
+           declines_rows16_avx512, x8_qavgpool_rows16_nchw_avx512},
           {"x8-qavgpool-u16-nchw-avx512", Isa::avx512,
            "integer window sums (every profile but GHP; float_mean checked), <= 257 taps, unit "
            "stride along W",
@@ -81,6 +94,10 @@ const KernelList<QAvgPoolProblem>& qlinear_average_pool_kernels() {
           {"x8-qavgpool-fmean-nhwc-avx512", Isa::avx512,
            "float_mean (ONNX Runtime, calibrated scales), unit stride along C", declines_fmean_nhwc,
            x8_qavgpool_fmean_nhwc_avx512},
+          {"x8-qavgpool-rows16-nchw-avx2", Isa::avx2,
+           "rows of at most 16 columns, stride_w 1, integer final step (scale-1 ONNX Runtime, "
+           "int_mean)",
+           declines_rows16_avx2, x8_qavgpool_rows16_nchw_avx2},
           {"x8-qavgpool-u16-nchw-avx2", Isa::avx2,
            "integer window sums (every profile but GHP; float_mean checked), <= 257 taps, unit "
            "stride along W, stride_w <= 2",

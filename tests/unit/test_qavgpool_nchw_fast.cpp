@@ -363,5 +363,67 @@ TEST(QAvgPoolNchwFast, PublicCallEqualsReferenceUnderIsaCapsAndThreads) {
   EXPECT_GT(checked, 1000);
 }
 
+// x8-qavgpool-u16-nchw-avx2's direct path for 2x2 windows, stride 2, no
+// padding (plane_2x2s2: pair sums straight from x, no row copy): even and odd
+// H and W (the last row and column left out), widths around 16- and 32-byte
+// loads, x ending right before an unreadable page (the last loads read a
+// copy), y contiguous (whole 16-byte stores spill into later rows) or with a
+// row pitch whose gap bytes must keep their canary, 1 to 3 threads.
+TEST(QAvgPoolNchwFast, Avx2TwoByTwoStrideTwoFromXEqualsTheReference) {
+  if (host_isa() < Isa::avx2) GTEST_SKIP() << "host without AVX2";
+  Restore restore;
+  const uint32_t seed = kSeed + 4;
+  std::mt19937 g(seed);
+  const auto& list = cpu::qlinear_average_pool_kernels();
+  variant_test::Runs runs;
+  variant_test::Options opt;
+  opt.only = "x8-qavgpool-u16-nchw-avx2";
+  opt.threads = 1;
+  for (int attempt = 0; attempt < 600; ++attempt) {
+    Case c;
+    if (!make_case(g, attempt, c)) continue;
+    Window2d& w = c.p.window;
+    w.kernel_h = w.kernel_w = w.stride_h = w.stride_w = 2;
+    w.pad_top = w.pad_bottom = w.pad_left = w.pad_right = 0;
+    const int64_t widths[] = {2, 3, 31, 32, 33, 34, 56, 57, 63, 64, 65, 96, 113};
+    c.xs = Shape{c.xs[0], c.xs[1], 2 + static_cast<int64_t>(g() % 15), widths[g() % 13]};
+    const Shape ys = qlinear_average_pool_output_shape(c.xs, c.p);
+    const int64_t xn = shape_numel(c.xs);
+    GuardedBytes xb(static_cast<size_t>(xn));
+    fill_codes(g, xb.data(), xn, c.t, c.p.x_zero_point);
+    const TensorView x = TensorView::contiguous(xb.data(), c.t, c.xs);
+    Tensor want(c.t, ys);
+    try {
+      ref::qlinear_average_pool(x, want, c.p);
+    } catch (const Error&) {
+      continue;
+    }
+    const std::vector<uint8_t> wb = bytes_nchw(want);
+    const int64_t pitch = ys[3] + (g() % 2 ? 0 : 1 + static_cast<int64_t>(g() % 5));
+    std::vector<uint8_t> yb(static_cast<size_t>(ys[0] * ys[1] * ys[2] * pitch));
+    const TensorView y(yb.data(), c.t, ys, {ys[1] * ys[2] * pitch, ys[2] * pitch, pitch, 1});
+    const bool ok = variant_test::run_every_variant(
+        list,
+        [&] {
+          std::fill(yb.begin(), yb.end(), uint8_t{0xa5});
+          return cpu::QAvgPoolProblem{x, y, &c.p, cpu::make_qavg_plan(x, y, c.p)};
+        },
+        [&](const cpu::QAvgPoolProblem&) {
+          std::string d = first_difference(bytes_nchw(y), wb);
+          for (size_t i = 0; d.empty() && i < yb.size(); ++i)
+            if (static_cast<int64_t>(i) % pitch >= ys[3] && yb[i] != 0xa5)
+              d = "wrote byte " + std::to_string(i) + " of y's row-pitch gap";
+          return d;
+        },
+        "seed " + std::to_string(seed) + " attempt " + std::to_string(attempt) + " y pitch " +
+            std::to_string(pitch) + "\n  " + describe(c.p, c.profile, c.t, c.xs, 0),
+        runs, opt);
+    if (!ok) break;
+  }
+  std::printf("[ qavg-nchw-avx2 ] 2x2 stride 2 ran %s: %lld\n", opt.only.c_str(),
+              static_cast<long long>(runs.of(opt.only)));
+  EXPECT_GT(runs.of(opt.only), 300);
+}
+
 }  // namespace
 }  // namespace npukit

@@ -126,6 +126,10 @@ void x8_qavgpool_fmean_nchw_avx512(const QAvgPoolProblem& p);
 // (x8-qavgpool-u16-avx512.cpp); qavg_u16_declines says when they apply.
 void x8_qavgpool_u16_nchw_avx512(const QAvgPoolProblem& p);
 void x8_qavgpool_u16_nhwc_avx512(const QAvgPoolProblem& p);
+// Rows of at most 16 columns, stride_w 1, integer final steps
+// (x8-qavgpool-rows16-nchw.inc; rows16_build in qavgpool-rows16.hpp says when).
+void x8_qavgpool_rows16_nchw_avx512(const QAvgPoolProblem& p);
+void x8_qavgpool_rows16_nchw_avx2(const QAvgPoolProblem& p);
 // x8-qavgpool-u16-avx2.cpp (AVX2 hosts; NCHW through a zero-bordered row copy).
 void x8_qavgpool_u16_nchw_avx2(const QAvgPoolProblem& p);
 void x8_qavgpool_u16_nhwc_avx2(const QAvgPoolProblem& p);

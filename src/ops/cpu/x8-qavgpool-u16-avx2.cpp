@@ -510,6 +510,42 @@ void nchw_plane(const Final& F, const QAvgPlan& P, const NchwGeometry& G, const 
   }
 }
 
+// 2x2 windows, stride 2, every window on the input (no padding, no
+// overhang), one row class with one divisor: the pair sums of the two input
+// rows straight from x (vpmaddubsw; s8 biased as fill_row does), no row copy,
+// then idiv16_uniform. A 32-byte load that would end past the tensor reads a
+// zero-padded copy; its bytes past the row feed only lanes never stored.
+template <class T>
+void plane_2x2s2(const Final& F, const IdivRegs& U, const uint16_t* ah, const QAvgPlan& P,
+                 const T* xp, int64_t sH, const uint8_t* x_end, T* yp, int64_t ysH) {
+  const __m256i bias = _mm256_set1_epi8(std::is_signed_v<T> ? -128 : 0);
+  const __m256i ones = _mm256_set1_epi8(1);
+  auto pairs = [&](const T* p) {
+    const auto* b = reinterpret_cast<const uint8_t*>(p);
+    __m256i v;
+    if (b + 32 <= x_end) {
+      v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
+    } else {
+      alignas(32) uint8_t buf[32] = {};
+      std::memcpy(buf, b, static_cast<size_t>(x_end - b));
+      v = _mm256_load_si256(reinterpret_cast<const __m256i*>(buf));
+    }
+    return _mm256_maddubs_epi16(_mm256_xor_si256(v, bias), ones);
+  };
+  const int64_t OH = P.h.out, OW = P.w.out;
+  for (int64_t oh = 0; oh < OH; ++oh) {
+    const T* r0 = xp + P.h.first[static_cast<size_t>(oh)] * sH;
+    T* out = yp + oh * ysH;
+    for (int64_t o = 0; o < OW; o += 16) {
+      const __m256i sum = _mm256_add_epi16(pairs(r0 + 2 * o), pairs(r0 + sH + 2 * o));
+      const __m128i codes = idiv16_uniform<T>(
+          F, U, sum, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ah + o)));
+      const bool spill = ysH == OW && oh * OW + o + 16 <= OH * OW;
+      store_codes16(reinterpret_cast<uint8_t*>(out + o), codes, spill ? 16 : OW - o);
+    }
+  }
+}
+
 template <class T>
 void nchw(const QAvgPoolProblem& pr) {
   const QAvgPlan& P = pr.plan;
@@ -582,13 +618,22 @@ void nchw(const QAvgPoolProblem& pr) {
     if (ok) tab.uni[c] = idiv_uniform(d, static_cast<int32_t>(k), static_cast<int32_t>(nh_max));
   }
   const int64_t sN = x.stride(0), sC = x.stride(1), sH = x.stride(2);
+  const bool direct_2x2 = x.stride(0) >= 0 && x.stride(1) >= 0 && sH >= P.W && G.sw == 2 &&
+                          G.KW == 2 && P.h.stride == 2 && P.h.kernel == 2 && P.w.start == 0 &&
+                          P.h.start == 0 && 2 * G.OW <= P.W && 2 * P.h.out <= P.H &&
+                          tab.uni.size() == 1 && tab.uni[0].ok;
+  int64_t end_byte = 1;
+  for (int d = 0; d < 4; ++d) end_byte += (x.dim(d) - 1) * x.stride(d);
+  const uint8_t* x_end = static_cast<const uint8_t*>(x.raw()) + end_byte;
   for_chunks(P.N * P.C, [&](int64_t begin, int64_t end) {
-    std::vector<uint8_t> buf(static_cast<size_t>(P.H * G.width), 0);  // borders stay 0
+    std::vector<uint8_t> buf(direct_2x2 ? 0 : static_cast<size_t>(P.H * G.width), 0);  // borders 0
     for (int64_t nc = begin; nc < end; ++nc) {
       const int64_t n = nc / P.C, c = nc % P.C;
       const T* xp = static_cast<const T*>(x.raw()) + n * sN + c * sC;
       T* yp = static_cast<T*>(y.raw()) + n * y.stride(0) + c * y.stride(1);
-      if (G.sw == 2)
+      if (direct_2x2)
+        plane_2x2s2(F, IdivRegs(tab.uni[0]), tab.aht.data(), P, xp, sH, x_end, yp, y.stride(2));
+      else if (G.sw == 2)
         nchw_plane<2>(F, P, G, xp, sH, buf.data(), tab, yp, y.stride(2));
       else
         nchw_plane<1>(F, P, G, xp, sH, buf.data(), tab, yp, y.stride(2));

@@ -563,6 +563,9 @@ struct S2Plane {
   // load ends inside x (checked per plane against x_end).
   bool plain = false;
   const uint8_t* x_end = nullptr;
+  // Interior rows before it may store whole registers when y's rows are
+  // contiguous (the same for every plane: computed once per call).
+  int64_t spill_end = 0;
 };
 
 template <bool Odd>
@@ -691,9 +694,8 @@ void plane_s2(const Final& F, const QAvgPlan& P, const S2Plane& G, const T* xp, 
     const bool plain = G.plain && reinterpret_cast<const uint8_t*>(
                                       row0 + (i1 - 1 - i0) * step + (kh - 1) * sH +
                                       loads[(OWp / 32 - 1) * NL + NL - 1].a + 64) <= G.x_end;
-    int64_t spill_end = i0;  // rows before it store whole registers
-    if (spill_rows)
-      while (spill_end < i1 && spill_end * OW + (OWp - 32) + 32 <= OH * OW) ++spill_end;
+    const int64_t spill_end =
+        spill_rows ? G.spill_end : i0;  // rows before it store whole registers
     const uint16_t* lt = ltab + c * OWp * kLaneFields;
     const int16_t lk = lane_k[c];
     auto run = [&](int64_t a, int64_t b, bool spill) {
@@ -980,6 +982,8 @@ void nchw(const QAvgPoolProblem& pr) {
     // last load reaches the last output's last tap).
     const int64_t a0 = loads.empty() ? -1 : loads.front().a;
     G.plain = sw == 2 && a0 >= 0 && P.w.start + 2 * (OW - 1) + KW <= P.W;
+    for (G.spill_end = G.i0; G.spill_end < G.i1 && G.spill_end * OW + OWp <= OH * OW;)
+      ++G.spill_end;
   }
   auto s2 = [&](const T* xp, T* yp) {
     const RowLoad* l = loads.data();
