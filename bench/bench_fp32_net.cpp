@@ -45,6 +45,12 @@ const Layer kLayers[] = {
     {"mobilenet.1x1_192to32_28", 192, 28, 32, 1, 1, 1},
     // The bundled model's second conv on its 1,000-image batch (the main job).
     {"fashion.3x3_8to16_14_batch1000", 8, 14, 16, 3, 1, 1, 1000},
+    // mobilenet_v2's depthwise layers on small planes (per-plane costs dominate).
+    {"mobilenet.dw3x3_576_14", 576, 14, 576, 3, 1, 576},
+    {"mobilenet.dw3x3s2_576_14", 576, 14, 576, 3, 2, 576},
+    {"mobilenet.dw3x3_960_7", 960, 7, 960, 3, 1, 960},
+    {"mobilenet.dw3x3s2_144_56", 144, 56, 144, 3, 2, 144},
+    {"mobilenet.dw3x3_192_28", 192, 28, 192, 3, 1, 192},
 };
 
 Tensor random(const Shape& s, unsigned seed) {

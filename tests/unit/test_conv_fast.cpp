@@ -499,6 +499,59 @@ void packed_weights_give_the_same_bits(Fp32Accumulation accumulation) {
   }
 }
 
+// A planned model's packing answers the padded-tap finiteness check
+// (conv_weights_finite) when it packs this very tensor; the answer must be the
+// tensor's: with an infinite corner weight and result_add (where the kernels
+// check before running), conv2d with the packing gives the reference's bits.
+TEST(ConvFast, PackedWeightsFinitenessIsTheTensors) {
+  Restore restore;
+  const unsigned seed = 20261127;
+  std::mt19937 rng(seed);
+  Tensor x(DType::f32, {1, 16, 7, 7}), w(DType::f32, {64, 16, 3, 3}), b(DType::f32, {64});
+  for (Tensor* t : {&x, &w, &b})
+    for (int64_t i = 0; i < t->numel(); ++i) t->data<float>()[i] = value(rng, 0);
+  Tensor finite_w = w;  // the same values at another address
+  w.data<float>()[(5 * 16 + 3) * 9 + 0] = std::numeric_limits<float>::infinity();
+  Conv2dParams p;
+  p.window.kernel_h = p.window.kernel_w = 3;
+  p.window.pad_top = p.window.pad_bottom = p.window.pad_left = p.window.pad_right = 1;
+  p.has_bias = true;
+  p.result_add = true;
+  p.accumulation = Fp32Accumulation::mlas_nchwc16;
+  const Shape ys = conv2d_output_shape(x.shape(), w.shape(), p);
+  Tensor y0(DType::f32, ys);
+  for (int64_t i = 0; i < y0.numel(); ++i) y0.data<float>()[i] = value(rng, 0);
+  const auto packed = cpu::pack_conv_weights(w, 1, 32, p.accumulation);
+  const auto packed_finite = cpu::pack_conv_weights(finite_w, 1, 32, p.accumulation);
+  Tensor y = y0;
+  EXPECT_FALSE(cpu::conv_weights_finite({x, w, b, y, p, packed.get()}));
+  EXPECT_TRUE(cpu::conv_weights_finite({x, finite_w, b, y, p, packed_finite.get()}));
+  // Another tensor's packing is not asked: w itself is scanned.
+  EXPECT_FALSE(cpu::conv_weights_finite({x, w, b, y, p, packed_finite.get()}));
+  EXPECT_TRUE(cpu::conv_weights_finite({x, finite_w, b, y, p, packed.get()}));
+  const auto planned = conv2d_pack_weights(w, p, ys[2], ys[3]);
+  set_impl(Impl::reference);
+  Tensor want = y0;
+  conv2d(x, w, b, want, p);
+  set_impl(Impl::fast);
+  int64_t nan = 0;
+  for (int64_t i = 0; i < want.numel(); ++i) nan += std::isnan(want.data<float>()[i]);
+  EXPECT_EQ(nan, 0) << "the reference skips the padded taps: no 0 * inf";
+  for (Isa isa : {Isa::portable, Isa::avx2, Isa::avx512}) {
+    if (isa > host_isa()) continue;
+    set_max_isa(isa);
+    for (int threads = 1; threads <= 3; ++threads) {
+      set_num_threads(threads);
+      Tensor got = y0;
+      conv2d(x, w, b, got, p, planned.get());
+      for (int64_t i = 0; i < got.numel(); ++i)
+        ASSERT_TRUE(same_bits(got.data<float>()[i], want.data<float>()[i]))
+            << "seed " << seed << " " << isa_name(isa) << " threads " << threads << " element " << i
+            << ": " << got.data<float>()[i] << " vs " << want.data<float>()[i];
+    }
+  }
+}
+
 TEST(ConvFast, PackedWeightsGiveTheSameBits) {
   for (const Fp32Accumulation a : {Fp32Accumulation::sequential, Fp32Accumulation::mlas_nchwc16,
                                    Fp32Accumulation::mlas_nchwc8})

@@ -94,7 +94,7 @@ TEST(DwconvFast, EveryVariantEqualsReferenceBitForBit) {
   const unsigned seed = 20261126;
   std::mt19937 rng(seed);
   const auto& list = cpu::dwconv_kernels();
-  std::map<std::string, int64_t> runs;
+  std::map<std::string, int64_t> runs, walks;
   int64_t outputs = 0, declined = 0;
   for (int iter = 0; iter < 240; ++iter) {
     const bool interleaved = iter % 2 == 1;
@@ -156,6 +156,13 @@ TEST(DwconvFast, EveryVariantEqualsReferenceBitForBit) {
                          dp.clip};
     reference(p);
     const std::vector<float> expected = want.values();
+    {  // which walk the vector kernels take (the driver's padded row: every input column)
+      const int64_t Wp = (xs[3] - 1) * (w.ins_w + 1) + 1 + w.pad_left + w.pad_right;
+      const int64_t row = (Wp + w.stride_w - 1) / w.stride_w;
+      for (const int64_t lanes : {8, 16})
+        ++walks[std::string(cpu::dwconv_flat_walk(ys[2], ys[3], row, lanes) ? "flat" : "rows") +
+                " " + std::to_string(lanes)];
+    }
     for (const auto& v : list.variants) {
       if (v.reference || !list.runnable(v)) continue;
       if (v.declines(p) != nullptr) {
@@ -186,6 +193,11 @@ TEST(DwconvFast, EveryVariantEqualsReferenceBitForBit) {
   std::printf("dwconv: seed %u, %lld outputs compared, %lld declined\n", seed,
               static_cast<long long>(outputs), static_cast<long long>(declined));
   for (const auto& [name, n] : runs) std::printf("  %s: %lld runs\n", name.c_str(), (long long)n);
+  // Both walks of the vector plane kernels (DwPlane::flat) at both widths.
+  for (const char* walk : {"flat 8", "flat 16", "rows 8", "rows 16"}) {
+    std::printf("  walk %s: %lld problems\n", walk, static_cast<long long>(walks[walk]));
+    EXPECT_GT(walks[walk], 20) << walk;
+  }
   // Every variant this host may run was exercised, many times.
   for (const auto& v : list.variants)
     if (!v.reference && list.runnable(v)) {

@@ -2,7 +2,7 @@
 // drivers) and its AVX-512 version (when the host runs it) against the
 // definition: padded column c = pad_left + w goes to phase c % 2 at index
 // c / 2, nothing else is written. Every width 0..80 (the AVX-512 loop takes
-// 32 columns a step, then a scalar tail) and pad 0..5 (odd and even pads,
+// 32 columns a step, then one masked step) and pad 0..5 (odd and even pads,
 // odd and even widths, 1-wide rows).
 #include <gtest/gtest.h>
 

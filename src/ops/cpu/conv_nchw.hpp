@@ -112,7 +112,15 @@ struct ConvPackedWeights {
   int64_t oc = 0, icg = 0, kh = 0, kw = 0, groups = 0, block = 0;  // what was packed
   int64_t order_block = 0;
   std::vector<float> data;
+  // The packed tensor's first float and whether all its floats are finite,
+  // found once when packed: the kernels' check for padded taps reads it
+  // instead of scanning w on every call (9 MB for a 512-channel 3x3 layer).
+  const void* source = nullptr;
+  bool finite = false;
 };
+// Whether every weight of p.w is finite: p.packed's answer when it is a
+// packing of this very tensor, else a scan.
+bool conv_weights_finite(const ConvProblem& p);
 std::shared_ptr<const ConvPackedWeights> pack_conv_weights(
     const TensorView& w, int64_t groups, int64_t block,
     Fp32Accumulation accumulation = Fp32Accumulation::sequential);

@@ -1,11 +1,12 @@
 // The fp32 depthwise convolution family (depthwise2d, and conv2d with
 // groups = C): one output channel reads one input channel. Kernels compute
 // one output plane at a time from a copy of its input plane with the padding
-// and inserted zeros written out, split into stride_w column phases so that
-// the taps of consecutive outputs are consecutive floats: SIMD lanes hold
-// consecutive outputs of a row, and every lane performs its output's scalar
-// sequence of rounded operations in the reference's order (FMA only for the
-// mlas_nchwc accumulations).
+// and inserted zeros written out, split into stride_h row phases and
+// stride_w column phases so that the taps of consecutive outputs are
+// consecutive floats and output row oh starts at padded row oh of every
+// phase: SIMD lanes hold consecutive outputs, and every lane performs its
+// output's scalar sequence of rounded operations in the reference's order
+// (FMA only for the mlas_nchwc accumulations).
 #pragma once
 
 #include <cstdint>
@@ -28,11 +29,11 @@ struct DwconvProblem {
 };
 
 // One output plane for a plane kernel. The window of output (oh, ow) starts
-// at x + oh * stride_h * row + ow; its tap t is at that start + tap[t].
+// at x + oh * row + ow; its tap t is at that start + tap[t]. Reads may run
+// up to row + 16 floats past the plane's last phase (the buffer has them).
 struct DwPlane {
   const float* x;      // padded, phase-split input plane
-  int64_t row;         // floats per padded row (>= ow rounded up to a vector + the taps' reach)
-  int64_t stride_h;    // padded rows per output row
+  int64_t row;         // floats per padded row (>= ow + the taps' reach)
   const int64_t* tap;  // per tap (kh * KW + kw order): offset from the window start
   int64_t taps;
   const float* w;    // the channel's weights, one per tap
@@ -45,6 +46,11 @@ struct DwPlane {
   float bias;
   bool clip;  // clamp to [clip_min, clip_max] last, as ref::clip_f32
   float clip_min, clip_max;
+  // Walk the plane as one long row of oh * row outputs into `scratch` (oh *
+  // row + 16 floats), then copy each row's ow outputs to y with the epilogue:
+  // fewer vectors where rows are narrow (dwconv_flat_walk decides).
+  bool flat = false;
+  float* scratch = nullptr;
 };
 using DwPlaneKernel = void (*)(const DwPlane& p);
 
@@ -54,9 +60,14 @@ void f32_dwconv_plane_portable(const DwPlane& p);
 void f32_dwconv_plane_avx2(const DwPlane& p);
 void f32_dwconv_plane_avx512(const DwPlane& p);
 
-// Runs the plane kernel over every (n, channel) plane, threaded; `split`
-// copies stride-2 input rows into their column phases.
-void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel, RowSplit split = split_row_stride2);
+// Whether a plane kernel of `lanes` floats per vector walks an oh x ow output
+// plane with padded rows of `row` floats flat (DwPlane::flat).
+bool dwconv_flat_walk(int64_t oh, int64_t ow, int64_t row, int64_t lanes);
+
+// Runs the plane kernel (`lanes` floats per vector) over every (n, channel)
+// plane, threaded; `split` copies stride-2 input rows into their column phases.
+void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel, int64_t lanes,
+                RowSplit split = split_row_stride2);
 
 // The family: f32-dwconv-nchw-{avx512, avx2, portable}, then the reference.
 const KernelList<DwconvProblem>& dwconv_kernels();

@@ -47,7 +47,7 @@ const char* declines_nchw(const ConvProblem& p) {
   // 0 * w: the same sum (the accumulator is never -0) unless a weight is
   // infinite or NaN. Checked here only when it is cheaper than checking the
   // output afterwards (see run_checked).
-  if (has_zero_taps(win) && !checks_output(p) && !all_finite_f32(w))
+  if (has_zero_taps(win) && !checks_output(p) && !conv_weights_finite(p))
     return "a non-finite weight with padded taps";
   return nullptr;
 }
@@ -354,7 +354,7 @@ void run_reference(const ConvProblem& p) {
 // the reference recomputes the whole output (y is not an input then).
 void run_checked(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape shape) {
   run_conv_nchw(p, kernel, shape);
-  if (has_zero_taps(p.params.window) && checks_output(p) && any_nan(p.y) && !all_finite_f32(p.w))
+  if (has_zero_taps(p.params.window) && checks_output(p) && any_nan(p.y) && !conv_weights_finite(p))
     run_reference(p);
 }
 
@@ -429,7 +429,7 @@ int64_t conv_ocl_block(const Shape& w, const Conv2dParams& p, int64_t y_h, int64
 
 void run_conv_ocl_exact(const ConvProblem& p, const OclKernel& kernel) {
   run_conv_ocl(p, kernel);
-  if (has_zero_taps(p.params.window) && checks_output(p) && any_nan(p.y) && !all_finite_f32(p.w))
+  if (has_zero_taps(p.params.window) && checks_output(p) && any_nan(p.y) && !conv_weights_finite(p))
     run_reference(p);
 }
 
@@ -441,7 +441,7 @@ const char* declines_dot_chains(const ConvProblem& p) {
   if (mlas_nchwc_block(c.accumulation)) return "an mlas_nchwc accumulation";
   if (c.accumulation == Fp32Accumulation::interleaved && c.groups != 1) return "groups > 1";
   if (c.accumulation == Fp32Accumulation::sequential && has_zero_taps(c.window) &&
-      !all_finite_f32(p.w))
+      !conv_weights_finite(p))
     return "a non-finite weight with padded taps";
   return nullptr;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "conv_nchw.hpp"
+#include "finite.hpp"
 #include "npukit/parallel.hpp"
 #include "ops/conv_mlas_order.hpp"
 
@@ -76,7 +77,17 @@ std::shared_ptr<const ConvPackedWeights> pack_conv_weights(const TensorView& w, 
   pw->block = block;
   pw->order_block = mlas_nchwc_block(accumulation);
   pack_into(w, groups, block, accumulation, pw->data);
+  pw->source = w.raw();
+  pw->finite = all_finite_f32(w);
   return pw;
+}
+
+bool conv_weights_finite(const ConvProblem& p) {
+  const ConvPackedWeights* pw = p.packed;
+  if (pw != nullptr && pw->source == p.w.raw() && p.w.is_contiguous() && pw->oc == p.w.dim(0) &&
+      pw->icg == p.w.dim(1) && pw->kh == p.w.dim(2) && pw->kw == p.w.dim(3))
+    return pw->finite;
+  return all_finite_f32(p.w);
 }
 
 void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {

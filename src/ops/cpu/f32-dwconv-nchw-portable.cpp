@@ -1,5 +1,6 @@
 // Plane kernel of the fp32 depthwise family in plain C++ (any CPU): one output
-// at a time, the reference's operations in its order.
+// at a time, the reference's operations in its order (DwPlane::flat, a
+// vector walk, changes nothing here).
 #include <cmath>
 
 #include "dwconv.hpp"
@@ -9,7 +10,7 @@ namespace npukit::cpu {
 void f32_dwconv_plane_portable(const DwPlane& p) {
   for (int64_t oh = 0; oh < p.oh; ++oh) {
     for (int64_t ow = 0; ow < p.ow; ++ow) {
-      const float* x = p.x + oh * p.stride_h * p.row + ow;
+      const float* x = p.x + oh * p.row + ow;
       float& out = p.y[oh * p.y_row + ow];
       if (p.interleaved) {
         float a[2] = {0.0f, 0.0f};

@@ -42,9 +42,10 @@ const char* declines_fast(const DwconvProblem& p) {
   return nullptr;
 }
 
-// Geometry of the padded, phase-split input plane.
+// Geometry of the padded, phase-split input plane: stride_w column phases,
+// each of stride_h row phases of Hs rows of `row` floats.
 struct Layout {
-  int64_t Hp, Wp, phases, row, phase_size, plane;
+  int64_t Hp, Wp, Hs, row, row_phase, phase_size, plane, buffer;
 };
 
 Layout layout(const DwconvProblem& p) {
@@ -53,64 +54,74 @@ Layout layout(const DwconvProblem& p) {
   Layout l;
   l.Hp = (H - 1) * (win.ins_h + 1) + 1 + win.pad_top + win.pad_bottom;
   l.Wp = (W - 1) * (win.ins_w + 1) + 1 + win.pad_left + win.pad_right;
-  l.phases = win.stride_w;
+  l.Hs = (l.Hp + win.stride_h - 1) / win.stride_h;
   const int64_t reach = (win.kernel_w - 1) * win.dilation_w / win.stride_w;
-  const int64_t ow_vectors = (OW + kMaxLanes - 1) / kMaxLanes * kMaxLanes;
-  // Vector loads of the last outputs of a row may run past the row's
-  // columns: they read zeros of the same row.
-  l.row = std::max((l.Wp + l.phases - 1) / l.phases, ow_vectors + reach);
-  l.phase_size = l.Hp * l.row;
-  l.plane = l.phases * l.phase_size;
+  l.row = std::max((l.Wp + win.stride_w - 1) / win.stride_w, OW + reach);
+  l.row_phase = l.Hs * l.row;
+  l.phase_size = win.stride_h * l.row_phase;
+  l.plane = win.stride_w * l.phase_size;
+  // Vector loads of a row's (or the flat walk's) last outputs run past the
+  // last row: zeros, never used.
+  l.buffer = l.plane + l.row + kMaxLanes;
   return l;
 }
 
-// Per input column: where it goes in a padded row (phase and column), so
-// that filling a plane needs no division.
-std::vector<int64_t> column_map(const DwconvProblem& p, const Layout& l) {
+// Where each input column and row goes in the padded plane (phase and
+// index), so that filling a plane needs no division.
+struct PlaneMap {
+  std::vector<int64_t> column, row;  // float offsets
+};
+
+PlaneMap plane_map(const DwconvProblem& p, const Layout& l) {
   const Window2d& win = p.window;
-  std::vector<int64_t> map(static_cast<size_t>(p.x.dim(3)));
+  PlaneMap map;
   for (int64_t w = 0; w < p.x.dim(3); ++w) {
     const int64_t pc = win.pad_left + w * (win.ins_w + 1);
-    map[static_cast<size_t>(w)] = (pc % l.phases) * l.phase_size + pc / l.phases;
+    map.column.push_back(pc % win.stride_w * l.phase_size + pc / win.stride_w);
+  }
+  for (int64_t h = 0; h < p.x.dim(2); ++h) {
+    const int64_t pr = win.pad_top + h * (win.ins_h + 1);
+    map.row.push_back(pr % win.stride_h * l.row_phase + pr / win.stride_h * l.row);
   }
   return map;
 }
 
 // Writes input plane (n, ic) into its padded positions; the zeros stay.
-void fill_plane(const DwconvProblem& p, const Layout& l, const std::vector<int64_t>& columns,
-                int64_t n, int64_t ic, float* dst, RowSplit split) {
+void fill_plane(const DwconvProblem& p, const Layout& l, const PlaneMap& map, int64_t n, int64_t ic,
+                float* dst, RowSplit split) {
   const Window2d& win = p.window;
   const int64_t H = p.x.dim(2), W = p.x.dim(3);
   const float* src = static_cast<const float*>(p.x.raw()) + n * p.x.stride(0) + ic * p.x.stride(1);
   const int64_t xs_h = p.x.stride(2), xs_w = p.x.stride(3);
-  const bool copy_rows = l.phases == 1 && win.ins_w == 0 && xs_w == 1;
+  const int64_t phases = win.stride_w;
+  const bool copy_rows = phases == 1 && win.ins_w == 0 && xs_w == 1;
   for (int64_t h = 0; h < H; ++h) {
     const float* s = src + h * xs_h;
-    float* row = dst + (win.pad_top + h * (win.ins_h + 1)) * l.row;
+    float* row = dst + map.row[static_cast<size_t>(h)];
     if (copy_rows) {
-      std::copy(s, s + W, row + win.pad_left);
+      for (int64_t w = 0; w < W; ++w) row[win.pad_left + w] = s[w];
       continue;
     }
-    if (l.phases == 2 && win.ins_w == 0 && xs_w == 1) {
+    if (phases == 2 && win.ins_w == 0 && xs_w == 1) {
       split(s, W, win.pad_left, row, row + l.phase_size);
       continue;
     }
     if (win.ins_w == 0) {
       // Without inserted zeros, every stride_w-th column goes to consecutive
       // columns of one phase: strided copies instead of indexed stores.
-      for (int64_t ph = 0; ph < l.phases; ++ph) {
-        const int64_t w0 = ((ph - win.pad_left) % l.phases + l.phases) % l.phases;
-        float* d = row + ph * l.phase_size + (win.pad_left + w0) / l.phases;
-        for (int64_t w = w0; w < W; w += l.phases) *d++ = s[w * xs_w];
+      for (int64_t ph = 0; ph < phases; ++ph) {
+        const int64_t w0 = ((ph - win.pad_left) % phases + phases) % phases;
+        float* d = row + ph * l.phase_size + (win.pad_left + w0) / phases;
+        for (int64_t w = w0; w < W; w += phases) *d++ = s[w * xs_w];
       }
       continue;
     }
-    for (int64_t w = 0; w < W; ++w) row[columns[static_cast<size_t>(w)]] = s[w * xs_w];
+    for (int64_t w = 0; w < W; ++w) row[map.column[static_cast<size_t>(w)]] = s[w * xs_w];
   }
 }
 
 struct PlaneBuffers {
-  std::vector<float> input, output;
+  std::vector<float> input, output, scratch;
 };
 PlaneBuffers& plane_buffers() {
   thread_local PlaneBuffers b;
@@ -119,19 +130,30 @@ PlaneBuffers& plane_buffers() {
 
 }  // namespace
 
-void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel, RowSplit split) {
+bool dwconv_flat_walk(int64_t oh, int64_t ow, int64_t row, int64_t lanes) {
+  if (lanes < 2) return false;
+  const int64_t rows = oh * ((ow + lanes - 1) / lanes);  // vectors of the row walk
+  const int64_t flat = (oh * row + lanes - 1) / lanes;
+  // The flat walk's copy of each row vector to y costs about a quarter of a
+  // vector of 3x3 taps.
+  return 4 * flat + rows < 4 * rows;
+}
+
+void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel, int64_t lanes, RowSplit split) {
   const Window2d& win = p.window;
   const int64_t N = p.y.dim(0), OC = p.y.dim(1), OH = p.y.dim(2), OW = p.y.dim(3);
   const int64_t KH = win.kernel_h, KW = win.kernel_w;
   const Layout l = layout(p);
-  const std::vector<int64_t> columns = column_map(p, l);
+  const PlaneMap map = plane_map(p, l);
   std::vector<int64_t> tap(static_cast<size_t>(KH * KW));
   for (int64_t kh = 0; kh < KH; ++kh)
     for (int64_t kw = 0; kw < KW; ++kw) {
-      const int64_t col = kw * win.dilation_w;
-      tap[static_cast<size_t>(kh * KW + kw)] =
-          (col % l.phases) * l.phase_size + kh * win.dilation_h * l.row + col / l.phases;
+      const int64_t r = kh * win.dilation_h, col = kw * win.dilation_w;
+      tap[static_cast<size_t>(kh * KW + kw)] = col % win.stride_w * l.phase_size +
+                                               r % win.stride_h * l.row_phase +
+                                               r / win.stride_h * l.row + col / win.stride_w;
     }
+  const bool flat = dwconv_flat_walk(OH, OW, l.row, lanes);
   const float* bias = p.has_bias ? static_cast<const float*>(p.bias.raw()) : nullptr;
   const int64_t bias_step = p.has_bias ? p.bias.stride(p.bias.rank() == 1 ? 0 : 1) : 0;
   const bool y_rows_contiguous = p.y.stride(3) == 1;
@@ -144,15 +166,18 @@ void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel, RowSplit split) {
   parallel_ranges(N * OC, grain, [&](int64_t begin, int64_t end) {
     FlushScope flush(p.flush_denormals);
     PlaneBuffers& buf = plane_buffers();
-    buf.input.assign(static_cast<size_t>(l.plane), 0.0f);
+    buf.input.assign(static_cast<size_t>(l.buffer), 0.0f);
     if (!y_rows_contiguous) buf.output.resize(static_cast<size_t>(OH * OW));
+    if (flat) buf.scratch.resize(static_cast<size_t>(OH * l.row + kMaxLanes));
     std::vector<float> weights(static_cast<size_t>(KH * KW));
     const auto* wbase = static_cast<const float*>(p.w.raw());
     int64_t filled = -1;  // the (n, ic) plane now in buf.input
-    for (int64_t plane = begin; plane < end; ++plane) {
-      const int64_t n = plane / OC, oc = plane % OC, ic = oc / p.multiplier;
+    // (n, oc) counted along, not divided out per plane: 7x7 planes are short.
+    int64_t n = begin / OC, oc = begin % OC;
+    for (int64_t plane = begin; plane < end; ++plane, oc = oc + 1 == OC ? (++n, 0) : oc + 1) {
+      const int64_t ic = p.multiplier == 1 ? oc : oc / p.multiplier;
       if (n * p.x.dim(1) + ic != filled) {
-        fill_plane(p, l, columns, n, ic, buf.input.data(), split);
+        fill_plane(p, l, map, n, ic, buf.input.data(), split);
         filled = n * p.x.dim(1) + ic;
       }
       for (int64_t kh = 0; kh < KH; ++kh)
@@ -162,7 +187,6 @@ void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel, RowSplit split) {
       DwPlane d;
       d.x = buf.input.data();
       d.row = l.row;
-      d.stride_h = win.stride_h;
       d.tap = tap.data();
       d.taps = KH * KW;
       d.w = weights.data();
@@ -176,6 +200,8 @@ void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel, RowSplit split) {
       d.clip = fused_clip;
       d.clip_min = p.clip.min;
       d.clip_max = p.clip.max;
+      d.flat = flat;
+      d.scratch = buf.scratch.data();
       float* yplane = static_cast<float*>(p.y.raw()) + n * p.y.stride(0) + oc * p.y.stride(1);
       if (y_rows_contiguous) {
         d.y = yplane;
@@ -220,13 +246,13 @@ void run_reference(const DwconvProblem& p) {
 }
 
 void run_avx512(const DwconvProblem& p) {
-  run_dwconv(p, f32_dwconv_plane_avx512, split_row_stride2_avx512);
+  run_dwconv(p, f32_dwconv_plane_avx512, 16, split_row_stride2_avx512);
 }
 void run_avx2(const DwconvProblem& p) {
-  run_dwconv(p, f32_dwconv_plane_avx2);
+  run_dwconv(p, f32_dwconv_plane_avx2, 8);
 }
 void run_portable(const DwconvProblem& p) {
-  run_dwconv(p, f32_dwconv_plane_portable);
+  run_dwconv(p, f32_dwconv_plane_portable, 1);
 }
 
 constexpr const char* kApplies =
