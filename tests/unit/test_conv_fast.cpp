@@ -26,19 +26,6 @@
 namespace npukit {
 namespace {
 
-bool same_bits(float a, float b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b);
-}
-
-struct Restore {
-  ~Restore() {
-    set_num_threads(0);
-    set_impl(Impl::fast);
-    set_max_isa(host_isa());
-  }
-};
-
 float value(std::mt19937& rng, int rare) {
   static const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
                                    std::numeric_limits<float>::infinity(),
@@ -121,7 +108,7 @@ int64_t mlas_icg(std::mt19937& rng) {
 void every_variant_equals_reference(unsigned seed, int iterations, int64_t first_batch,
                                     int64_t batches, int64_t max_ocg, int64_t min_runs,
                                     bool mlas = false) {
-  Restore restore;
+  test::SettingsRestore restore;
   std::mt19937 rng(seed);
   const auto& list = cpu::conv_nchw_kernels();
   std::map<std::string, int64_t> runs;
@@ -189,7 +176,7 @@ void every_variant_equals_reference(unsigned seed, int iterations, int64_t first
         const float* wv = want.data<float>();
         const int64_t n = got.numel();
         for (int64_t i = 0; i < n; ++i)
-          if (!same_bits(g[i], wv[i]) && bad++ == 0) first = i;
+          if (!test::same_bits_or_both_nan(g[i], wv[i]) && bad++ == 0) first = i;
         ASSERT_EQ(bad, 0) << "seed " << seed << " iter " << iter << " "
                           << text(prob, v.name, threads, nhwc) << "; first mismatch at element "
                           << first << ": " << got.data<float>()[first] << " vs "
@@ -261,7 +248,7 @@ class GuardedFloats {
 // unreadable page (a read past it faults), groups, dilation, batch > 1,
 // special values, 1 to 3 threads; bit for bit the reference.
 TEST(ConvFast, UnpaddedInputEveryTailEqualsReference) {
-  Restore restore;
+  test::SettingsRestore restore;
   const unsigned seed = 20261126;
   std::mt19937 rng(seed);
   const auto& list = cpu::conv_nchw_kernels();
@@ -306,7 +293,9 @@ TEST(ConvFast, UnpaddedInputEveryTailEqualsReference) {
         run_for_test(v, prob);
         int64_t bad = 0, first = 0;
         for (int64_t i = 0; i < got.numel(); ++i)
-          if (!same_bits(got.data<float>()[i], want.data<float>()[i]) && bad++ == 0) first = i;
+          if (!test::same_bits_or_both_nan(got.data<float>()[i], want.data<float>()[i]) &&
+              bad++ == 0)
+            first = i;
         ASSERT_EQ(bad, 0) << "seed " << seed << " iter " << iter << " "
                           << text(prob, v.name, threads, false) << "; first mismatch at element "
                           << first << ": " << got.data<float>()[first] << " vs "
@@ -329,7 +318,7 @@ TEST(ConvFast, UnpaddedInputEveryTailEqualsReference) {
 // the centre tap only (never padded: the fast result stands), finite and
 // special inputs, 1 to 3 threads; bit for bit the reference.
 TEST(ConvFast, NonFiniteWeightsWithPaddingEqualReference) {
-  Restore restore;
+  test::SettingsRestore restore;
   const unsigned seed = 20261128;
   std::mt19937 rng(seed);
   const auto& list = cpu::conv_nchw_kernels();
@@ -368,7 +357,7 @@ TEST(ConvFast, NonFiniteWeightsWithPaddingEqualReference) {
         prob.y = got;
         run_for_test(v, prob);
         for (int64_t i = 0; i < got.numel(); ++i)
-          ASSERT_TRUE(same_bits(got.data<float>()[i], want.data<float>()[i]))
+          ASSERT_TRUE(test::same_bits_or_both_nan(got.data<float>()[i], want.data<float>()[i]))
               << "seed " << seed << " iter " << iter << " " << text(prob, v.name, threads, false)
               << " centre tap " << centre << "; element " << i << ": " << got.data<float>()[i]
               << " vs " << want.data<float>()[i];
@@ -389,7 +378,7 @@ TEST(ConvFast, NonFiniteWeightsWithPaddingEqualReference) {
 // conv2d() picks the family's kernels: the same bits at every ISA cap, any
 // thread count and with Impl::reference.
 TEST(ConvFast, PublicEntryAgreesAcrossIsaLevelsAndImpl) {
-  Restore restore;
+  test::SettingsRestore restore;
   std::mt19937 rng(5);
   Tensor x(DType::f32, {2, 6, 13, 19}), w(DType::f32, {10, 3, 3, 3}), b(DType::f32, {10});
   for (Tensor* t : {&x, &w, &b})
@@ -422,7 +411,7 @@ TEST(ConvFast, PublicEntryAgreesAcrossIsaLevelsAndImpl) {
         set_num_threads(threads);
         const std::vector<float> got = run();
         for (size_t i = 0; i < want.size(); ++i)
-          ASSERT_TRUE(same_bits(got[i], want[i]))
+          ASSERT_TRUE(test::same_bits_or_both_nan(got[i], want[i]))
               << fp32_accumulation_name(a) << " " << isa_name(isa) << " threads " << threads
               << " element " << i;
       }
@@ -435,7 +424,7 @@ TEST(ConvFast, PublicEntryAgreesAcrossIsaLevelsAndImpl) {
 // packing of other weights' shape (ignored), at every ISA level and 1-3
 // threads; bad weights for the packing are refused with an npukit::Error.
 void packed_weights_give_the_same_bits(Fp32Accumulation accumulation) {
-  Restore restore;
+  test::SettingsRestore restore;
   std::mt19937 rng(7);
   Tensor x(DType::f32, {3, 64, 7, 9}), w(DType::f32, {96, 32, 3, 3}), b(DType::f32, {96});
   for (Tensor* t : {&x, &w, &b})
@@ -475,7 +464,7 @@ void packed_weights_give_the_same_bits(Fp32Accumulation accumulation) {
            {packed.get(), mismatched.get(), static_cast<const cpu::ConvPackedWeights*>(nullptr)}) {
         const std::vector<float> got = run(pw);
         for (size_t i = 0; i < want.size(); ++i)
-          ASSERT_TRUE(same_bits(got[i], want[i]))
+          ASSERT_TRUE(test::same_bits_or_both_nan(got[i], want[i]))
               << fp32_accumulation_name(accumulation) << " " << isa_name(isa) << " threads "
               << threads << " packing "
               << (pw == packed.get() ? "own"
@@ -504,7 +493,7 @@ void packed_weights_give_the_same_bits(Fp32Accumulation accumulation) {
 // tensor's: with an infinite corner weight and result_add (where the kernels
 // check before running), conv2d with the packing gives the reference's bits.
 TEST(ConvFast, PackedWeightsFinitenessIsTheTensors) {
-  Restore restore;
+  test::SettingsRestore restore;
   const unsigned seed = 20261127;
   std::mt19937 rng(seed);
   Tensor x(DType::f32, {1, 16, 7, 7}), w(DType::f32, {64, 16, 3, 3}), b(DType::f32, {64});
@@ -545,7 +534,7 @@ TEST(ConvFast, PackedWeightsFinitenessIsTheTensors) {
       Tensor got = y0;
       conv2d(x, w, b, got, p, planned.get());
       for (int64_t i = 0; i < got.numel(); ++i)
-        ASSERT_TRUE(same_bits(got.data<float>()[i], want.data<float>()[i]))
+        ASSERT_TRUE(test::same_bits_or_both_nan(got.data<float>()[i], want.data<float>()[i]))
             << "seed " << seed << " " << isa_name(isa) << " threads " << threads << " element " << i
             << ": " << got.data<float>()[i] << " vs " << want.data<float>()[i];
     }
