@@ -58,6 +58,10 @@ NPUKIT_X8S2C_INLINE __m256i vmax(__m256i a, __m256i b) {
   return std::is_signed_v<T> ? _mm256_max_epi8(a, b) : _mm256_max_epu8(a, b);
 }
 
+NPUKIT_X8S2C_INLINE __m256i load(const uint8_t* p) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+
 NPUKIT_X8S2C_INLINE __m256i splat(uint8_t v) {
   return _mm256_set1_epi8(static_cast<char>(v));
 }
@@ -143,29 +147,80 @@ void plane(const Plan& pl, const uint8_t* xp, uint8_t* yp) {
       _mm256_set1_epi16(static_cast<uint8_t>(pl.pad ^ (std::is_signed_v<T> ? 0x80 : 0)));
   const int64_t nseg = static_cast<int64_t>(pl.segs.size());
   const Seg* segs = pl.segs.data();
-  const int64_t plane_bytes = pl.OH * pl.OW;
-  for (int64_t oh = 0; oh < pl.OH; ++oh) {
+  const int64_t OH = pl.OH, OW = pl.OW, y_rs = pl.y_rs, plane_bytes = OH * OW;
+  // 32 outputs from the column maxima a and b (64 columns, s8 not yet flipped).
+  auto outputs = [&](__m256i a, __m256i b, __m256i & prev_odd) __attribute__((always_inline)) {
+    const __m256i wa = words<M>(pl, _mm256_xor_si256(a, flip), prev_odd);
+    const __m256i wb = words<M>(pl, _mm256_xor_si256(b, flip), prev_odd);
+    // packus interleaves the 128-bit lanes: a.lo b.lo a.hi b.hi -> a b.
+    return _mm256_xor_si256(_mm256_permute4x64_epi64(_mm256_packus_epi16(wa, wb), 0xd8), flip);
+  };
+  // Dense y: a whole store whose excess lands in later rows of the plane
+  // (written after it) for outputs starting at o <= plane_bytes - 32.
+  auto store = [&](uint8_t * y, int64_t o, int64_t n, __m256i out) __attribute__((always_inline)) {
+    if (n >= 32 || (pl.dense_y && o + 32 <= plane_bytes)) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(y), out);
+    } else {
+      alignas(32) uint8_t tmp[32];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(tmp), out);
+      std::memcpy(y, tmp, static_cast<size_t>(n));
+    }
+  };
+  auto any_row = [&](int64_t oh) {
     __m256i prev_odd = pad_odd;
-    uint8_t* yrow = yp + oh * pl.y_rs;
     for (int64_t k = 0; k < nseg; k += 2) {
       const Seg &sa = segs[k], &sb = segs[k + 1];
-      const __m256i a = _mm256_xor_si256(columns<T, KH, Plain>(pl, sa, xp + sa.col, oh), flip);
-      const __m256i b = _mm256_xor_si256(columns<T, KH, Plain>(pl, sb, xp + sb.col, oh), flip);
-      const __m256i wa = words<M>(pl, a, prev_odd);
-      const __m256i wb = words<M>(pl, b, prev_odd);
-      // packus interleaves the 128-bit lanes: a.lo b.lo a.hi b.hi -> a b.
-      const __m256i out =
-          _mm256_xor_si256(_mm256_permute4x64_epi64(_mm256_packus_epi16(wa, wb), 0xd8), flip);
-      const int64_t o0 = 16 * k, n = pl.OW - o0;
-      if (n >= 32 || (pl.dense_y && oh * pl.OW + o0 + 32 <= plane_bytes)) {
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(yrow + o0), out);
+      const __m256i out = outputs(columns<T, KH, Plain>(pl, sa, xp + sa.col, oh),
+                                  columns<T, KH, Plain>(pl, sb, xp + sb.col, oh), prev_odd);
+      const int64_t o0 = 16 * k;
+      store(yp + oh * y_rs + o0, oh * OW + o0, OW - o0, out);
+    }
+  };
+  int64_t oh = 0;
+  if constexpr (Plain) {
+    // Rows whose windows lie on the input: plain loads at running pointers,
+    // no edge checks.
+    {
+      for (; oh < pl.first; ++oh) any_row(oh);
+      const int64_t last = pl.last, rs = pl.rs, step = pl.sh * rs;
+      const uint8_t* q = xp + (oh * pl.sh - pl.pad_top) * rs;
+      uint8_t* y = yp + oh * y_rs;
+      if (KH == 3 && pl.sh == 2 && nseg == 2) {
+        // 3-row windows 2 rows apart (k3s2p1): an interior window's last row
+        // is the next one's first, loaded once.
+        __m256i top_a = oh < last ? load(q) : flip, top_b = oh < last ? load(q + 32) : flip;
+        for (; oh < last; ++oh, q += step, y += y_rs) {
+          const __m256i bot_a = load(q + 2 * rs), bot_b = load(q + 2 * rs + 32);
+          const __m256i a = vmax<T>(vmax<T>(top_a, load(q + rs)), bot_a);
+          const __m256i b = vmax<T>(vmax<T>(top_b, load(q + rs + 32)), bot_b);
+          top_a = bot_a;
+          top_b = bot_b;
+          __m256i prev_odd = pad_odd;
+          store(y, oh * OW, OW, outputs(a, b, prev_odd));
+        }
       } else {
-        alignas(32) uint8_t tmp[32];
-        _mm256_store_si256(reinterpret_cast<__m256i*>(tmp), out);
-        std::memcpy(yrow + o0, tmp, static_cast<size_t>(n));
+        // Column maxima of the window's rows at q.
+        auto colmax = [&](const uint8_t* c) __attribute__((always_inline)) {
+          __m256i v = load(c);
+          if constexpr (KH > 0) {
+#pragma GCC unroll 8
+            for (int i = 1; i < KH; ++i) v = vmax<T>(v, load(c + i * rs));
+          } else {
+            for (int64_t i = 1; i < pl.kh; ++i) v = vmax<T>(v, load(c + i * rs));
+          }
+          return v;
+        };
+        for (; oh < last; ++oh, q += step, y += y_rs) {
+          __m256i prev_odd = pad_odd;
+          for (int64_t k = 0; k < nseg; k += 2) {
+            const __m256i out = outputs(colmax(q + 32 * k), colmax(q + 32 * k + 32), prev_odd);
+            store(y + 16 * k, oh * OW + 16 * k, OW - 16 * k, out);
+          }
+        }
       }
     }
   }
+  for (; oh < OH; ++oh) any_row(oh);
 }
 
 // Plain loads for the plane at xp: no stored output reads past the row and
