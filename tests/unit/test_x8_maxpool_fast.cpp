@@ -444,6 +444,27 @@ TEST(X8MaxPoolFast, StrideTwoColumnMaximaOverhangPastThePadding) {
   expect_each_ran(pool2d_kernels(), st.runs, 150, name_has("-s2-"));
 }
 
+// At the AVX2 cap (Zen 3 hosts) the race's stride-2 windows on NCHW run the
+// column-maxima kernel, not the per-tap-offset x8-maxpool2d-s2-avx2.
+TEST(X8MaxPoolFast, AvxTwoCapTakesColumnMaximaForStrideTwoWindows) {
+  if (host_isa() < Isa::avx2) GTEST_SKIP() << "host without AVX2";
+  test::SettingsRestore restore;
+  set_max_isa(Isa::avx2);
+  for (DType dt : {DType::u8, DType::s8}) {
+    for (int k : {2, 3}) {
+      Pool2dParams p;
+      p.mode = PoolMode::max;
+      p.window = test::window(k, k, 2, 2);
+      if (k == 3) test::set_pads(p.window, 1, 1, 1, 1);
+      Tensor x(dt, {1, 3, 56, 56}, Layout::nchw);
+      Tensor y(dt, pool2d_output_shape(x.shape(), p), Layout::nchw);
+      EXPECT_STREQ(pool2d_kernels().choose(Pool2dProblem{x.view(), y.view(), p}).name,
+                   "x8-maxpool2d-s2-cols-avx2")
+          << dtype_name(dt) << " k" << k;
+    }
+  }
+}
+
 // Channels in lanes (the x8-maxpool2d-nhwc register kernels): 16 to 600
 // channels (partial last registers, the four-register steps), any window up
 // to 5x5 with strides 1-3, pads up to the kernel, ceil-mode overhang, ORT's
