@@ -180,42 +180,52 @@ void plane(const Plan& pl, const uint8_t* xp, uint8_t* yp) {
   if constexpr (Plain) {
     // Rows whose windows lie on the input: plain loads at running pointers,
     // no edge checks.
-    {
-      for (; oh < pl.first; ++oh) any_row(oh);
-      const int64_t last = pl.last, rs = pl.rs, step = pl.sh * rs;
-      const uint8_t* q = xp + (oh * pl.sh - pl.pad_top) * rs;
-      uint8_t* y = yp + oh * y_rs;
-      if (KH == 3 && pl.sh == 2 && nseg == 2) {
-        // 3-row windows 2 rows apart (k3s2p1): an interior window's last row
-        // is the next one's first, loaded once.
-        __m256i top_a = oh < last ? load(q) : flip, top_b = oh < last ? load(q + 32) : flip;
-        for (; oh < last; ++oh, q += step, y += y_rs) {
-          const __m256i bot_a = load(q + 2 * rs), bot_b = load(q + 2 * rs + 32);
-          const __m256i a = vmax<T>(vmax<T>(top_a, load(q + rs)), bot_a);
-          const __m256i b = vmax<T>(vmax<T>(top_b, load(q + rs + 32)), bot_b);
-          top_a = bot_a;
-          top_b = bot_b;
-          __m256i prev_odd = pad_odd;
-          store(y, oh * OW, OW, outputs(a, b, prev_odd));
+    for (; oh < pl.first; ++oh) any_row(oh);
+    const int64_t last = pl.last, rs = pl.rs, step = pl.sh * rs;
+    const uint8_t* q = xp + (oh * pl.sh - pl.pad_top) * rs;
+    uint8_t* y = yp + oh * y_rs;
+    // 3-row windows 2 rows apart (k3s2p1) on rows of up to 32 or 64
+    // outputs: an interior window's last row is the next one's first,
+    // loaded once (NS vectors of it kept in registers).
+    auto shared_rows = [&](auto ns) __attribute__((always_inline)) {
+      constexpr int NS = decltype(ns)::value;
+      __m256i top[NS];
+      if (oh < last)
+        for (int k = 0; k < NS; ++k) top[k] = load(q + 32 * k);
+      for (; oh < last; ++oh, q += step, y += y_rs) {
+        __m256i prev_odd = pad_odd;
+#pragma GCC unroll 4
+        for (int k = 0; k < NS; k += 2) {
+          const __m256i bot_a = load(q + 2 * rs + 32 * k), bot_b = load(q + 2 * rs + 32 * k + 32);
+          const __m256i a = vmax<T>(vmax<T>(top[k], load(q + rs + 32 * k)), bot_a);
+          const __m256i b = vmax<T>(vmax<T>(top[k + 1], load(q + rs + 32 * k + 32)), bot_b);
+          top[k] = bot_a;
+          top[k + 1] = bot_b;
+          store(y + 16 * k, oh * OW + 16 * k, OW - 16 * k, outputs(a, b, prev_odd));
         }
-      } else {
-        // Column maxima of the window's rows at q.
-        auto colmax = [&](const uint8_t* c) __attribute__((always_inline)) {
-          __m256i v = load(c);
-          if constexpr (KH > 0) {
+      }
+    };
+    if (KH == 3 && pl.sh == 2 && nseg == 2) {
+      shared_rows(std::integral_constant<int, 2>{});
+    } else if (KH == 3 && pl.sh == 2 && nseg == 4) {
+      shared_rows(std::integral_constant<int, 4>{});
+    } else {
+      // Column maxima of the window's rows at q.
+      auto colmax = [&](const uint8_t* c) __attribute__((always_inline)) {
+        __m256i v = load(c);
+        if constexpr (KH > 0) {
 #pragma GCC unroll 8
-            for (int i = 1; i < KH; ++i) v = vmax<T>(v, load(c + i * rs));
-          } else {
-            for (int64_t i = 1; i < pl.kh; ++i) v = vmax<T>(v, load(c + i * rs));
-          }
-          return v;
-        };
-        for (; oh < last; ++oh, q += step, y += y_rs) {
-          __m256i prev_odd = pad_odd;
-          for (int64_t k = 0; k < nseg; k += 2) {
-            const __m256i out = outputs(colmax(q + 32 * k), colmax(q + 32 * k + 32), prev_odd);
-            store(y + 16 * k, oh * OW + 16 * k, OW - 16 * k, out);
-          }
+          for (int i = 1; i < KH; ++i) v = vmax<T>(v, load(c + i * rs));
+        } else {
+          for (int64_t i = 1; i < pl.kh; ++i) v = vmax<T>(v, load(c + i * rs));
+        }
+        return v;
+      };
+      for (; oh < last; ++oh, q += step, y += y_rs) {
+        __m256i prev_odd = pad_odd;
+        for (int64_t k = 0; k < nseg; k += 2) {
+          const __m256i out = outputs(colmax(q + 32 * k), colmax(q + 32 * k + 32), prev_odd);
+          store(y + 16 * k, oh * OW + 16 * k, OW - 16 * k, out);
         }
       }
     }
