@@ -344,9 +344,10 @@ TEST(X8MaxPoolFast, StrideTwoRows) {
   }
   std::printf("stride 2: seed %u, %lld cases\n", seed, static_cast<long long>(st.cases));
   variant_test::print_runs("x8 max pool", st.runs);
-  // x8-maxpool2d-s2-avx512vbmi takes a narrower set (StrideTwoColumnMaxima).
-  expect_each_ran(pool2d_kernels(), st.runs, 400,
-                  [](const std::string& n) { return name_has("-s2-")(n) && !name_has("vbmi")(n); });
+  // x8-maxpool2d-s2-avx512vbmi and -s2-cols- take a narrower set (StrideTwoColumnMaxima).
+  expect_each_ran(pool2d_kernels(), st.runs, 400, [](const std::string& n) {
+    return name_has("-s2-")(n) && !name_has("vbmi")(n) && !name_has("-cols-")(n);
+  });
 }
 
 // The windows of x8-maxpool2d-s2-avx512vbmi (column taps 2j - 1 .. 2j + 1:
@@ -403,6 +404,65 @@ TEST(X8MaxPoolFast, StrideTwoColumnMaxima) {
               static_cast<long long>(st.cases));
   variant_test::print_runs("x8 max pool", st.runs);
   expect_each_ran(pool2d_kernels(), st.runs, 600, name_has("-s2-"));
+}
+
+// Ceil-mode windows of the column-maxima kernels (-s2-cols-, -s2-avx512vbmi)
+// whose last column tap lies past the right padding: that tap is no tap (the
+// reference skips it), not the padding value; s8 with zero padding and codes
+// near the lowest tells the two apart (a zero would win). k2s2 / k3s2p1 /
+// k1s2 shapes, right pads 0-1, odd and even widths up to 140, 1-3 threads.
+TEST(X8MaxPoolFast, StrideTwoColumnMaximaOverhangPastThePadding) {
+  test::SettingsRestore restore;
+  const uint32_t seed = 20261127;
+  std::mt19937 g(seed);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(g() % static_cast<uint32_t>(hi - lo + 1));
+  };
+  Stats st;
+  for (int i = 0; i < 300; ++i) {
+    Case c;
+    c.shape = {pick(1, 2), pick(1, 5), pick(1, 9), pick(1, 140)};
+    c.dtype = g() % 4 == 0 ? DType::u8 : DType::s8;
+    c.p.mode = PoolMode::max;
+    Window2d& w = c.p.window;
+    w.pad_left = pick(0, 1);
+    w.kernel_w = pick(1, 2 + w.pad_left);
+    w.pad_right = pick(0, 1);
+    w.kernel_h = pick(1, 4);
+    w.stride_w = 2;
+    w.stride_h = pick(1, 2);
+    w.pad_top = pick(0, w.kernel_h - 1);
+    w.pad_bottom = pick(0, w.kernel_h - 1);
+    w.ceil_mode = true;
+    c.p.pad_value = g() % 4 == 0 ? PadValue::neg_inf : PadValue::zero;
+    c.values = 1;
+    c.x_at_page_end = g() % 2 == 0;
+    if (!check_case(c, seed, i, st)) break;
+  }
+  std::printf("stride 2 overhang: seed %u, %lld cases\n", seed, static_cast<long long>(st.cases));
+  variant_test::print_runs("x8 max pool", st.runs);
+  expect_each_ran(pool2d_kernels(), st.runs, 150, name_has("-s2-"));
+}
+
+// At the AVX2 cap (Zen 3 hosts) the race's stride-2 windows on NCHW run the
+// column-maxima kernel, not the per-tap-offset x8-maxpool2d-s2-avx2.
+TEST(X8MaxPoolFast, AvxTwoCapTakesColumnMaximaForStrideTwoWindows) {
+  test::SettingsRestore restore;
+  set_max_isa(Isa::avx2);
+  if (max_isa() != Isa::avx2) GTEST_SKIP() << "AVX2 not reachable (host or NPUKIT_MAX_ISA)";
+  for (DType dt : {DType::u8, DType::s8}) {
+    for (int k : {2, 3}) {
+      Pool2dParams p;
+      p.mode = PoolMode::max;
+      p.window = test::window(k, k, 2, 2);
+      if (k == 3) test::set_pads(p.window, 1, 1, 1, 1);
+      Tensor x(dt, {1, 3, 56, 56}, Layout::nchw);
+      Tensor y(dt, pool2d_output_shape(x.shape(), p), Layout::nchw);
+      EXPECT_STREQ(pool2d_kernels().choose(Pool2dProblem{x.view(), y.view(), p}).name,
+                   "x8-maxpool2d-s2-cols-avx2")
+          << dtype_name(dt) << " k" << k;
+    }
+  }
 }
 
 // Channels in lanes (the x8-maxpool2d-nhwc register kernels): 16 to 600

@@ -36,6 +36,14 @@ const char* x8_s2_declines(const Pool2dProblem& pr) {
   return nullptr;
 }
 
+const char* x8_s2_cols_declines(const Pool2dProblem& pr) {
+  if (const char* why = x8_s2_declines(pr)) return why;
+  const Window2d& w = pr.p.window;
+  if (w.pad_left < 0 || w.pad_left > 1 || w.kernel_w - w.pad_left > 2)
+    return "column taps outside [2j - 1, 2j + 1] (pad_left above 1 or kernel_w - pad_left above 2)";
+  return nullptr;
+}
+
 const char* x8_s2_vbmi_declines(const Pool2dProblem& pr) {
 #if defined(__x86_64__)
   static const bool vbmi = __builtin_cpu_supports("avx512vbmi");
@@ -43,11 +51,7 @@ const char* x8_s2_vbmi_declines(const Pool2dProblem& pr) {
   static const bool vbmi = false;
 #endif
   if (!vbmi) return "the host has no AVX-512 VBMI";
-  if (const char* why = x8_s2_declines(pr)) return why;
-  const Window2d& w = pr.p.window;
-  if (w.pad_left < 0 || w.pad_left > 1 || w.kernel_w - w.pad_left > 2)
-    return "column taps outside [2j - 1, 2j + 1] (pad_left above 1 or kernel_w - pad_left above 2)";
-  return nullptr;
+  return x8_s2_cols_declines(pr);
 }
 
 }  // namespace npukit::cpu

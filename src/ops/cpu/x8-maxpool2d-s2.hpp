@@ -29,16 +29,21 @@ X8S2Taps x8_s2_taps(const Window2d& w);
 
 const char* x8_s2_declines(const Pool2dProblem& pr);
 
+// Windows whose column taps of output j lie in [2j - 1, 2j + 1] (pad_left 0
+// or 1, kernel_w - pad_left <= 2: k3s2p1, k2s2, k1s2): the column-maxima
+// kernels below take the window's column maxima first, then pick the even and
+// odd columns (x8-maxpool2d-s2-cols-avx2.cpp: 16-bit words and vpackuswb).
+const char* x8_s2_cols_declines(const Pool2dProblem& pr);
 // The VBMI variant (x8-maxpool2d-s2-avx512vbmi.cpp) takes the window's column
 // maxima first, then picks the even and odd columns of two vectors with byte
 // permutes: windows whose column taps of output j lie in [2j - 1, 2j + 1]
-// (pad_left 0 or 1, kernel_w - pad_left <= 2: k3s2p1, k2s2, k1s2), on hosts
-// with AVX-512 VBMI.
+// (x8_s2_cols_declines), on hosts with AVX-512 VBMI.
 const char* x8_s2_vbmi_declines(const Pool2dProblem& pr);
 #if defined(__x86_64__)
 void max_pool2d_x8_s2_avx512vbmi(const Pool2dProblem& pr);
 void max_pool2d_x8_s2_avx512(const Pool2dProblem& pr);
 void max_pool2d_x8_s2_avx2(const Pool2dProblem& pr);
+void max_pool2d_x8_s2_cols_avx2(const Pool2dProblem& pr);
 #endif
 
 }  // namespace npukit::cpu
