@@ -215,8 +215,14 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
   const int64_t ow_hi =
       end_inside(win.pad_left, win.stride_w, (KW - 1) * win.dilation_w + 1, W, OW);
 
-  parallel_for(N * OH, [&](int64_t task) {
-    const int64_t n = task / OH, oh = task % OH;
+  // Tasks: rows, cut into column parts when there are few rows (7x7, 14x14
+  // maps): 7 whole rows on two threads would leave one waiting for a fourth.
+  // Each pixel is computed alone, so the cut does not change any result.
+  const int64_t rows = N * OH, want = 4 * std::max(1, num_threads());
+  const int64_t parts = rows >= want ? 1 : std::min(OW, (want + rows - 1) / rows);
+  parallel_for(rows * parts, [&](int64_t task) {
+    const int64_t n = task / parts / OH, oh = task / parts % OH, part = task % parts;
+    const int64_t ow0 = part * OW / parts, ow1 = (part + 1) * OW / parts;
     DwNhwcRow r;
     // (in place, xw is the empty copy: r.x is set per run of pixels below)
     r.x = in_place ? nullptr : xw + (n * Hp + oh * win.stride_h) * Wp * Cp;
@@ -233,7 +239,10 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
     r.y_zp = p.y_zp, r.y_s8 = p.y.dtype() == DType::s8;
     r.y = static_cast<uint8_t*>(p.y.raw()) + n * p.y.stride(0) + oh * p.y.stride(2);
     r.y_step = p.y.stride(3);
-    if (!in_place) return fn(r);
+    if (!in_place) {
+      r.x += ow0 * r.x_step, r.y += ow0 * r.y_step, r.n = ow1 - ow0;
+      return fn(r);
+    }
     uint8_t* const y_row = r.y;
     const uint8_t* x_img = x0 + n * p.x.stride(0);
     const int64_t ih0 = oh * win.stride_h - win.pad_top;
@@ -254,14 +263,16 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
     const bool rows_inside = oh >= oh_lo && oh < oh_hi;
     const int64_t lo = rows_inside ? std::min(ow_lo, OW) : OW;
     const int64_t hi = rows_inside ? std::max(lo, ow_hi) : OW;
-    for (int64_t ow = 0; ow < lo; ++ow) border(ow);
-    if (hi > lo) {
-      r.x = x_img + ih0 * sH + (lo * win.stride_w - win.pad_left) * sW;
-      r.x_step = win.stride_w * sW, r.n = hi - lo;
-      r.y = y_row + lo * r.y_step;
+    // This part's columns [ow0, ow1): borders, the run inside x, borders.
+    const int64_t in0 = std::clamp(lo, ow0, ow1), in1 = std::clamp(hi, in0, ow1);
+    for (int64_t ow = ow0; ow < in0; ++ow) border(ow);
+    if (in1 > in0) {
+      r.x = x_img + ih0 * sH + (in0 * win.stride_w - win.pad_left) * sW;
+      r.x_step = win.stride_w * sW, r.n = in1 - in0;
+      r.y = y_row + in0 * r.y_step;
       fn(r);
     }
-    for (int64_t ow = hi; ow < OW; ++ow) border(ow);
+    for (int64_t ow = in1; ow < ow1; ++ow) border(ow);
   });
 }
 

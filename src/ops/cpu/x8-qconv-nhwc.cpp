@@ -308,8 +308,10 @@ void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn, bool int16_weights) {
   uint8_t* yp = y_cl ? static_cast<uint8_t*>(p.y.raw()) : yn.data();
   // Tasks: (image, oc block, run of pixel blocks); a run shares one block's weights.
   const int64_t PB = (P + kNhwcPixels - 1) / kNhwcPixels;
-  const int64_t per_run = 8;
-  const int64_t runs = (PB + per_run - 1) / per_run;
+  // Runs of at most 8 blocks, of even length (49 pixels: 5 + 4 blocks, not
+  // 8 + 1, whose long run made a second thread wait on the first).
+  const int64_t runs = (PB + 7) / 8;
+  const int64_t per_run = (PB + runs - 1) / runs;
   const int64_t wblock = taps * C4 * kNhwcOcBlock * 4;
   parallel_for(N * OB * runs, [&](int64_t task) {
     const int64_t run = task % runs, ob = task / runs % OB, n = task / runs / OB;

@@ -72,7 +72,20 @@ void quantize_portable(const float* x, void* y, int64_t n, const QuantizeConsts&
 
 namespace {
 
-constexpr int64_t kChunk = 16384;  // elements per task: disjoint outputs
+// Elements are handed out in ranges of whole 64-element units (disjoint
+// outputs), at least kGrain units each: a call of fewer than 2 * kGrain units
+// runs on one thread, a larger one in near-equal ranges (5 ranges of 16384 on
+// two threads would leave one thread waiting for the fifth).
+constexpr int64_t kUnit = 64, kGrain = 8192 / kUnit;
+
+// Calls f(begin, count) over [0, n) in such ranges.
+template <typename F>
+void for_ranges(int64_t n, const F& f) {
+  parallel_ranges((n + kUnit - 1) / kUnit, kGrain, [&](int64_t u0, int64_t u1) {
+    const int64_t i = u0 * kUnit;
+    f(i, std::min(u1 * kUnit, n) - i);
+  });
+}
 
 // Whether t's elements fill numel() consecutive slots in some axis order
 // (contiguous, or the runner's channels-last int8 views).
@@ -118,10 +131,7 @@ void run_add(const QAddProblem& q) {
   const auto* a = static_cast<const char*>(q.a.raw());
   const auto* b = static_cast<const char*>(q.b.raw());
   auto* c = static_cast<char*>(q.c.raw());
-  parallel_for((n + kChunk - 1) / kChunk, [&](int64_t t) {
-    const int64_t i = t * kChunk;
-    F(a + i, b + i, c + i, std::min(kChunk, n - i), k);
-  });
+  for_ranges(n, [&](int64_t i, int64_t m) { F(a + i, b + i, c + i, m, k); });
 }
 
 void add_reference(const QAddProblem& q) {
@@ -148,10 +158,7 @@ void run_quantize(const QuantizeProblem& q) {
   const int64_t n = q.x.numel();
   const float* x = static_cast<const float*>(q.x.raw());
   auto* y = static_cast<char*>(q.y.raw());
-  parallel_for((n + kChunk - 1) / kChunk, [&](int64_t t) {
-    const int64_t i = t * kChunk;
-    F(x + i, y + i, std::min(kChunk, n - i), k);
-  });
+  for_ranges(n, [&](int64_t i, int64_t m) { F(x + i, y + i, m, k); });
 }
 
 void quantize_reference(const QuantizeProblem& q) {
