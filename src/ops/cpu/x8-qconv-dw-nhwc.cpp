@@ -160,24 +160,39 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
     });
 
   // w' in tap pairs and its sums: packed with the weights when their zero
-  // points were these, else made here. Then the offsets and multipliers.
+  // points were these, else made here. Then the offsets and multipliers: the
+  // load-time epilogue's when it was built for these parameters (its offsets
+  // b - x_zp' * sum(w - w_zp) are these, x_zp' by the pack's x dtype, which
+  // qconv_packed_matches compares), else made here.
   const int64_t pairs = (taps + 1) / 2;
+  const QConvEpilogue* epi =
+      p.packed && qconv_packed_matches(*p.packed, p) ? qconv_packed_epilogue(p.packed, p) : nullptr;
+  if (epi && p.packed->dw_nhwc.pairs.empty()) epi = nullptr;
   DwNhwcWeights own;
   const DwNhwcWeights* dw = p.packed ? &p.packed->dw_nhwc : nullptr;
-  if (dw == nullptr || dw->pairs.empty() || !dw_nhwc_weights_match(*dw, p.wq, C)) {
+  // (The epilogue's zero points are the call's, so are the pack's then.)
+  if (epi == nullptr &&
+      (dw == nullptr || dw->pairs.empty() || !dw_nhwc_weights_match(*dw, p.wq, C))) {
     own = pack_dw_nhwc(p.w, p.wq);
     dw = &own;
   }
   const int32_t* wt = dw->pairs.data();
-  std::vector<int32_t> offset(static_cast<size_t>(Cp), 0);
-  std::vector<float> mult(static_cast<size_t>(Cp), 1.0f);
-  for (int64_t c = 0; c < C; ++c) {
-    const int64_t b =
-        p.bias.raw() ? static_cast<const int32_t*>(p.bias.raw())[c * p.bias.stride(0)] : 0;
-    offset[static_cast<size_t>(c)] =
-        static_cast<int32_t>(u32(b) - u32(xz) * u32(dw->sum[static_cast<size_t>(c)]));
-    mult[static_cast<size_t>(c)] = p.multiplier(c);
+  std::vector<int32_t> offset_here;
+  std::vector<float> mult_here;
+  if (epi == nullptr) {
+    offset_here.assign(static_cast<size_t>(Cp), 0);
+    mult_here.assign(static_cast<size_t>(Cp), 1.0f);
+    for (int64_t c = 0; c < C; ++c) {
+      const int64_t b =
+          p.bias.raw() ? static_cast<const int32_t*>(p.bias.raw())[c * p.bias.stride(0)] : 0;
+      offset_here[static_cast<size_t>(c)] =
+          static_cast<int32_t>(u32(b) - u32(xz) * u32(dw->sum[static_cast<size_t>(c)]));
+      mult_here[static_cast<size_t>(c)] = p.multiplier(c);
+    }
   }
+  // (The epilogue's arrays are padded to 64 channels, offset 0 and multiplier 1, past Cp.)
+  const int32_t* offset = epi ? epi->offset.data() : offset_here.data();
+  const float* mult = epi ? epi->mult.data() : mult_here.data();
   // The quad kernel's order of them (qconv_dw_nhwc.hpp).
   const int64_t chunks = (C + kDwQuadChunk - 1) / kDwQuadChunk;
   std::vector<int32_t> offset_q;
@@ -188,8 +203,8 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
     for (int64_t i = 0; i < chunks * kDwQuadChunk; ++i) {
       const int64_t c = i / kDwQuadChunk * kDwQuadChunk + dw_quad_channel(i % kDwQuadChunk);
       if (c >= C) continue;
-      offset_q[static_cast<size_t>(i)] = offset[static_cast<size_t>(c)];
-      mult_q[static_cast<size_t>(i)] = mult[static_cast<size_t>(c)];
+      offset_q[static_cast<size_t>(i)] = offset[c];
+      mult_q[static_cast<size_t>(i)] = mult[c];
     }
   }
   // Tap offsets in the buffer read: x itself (strides) or the padded copy.
@@ -230,8 +245,8 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
     r.tap_off = tap_off.data();
     r.pairs = pairs, r.C = C, r.Cp = Cp;
     r.w = wt;
-    r.offset = offset.data();
-    r.multiplier = mult.data();
+    r.offset = offset;
+    r.multiplier = mult;
     if (!dw->quads.empty()) {
       r.quads = quads, r.wq = dw->quads.data();
       r.offset_q = offset_q.data(), r.multiplier_q = mult_q.data();
