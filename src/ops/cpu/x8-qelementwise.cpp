@@ -72,18 +72,22 @@ void quantize_portable(const float* x, void* y, int64_t n, const QuantizeConsts&
 
 namespace {
 
-// Elements are handed out in ranges of whole 64-element units (disjoint
-// outputs), at least kGrain units each: a call of fewer than 2 * kGrain units
-// runs on one thread, a larger one in near-equal ranges (5 ranges of 16384 on
-// two threads would leave one thread waiting for the fifth).
-constexpr int64_t kUnit = 64, kGrain = 8192 / kUnit;
+// Elements are handed out in near-equal ranges of whole 64-element units
+// (disjoint outputs), a whole number per thread, at most 8 per thread, each
+// of at least 8192 elements; a call of fewer than 16384 runs on one thread.
+// (Chunks of 16384 left 5 on two threads for a 56x56x24 QLinearAdd.)
+constexpr int64_t kUnit = 64, kMinUnits = 8192 / kUnit;
 
 // Calls f(begin, count) over [0, n) in such ranges.
 template <typename F>
 void for_ranges(int64_t n, const F& f) {
-  parallel_ranges((n + kUnit - 1) / kUnit, kGrain, [&](int64_t u0, int64_t u1) {
-    const int64_t i = u0 * kUnit;
-    f(i, std::min(u1 * kUnit, n) - i);
+  if (n <= 0) return;
+  const int64_t units = (n + kUnit - 1) / kUnit, threads = std::max(1, num_threads());
+  const int64_t most = std::min(8 * threads, units / kMinUnits);
+  const int64_t parts = most < 2 ? 1 : std::max<int64_t>(2, most / threads * threads);
+  parallel_for(parts, [&](int64_t t) {
+    const int64_t i = t * units / parts * kUnit;
+    f(i, std::min((t + 1) * units / parts * kUnit, n) - i);
   });
 }
 
