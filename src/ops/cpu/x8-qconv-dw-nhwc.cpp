@@ -235,9 +235,13 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
   // Each pixel is computed alone, so the cut does not change any result.
   const int64_t rows = N * OH, want = 4 * std::max(1, num_threads());
   const int64_t parts = rows >= want ? 1 : std::min(OW, (want + rows - 1) / rows);
+  // Part-major order, the longer parts (one column more) first: threads
+  // taking tasks in turn then end together.
+  const int64_t cols = OW / parts, wider = OW % parts;
   parallel_for(rows * parts, [&](int64_t task) {
-    const int64_t n = task / parts / OH, oh = task / parts % OH, part = task % parts;
-    const int64_t ow0 = part * OW / parts, ow1 = (part + 1) * OW / parts;
+    const int64_t part = task / rows, n = task % rows / OH, oh = task % rows % OH;
+    const int64_t ow0 = part * cols + std::min(part, wider);
+    const int64_t ow1 = ow0 + cols + (part < wider ? 1 : 0);
     DwNhwcRow r;
     // (in place, xw is the empty copy: r.x is set per run of pixels below)
     r.x = in_place ? nullptr : xw + (n * Hp + oh * win.stride_h) * Wp * Cp;

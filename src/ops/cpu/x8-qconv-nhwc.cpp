@@ -314,19 +314,25 @@ void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn, bool int16_weights) {
   // ranges do not change any result.
   const int64_t PB = (P + kNhwcPixels - 1) / kNhwcPixels;
   const int64_t total = N * OB * PB, threads = std::max(1, num_threads());
-  const int64_t tasks =
-      std::min(total, std::min(8 * threads, ((total + 7) / 8 + threads - 1) / threads * threads));
+  const int64_t tasks = std::max<int64_t>(
+      1,
+      std::min(total, std::min(8 * threads, ((total + 7) / 8 + threads - 1) / threads * threads)));
   const int64_t wblock = taps * C4 * kNhwcOcBlock * 4;
   const int64_t step_w = win.stride_w * Cp, step_h = win.stride_h * Wp * Cp;
+  // The first total % tasks ranges take one block more: threads taking
+  // ranges in turn then end together (alternating sizes left one thread a
+  // block behind at every turn).
+  const int64_t share = total / tasks, longer = total % tasks;
+  const auto begin_of = [&](int64_t t) { return t * share + std::min(t, longer); };
   parallel_for(tasks, [&](int64_t task) {
-    const int64_t end = (task + 1) * total / tasks;
+    const int64_t end = begin_of(task + 1);
     NhwcBlock b;
     b.tap_off = tap_off.data();
     b.taps = taps, b.C4 = C4;
     b.y_zp = p.y_zp, b.y_s8 = p.y.dtype() == DType::s8;
     b.y_stride = ys;
     // One oc block's pixel blocks [pb0, pb1) at a time.
-    for (int64_t at = task * total / tasks; at < end;) {
+    for (int64_t at = begin_of(task); at < end;) {
       const int64_t pb0 = at % PB, ob = at / PB % OB, n = at / PB / OB;
       const int64_t pb1 = std::min(PB, pb0 + (end - at));
       at += pb1 - pb0;

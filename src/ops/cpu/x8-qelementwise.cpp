@@ -85,9 +85,12 @@ void for_ranges(int64_t n, const F& f) {
   const int64_t units = (n + kUnit - 1) / kUnit, threads = std::max(1, num_threads());
   const int64_t most = std::min(8 * threads, units / kMinUnits);
   const int64_t parts = most < 2 ? 1 : std::max<int64_t>(2, most / threads * threads);
+  // The longer ranges (one unit more) first: threads taking them in turn end together.
+  const int64_t share = units / parts, longer = units % parts;
+  const auto begin_of = [&](int64_t t) { return (t * share + std::min(t, longer)) * kUnit; };
   parallel_for(parts, [&](int64_t t) {
-    const int64_t i = t * units / parts * kUnit;
-    f(i, std::min((t + 1) * units / parts * kUnit, n) - i);
+    const int64_t i = begin_of(t);
+    f(i, std::min(begin_of(t + 1), n) - i);
   });
 }
 
