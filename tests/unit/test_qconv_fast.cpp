@@ -382,6 +382,11 @@ TEST(QConvFast, ChannelsLastOperandsOnNetworkLayers) {
       {960, 160, 1, 1, 0, 3, 1, true},
       {22, 50, 1, 1, 0, 7, 1, true},
       {7, 200, 1, 1, 0, 5, 1, true},
+      // Full-size 7x7 and 14x14 layers: few rows, so the depthwise rows are
+      // cut into column parts and the 49-pixel GEMM into runs of 5 + 4 blocks.
+      {960, 960, 3, 1, 1, 7, 960, true},
+      {576, 576, 3, 2, 1, 14, 576, true},
+      {960, 160, 1, 1, 0, 7, 1, true},
   };
   const uint32_t seed = 1309;
   std::mt19937 rng(seed);

@@ -160,24 +160,39 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
     });
 
   // w' in tap pairs and its sums: packed with the weights when their zero
-  // points were these, else made here. Then the offsets and multipliers.
+  // points were these, else made here. Then the offsets and multipliers: the
+  // load-time epilogue's when it was built for these parameters (its offsets
+  // b - x_zp' * sum(w - w_zp) are these, x_zp' by the pack's x dtype, which
+  // qconv_packed_matches compares), else made here.
   const int64_t pairs = (taps + 1) / 2;
+  const QConvEpilogue* epi =
+      p.packed && qconv_packed_matches(*p.packed, p) ? qconv_packed_epilogue(p.packed, p) : nullptr;
+  if (epi && p.packed->dw_nhwc.pairs.empty()) epi = nullptr;
   DwNhwcWeights own;
   const DwNhwcWeights* dw = p.packed ? &p.packed->dw_nhwc : nullptr;
-  if (dw == nullptr || dw->pairs.empty() || !dw_nhwc_weights_match(*dw, p.wq, C)) {
+  // (The epilogue's zero points are the call's, so are the pack's then.)
+  if (epi == nullptr &&
+      (dw == nullptr || dw->pairs.empty() || !dw_nhwc_weights_match(*dw, p.wq, C))) {
     own = pack_dw_nhwc(p.w, p.wq);
     dw = &own;
   }
   const int32_t* wt = dw->pairs.data();
-  std::vector<int32_t> offset(static_cast<size_t>(Cp), 0);
-  std::vector<float> mult(static_cast<size_t>(Cp), 1.0f);
-  for (int64_t c = 0; c < C; ++c) {
-    const int64_t b =
-        p.bias.raw() ? static_cast<const int32_t*>(p.bias.raw())[c * p.bias.stride(0)] : 0;
-    offset[static_cast<size_t>(c)] =
-        static_cast<int32_t>(u32(b) - u32(xz) * u32(dw->sum[static_cast<size_t>(c)]));
-    mult[static_cast<size_t>(c)] = p.multiplier(c);
+  std::vector<int32_t> offset_here;
+  std::vector<float> mult_here;
+  if (epi == nullptr) {
+    offset_here.assign(static_cast<size_t>(Cp), 0);
+    mult_here.assign(static_cast<size_t>(Cp), 1.0f);
+    for (int64_t c = 0; c < C; ++c) {
+      const int64_t b =
+          p.bias.raw() ? static_cast<const int32_t*>(p.bias.raw())[c * p.bias.stride(0)] : 0;
+      offset_here[static_cast<size_t>(c)] =
+          static_cast<int32_t>(u32(b) - u32(xz) * u32(dw->sum[static_cast<size_t>(c)]));
+      mult_here[static_cast<size_t>(c)] = p.multiplier(c);
+    }
   }
+  // (The epilogue's arrays are padded to 64 channels, offset 0 and multiplier 1, past Cp.)
+  const int32_t* offset = epi ? epi->offset.data() : offset_here.data();
+  const float* mult = epi ? epi->mult.data() : mult_here.data();
   // The quad kernel's order of them (qconv_dw_nhwc.hpp).
   const int64_t chunks = (C + kDwQuadChunk - 1) / kDwQuadChunk;
   std::vector<int32_t> offset_q;
@@ -188,8 +203,8 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
     for (int64_t i = 0; i < chunks * kDwQuadChunk; ++i) {
       const int64_t c = i / kDwQuadChunk * kDwQuadChunk + dw_quad_channel(i % kDwQuadChunk);
       if (c >= C) continue;
-      offset_q[static_cast<size_t>(i)] = offset[static_cast<size_t>(c)];
-      mult_q[static_cast<size_t>(i)] = mult[static_cast<size_t>(c)];
+      offset_q[static_cast<size_t>(i)] = offset[c];
+      mult_q[static_cast<size_t>(i)] = mult[c];
     }
   }
   // Tap offsets in the buffer read: x itself (strides) or the padded copy.
@@ -215,8 +230,18 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
   const int64_t ow_hi =
       end_inside(win.pad_left, win.stride_w, (KW - 1) * win.dilation_w + 1, W, OW);
 
-  parallel_for(N * OH, [&](int64_t task) {
-    const int64_t n = task / OH, oh = task % OH;
+  // Tasks: rows, cut into column parts when there are few rows (7x7, 14x14
+  // maps): 7 whole rows on two threads would leave one waiting for a fourth.
+  // Each pixel is computed alone, so the cut does not change any result.
+  const int64_t rows = N * OH, want = 4 * std::max(1, num_threads());
+  const int64_t parts = rows >= want ? 1 : std::min(OW, (want + rows - 1) / rows);
+  // Part-major order, the longer parts (one column more) first: threads
+  // taking tasks in turn then end together.
+  const int64_t cols = OW / parts, wider = OW % parts;
+  parallel_for(rows * parts, [&](int64_t task) {
+    const int64_t part = task / rows, n = task % rows / OH, oh = task % rows % OH;
+    const int64_t ow0 = part * cols + std::min(part, wider);
+    const int64_t ow1 = ow0 + cols + (part < wider ? 1 : 0);
     DwNhwcRow r;
     // (in place, xw is the empty copy: r.x is set per run of pixels below)
     r.x = in_place ? nullptr : xw + (n * Hp + oh * win.stride_h) * Wp * Cp;
@@ -224,8 +249,8 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
     r.tap_off = tap_off.data();
     r.pairs = pairs, r.C = C, r.Cp = Cp;
     r.w = wt;
-    r.offset = offset.data();
-    r.multiplier = mult.data();
+    r.offset = offset;
+    r.multiplier = mult;
     if (!dw->quads.empty()) {
       r.quads = quads, r.wq = dw->quads.data();
       r.offset_q = offset_q.data(), r.multiplier_q = mult_q.data();
@@ -233,7 +258,10 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
     r.y_zp = p.y_zp, r.y_s8 = p.y.dtype() == DType::s8;
     r.y = static_cast<uint8_t*>(p.y.raw()) + n * p.y.stride(0) + oh * p.y.stride(2);
     r.y_step = p.y.stride(3);
-    if (!in_place) return fn(r);
+    if (!in_place) {
+      r.x += ow0 * r.x_step, r.y += ow0 * r.y_step, r.n = ow1 - ow0;
+      return fn(r);
+    }
     uint8_t* const y_row = r.y;
     const uint8_t* x_img = x0 + n * p.x.stride(0);
     const int64_t ih0 = oh * win.stride_h - win.pad_top;
@@ -254,14 +282,16 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
     const bool rows_inside = oh >= oh_lo && oh < oh_hi;
     const int64_t lo = rows_inside ? std::min(ow_lo, OW) : OW;
     const int64_t hi = rows_inside ? std::max(lo, ow_hi) : OW;
-    for (int64_t ow = 0; ow < lo; ++ow) border(ow);
-    if (hi > lo) {
-      r.x = x_img + ih0 * sH + (lo * win.stride_w - win.pad_left) * sW;
-      r.x_step = win.stride_w * sW, r.n = hi - lo;
-      r.y = y_row + lo * r.y_step;
+    // This part's columns [ow0, ow1): borders, the run inside x, borders.
+    const int64_t in0 = std::clamp(lo, ow0, ow1), in1 = std::clamp(hi, in0, ow1);
+    for (int64_t ow = ow0; ow < in0; ++ow) border(ow);
+    if (in1 > in0) {
+      r.x = x_img + ih0 * sH + (in0 * win.stride_w - win.pad_left) * sW;
+      r.x_step = win.stride_w * sW, r.n = in1 - in0;
+      r.y = y_row + in0 * r.y_step;
       fn(r);
     }
-    for (int64_t ow = hi; ow < OW; ++ow) border(ow);
+    for (int64_t ow = in1; ow < ow1; ++ow) border(ow);
   });
 }
 

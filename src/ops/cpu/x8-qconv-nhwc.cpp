@@ -306,37 +306,54 @@ void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn, bool int16_weights) {
   thread_local std::vector<uint8_t> yn;
   if (!y_cl) yn.resize(static_cast<size_t>(N * P * ys));
   uint8_t* yp = y_cl ? static_cast<uint8_t*>(p.y.raw()) : yn.data();
-  // Tasks: (image, oc block, run of pixel blocks); a run shares one block's weights.
+  // Tasks: near-equal ranges of the (image, oc block, pixel block) sequence,
+  // one per 8 blocks rounded up to a whole number per thread, at most 8 per
+  // thread (one per chunk of the pool). Runs of 8 blocks per oc block left
+  // 7x7 maps runs of 8 + 1 blocks and 14x14 maps five runs, so a second
+  // thread waited on the first. Each pixel block is computed alone, so the
+  // ranges do not change any result.
   const int64_t PB = (P + kNhwcPixels - 1) / kNhwcPixels;
-  const int64_t per_run = 8;
-  const int64_t runs = (PB + per_run - 1) / per_run;
+  const int64_t total = N * OB * PB, threads = std::max(1, num_threads());
+  const int64_t tasks = std::max<int64_t>(
+      1,
+      std::min(total, std::min(8 * threads, ((total + 7) / 8 + threads - 1) / threads * threads)));
   const int64_t wblock = taps * C4 * kNhwcOcBlock * 4;
-  parallel_for(N * OB * runs, [&](int64_t task) {
-    const int64_t run = task % runs, ob = task / runs % OB, n = task / runs / OB;
+  const int64_t step_w = win.stride_w * Cp, step_h = win.stride_h * Wp * Cp;
+  // The first total % tasks ranges take one block more: threads taking
+  // ranges in turn then end together (alternating sizes left one thread a
+  // block behind at every turn).
+  const int64_t share = total / tasks, longer = total % tasks;
+  const auto begin_of = [&](int64_t t) { return t * share + std::min(t, longer); };
+  parallel_for(tasks, [&](int64_t task) {
+    const int64_t end = begin_of(task + 1);
     NhwcBlock b;
     b.tap_off = tap_off.data();
     b.taps = taps, b.C4 = C4;
-    b.w = pk->nhwc_w.data() + ob * wblock;
-    if (int16_weights) b.w16 = w16 + ob * wblock;
-    b.offset = offset + ob * kNhwcOcBlock;
-    b.multiplier = mult + ob * kNhwcOcBlock;
     b.y_zp = p.y_zp, b.y_s8 = p.y.dtype() == DType::s8;
     b.y_stride = ys;
-    b.lanes =
-        static_cast<int>(y_cl ? std::min(kNhwcOcBlock, OC - ob * kNhwcOcBlock) : kNhwcOcBlock);
-    const int64_t pb1 = std::min(PB, (run + 1) * per_run);
-    // The output pixel (oh, ow) walks in raster order (no division per pixel).
-    int64_t oh = run * per_run * kNhwcPixels / OW, ow = run * per_run * kNhwcPixels % OW;
-    const int64_t step_w = win.stride_w * Cp, step_h = win.stride_h * Wp * Cp;
-    for (int64_t pb = run * per_run; pb < pb1; ++pb) {
-      const int64_t pix0 = pb * kNhwcPixels;
-      const int R = static_cast<int>(std::min<int64_t>(kNhwcPixels, P - pix0));
-      for (int r = 0; r < R; ++r) {
-        b.px[r] = xp + n * img + oh * step_h + ow * step_w;
-        if (++ow == OW) ow = 0, ++oh;
+    // One oc block's pixel blocks [pb0, pb1) at a time.
+    for (int64_t at = begin_of(task); at < end;) {
+      const int64_t pb0 = at % PB, ob = at / PB % OB, n = at / PB / OB;
+      const int64_t pb1 = std::min(PB, pb0 + (end - at));
+      at += pb1 - pb0;
+      b.w = pk->nhwc_w.data() + ob * wblock;
+      if (int16_weights) b.w16 = w16 + ob * wblock;
+      b.offset = offset + ob * kNhwcOcBlock;
+      b.multiplier = mult + ob * kNhwcOcBlock;
+      b.lanes =
+          static_cast<int>(y_cl ? std::min(kNhwcOcBlock, OC - ob * kNhwcOcBlock) : kNhwcOcBlock);
+      // The output pixel (oh, ow) walks in raster order (no division per pixel).
+      int64_t oh = pb0 * kNhwcPixels / OW, ow = pb0 * kNhwcPixels % OW;
+      for (int64_t pb = pb0; pb < pb1; ++pb) {
+        const int64_t pix0 = pb * kNhwcPixels;
+        const int R = static_cast<int>(std::min<int64_t>(kNhwcPixels, P - pix0));
+        for (int r = 0; r < R; ++r) {
+          b.px[r] = xp + n * img + oh * step_h + ow * step_w;
+          if (++ow == OW) ow = 0, ++oh;
+        }
+        b.y = yp + n * y_img + pix0 * ys + ob * kNhwcOcBlock;
+        fn(b, R);
       }
-      b.y = yp + n * y_img + pix0 * ys + ob * kNhwcOcBlock;
-      fn(b, R);
     }
   });
   if (y_cl) return;

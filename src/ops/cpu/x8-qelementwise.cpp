@@ -72,7 +72,27 @@ void quantize_portable(const float* x, void* y, int64_t n, const QuantizeConsts&
 
 namespace {
 
-constexpr int64_t kChunk = 16384;  // elements per task: disjoint outputs
+// Elements are handed out in near-equal ranges of whole 64-element units
+// (disjoint outputs), a whole number per thread, at most 8 per thread, each
+// of at least 8192 elements; a call of fewer than 16384 runs on one thread.
+// (Chunks of 16384 left 5 on two threads for a 56x56x24 QLinearAdd.)
+constexpr int64_t kUnit = 64, kMinUnits = 8192 / kUnit;
+
+// Calls f(begin, count) over [0, n) in such ranges.
+template <typename F>
+void for_ranges(int64_t n, const F& f) {
+  if (n <= 0) return;
+  const int64_t units = (n + kUnit - 1) / kUnit, threads = std::max(1, num_threads());
+  const int64_t most = std::min(8 * threads, units / kMinUnits);
+  const int64_t parts = most < 2 ? 1 : std::max<int64_t>(2, most / threads * threads);
+  // The longer ranges (one unit more) first: threads taking them in turn end together.
+  const int64_t share = units / parts, longer = units % parts;
+  const auto begin_of = [&](int64_t t) { return (t * share + std::min(t, longer)) * kUnit; };
+  parallel_for(parts, [&](int64_t t) {
+    const int64_t i = begin_of(t);
+    f(i, std::min(begin_of(t + 1), n) - i);
+  });
+}
 
 // Whether t's elements fill numel() consecutive slots in some axis order
 // (contiguous, or the runner's channels-last int8 views).
@@ -118,10 +138,7 @@ void run_add(const QAddProblem& q) {
   const auto* a = static_cast<const char*>(q.a.raw());
   const auto* b = static_cast<const char*>(q.b.raw());
   auto* c = static_cast<char*>(q.c.raw());
-  parallel_for((n + kChunk - 1) / kChunk, [&](int64_t t) {
-    const int64_t i = t * kChunk;
-    F(a + i, b + i, c + i, std::min(kChunk, n - i), k);
-  });
+  for_ranges(n, [&](int64_t i, int64_t m) { F(a + i, b + i, c + i, m, k); });
 }
 
 void add_reference(const QAddProblem& q) {
@@ -148,10 +165,7 @@ void run_quantize(const QuantizeProblem& q) {
   const int64_t n = q.x.numel();
   const float* x = static_cast<const float*>(q.x.raw());
   auto* y = static_cast<char*>(q.y.raw());
-  parallel_for((n + kChunk - 1) / kChunk, [&](int64_t t) {
-    const int64_t i = t * kChunk;
-    F(x + i, y + i, std::min(kChunk, n - i), k);
-  });
+  for_ranges(n, [&](int64_t i, int64_t m) { F(x + i, y + i, m, k); });
 }
 
 void quantize_reference(const QuantizeProblem& q) {
