@@ -10,6 +10,7 @@
 
 #include "ops/cpu/pool2d_plan.hpp"
 #include "unit/test_util.hpp"
+#include "unit/variant_test_util.hpp"
 
 namespace npukit {
 namespace {
@@ -280,7 +281,7 @@ TEST(Pool2dFast, EveryKernelMatchesReferenceOnRandomProblems) {
               static_cast<long long>(st.elements));
   // Guard against a vacuous run: most cases valid, every fast kernel exercised.
   EXPECT_GT(st.cases, 1500);
-  EXPECT_GT(st.runs, st.cases);
+  EXPECT_GT(st.runs, variant_test::scaled_to_runnable(pool2d_kernels(), st.cases));
   EXPECT_GT(st.nonzero, st.elements / 8);
   // Each way of filling lanes (column, channel, packed channel) is exercised.
   for (int64_t n : st.lanes) EXPECT_GT(n, 50);
@@ -305,7 +306,7 @@ TEST(Pool2dFast, WideRowsAndManyChannels) {
     w.ceil_mode = i % 4 == 0;
     if (!check_case(c, seed, i, st)) break;
   }
-  EXPECT_GT(st.runs, 300);
+  EXPECT_GT(st.runs, variant_test::scaled_to_runnable(pool2d_kernels(), 300));
 }
 
 // The streaming kernels (f32-pool2d-nchw-stream.inc: k3s2, k3s1, k2s2 walk
@@ -337,7 +338,7 @@ TEST(Pool2dFast, StreamingSquareWindowsOnTallPlanes) {
   }
   // Column lanes (the only path that streams) ran for most cases.
   EXPECT_GT(st.lanes[static_cast<int>(cpu::Lanes::column)], 150);
-  EXPECT_GT(st.runs, 240);
+  EXPECT_GT(st.runs, variant_test::scaled_to_runnable(pool2d_kernels(), 240));
 }
 
 // Stride-2 windows (k3s2, k2s2) on NCHW rows wide enough for the full-vector
@@ -378,7 +379,7 @@ TEST(Pool2dFast, StrideTwoRowsInFullVectors) {
   }
   EXPECT_GT(st.lanes[static_cast<int>(cpu::Lanes::column)], 300);
   EXPECT_GT(lead, 150);
-  EXPECT_GT(st.runs, 1000);
+  EXPECT_GT(st.runs, variant_test::scaled_to_runnable(pool2d_kernels(), 1000));
 }
 
 // Channel lanes read in place (NHWC input and output: f32-pool2d-nhwc.inc
@@ -404,7 +405,7 @@ TEST(Pool2dFast, ChannelLanesOnInteriorPixels) {
     if (!check_case(c, seed, i, st)) break;
   }
   EXPECT_GT(st.lanes[static_cast<int>(cpu::Lanes::channel)], 200);
-  EXPECT_GT(st.runs, 500);
+  EXPECT_GT(st.runs, variant_test::scaled_to_runnable(pool2d_kernels(), 500));
 }
 
 // Global pools over flat NCHW planes (f32-pool2d-nchw-global.inc: planes in
@@ -432,7 +433,7 @@ TEST(Pool2dFast, GlobalPoolsOverFlatPlanes) {
     c.y_layout = static_cast<int>(g() % 3);
     if (!check_case(c, seed, i, st)) break;
   }
-  EXPECT_GT(st.runs, 180);
+  EXPECT_GT(st.runs, variant_test::scaled_to_runnable(pool2d_kernels(), 180));
   EXPECT_GT(st.lanes[static_cast<int>(cpu::Lanes::packed_channel)], 100);
 }
 
@@ -491,7 +492,7 @@ TEST(Pool2dFast, NarrowPlanesWithBordersInLanes) {
   }
   // Most cases take the narrow path (packed channel lanes, rows of >= 8 outputs).
   EXPECT_GT(narrow, 200);
-  EXPECT_GT(st.runs, 600);
+  EXPECT_GT(st.runs, variant_test::scaled_to_runnable(pool2d_kernels(), 600));
 }
 
 // ONNX Runtime's MLAS orders (PoolLoop::mlas) on wide and tall planes: column
@@ -535,7 +536,7 @@ TEST(Pool2dFast, MlasOrdersOnWideAndTallPlanes) {
     c.y_layout = g() % 4 == 0 ? 2 : 0;
     if (!check_case(c, seed, i, st)) break;
   }
-  EXPECT_GT(st.runs, 300);
+  EXPECT_GT(st.runs, variant_test::scaled_to_runnable(pool2d_kernels(), 300));
 }
 
 TEST(Pool2dFast, DispatchAtEveryIsaCapAndReferencePolicy) {
@@ -597,7 +598,7 @@ TEST(Pool2dFast, HugePlanesReadChannelsInPlace) {
       EXPECT_TRUE(check_case(c, seed, index++, st));
     }
   }
-  EXPECT_GT(st.runs, 3);
+  EXPECT_GT(st.runs, variant_test::scaled_to_runnable(pool2d_kernels(), 3));
   EXPECT_EQ(st.lanes[static_cast<int>(cpu::Lanes::channel)], st.cases);
 }
 
@@ -686,7 +687,7 @@ TEST(Pool2dFast, GlobalPoolsByQuadsAndChannelLanes) {
                 st.lanes[static_cast<int>(cpu::Lanes::column)],
             150);
   EXPECT_GT(st.lanes[static_cast<int>(cpu::Lanes::channel)], 150);
-  EXPECT_GT(st.runs, 400);
+  EXPECT_GT(st.runs, variant_test::scaled_to_runnable(pool2d_kernels(), 400));
 }
 
 // Stride-1 windows whose output rows are as long as the input rows over
@@ -729,7 +730,7 @@ TEST(Pool2dFast, SameWindowsOverFlatPlanes) {
     if (!check_case(c, seed, i, st)) break;
   }
   EXPECT_GT(flat, 200);  // cases the flat kernel can take (most do)
-  EXPECT_GT(st.runs, 500);
+  EXPECT_GT(st.runs, variant_test::scaled_to_runnable(pool2d_kernels(), 500));
 }
 
 // Planes whose padded rows fit one AVX-512 vector (pad_left + W <= 16, 8..16
@@ -783,7 +784,7 @@ TEST(Pool2dFast, PaddedRowsWithinOneVector) {
     if (!check_case(c, seed, i, st)) break;
   }
   EXPECT_GT(narrow, 250);  // cases in the narrow-plane geometry with a fast order
-  EXPECT_GT(st.runs, 600);
+  EXPECT_GT(st.runs, variant_test::scaled_to_runnable(pool2d_kernels(), 600));
 }
 }  // namespace
 }  // namespace npukit
