@@ -334,6 +334,8 @@ namespace {
 // decides many outputs, so a variant that reordered one output's sum would
 // differ. The test counts those outputs to prove it can see such a mistake.
 TEST(QPoolFast, FloatPathKeepsTheReferenceSummationOrder) {
+  // Its kernels are AVX2/AVX-512 only: nothing to compare under a lower cap.
+  if (max_isa() < Isa::avx2) GTEST_SKIP() << "needs AVX2 kernels (NPUKIT_MAX_ISA is below avx2)";
   Restore restore;
   std::mt19937 g(kSeed + 2);
   int64_t order_sensitive = 0, compared = 0;
@@ -683,6 +685,8 @@ namespace {
 // 2^24 where the fast kernels' fp32 quotient is closest to its limit, under
 // every rounding rule.
 TEST(QPoolFast, IntMeanLargeWindowsEveryRounding) {
+  // Its kernels are AVX2/AVX-512 only: nothing to compare under a lower cap.
+  if (max_isa() < Isa::avx2) GTEST_SKIP() << "needs AVX2 kernels (NPUKIT_MAX_ISA is below avx2)";
   Restore restore;
   const uint32_t seed = kSeed + 4;
   std::mt19937 g(seed);
@@ -726,6 +730,8 @@ namespace {
 // power-of-two windows (the tail's exact division shortcuts): every variant
 // against the reference, u8 and s8, NCHW and NHWC, both divisors, 1-3 threads.
 TEST(QPoolFast, ExactFloatSumsAndDivisorShortcutsEqualReference) {
+  // Its kernels are AVX2/AVX-512 only: nothing to compare under a lower cap.
+  if (max_isa() < Isa::avx2) GTEST_SKIP() << "needs AVX2 kernels (NPUKIT_MAX_ISA is below avx2)";
   Restore restore;
   const uint32_t seed = 9127;
   std::mt19937 g(seed);
