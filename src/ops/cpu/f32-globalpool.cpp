@@ -47,10 +47,13 @@ F32GlobalMaxRule max_rule(const Pool2dProblem& pr) {
   return r;
 }
 
-void run_max(const Pool2dProblem& pr, PlanesFn planes) {
+// Walks x's planes in chunks of kF32GlobalChunk per image and calls
+// chunk(b, yo) with yo the chunk's first output (outputs y.stride(1) apart);
+// threads only with at least ~32 KB of input each (waking one costs µs).
+template <class Chunk>
+void for_each_chunk(const Pool2dProblem& pr, const Chunk& chunk) {
   constexpr int64_t B = kF32GlobalChunk;
   const TensorView &x = pr.x, &y = pr.y;
-  const F32GlobalMaxRule rule = max_rule(pr);
   const int64_t C = x.dim(1), hw = x.dim(2) * x.dim(3), cs = x.stride(1), ys = y.stride(1);
   const int64_t per_image = (C + B - 1) / B, total = x.dim(0) * per_image;
   const float* xb = x.data<float>();
@@ -63,22 +66,9 @@ void run_max(const Pool2dProblem& pr, PlanesFn planes) {
       b.count = std::min(B, C - c0);
       b.hw = hw;
       b.cs = cs;
-      float out[B];
-      uint32_t redo[B / 32] = {};
-      planes(b, rule, out, redo);
-      for (int64_t w = 0; w < B / 32; ++w)
-        for (uint32_t bits = redo[w]; bits != 0; bits &= bits - 1) {
-          const int64_t k = w * 32 + __builtin_ctz(bits);
-          out[k] = plane_max(b.x + k * cs, hw, rule);
-        }
-      float* yo = yb + n * y.stride(0) + c0 * ys;
-      if (ys == 1)
-        std::copy(out, out + b.count, yo);
-      else
-        for (int64_t k = 0; k < b.count; ++k) yo[k * ys] = out[k];
+      chunk(b, yb + n * y.stride(0) + c0 * ys);
     }
   };
-  // Threads only with at least ~32 KB of input each (waking one costs µs).
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 15) / (B * hw * 4));
   if (num_threads() <= 1 || total < 2 * grain)
     chunks(0, total);
@@ -86,34 +76,34 @@ void run_max(const Pool2dProblem& pr, PlanesFn planes) {
     parallel_ranges(total, grain, chunks);
 }
 
+void run_max(const Pool2dProblem& pr, PlanesFn planes) {
+  constexpr int64_t B = kF32GlobalChunk;
+  const F32GlobalMaxRule rule = max_rule(pr);
+  const int64_t ys = pr.y.stride(1);
+  for_each_chunk(pr, [&](const F32GlobalPlanes& b, float* yo) {
+    float out[B];
+    uint32_t redo[B / 32] = {};
+    planes(b, rule, out, redo);
+    for (int64_t w = 0; w < B / 32; ++w)
+      for (uint32_t bits = redo[w]; bits != 0; bits &= bits - 1) {
+        const int64_t k = w * 32 + __builtin_ctz(bits);
+        out[k] = plane_max(b.x + k * b.cs, b.hw, rule);
+      }
+    if (ys == 1)
+      std::copy(out, out + b.count, yo);
+    else
+      for (int64_t k = 0; k < b.count; ++k) yo[k * ys] = out[k];
+  });
+}
+
 using AvgFn = void (*)(const F32GlobalPlanes&, const F32GlobalAvgRule&, float*, int64_t);
 
 void run_avg(const Pool2dProblem& pr, AvgFn planes) {
-  constexpr int64_t B = kF32GlobalChunk;
-  const TensorView &x = pr.x, &y = pr.y;
   F32GlobalAvgRule rule;
   rule.sum = pr.p.mode == PoolMode::sum;
   rule.coeff = pr.p.coeff;
-  const int64_t C = x.dim(1), hw = x.dim(2) * x.dim(3), cs = x.stride(1), ys = y.stride(1);
-  const int64_t per_image = (C + B - 1) / B, total = x.dim(0) * per_image;
-  const float* xb = x.data<float>();
-  float* yb = y.data<float>();
-  const auto chunks = [&](int64_t begin, int64_t end) {
-    for (int64_t t = begin; t < end; ++t) {
-      const int64_t n = t / per_image, c0 = t % per_image * B;
-      F32GlobalPlanes b;
-      b.x = xb + n * x.stride(0) + c0 * cs;
-      b.count = std::min(B, C - c0);
-      b.hw = hw;
-      b.cs = cs;
-      planes(b, rule, yb + n * y.stride(0) + c0 * ys, ys);
-    }
-  };
-  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 15) / (B * hw * 4));
-  if (num_threads() <= 1 || total < 2 * grain)
-    chunks(0, total);
-  else
-    parallel_ranges(total, grain, chunks);
+  const int64_t ys = pr.y.stride(1);
+  for_each_chunk(pr, [&](const F32GlobalPlanes& b, float* yo) { planes(b, rule, yo, ys); });
 }
 
 // Why the problem is not a whole-plane window over gap-free planes, or null.
