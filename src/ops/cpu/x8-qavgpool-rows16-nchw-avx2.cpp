@@ -22,6 +22,8 @@
 namespace npukit::cpu {
 namespace {
 
+#include "ops/cpu/x8-store-codes16-avx2.inc"
+
 // Output rows oh (a) and oh + 1 (b).
 struct Vec {
   __m256i a, b;
@@ -221,18 +223,7 @@ struct Taps {
       _mm_storeu_si128(reinterpret_cast<__m128i*>(out), b);
       return;
     }
-    alignas(16) uint8_t buf[16];
-    _mm_store_si128(reinterpret_cast<__m128i*>(buf), b);
-    const auto u = static_cast<size_t>(n);
-    if (u >= 8) {
-      std::memcpy(out, buf, 8);
-      std::memcpy(out + u - 8, buf + u - 8, 8);
-    } else if (u >= 4) {
-      std::memcpy(out, buf, 4);
-      std::memcpy(out + u - 4, buf + u - 4, 4);
-    } else {
-      for (size_t i = 0; i < u; ++i) out[i] = buf[i];
-    }
+    store_codes16(out, b, n);
   }
 };
 

@@ -228,27 +228,7 @@ inline __m128i narrow8(__m256i v) {
       _mm256_shuffle_epi8(v, pick), _mm256_setr_epi32(0, 4, 1, 1, 1, 1, 1, 1)));
 }
 
-// Stores the first n (<= 16) of 16 codes to y: a whole 16-byte store, or
-// fixed-size copies that overlap (no variable-length memcpy call).
-inline void store_codes16(uint8_t* out, __m128i codes, int64_t n) {
-  if (n >= 16) {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), codes);
-    return;
-  }
-  if (n <= 0) return;
-  alignas(16) uint8_t buf[16];
-  _mm_store_si128(reinterpret_cast<__m128i*>(buf), codes);
-  const auto u = static_cast<size_t>(n);
-  if (u >= 8) {
-    std::memcpy(out, buf, 8);
-    std::memcpy(out + u - 8, buf + u - 8, 8);
-  } else if (u >= 4) {
-    std::memcpy(out, buf, 4);
-    std::memcpy(out + u - 4, buf + u - 4, 4);
-  } else {
-    for (size_t i = 0; i < u; ++i) out[i] = buf[i];
-  }
-}
+#include "ops/cpu/x8-store-codes16-avx2.inc"
 
 // Codes of the 16 windows whose biased sums are the u16 lanes of `sums`
 // (lane constants off0/r0 for lanes 0-7, off1/r1 for 8-15), stored to y[0, n)
