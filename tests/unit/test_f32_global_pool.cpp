@@ -102,6 +102,7 @@ Case random_case(std::mt19937& g) {
   const auto& hw = sides[g() % (sizeof sides / sizeof sides[0])];
   const int64_t cs[] = {1, 3, 15, 16, 17, 31, 32, 33, 48, 64, 70};
   c.shape = {1 + static_cast<int64_t>(g() % 3), cs[g() % 11], hw[0], hw[1]};
+  if (g() % 4 == 0) c.shape[3] = 1 + static_cast<int64_t>(g() % 100);  // any size 1..100 per row
   if (g() % 2) std::swap(c.shape[2], c.shape[3]);
   c.plane_gap = g() % 3 == 0 ? static_cast<int64_t>(g() % 5) : 0;
   c.y_stride = g() % 4 == 0 ? 3 : 1;
