@@ -43,8 +43,8 @@ struct GfVec {
   static F max_masked(F a, F b, Mask m) { return _mm256_blendv_ps(a, _mm256_max_ps(a, b), m); }
   static F set1(float v) { return _mm256_set1_ps(v); }
   static F max(F a, F b) { return _mm256_max_ps(a, b); }
-  static constexpr int kNanChains = 0;  // a compare per pair (GfNanSum)
-  static F nan_acc(F acc, F) { return acc; }
+  static constexpr int kNanChains = 0;        // a compare per pair (GfNanSum)
+  static F nan_acc(F acc, F) { return acc; }  // not called: no chains
   static uint32_t nan_bits(F a, F b) {
     return static_cast<uint32_t>(_mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_UNORD_Q)));
   }
