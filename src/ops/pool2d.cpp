@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "cpu/f32-globalpool.hpp"
+#include "cpu/f32-pool2d-s2.hpp"
 #include "cpu/pool2d_plan.hpp"
 #include "cpu/x8-globalpool.hpp"
 #include "cpu/x8-maxpool2d-nhwc.hpp"
@@ -111,6 +112,10 @@ const KernelList<Pool2dProblem>& pool2d_kernels() {
           {"f32-globalpool-max-nchw-portable", Isa::portable,
            "f32 max over whole contiguous planes (NCHW)", cpu::f32_global_max_declines,
            cpu::max_pool2d_f32_global_portable},
+          {"f32-pool2d-s2-nchw-avx512", Isa::avx512,
+           "f32 avg/max, NCHW, 2x2 or 3x3 windows at stride 2, >= 16 all-input outputs per row",
+           [](const Pool2dProblem& pr) { return cpu::f32_s2_declines(pr, 16); },
+           cpu::pool2d_f32_s2_avx512},
           {"f32-pool2d-avx512", Isa::avx512, "f32 avg/max/sum, any layout and semantics",
            [](const Pool2dProblem& pr) { return declines_f32_simd(pr, 16); },
            cpu::pool2d_f32_avx512},
@@ -130,6 +135,10 @@ const KernelList<Pool2dProblem>& pool2d_kernels() {
           {"x8-maxpool2d-avx512", Isa::avx512, "s8/u8 max, any layout and semantics",
            [](const Pool2dProblem& pr) { return declines_x8_simd(pr, 64); },
            cpu::max_pool2d_x8_avx512},
+          {"f32-pool2d-s2-nchw-avx2", Isa::avx2,
+           "f32 avg/max, NCHW, 2x2 or 3x3 windows at stride 2, >= 8 all-input outputs per row",
+           [](const Pool2dProblem& pr) { return cpu::f32_s2_declines(pr, 8); },
+           cpu::pool2d_f32_s2_avx2},
           {"f32-pool2d-avx2", Isa::avx2, "f32 avg/max/sum, any layout and semantics",
            [](const Pool2dProblem& pr) { return declines_f32_simd(pr, 8); }, cpu::pool2d_f32_avx2},
           {"x8-maxpool2d-same-avx2", Isa::avx2,
