@@ -840,7 +840,11 @@ TEST(Pool2dFast, StrideTwoWholePlanes) {
     const auto v = std::find_if(list.begin(), list.end(),
                                 [&](const auto& k) { return std::string(k.name) == name; });
     ASSERT_NE(v, list.end()) << name;
-    if (KernelList<Pool2dProblem>::runnable(*v)) EXPECT_GT(st.by_kernel[name], 200) << name;
+    std::printf("StrideTwoWholePlanes: %s ran %lld times\n", name,
+                static_cast<long long>(st.by_kernel[name]));
+    if (KernelList<Pool2dProblem>::runnable(*v)) {
+      EXPECT_GT(st.by_kernel[name], 100) << name;
+    }
   }
 }
 
@@ -855,6 +859,8 @@ TEST(Pool2dFast, StrideTwoWholePlanesDeclineWithReasons) {
   };
   EXPECT_EQ(why(p, x, y, 16), "");
   EXPECT_EQ(why(p, x, y, 32), "fewer all-input outputs per row than one vector");
+  EXPECT_EQ(std::string(cpu::f32_s2_avx512_declines(Pool2dProblem{x, y, p})),
+            "2x2 windows (the 8-lane kernel is faster on them)");
   Pool2dParams q = p;
   q.accumulation = Fp32Accumulation::interleaved;
   EXPECT_EQ(why(q, x, y, 16), "interleaved accumulation");

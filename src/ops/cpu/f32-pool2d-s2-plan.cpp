@@ -59,6 +59,12 @@ const char* f32_s2_declines(const Pool2dProblem& pr, int64_t lanes) {
   return nullptr;
 }
 
+const char* f32_s2_avx512_declines(const Pool2dProblem& pr) {
+  if (pr.p.window.kernel_h == 2 && pr.p.window.kernel_w == 2)
+    return "2x2 windows (the 8-lane kernel is faster on them)";
+  return f32_s2_declines(pr, 16);
+}
+
 S2Plan make_s2_plan(const Pool2dProblem& pr) {
   const Pool2dParams& p = pr.p;
   const Pool2dPlan plan = make_pool2d_plan(pr);

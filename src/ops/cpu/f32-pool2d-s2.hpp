@@ -51,6 +51,10 @@ struct S2Plan {
 
 // Why the kernel with `lanes` outputs per vector does not take `pr`, or nullptr.
 const char* f32_s2_declines(const Pool2dProblem& pr, int64_t lanes);
+// The 16-lane kernel also leaves 2x2 windows to the 8-lane one: with no third
+// tap to save, 8 lanes and 4 vectors in flight were 5-20% faster on Zen 5
+// (1x256x56x56 and 8x256x56x56 k2s2, same process, alternated calls).
+const char* f32_s2_avx512_declines(const Pool2dProblem& pr);
 S2Plan make_s2_plan(const Pool2dProblem& pr);
 
 #if defined(__x86_64__)
