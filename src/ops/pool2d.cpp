@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "cpu/f32-globalpool.hpp"
+#include "cpu/f32-pool2d-s2.hpp"
 #include "cpu/pool2d_plan.hpp"
 #include "cpu/x8-globalpool.hpp"
 #include "cpu/x8-maxpool2d-nhwc.hpp"
@@ -111,6 +112,14 @@ const KernelList<Pool2dProblem>& pool2d_kernels() {
           {"f32-globalpool-max-nchw-portable", Isa::portable,
            "f32 max over whole contiguous planes (NCHW)", cpu::f32_global_max_declines,
            cpu::max_pool2d_f32_global_portable},
+          {"f32-pool2d-stride2-nchw-avx512", Isa::avx512,
+           "f32 avg/max, NCHW, 3x3 windows at stride 2, >= 16 all-input outputs per row",
+           cpu::f32_s2_avx512_declines, cpu::pool2d_f32_s2_avx512},
+          // (Ahead of the 16-lane general kernel: it takes the 2x2 windows on AVX-512 hosts too.)
+          {"f32-pool2d-stride2-nchw-avx2", Isa::avx2,
+           "f32 avg/max, NCHW, 2x2 or 3x3 windows at stride 2, >= 8 all-input outputs per row",
+           [](const Pool2dProblem& pr) { return cpu::f32_s2_declines(pr, 8); },
+           cpu::pool2d_f32_s2_avx2},
           {"f32-pool2d-avx512", Isa::avx512, "f32 avg/max/sum, any layout and semantics",
            [](const Pool2dProblem& pr) { return declines_f32_simd(pr, 16); },
            cpu::pool2d_f32_avx512},

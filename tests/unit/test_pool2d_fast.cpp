@@ -4,10 +4,13 @@
 // threads), plus the dispatch through npukit::pool2d at every ISA cap and
 // under Impl::reference. A failure prints the seed, the case index and the
 // whole configuration.
+#include <algorithm>
 #include <cfloat>
 #include <cstring>
+#include <map>
 #include <sstream>
 
+#include "ops/cpu/f32-pool2d-s2.hpp"
 #include "ops/cpu/pool2d_plan.hpp"
 #include "unit/test_util.hpp"
 #include "unit/variant_test_util.hpp"
@@ -221,7 +224,8 @@ bool gaps_untouched(const std::vector<uint8_t>& buf, const TensorView& y) {
 
 struct Stats {
   int64_t cases = 0, runs = 0, elements = 0, nonzero = 0;
-  int64_t lanes[3] = {0, 0, 0};  // cases per cpu::Lanes choice
+  int64_t lanes[3] = {0, 0, 0};              // cases per cpu::Lanes choice
+  std::map<std::string, int64_t> by_kernel;  // runs per kernel name
 };
 
 // Runs every runnable, accepting kernel of the family on case `c` and
@@ -263,6 +267,7 @@ bool check_case(const Case& c, uint32_t seed, int index, Stats& st) {
         << "\n  " << describe(c);
     if (!diff.empty() || !gaps) return false;
     ++st.runs;
+    ++st.by_kernel[v.name];
     st.elements += static_cast<int64_t>(want.size() / dtype_size(c.dtype));
   }
   for (uint8_t b : want) st.nonzero += b != 0;
@@ -788,5 +793,94 @@ TEST(Pool2dFast, PaddedRowsWithinOneVector) {
   EXPECT_GT(narrow, 250);  // cases in the narrow-plane geometry with a fast order
   EXPECT_GT(st.runs, variant_test::scaled_to_runnable(pool2d_kernels(), 600));
 }
+
+// The whole-plane stride-2 kernels (f32-pool2d-stride2-nchw-*: f32-pool2d-s2.inc):
+// K x K windows (K = 2, 3) at stride 2 with output rows of 8-70 all-input
+// outputs (one vector, several, the last one overlapping), pads 0..K-1 on
+// every side (the left border output in lane 0 or alone; padded and
+// ceil-mode rows at the top and bottom), ONNX Runtime's truncated count,
+// channel counts that fill NCHWc blocks or not, batch 1-2, gapped NCHW
+// strides in and out, every semantic of random_case (ONNX Runtime's NCHWc
+// loop, taps max with both NaN rules and every pad value, sequential sums
+// with every divisor; the rest must decline), special values, threads 1/2/3.
+TEST(Pool2dFast, StrideTwoWholePlanes) {
+  if (max_isa() < Isa::avx2) GTEST_SKIP() << "needs AVX2 kernels (NPUKIT_MAX_ISA is below avx2)";
+  if (impl() == Impl::reference) GTEST_SKIP() << "NPUKIT_IMPL=reference: no fast kernel runs";
+  SettingsGuard guard;
+  const uint32_t seed = 20261203;
+  std::mt19937 g(seed);
+  std::printf("StrideTwoWholePlanes: seed %u\n", seed);
+  Stats st;
+  for (int i = 0; i < 500; ++i) {
+    Case c = random_case(g);
+    c.dtype = DType::f32;
+    if (c.p.loop == PoolLoop::mlas || i % 3 == 0) c.p.loop = PoolLoop::mlas_nchwc;
+    if (i % 4 == 1) c.p.flush_denormals = false;
+    if (i % 4 == 2) c.p.accumulation = Fp32Accumulation::sequential;
+    const int64_t K = i % 2 ? 3 : 2;
+    const int64_t ow = 8 + static_cast<int64_t>(g() % 63);
+    const int64_t C = i % 5 == 0 ? 16 * (1 + static_cast<int64_t>(g() % 2)) : 1 + g() % 9;
+    c.shape = {1 + static_cast<int64_t>(g() % 2), C, 1 + static_cast<int64_t>(g() % 24),
+               2 * ow + static_cast<int64_t>(g() % 3)};
+    Window2d& w = c.p.window;
+    w = Window2d{};
+    w.kernel_h = w.kernel_w = K;
+    w.stride_h = w.stride_w = 2;
+    w.pad_top = static_cast<int64_t>(g() % K);
+    w.pad_left = static_cast<int64_t>(g() % K);
+    w.pad_bottom = static_cast<int64_t>(g() % K);
+    w.pad_right = static_cast<int64_t>(g() % K);
+    w.ceil_mode = g() % 3 == 0;
+    w.truncated_count = !w.ceil_mode && g() % 5 == 0;
+    c.x_layout = g() % 4 == 3 ? 2 : 0;
+    c.y_layout = g() % 4 == 3 ? 2 : 0;
+    if (!check_case(c, seed, i, st)) break;
+  }
+  for (const char* name : {"f32-pool2d-stride2-nchw-avx512", "f32-pool2d-stride2-nchw-avx2"}) {
+    const auto& list = pool2d_kernels().variants;
+    const auto v = std::find_if(list.begin(), list.end(),
+                                [&](const auto& k) { return std::string(k.name) == name; });
+    ASSERT_NE(v, list.end()) << name;
+    std::printf("StrideTwoWholePlanes: %s ran %lld times\n", name,
+                static_cast<long long>(st.by_kernel[name]));
+    if (KernelList<Pool2dProblem>::runnable(*v)) {
+      EXPECT_GT(st.by_kernel[name], 100) << name;
+    }
+  }
+}
+
+// What the stride-2 kernel leaves to the general one, each with its reason.
+TEST(Pool2dFast, StrideTwoWholePlanesDeclineWithReasons) {
+  Tensor x(DType::f32, {1, 3, 40, 40}), y(DType::f32, {1, 3, 20, 20});
+  Pool2dParams p;
+  p.window = test::window(2, 2, 2, 2);
+  const auto why = [&](const Pool2dParams& q, const Tensor& xt, const Tensor& yt, int64_t lanes) {
+    const char* r = cpu::f32_s2_declines(Pool2dProblem{xt, yt, q}, lanes);
+    return std::string(r ? r : "");
+  };
+  EXPECT_EQ(why(p, x, y, 16), "");
+  EXPECT_EQ(why(p, x, y, 32), "fewer all-input outputs per row than one vector");
+  EXPECT_EQ(std::string(cpu::f32_s2_avx512_declines(Pool2dProblem{x, y, p})),
+            "2x2 windows (the 8-lane kernel is faster on them)");
+  Pool2dParams q = p;
+  q.accumulation = Fp32Accumulation::interleaved;
+  EXPECT_EQ(why(q, x, y, 16), "interleaved accumulation");
+  q = p;
+  q.flush_denormals = true;
+  EXPECT_EQ(why(q, x, y, 16), "flush_denormals");
+  q = p;
+  q.mode = PoolMode::sum;
+  EXPECT_EQ(why(q, x, y, 16), "sum pooling");
+  q = p;
+  q.window = test::window(2, 2, 1, 1);
+  Tensor y1(DType::f32, {1, 3, 39, 39});
+  EXPECT_EQ(why(q, x, y1, 16), "stride not 2x2");
+  EXPECT_EQ(why(p, Tensor(DType::f32, {1, 3, 40, 40}, Layout::nhwc),
+                Tensor(DType::f32, {1, 3, 20, 20}, Layout::nhwc), 16),
+            "columns not contiguous (not NCHW)");
+  Tensor xi(DType::u8, {1, 3, 40, 40}), yi(DType::u8, {1, 3, 20, 20});
+  EXPECT_EQ(why(p, xi, yi, 16), "not f32");
+}
+
 }  // namespace
 }  // namespace npukit
