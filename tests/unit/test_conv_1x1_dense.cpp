@@ -115,6 +115,10 @@ void variants_equal_reference(unsigned seed, int iterations, bool mobilenet) {
   std::mt19937 rng(seed);
   const auto& list = cpu::conv_nchw_kernels();
   std::map<std::string, int64_t> runs;
+  // The settings each iteration returns to (NPUKIT_IMPL / NPUKIT_MAX_ISA decide
+  // which variants run, in every iteration alike).
+  const Impl impl0 = impl();
+  const Isa isa0 = max_isa();
   for (int iter = 0; iter < iterations; ++iter) {
     Case c = make_case(rng, iter, mobilenet);
     const TensorView x = gapped(c.xstore, c.xs, c.x_gap);
@@ -148,8 +152,8 @@ void variants_equal_reference(unsigned seed, int iterations, bool mobilenet) {
           << "seed " << seed << " iter " << iter << " conv2d at cap " << cap << " " << c.text
           << "; first mismatch at element " << first;
     }
-    set_impl(Impl::fast);
-    set_max_isa(host_isa());
+    set_impl(impl0);
+    set_max_isa(isa0);
   }
   std::printf("f32-conv-1x1-dense: seed %u, %d cases\n", seed, iterations);
   for (const auto& [name, n] : runs) std::printf("  %s: %lld runs\n", name.c_str(), (long long)n);
