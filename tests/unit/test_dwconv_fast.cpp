@@ -198,10 +198,13 @@ TEST(DwconvFast, EveryVariantEqualsReferenceBitForBit) {
     std::printf("  walk %s: %lld problems\n", walk, static_cast<long long>(walks[walk]));
     EXPECT_GT(walks[walk], 20) << walk;
   }
-  // Every variant this host may run was exercised, many times.
+  // Every variant this host may run was exercised, many times (the
+  // channels-in-lanes kernels take a narrower set: test_dwconv_nchwc.cpp
+  // covers them more).
   for (const auto& v : list.variants)
     if (!v.reference && list.runnable(v)) {
-      EXPECT_GT(runs[v.name], 300) << v.name;
+      const bool nchwc = std::string(v.name).find("nchwc") != std::string::npos;
+      EXPECT_GT(runs[v.name], nchwc ? 60 : 300) << v.name;
     }
 }
 
@@ -272,6 +275,7 @@ TEST(DwconvFast, ChoiceAndDeclines) {
   win.pad_top = win.pad_bottom = win.pad_left = win.pad_right = 1;
   cpu::DwconvProblem p{x, w, TensorView(), y, win};
   const auto& list = cpu::dwconv_kernels();
+  set_impl(Impl::fast);  // whatever NPUKIT_IMPL says
   EXPECT_FALSE(list.choose(p).reference);
   set_impl(Impl::reference);
   EXPECT_TRUE(list.choose(p).reference);

@@ -64,12 +64,48 @@ void f32_dwconv_plane_avx512(const DwPlane& p);
 // plane with padded rows of `row` floats flat (DwPlane::flat).
 bool dwconv_flat_walk(int64_t oh, int64_t ow, int64_t row, int64_t lanes);
 
+// One group of channels for a channels-in-lanes kernel (f32-dwconv-nchwc-*,
+// f32-dwconv-nchwc-body.inc): kLanes channels of one image, multiplier 1.
+struct DwGroup {
+  const float* x;     // the group's first input plane (rows contiguous, planes dense)
+  int64_t x_channel;  // floats between input planes
+  int64_t channels;   // channels of the group, 1 .. the kernel's lanes
+  int64_t h, w;       // input plane size
+  int64_t pad_top, pad_left;
+  int64_t wp;             // padded row length (positions)
+  float* padded;          // [Hp][wp][lanes], borders zero: the kernel writes the interior
+  const int64_t* out_at;  // per output (oh * ow order): offset of its window's first tap
+  const int64_t* tap;     // per tap (kh * KW + kw order): offset from the window's first tap
+  int64_t taps;
+  const float* weights;  // [taps][lanes]: tap t's weight of channel c at t * lanes + c
+  float* sums;           // [oh * ow][lanes] scratch
+  int64_t oh, ow;
+  float* y;           // the group's first output plane (dense)
+  int64_t y_channel;  // floats between output planes
+  const float* bias;  // per channel at bias[c * bias_step], or nullptr
+  int64_t bias_step;
+  bool fma;  // mlas_nchwc*: FMAs; else a rounded product and a rounded addition per tap
+  bool result_add, clip;
+  float clip_min, clip_max;
+};
+using DwGroupKernel = void (*)(const DwGroup& g);
+void f32_dwconv_group_avx512(const DwGroup& g);
+void f32_dwconv_group_avx2(const DwGroup& g);
+
+// Why no fast kernel of the family can compute `p` exactly, or nullptr.
+const char* dwconv_declines_fast(const DwconvProblem& p);
+// Why the channels-in-lanes kernels decline `p` (or are the slower form), or nullptr.
+const char* dwconv_nchwc_declines(const DwconvProblem& p);
+// Runs the group kernel (`lanes` channels per group) over every (n, group), threaded.
+void run_dwconv_nchwc(const DwconvProblem& p, DwGroupKernel kernel, int64_t lanes);
+
 // Runs the plane kernel (`lanes` floats per vector) over every (n, channel)
 // plane, threaded; `split` copies stride-2 input rows into their column phases.
 void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel, int64_t lanes,
                 RowSplit split = split_row_stride2);
 
-// The family: f32-dwconv-nchw-{avx512, avx2, portable}, then the reference.
+// The family: f32-dwconv-nchwc-{avx512, avx2} (small planes),
+// f32-dwconv-nchw-{avx512, avx2, portable}, then the reference.
 const KernelList<DwconvProblem>& dwconv_kernels();
 
 }  // namespace npukit::cpu

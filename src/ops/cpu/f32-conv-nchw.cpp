@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "conv_1x1.hpp"
+#include "conv_1x1_dense.hpp"
 #include "conv_nchw.hpp"
 #include "dot_chains.hpp"
 #include "finite.hpp"
@@ -478,9 +479,13 @@ const KernelList<ConvProblem>& conv_nchw_kernels() {
       {{"f32-conv-1x1-avx512", Isa::avx512, "as f32-conv-ocl-avx512, 1x1 kernels only",
         declines_1x1, run_1x1_avx512},
        {"f32-conv-ocl-avx512", Isa::avx512, kOcl, declines_ocl, run_ocl_avx512},
+       {"f32-conv-1x1-dense-avx512", Isa::avx512, kConv1x1DenseApplies, conv_1x1_dense_declines,
+        run_conv_1x1_dense_avx512},
        {"f32-conv-nchw-avx512", Isa::avx512, kNchw, declines_nchw, run_avx512},
        {"f32-conv-1x1-avx2", Isa::avx2, kOclAvx2Applies, declines_ocl_avx2, run_1x1_avx2},
        {"f32-conv-ocl-avx2", Isa::avx2, kOclAvx2Applies, declines_ocl_avx2, run_ocl_avx2},
+       {"f32-conv-1x1-dense-avx2", Isa::avx2, kConv1x1DenseApplies, conv_1x1_dense_declines,
+        run_conv_1x1_dense_avx2},
        {"f32-conv-nchw-avx2", Isa::avx2, kNchw, declines_nchw, run_avx2},
        {"f32-conv-dotchains", Isa::portable,
         "both accumulations (interleaved: groups = 1); sequential with padding needs finite "

@@ -22,8 +22,9 @@ bool has_zero_taps(const Window2d& win) {
   return win.pad_top || win.pad_bottom || win.pad_left || win.pad_right || win.ins_h || win.ins_w;
 }
 
-// Why the fast kernels cannot compute `p` exactly, or nullptr.
-const char* declines_fast(const DwconvProblem& p) {
+}  // namespace
+
+const char* dwconv_declines_fast(const DwconvProblem& p) {
   const Window2d& win = p.window;
   if (win.pad_top < 0 || win.pad_bottom < 0 || win.pad_left < 0 || win.pad_right < 0)
     return "negative pads";
@@ -41,6 +42,8 @@ const char* declines_fast(const DwconvProblem& p) {
   }
   return nullptr;
 }
+
+namespace {
 
 // Geometry of the padded, phase-split input plane: stride_w column phases,
 // each of stride_h row phases of Hs rows of `row` floats.
@@ -255,6 +258,17 @@ void run_portable(const DwconvProblem& p) {
   run_dwconv(p, f32_dwconv_plane_portable, 1);
 }
 
+void run_nchwc_avx512(const DwconvProblem& p) {
+  run_dwconv_nchwc(p, f32_dwconv_group_avx512, 16);
+}
+void run_nchwc_avx2(const DwconvProblem& p) {
+  run_dwconv_nchwc(p, f32_dwconv_group_avx2, 8);
+}
+
+constexpr const char* kNchwcApplies =
+    "as f32-dwconv-nchw, sequential or mlas_nchwc accumulation, multiplier 1, no inserted zeros, "
+    "dense input and output planes, input planes of at most 56x56 positions";
+
 constexpr const char* kApplies =
     "fp32 NCHW, every accumulation (mlas_nchwc: one chain), any geometry without negative pads; "
     "sequential and mlas_nchwc with padding need finite weights";
@@ -264,9 +278,12 @@ constexpr const char* kApplies =
 const KernelList<DwconvProblem>& dwconv_kernels() {
   static const KernelList<DwconvProblem> list{
       "dwconv",
-      {{"f32-dwconv-nchw-avx512", Isa::avx512, kApplies, declines_fast, run_avx512},
-       {"f32-dwconv-nchw-avx2", Isa::avx2, kApplies, declines_fast, run_avx2},
-       {"f32-dwconv-nchw-portable", Isa::portable, kApplies, declines_fast, run_portable},
+      {{"f32-dwconv-nchwc-avx512", Isa::avx512, kNchwcApplies, dwconv_nchwc_declines,
+        run_nchwc_avx512},
+       {"f32-dwconv-nchwc-avx2", Isa::avx2, kNchwcApplies, dwconv_nchwc_declines, run_nchwc_avx2},
+       {"f32-dwconv-nchw-avx512", Isa::avx512, kApplies, dwconv_declines_fast, run_avx512},
+       {"f32-dwconv-nchw-avx2", Isa::avx2, kApplies, dwconv_declines_fast, run_avx2},
+       {"f32-dwconv-nchw-portable", Isa::portable, kApplies, dwconv_declines_fast, run_portable},
        {"f32-dwconv-reference", Isa::portable,
         "always (ref::conv2d_f32, ref::conv2d_f32_mlas, ref::depthwise2d_f32_interleaved)", nullptr,
         run_reference, true}}};

@@ -1,0 +1,112 @@
+// Driver of f32-dwconv-nchwc-* (dwconv.hpp, DwGroup): which depthwise
+// convolutions the channels-in-lanes kernels take, the padded positions and
+// taps as offsets, each group's weights per tap, and the groups shared among
+// the threads. On small planes the plane kernels' per-plane costs (the
+// padded copy, half-empty vectors, the epilogue per row) dominate; here a
+// group of channels costs two transposes per run of positions instead.
+#include <algorithm>
+#include <vector>
+
+#include "dwconv.hpp"
+#include "npukit/parallel.hpp"
+
+namespace npukit::cpu {
+
+namespace {
+
+// Input planes larger than this go to the plane kernels (faster on large
+// planes: they need no transposes).
+constexpr int64_t kMaxInputPlane = 56 * 56;
+
+bool dense_planes(const TensorView& t) {
+  return t.stride(3) == 1 && t.stride(2) == t.dim(3) && t.stride(1) >= t.dim(2) * t.dim(3);
+}
+
+struct GroupBuffers {
+  std::vector<float> padded, sums, weights;
+};
+GroupBuffers& group_buffers() {
+  thread_local GroupBuffers b;
+  return b;
+}
+
+}  // namespace
+
+const char* dwconv_nchwc_declines(const DwconvProblem& p) {
+  if (const char* why = dwconv_declines_fast(p)) return why;
+  if (p.accumulation == Fp32Accumulation::interleaved) return "the interleaved accumulation";
+  if (p.flush_denormals) return "flushing denormals";
+  if (p.multiplier != 1) return "a channel multiplier";
+  if (p.window.ins_h || p.window.ins_w) return "inserted zeros";
+  if (!dense_planes(p.x) || !dense_planes(p.y)) return "input or output planes not dense";
+  if (p.x.dim(2) * p.x.dim(3) > kMaxInputPlane)
+    return "an input plane over 56x56 positions (the plane kernels are faster)";
+  return nullptr;
+}
+
+void run_dwconv_nchwc(const DwconvProblem& p, DwGroupKernel kernel, int64_t lanes) {
+  const Window2d& win = p.window;
+  const int64_t N = p.x.dim(0), C = p.x.dim(1), H = p.x.dim(2), W = p.x.dim(3);
+  const int64_t OH = p.y.dim(2), OW = p.y.dim(3), KH = win.kernel_h, KW = win.kernel_w;
+  const int64_t Hp = H + win.pad_top + win.pad_bottom, Wp = W + win.pad_left + win.pad_right;
+  std::vector<int64_t> tap, out_at;
+  for (int64_t kh = 0; kh < KH; ++kh)
+    for (int64_t kw = 0; kw < KW; ++kw)
+      tap.push_back((kh * win.dilation_h * Wp + kw * win.dilation_w) * lanes);
+  for (int64_t oh = 0; oh < OH; ++oh)
+    for (int64_t ow = 0; ow < OW; ++ow)
+      out_at.push_back((oh * win.stride_h * Wp + ow * win.stride_w) * lanes);
+  const int64_t groups = (C + lanes - 1) / lanes;
+  const auto* x = static_cast<const float*>(p.x.raw());
+  auto* y = static_cast<float*>(p.y.raw());
+  const auto* w = static_cast<const float*>(p.w.raw());
+  const float* bias = p.has_bias ? static_cast<const float*>(p.bias.raw()) : nullptr;
+  const int64_t bias_step = p.has_bias ? p.bias.stride(p.bias.rank() == 1 ? 0 : 1) : 0;
+  const bool clip = !clip_is_identity(p.clip);
+  // Enough groups per task to be worth a thread (a 7x7 group is ~14k flops).
+  const int64_t grain =
+      std::max<int64_t>(1, 65536 / std::max<int64_t>(1, OH * OW * KH * KW * lanes));
+  parallel_ranges(N * groups, grain, [&](int64_t begin, int64_t end) {
+    GroupBuffers& buf = group_buffers();
+    buf.padded.assign(static_cast<size_t>(Hp * Wp * lanes), 0.0f);  // the borders stay zero
+    buf.sums.resize(static_cast<size_t>(OH * OW * lanes));
+    buf.weights.assign(static_cast<size_t>(KH * KW * lanes), 0.0f);
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t n = task / groups, c0 = task % groups * lanes;
+      DwGroup g;
+      g.channels = std::min(lanes, C - c0);
+      for (int64_t c = 0; c < g.channels; ++c)
+        for (int64_t kh = 0; kh < KH; ++kh)
+          for (int64_t kw = 0; kw < KW; ++kw)
+            buf.weights[static_cast<size_t>((kh * KW + kw) * lanes + c)] =
+                w[(c0 + c) * p.w.stride(0) + kh * p.w.stride(2) + kw * p.w.stride(3)];
+      g.x = x + n * p.x.stride(0) + c0 * p.x.stride(1);
+      g.x_channel = p.x.stride(1);
+      g.h = H;
+      g.w = W;
+      g.pad_top = win.pad_top;
+      g.pad_left = win.pad_left;
+      g.wp = Wp;
+      g.padded = buf.padded.data();
+      g.out_at = out_at.data();
+      g.tap = tap.data();
+      g.taps = KH * KW;
+      g.weights = buf.weights.data();
+      g.sums = buf.sums.data();
+      g.oh = OH;
+      g.ow = OW;
+      g.y = y + n * p.y.stride(0) + c0 * p.y.stride(1);
+      g.y_channel = p.y.stride(1);
+      g.bias = bias ? bias + c0 * bias_step : nullptr;
+      g.bias_step = bias_step;
+      g.fma = mlas_nchwc_block(p.accumulation) != 0;
+      g.result_add = p.result_add;
+      g.clip = clip;
+      g.clip_min = p.clip.min;
+      g.clip_max = p.clip.max;
+      kernel(g);
+    }
+  });
+}
+
+}  // namespace npukit::cpu

@@ -1,0 +1,199 @@
+// f32-dwconv-nchwc-{avx512,avx2} (src/ops/cpu/f32-dwconv-nchwc*) against the
+// reference depthwise convolution, bit for bit (a NaN equals any NaN):
+// mobilenet_v2's depthwise layers (3x3, stride 1 and 2, planes 7x7 to 56x56)
+// with channel counts that fill whole groups of 8 and 16 lanes and ones that
+// leave a partial last group, and seeded random geometry (kernels 1..5,
+// strides 1..3, dilation 1..2, pads up to windows entirely in padding, planes
+// 1..20 wide and high, batch > 1, gaps between planes), ONNX Runtime's FMA
+// chains and the sequential order, bias, result_add, fused clips, special
+// values, 1, 2 and 3 threads. A mismatch prints the seed and the case.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <sstream>
+
+#include "npukit/npukit.hpp"
+#include "ops/cpu/dwconv.hpp"
+#include "test_util.hpp"
+
+namespace npukit {
+namespace {
+
+using A = Fp32Accumulation;
+
+float value(std::mt19937& rng, int rare) {
+  static const float specials[] = {test::kNaN, test::kInf, -test::kInf, 0.0f,     -0.0f,    1e-40f,
+                                   -3e-39f,    1e30f,      -1e30f,      0x1p-80f, -0x1p-75f};
+  if (rare > 0 && static_cast<int>(rng() % rare) == 0) return specials[rng() % 11];
+  return std::uniform_real_distribution<float>(-2.0f, 2.0f)(rng);
+}
+
+// (N, C, H, W) with `gap` floats after every plane.
+TensorView gapped(Tensor& t, const Shape& s, int64_t gap) {
+  const int64_t plane = s[2] * s[3] + gap;
+  return TensorView(t.view().raw(), DType::f32, s, {s[1] * plane, plane, s[3], 1});
+}
+
+struct Case {
+  cpu::DwconvProblem p;
+  Tensor xstore, w, b, y0, want;
+  Shape ys;
+  int64_t y_gap = 0;
+  std::string text;
+};
+
+// False when the drawn kernel does not fit the drawn input.
+bool make_case(std::mt19937& rng, int iter, bool mobilenet, Case& c) {
+  cpu::DwconvProblem& p = c.p;
+  const A orders[] = {A::mlas_nchwc16, A::mlas_nchwc8, A::sequential};
+  p.accumulation = orders[iter % 3];
+  Window2d& w = p.window;
+  int64_t C, H, W, N = 1, x_gap = 0;
+  if (mobilenet) {  // (C, H, stride) of mobilenet_v2's depthwise layers, channel counts varied
+    static const int64_t net[][3] = {{144, 56, 1}, {144, 56, 2}, {192, 28, 1}, {192, 28, 2},
+                                     {384, 14, 1}, {576, 14, 1}, {576, 14, 2}, {960, 7, 1}};
+    const auto& s = net[iter % 8];
+    C = iter % 2 ? s[0] : s[0] / 4 + 5;
+    H = W = s[1];
+    w.kernel_h = w.kernel_w = 3;
+    w.stride_h = w.stride_w = s[2];
+    w.pad_top = w.pad_bottom = w.pad_left = w.pad_right = 1;
+  } else {
+    C = 1 + rng() % 40;
+    H = 1 + rng() % 20;
+    W = 1 + rng() % 20;
+    N = 1 + rng() % 2;
+    w.kernel_h = 1 + rng() % 5;
+    w.kernel_w = 1 + rng() % 5;
+    w.stride_h = 1 + rng() % 3;
+    w.stride_w = 1 + rng() % 3;
+    w.dilation_h = 1 + rng() % 2;
+    w.dilation_w = 1 + rng() % 2;
+    w.pad_top = rng() % 4 == 0 ? rng() % 6 : rng() % 2;
+    w.pad_bottom = rng() % 3;
+    w.pad_left = rng() % 4 == 0 ? rng() % 6 : rng() % 2;
+    w.pad_right = rng() % 3;
+    x_gap = iter % 4 == 1 ? 1 + rng() % 5 : 0;
+    c.y_gap = iter % 5 == 2 ? 1 + rng() % 5 : 0;
+  }
+  p.has_bias = rng() % 4 != 0;
+  p.result_add = rng() % 3 == 0;
+  p.clip = test::fused_clip_case(static_cast<uint32_t>(iter) + (mobilenet ? 900u : 400u));
+  const Shape xs{N, C, H, W}, ws{C, 1, w.kernel_h, w.kernel_w};
+  Depthwise2dParams dp;
+  dp.window = w;
+  try {
+    c.ys = depthwise2d_output_shape(xs, ws, dp);
+  } catch (const Error&) {
+    return false;
+  }
+  const int rare = iter % 3 == 1 ? 0 : 40;
+  c.xstore = Tensor(DType::f32, {N, C, H * W + x_gap});
+  c.w = Tensor(DType::f32, ws);
+  c.b = Tensor(DType::f32, {C});
+  c.y0 = Tensor(DType::f32, {N, C, c.ys[2] * c.ys[3] + c.y_gap});
+  // Non-finite weights only without padding (the fast kernels decline them with it).
+  const bool padded = w.pad_top || w.pad_bottom || w.pad_left || w.pad_right;
+  for (Tensor* t : {&c.xstore, &c.b, &c.y0})
+    for (int64_t i = 0; i < t->numel(); ++i) t->data<float>()[i] = value(rng, rare);
+  for (int64_t i = 0; i < c.w.numel(); ++i) c.w.data<float>()[i] = value(rng, padded ? 0 : rare);
+  p.x = gapped(c.xstore, xs, x_gap);
+  p.w = c.w;
+  p.bias = c.b;
+  c.want = c.y0;
+  p.y = gapped(c.want, c.ys, c.y_gap);
+  const Conv2dParams cp{w, C, p.has_bias, p.result_add, p.accumulation, false};
+  if (p.accumulation == A::sequential)
+    ref::conv2d_f32(p.x, p.w, p.bias, p.y, cp);
+  else
+    ref::conv2d_f32_mlas(p.x, p.w, p.bias, p.y, cp);
+  ref::clip_f32(p.y, p.y, p.clip);
+  std::ostringstream s;
+  s << "x " << shape_text(xs) << " gaps " << x_gap << "/" << c.y_gap << " k " << w.kernel_h << "x"
+    << w.kernel_w << " stride " << w.stride_h << "x" << w.stride_w << " dilation " << w.dilation_h
+    << "x" << w.dilation_w << " pads " << w.pad_top << "," << w.pad_bottom << "," << w.pad_left
+    << "," << w.pad_right << " " << fp32_accumulation_name(p.accumulation) << " bias " << p.has_bias
+    << " result_add " << p.result_add << " " << test::clip_text(p.clip);
+  c.text = s.str();
+  return true;
+}
+
+void variants_equal_reference(unsigned seed, int iterations, bool mobilenet) {
+  test::SettingsRestore restore;
+  std::mt19937 rng(seed);
+  const auto& list = cpu::dwconv_kernels();
+  std::map<std::string, int64_t> runs;
+  int cases = 0;
+  for (int iter = 0; iter < iterations; ++iter) {
+    Case c;
+    if (!make_case(rng, iter, mobilenet, c)) continue;
+    ++cases;
+    for (const auto& v : list.variants) {
+      if (std::string(v.name).find("nchwc") == std::string::npos || !list.runnable(v)) continue;
+      for (int threads = 1; threads <= 3; ++threads) {
+        set_num_threads(threads);
+        Tensor got = c.y0;
+        cpu::DwconvProblem q = c.p;
+        q.y = gapped(got, c.ys, c.y_gap);
+        ASSERT_EQ(v.declines(q), nullptr) << v.name << ": " << c.text;
+        v.run(q);
+        int64_t bad = 0, first = 0;
+        for (int64_t i = 0; i < got.numel(); ++i)
+          if (!test::same_bits_or_both_nan(got.data<float>()[i], c.want.data<float>()[i]) &&
+              bad++ == 0)
+            first = i;
+        ASSERT_EQ(bad, 0) << "seed " << seed << " iter " << iter << " " << v.name << " threads "
+                          << threads << " " << c.text << "; first mismatch at element " << first
+                          << ": " << got.data<float>()[first] << " vs "
+                          << c.want.data<float>()[first];
+        ++runs[v.name];
+      }
+    }
+  }
+  std::printf("f32-dwconv-nchwc: seed %u, %d cases\n", seed, cases);
+  EXPECT_GT(cases, iterations / 2);
+  for (const auto& [name, n] : runs) std::printf("  %s: %lld runs\n", name.c_str(), (long long)n);
+  for (const auto& v : list.variants)
+    if (std::string(v.name).find("nchwc") != std::string::npos && list.runnable(v)) {
+      EXPECT_EQ(runs[v.name], 3 * cases) << v.name << " did not run every case";
+    }
+}
+
+TEST(DwconvNchwc, RandomGeometryEqualsReferenceBitForBit) {
+  variants_equal_reference(20261129, 150, false);
+}
+
+TEST(DwconvNchwc, MobilenetLayersEqualReferenceBitForBit) {
+  variants_equal_reference(20261130, 16, true);
+}
+
+// What the kernels leave to the plane kernels, each with its reason.
+TEST(DwconvNchwc, Declines) {
+  Tensor x(DType::f32, {1, 4, 8, 8}), w(DType::f32, {4, 1, 3, 3}), y(DType::f32, {1, 4, 6, 6});
+  for (int64_t i = 0; i < w.numel(); ++i) w.data<float>()[i] = 0.5f;
+  Window2d win;
+  win.kernel_h = win.kernel_w = 3;
+  cpu::DwconvProblem p{x, w, TensorView(), y, win};
+  EXPECT_EQ(cpu::dwconv_nchwc_declines(p), nullptr);
+  cpu::DwconvProblem q = p;
+  q.accumulation = A::interleaved;
+  EXPECT_STREQ(cpu::dwconv_nchwc_declines(q), "the interleaved accumulation");
+  q = p;
+  q.window.ins_h = 1;
+  Tensor yi(DType::f32, {1, 4, 13, 6});
+  q.y = yi;
+  EXPECT_STREQ(cpu::dwconv_nchwc_declines(q), "inserted zeros");
+  Tensor big(DType::f32, {1, 4, 57, 56}), ybig(DType::f32, {1, 4, 55, 54});
+  q = p;
+  q.x = big;
+  q.y = ybig;
+  EXPECT_STREQ(cpu::dwconv_nchwc_declines(q),
+               "an input plane over 56x56 positions (the plane kernels are faster)");
+  q = p;  // NHWC-strided output
+  q.y = TensorView(y.view().raw(), DType::f32, {1, 4, 6, 6}, {144, 1, 24, 4});
+  EXPECT_STREQ(cpu::dwconv_nchwc_declines(q), "input or output planes not dense");
+}
+
+}  // namespace
+}  // namespace npukit
