@@ -13,6 +13,7 @@
 #include "unit/variant_test_util.hpp"
 
 namespace npukit {
+namespace test_pool2d_fast {
 namespace {
 
 using cpu::Pool2dProblem;
@@ -789,4 +790,5 @@ TEST(Pool2dFast, PaddedRowsWithinOneVector) {
   EXPECT_GT(st.runs, variant_test::scaled_to_runnable(pool2d_kernels(), 600));
 }
 }  // namespace
+}  // namespace test_pool2d_fast
 }  // namespace npukit
