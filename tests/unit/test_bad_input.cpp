@@ -3,6 +3,7 @@
 #include "unit/test_util.hpp"
 
 namespace npukit {
+namespace test_bad_input {
 namespace {
 
 using test::raises;
@@ -480,4 +481,5 @@ TEST(BadInput, Names) {
 }
 
 }  // namespace
+}  // namespace test_bad_input
 }  // namespace npukit

@@ -12,6 +12,7 @@
 #include "unit/test_util.hpp"
 
 namespace npukit {
+namespace test_bad_input_limits {
 namespace {
 
 struct BudgetGuard {
@@ -112,9 +113,11 @@ TEST(CvmRequantize, SaturatesForAnyInt64) {
 }
 
 }  // namespace
+}  // namespace test_bad_input_limits
 }  // namespace npukit
 
 namespace npukit {
+namespace test_bad_input_limits {
 namespace {
 
 TEST(ReadFileBounded, DirectoriesDevicesAndMissingFilesAreErrors) {
@@ -156,9 +159,11 @@ TEST(ModelInfer, InputShapesAreChecked) {
 }
 
 }  // namespace
+}  // namespace test_bad_input_limits
 }  // namespace npukit
 
 namespace npukit {
+namespace test_bad_input_limits {
 namespace {
 
 TEST(PoolWorkCap, HugeWindowsAreRefusedBeforeAnyWork) {
@@ -185,9 +190,11 @@ TEST(PoolWorkCap, HugeWindowsAreRefusedBeforeAnyWork) {
 }
 
 }  // namespace
+}  // namespace test_bad_input_limits
 }  // namespace npukit
 
 namespace npukit {
+namespace test_bad_input_limits {
 namespace {
 
 // Found by the npy fuzzer: a shape product that overflows int64.
@@ -214,4 +221,5 @@ TEST(NpyHeader, StridesOverflowWithAZeroDimensionIsAnError) {
 }
 
 }  // namespace
+}  // namespace test_bad_input_limits
 }  // namespace npukit

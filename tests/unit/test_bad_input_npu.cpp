@@ -17,6 +17,7 @@
 #include "npukit/npu/rules.hpp"
 
 namespace npukit::npu {
+namespace test_bad_input_npu {
 namespace {
 
 constexpr uint64_t kNear2To64 = ~uint64_t{0} - 7;  // 2^64 - 8, 4-byte aligned
@@ -174,4 +175,5 @@ TEST_F(NpuHostile, ConcurrentLaunchesRunOneAtATime) {
 }
 
 }  // namespace
+}  // namespace test_bad_input_npu
 }  // namespace npukit::npu

@@ -10,6 +10,7 @@
 #include "test_util.hpp"
 
 namespace npukit::test {
+namespace test_batch_slices {
 namespace {
 
 TEST(BatchSlices, SizesCoverTheBatchEvenlyWithAtMostTwoSizes) {
@@ -82,4 +83,5 @@ TEST(BatchSlices, BundledModelGivesTheUnslicedBytes) {
 }
 
 }  // namespace
+}  // namespace test_batch_slices
 }  // namespace npukit::test

@@ -4,6 +4,7 @@
 #include "unit/test_util.hpp"
 
 namespace npukit {
+namespace test_conv2d {
 namespace {
 
 using test::iota4;
@@ -247,4 +248,5 @@ TEST(Depthwise2d, EqualsGroupedConvolution) {
 }
 
 }  // namespace
+}  // namespace test_conv2d
 }  // namespace npukit

@@ -19,6 +19,7 @@
 #include "test_util.hpp"
 
 namespace npukit {
+namespace test_conv_1x1 {
 namespace {
 
 float value(std::mt19937& rng, int rare) {
@@ -195,4 +196,5 @@ TEST(Conv1x1, Conv2dAtEveryIsaCapEqualsReference) {
 }
 
 }  // namespace
+}  // namespace test_conv_1x1
 }  // namespace npukit

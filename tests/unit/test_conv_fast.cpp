@@ -24,6 +24,7 @@
 #include "test_util.hpp"
 
 namespace npukit {
+namespace test_conv_fast {
 namespace {
 
 float value(std::mt19937& rng, int rare) {
@@ -548,4 +549,5 @@ TEST(ConvFast, PackedWeightsGiveTheSameBits) {
 }
 
 }  // namespace
+}  // namespace test_conv_fast
 }  // namespace npukit

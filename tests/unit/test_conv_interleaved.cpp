@@ -23,6 +23,7 @@
 #include "test_util.hpp"
 
 namespace npukit {
+namespace test_conv_interleaved {
 namespace {
 
 float value(std::mt19937& rng, int rare) {
@@ -235,4 +236,5 @@ TEST(ConvInterleaved, PublicEntryAgreesAcrossIsaLevelsAndImpl) {
 }
 
 }  // namespace
+}  // namespace test_conv_interleaved
 }  // namespace npukit

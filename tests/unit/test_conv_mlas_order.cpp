@@ -21,6 +21,7 @@
 #include "test_util.hpp"
 
 namespace npukit {
+namespace test_conv_mlas_order {
 namespace {
 
 using A = Fp32Accumulation;
@@ -426,4 +427,5 @@ TEST(ConvMlasOrder, EveryVariantEqualsReferenceBitForBit) {
 }
 
 }  // namespace
+}  // namespace test_conv_mlas_order
 }  // namespace npukit

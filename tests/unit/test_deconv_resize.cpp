@@ -12,6 +12,7 @@
 #include "test_util.hpp"
 
 namespace npukit {
+namespace test_deconv_resize {
 namespace {
 
 using test::iota4;
@@ -256,4 +257,5 @@ TEST(Resize, BadInput) {
 }
 
 }  // namespace
+}  // namespace test_deconv_resize
 }  // namespace npukit

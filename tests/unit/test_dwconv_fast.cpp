@@ -19,6 +19,7 @@
 #include "test_util.hpp"
 
 namespace npukit {
+namespace test_dwconv_fast {
 namespace {
 
 // Mostly uniform in [-2, 2]; about 1 in `rare` is NaN, +-inf, +-0, a
@@ -291,4 +292,5 @@ TEST(DwconvFast, ChoiceAndDeclines) {
 }
 
 }  // namespace
+}  // namespace test_dwconv_fast
 }  // namespace npukit

@@ -3,6 +3,7 @@
 #include "unit/test_util.hpp"
 
 namespace npukit {
+namespace test_elementwise {
 namespace {
 
 using test::kInf;
@@ -136,4 +137,5 @@ TEST(ChannelOps, NaNAndInfinity) {
 }
 
 }  // namespace
+}  // namespace test_elementwise
 }  // namespace npukit

@@ -18,6 +18,7 @@
 #include "test_util.hpp"
 
 namespace npukit {
+namespace test_elementwise_fast {
 namespace {
 
 float value(std::mt19937& rng) {
@@ -173,4 +174,5 @@ TEST(ElementwiseFast, PublicEntriesAgreeAcrossIsaLevelsAndImpl) {
 }
 
 }  // namespace
+}  // namespace test_elementwise_fast
 }  // namespace npukit

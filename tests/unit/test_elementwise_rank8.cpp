@@ -11,6 +11,7 @@
 #include "test_util.hpp"
 
 namespace npukit::test {
+namespace test_elementwise_rank8 {
 namespace {
 
 constexpr uint32_t kSeed = 20261126;
@@ -312,4 +313,5 @@ TEST(ElementwiseRank8, RanksAboveEightAndBadBroadcastsAreErrors) {
 }
 
 }  // namespace
+}  // namespace test_elementwise_rank8
 }  // namespace npukit::test

@@ -23,6 +23,7 @@
 #include "unit/variant_test_util.hpp"
 
 namespace npukit {
+namespace test_f32_global_pool {
 namespace {
 
 using cpu::Pool2dProblem;
@@ -331,4 +332,5 @@ TEST(F32GlobalMaxFast, PublicCallAtEveryIsaCapAndThreadCount) {
 }
 
 }  // namespace
+}  // namespace test_f32_global_pool
 }  // namespace npukit

@@ -20,6 +20,7 @@
 #endif
 
 namespace npukit {
+namespace test_fast_kernels {
 namespace {
 
 // Bits equal; a NaN equals any NaN (IEEE leaves NaN payloads to the
@@ -236,4 +237,5 @@ TEST(FastKernels, SoftwareFlushMatchesX86Ftz) {
 #endif
 
 }  // namespace
+}  // namespace test_fast_kernels
 }  // namespace npukit

@@ -12,6 +12,7 @@
 #include "test_util.hpp"
 
 namespace npukit {
+namespace test_fp32_bm1684 {
 namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
@@ -306,4 +307,5 @@ TEST(Bm1684Fp32, FastConvEqualsReferenceBitForBit) {
 }
 
 }  // namespace
+}  // namespace test_fp32_bm1684
 }  // namespace npukit

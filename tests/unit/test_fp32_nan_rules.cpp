@@ -10,6 +10,7 @@
 #include "npukit/ops/fp32_semantics.hpp"
 
 namespace npukit {
+namespace test_fp32_nan_rules {
 namespace {
 
 float f(uint32_t b) {
@@ -79,4 +80,5 @@ TEST(Fp32NanRules, FlushRulesUnchanged) {
 }
 
 }  // namespace
+}  // namespace test_fp32_nan_rules
 }  // namespace npukit

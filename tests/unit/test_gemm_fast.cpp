@@ -19,6 +19,7 @@
 #include "test_util.hpp"
 
 namespace npukit {
+namespace test_gemm_fast {
 namespace {
 
 float value(std::mt19937& rng) {
@@ -188,4 +189,5 @@ TEST(GemmFast, MlasOrderIsChainsOfKBlocksAddedToBetaC) {
 }
 
 }  // namespace
+}  // namespace test_gemm_fast
 }  // namespace npukit

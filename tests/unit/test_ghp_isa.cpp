@@ -11,6 +11,7 @@
 #include "npukit/isa/ghp.hpp"
 
 namespace npukit::ghp {
+namespace test_ghp_isa {
 namespace {
 
 const HwConfig kPublic = hw_preset("M64P64Q16R16S8");
@@ -589,4 +590,5 @@ TEST(GhpIsaText, EveryFieldMustBeNamed) {
 }
 
 }  // namespace
+}  // namespace test_ghp_isa
 }  // namespace npukit::ghp

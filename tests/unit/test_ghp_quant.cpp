@@ -10,6 +10,7 @@
 #include "npukit/quant/ghp.hpp"
 
 namespace npukit::ghp {
+namespace test_ghp_quant {
 namespace {
 
 // M = x_scale / (KH*KW*y_scale) of the six public avgp testbench cases; the
@@ -238,4 +239,5 @@ TEST(GhpAdd, SharedExponent) {
 }
 
 }  // namespace
+}  // namespace test_ghp_quant
 }  // namespace npukit::ghp

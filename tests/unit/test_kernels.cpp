@@ -12,6 +12,7 @@
 #include "test_util.hpp"
 
 namespace npukit {
+namespace test_kernels {
 namespace {
 
 struct ToyProblem {
@@ -162,4 +163,5 @@ TEST(Kernels, EveryFamilyEndsWithItsReference) {
 }
 
 }  // namespace
+}  // namespace test_kernels
 }  // namespace npukit

@@ -3,6 +3,7 @@
 #include "unit/test_util.hpp"
 
 namespace npukit {
+namespace test_matmul {
 namespace {
 
 using test::iota4;
@@ -151,4 +152,5 @@ TEST(MatmulBroadcast, WrongOutputIsAnError) {
 }
 
 }  // namespace
+}  // namespace test_matmul
 }  // namespace npukit

@@ -8,6 +8,7 @@
 #define REF  // declare the _Ref functions, as MiCo's tests do
 #include "npukit/compat/mico_qnn.h"
 
+namespace test_mico_qnn {
 namespace {
 
 struct Q8 {
@@ -150,3 +151,4 @@ TEST_F(MicoQnnDeathTest, InvalidArgumentsAbortWithMessage) {
 }
 
 }  // namespace
+}  // namespace test_mico_qnn

@@ -12,6 +12,7 @@
 #include "npukit/ops/layout.hpp"
 
 namespace npukit {
+namespace test_model_ops {
 namespace {
 
 TEST(Binary, BroadcastsRowAgainstColumn) {
@@ -142,4 +143,5 @@ TEST(Gemm, TransposesAlphaBetaAndBias) {
 }
 
 }  // namespace
+}  // namespace test_model_ops
 }  // namespace npukit

@@ -13,6 +13,7 @@
 #include "npukit/npu/rules.hpp"
 
 namespace npukit::npu {
+namespace test_npu_atomic {
 namespace {
 
 class NpuAtomic : public ::testing::Test {
@@ -153,4 +154,5 @@ TEST_F(NpuAtomic, Fp32BinaryAndUnaryFamilies) {
 }
 
 }  // namespace
+}  // namespace test_npu_atomic
 }  // namespace npukit::npu

@@ -12,6 +12,7 @@
 #include <xmmintrin.h>
 
 namespace npukit::npu {
+namespace test_npu_bmlib_mxcsr {
 namespace {
 
 constexpr unsigned kFtzDaz = 0x8040u;
@@ -49,5 +50,6 @@ TEST(NpuBmlibMxcsr, OptOutKeepsMxcsr) {
 }
 
 }  // namespace
+}  // namespace test_npu_bmlib_mxcsr
 }  // namespace npukit::npu
 #endif

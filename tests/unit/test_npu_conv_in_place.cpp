@@ -20,6 +20,7 @@
 #include "npukit/npukit.hpp"
 
 namespace npukit::npu::test {
+namespace test_npu_conv_in_place {
 namespace {
 
 constexpr unsigned kSeed = 20261203;
@@ -172,4 +173,5 @@ TEST_F(NpuConvInPlace, OperandsRepeatingLocalMemoryBeyondTheBudgetStopTheKernel)
 }
 
 }  // namespace
+}  // namespace test_npu_conv_in_place
 }  // namespace npukit::npu::test

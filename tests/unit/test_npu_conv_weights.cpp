@@ -17,6 +17,7 @@
 #include "npukit/npukit.hpp"
 
 namespace npukit::npu::test {
+namespace test_npu_conv_weights {
 namespace {
 
 constexpr local_addr_t kIn = 0, kWeights = 131072, kBias = 262144, kOut = 327680;
@@ -182,4 +183,5 @@ TEST_F(NpuConvWeights, FirstNeverWrittenPairOnEveryPath) {
 }
 
 }  // namespace
+}  // namespace test_npu_conv_weights
 }  // namespace npukit::npu::test

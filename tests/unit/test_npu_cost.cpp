@@ -23,6 +23,7 @@
 #include "npukit/npu/trace.hpp"
 
 namespace npukit::npu {
+namespace test_npu_cost {
 namespace {
 
 // Round numbers so every expectation below is computed by hand.
@@ -550,4 +551,5 @@ TEST_F(NpuCost, TimelineSvgMergesSubPixelNeighboursButKeepsGaps) {
 }
 
 }  // namespace
+}  // namespace test_npu_cost
 }  // namespace npukit::npu

@@ -13,6 +13,7 @@
 #include "npu_test_util.hpp"
 
 namespace npukit::npu::test {
+namespace test_npu_gdma_runs {
 namespace {
 
 class GdmaRuns : public OkkTest {};
@@ -167,4 +168,5 @@ TEST_F(GdmaRuns, FirstNeverWrittenElementOnEveryPath) {
 }
 
 }  // namespace
+}  // namespace test_npu_gdma_runs
 }  // namespace npukit::npu::test

@@ -16,6 +16,7 @@
 #include "npukit/npukit.hpp"
 
 namespace npukit::npu {
+namespace test_npu_okk {
 namespace {
 
 class Npu : public ::testing::Test {
@@ -407,4 +408,5 @@ TEST_F(Npu, CostModelOverlapsGdmaAndBdcInParallelRegions) {
 }
 
 }  // namespace
+}  // namespace test_npu_okk
 }  // namespace npukit::npu

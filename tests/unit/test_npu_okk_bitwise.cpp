@@ -11,6 +11,7 @@
 #include "npukit/ops/int32_bitwise.hpp"
 
 namespace npukit::npu::test {
+namespace test_npu_okk_bitwise {
 namespace {
 
 uint32_t u(int32_t v) {
@@ -159,4 +160,5 @@ TEST_F(OkkBitwise, RuleAddressesAndNpu) {
 }
 
 }  // namespace
+}  // namespace test_npu_okk_bitwise
 }  // namespace npukit::npu::test

@@ -16,6 +16,7 @@
 #include "npukit/ops/npu_packed_int.hpp"
 
 namespace npukit::npu::test {
+namespace test_npu_okk_fixed_point {
 namespace {
 
 FixedPointParams types(FixedType a, FixedType b, FixedType y, int rshift = 0) {
@@ -564,4 +565,5 @@ TEST_F(OkkFixed, RulePackedLocalMemoryBounds) {
 }
 
 }  // namespace
+}  // namespace test_npu_okk_fixed_point
 }  // namespace npukit::npu::test

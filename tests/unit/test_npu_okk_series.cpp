@@ -13,6 +13,7 @@
 #include "npukit/ops/fp32_series.hpp"
 
 namespace npukit::npu::test {
+namespace test_npu_okk_series {
 namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -433,4 +434,5 @@ TEST_F(OkkSeries, RuleLocalMemoryBounds) {
 }
 
 }  // namespace
+}  // namespace test_npu_okk_series
 }  // namespace npukit::npu::test

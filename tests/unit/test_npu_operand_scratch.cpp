@@ -18,6 +18,7 @@
 #include "npukit/npukit.hpp"
 
 namespace npukit::npu::test {
+namespace test_npu_operand_scratch {
 namespace {
 
 using face::operand_scratch;
@@ -164,4 +165,5 @@ TEST_F(NpuOperandScratch, MatmulWithoutResultAddIgnoresStaleBuffers) {
 }
 
 }  // namespace
+}  // namespace test_npu_operand_scratch
 }  // namespace npukit::npu::test

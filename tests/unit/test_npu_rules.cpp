@@ -19,6 +19,7 @@
 #include "npukit/npu/rules.hpp"
 
 namespace npukit::npu {
+namespace test_npu_rules {
 namespace {
 
 constexpr uint32_t S = 512 * 1024;  // bytes of local memory per NPU (BM1684)
@@ -919,4 +920,5 @@ TEST(NpuRulesDeath, LegalCallDoesNotExit) {
 }
 
 }  // namespace
+}  // namespace test_npu_rules
 }  // namespace npukit::npu

@@ -17,6 +17,7 @@
 #include "npukit/npu/rules.hpp"
 
 namespace npukit::npu {
+namespace test_npu_rules_memory {
 namespace {
 
 class SystemMemory : public ::testing::Test {
@@ -197,4 +198,5 @@ TEST_F(SystemMemory, L2SramAddrTakesASystemAddress) {
 }
 
 }  // namespace
+}  // namespace test_npu_rules_memory
 }  // namespace npukit::npu

@@ -8,6 +8,7 @@
 #include "npukit/npy.hpp"
 
 namespace npukit {
+namespace test_npy {
 namespace {
 
 std::string npy(int major, const std::string& dict, const std::string& data) {
@@ -82,4 +83,5 @@ TEST(Npy, WriteThenReadRoundTripsAndAligns) {
 }
 
 }  // namespace
+}  // namespace test_npy
 }  // namespace npukit

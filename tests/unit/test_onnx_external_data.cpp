@@ -11,6 +11,7 @@
 #include "test_util.hpp"
 
 namespace npukit::test {
+namespace test_onnx_external_data {
 namespace {
 
 // onnx.save_model(y = x + c, x and c float [2], c = [1, 2]) with
@@ -80,4 +81,5 @@ TEST(OnnxExternalData, FromBytesRefusesExternalData) {
 }
 
 }  // namespace
+}  // namespace test_onnx_external_data
 }  // namespace npukit::test

@@ -9,6 +9,7 @@
 #include "test_util.hpp"
 
 namespace npukit::test {
+namespace test_onnx_math_ops {
 namespace {
 
 constexpr uint32_t kSeed = 20261126;
@@ -318,4 +319,5 @@ TEST(OnnxMathLogSoftmax, HandValuesAxesAndErrors) {
 }
 
 }  // namespace
+}  // namespace test_onnx_math_ops
 }  // namespace npukit::test

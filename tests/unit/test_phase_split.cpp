@@ -12,6 +12,7 @@
 #include "ops/cpu/phase_split.hpp"
 
 namespace npukit {
+namespace test_phase_split {
 namespace {
 
 void check_split(cpu::RowSplit split, const char* name) {
@@ -43,4 +44,5 @@ TEST(PhaseSplit, Stride2RowMatchesDefinition) {
 }
 
 }  // namespace
+}  // namespace test_phase_split
 }  // namespace npukit

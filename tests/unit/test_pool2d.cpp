@@ -7,6 +7,7 @@
 #include "unit/test_util.hpp"
 
 namespace npukit {
+namespace test_pool2d {
 namespace {
 
 using test::iota4;
@@ -431,4 +432,5 @@ TEST(Pool2d, Names) {
 }
 
 }  // namespace
+}  // namespace test_pool2d
 }  // namespace npukit

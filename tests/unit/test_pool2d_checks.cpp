@@ -8,6 +8,7 @@
 #include "unit/test_util.hpp"
 
 namespace npukit {
+namespace test_pool2d_checks {
 namespace {
 
 using test::raises;
@@ -130,9 +131,11 @@ TEST(Pool2dChecks, SequentialSumFlushesEveryPartialSum) {
 }
 
 }  // namespace
+}  // namespace test_pool2d_checks
 }  // namespace npukit
 
 namespace npukit {
+namespace test_pool2d_checks {
 namespace {
 
 // When both addends are NaN x86 returns the first (the running sum): inf,
@@ -187,4 +190,5 @@ TEST(Pool2dChecks, SumKeepsTheRunningNaNWhenBothAddendsAreNaN) {
 }
 
 }  // namespace
+}  // namespace test_pool2d_checks
 }  // namespace npukit

@@ -16,6 +16,7 @@
 #include "unit/variant_test_util.hpp"
 
 namespace npukit {
+namespace test_pool2d_fast {
 namespace {
 
 using cpu::Pool2dProblem;
@@ -883,4 +884,5 @@ TEST(Pool2dFast, StrideTwoWholePlanesDeclineWithReasons) {
 }
 
 }  // namespace
+}  // namespace test_pool2d_fast
 }  // namespace npukit

@@ -17,6 +17,7 @@
 #include "test_util.hpp"
 
 namespace npukit {
+namespace test_pool2d_onnxruntime {
 namespace {
 
 using test::kInf;
@@ -449,4 +450,5 @@ TEST(Pool2dOnnxruntime, FastKernelsDeclineOnnxRuntimeLoops) {
 }
 
 }  // namespace
+}  // namespace test_pool2d_onnxruntime
 }  // namespace npukit

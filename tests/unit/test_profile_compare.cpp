@@ -10,6 +10,7 @@
 #include "profile_compare.hpp"
 
 namespace npukit {
+namespace test_profile_compare {
 namespace {
 
 TEST(ProfileCompare, UncoveredProfilesGetTheTablesRefusal) {
@@ -29,4 +30,5 @@ TEST(ProfileCompare, UncoveredProfilesGetTheTablesRefusal) {
 }
 
 }  // namespace
+}  // namespace test_profile_compare
 }  // namespace npukit

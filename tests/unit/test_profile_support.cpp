@@ -9,6 +9,7 @@
 #include "test_util.hpp"
 
 namespace npukit {
+namespace test_profile_support {
 namespace {
 
 // Each family's apply_profile, on parameters set up as its faces set them up.
@@ -192,4 +193,5 @@ TEST(ProfileTable, ReadmeTableIsGeneratedFromIt) {
 }
 
 }  // namespace
+}  // namespace test_profile_support
 }  // namespace npukit

@@ -29,6 +29,7 @@
 #include "variant_test_util.hpp"
 
 namespace npukit {
+namespace test_qavgpool_fmean_checked {
 namespace {
 
 using qpool_test::bytes_nchw;
@@ -360,4 +361,5 @@ TEST(QAvgPoolFmeanChecked, ErrorBoundCoversTheReferenceAndTheKernel) {
 }
 
 }  // namespace
+}  // namespace test_qavgpool_fmean_checked
 }  // namespace npukit

@@ -25,6 +25,7 @@
 #include "variant_test_util.hpp"
 
 namespace npukit {
+namespace test_qavgpool_fmean_nchw {
 namespace {
 
 using qpool_test::bytes_nchw;
@@ -273,4 +274,5 @@ TEST(QAvgPoolFmeanNchwFast, MatchesTheReferenceOnTheRaceShapes) {
 }
 
 }  // namespace
+}  // namespace test_qavgpool_fmean_nchw
 }  // namespace npukit

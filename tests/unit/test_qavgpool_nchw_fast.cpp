@@ -33,6 +33,7 @@
 #include "variant_test_util.hpp"
 
 namespace npukit {
+namespace test_qavgpool_nchw_fast {
 namespace {
 
 constexpr uint32_t kSeed = 20261140;
@@ -426,4 +427,5 @@ TEST(QAvgPoolNchwFast, Avx2TwoByTwoStrideTwoFromXEqualsTheReference) {
 }
 
 }  // namespace
+}  // namespace test_qavgpool_nchw_fast
 }  // namespace npukit

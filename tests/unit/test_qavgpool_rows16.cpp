@@ -25,6 +25,7 @@
 #include "variant_test_util.hpp"
 
 namespace npukit {
+namespace test_qavgpool_rows16 {
 namespace {
 
 constexpr uint32_t kSeed = 20261127u + 16u;
@@ -191,4 +192,5 @@ TEST(QAvgPoolRows16Fast, PublicCallAtEveryIsaCap) {
 }
 
 }  // namespace
+}  // namespace test_qavgpool_rows16
 }  // namespace npukit

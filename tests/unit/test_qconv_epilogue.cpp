@@ -15,6 +15,7 @@
 #include "ops/cpu/qconv_problem.hpp"
 
 namespace npukit {
+namespace test_qconv_epilogue {
 namespace {
 
 struct Layer {
@@ -129,4 +130,5 @@ TEST(QConvEpilogue, OnePackRunFromTwoThreadsAtOnce) {
 }
 
 }  // namespace
+}  // namespace test_qconv_epilogue
 }  // namespace npukit

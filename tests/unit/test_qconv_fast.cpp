@@ -19,6 +19,7 @@
 #include "test_util.hpp"
 
 namespace npukit {
+namespace test_qconv_fast {
 namespace {
 
 struct Case {
@@ -607,4 +608,5 @@ TEST(QConvFast, ForcedReferenceAndIsaCapsGiveTheSameBytes) {
 }
 
 }  // namespace
+}  // namespace test_qconv_fast
 }  // namespace npukit

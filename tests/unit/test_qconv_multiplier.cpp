@@ -17,6 +17,7 @@
 #include "ops/cpu/qconv_problem.hpp"
 
 namespace npukit {
+namespace test_qconv_multiplier {
 namespace {
 
 TEST(QConvMultiplier, ProfilesChooseTheirOrder) {
@@ -123,4 +124,5 @@ TEST(QConvMultiplierFast, EveryKernelRoundsWithItsProfilesOrder) {
 }
 
 }  // namespace
+}  // namespace test_qconv_multiplier
 }  // namespace npukit

@@ -8,6 +8,7 @@
 #include "test_util.hpp"
 
 namespace npukit {
+namespace test_qdq_ops {
 namespace {
 
 using test::raises;
@@ -216,4 +217,5 @@ TEST(QLookup, BadInput) {
 }
 
 }  // namespace
+}  // namespace test_qdq_ops
 }  // namespace npukit

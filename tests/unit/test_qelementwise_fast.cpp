@@ -18,6 +18,7 @@
 #include "test_util.hpp"
 
 namespace npukit {
+namespace test_qelementwise_fast {
 namespace {
 
 std::vector<uint8_t> bytes(const Tensor& t) {
@@ -167,4 +168,5 @@ TEST(QElementwiseFast, QuantizeLinearEveryKernelMatchesTheReference) {
 }
 
 }  // namespace
+}  // namespace test_qelementwise_fast
 }  // namespace npukit

@@ -15,6 +15,7 @@
 #include "ops/cpu/x8-qmatmul.hpp"
 
 namespace npukit {
+namespace test_qmatmul_fast {
 namespace {
 
 std::vector<uint8_t> bytes(const Tensor& t) {
@@ -140,4 +141,5 @@ TEST(QMatMulFast, PublicEntryPointsFastEqualReference) {
 }
 
 }  // namespace
+}  // namespace test_qmatmul_fast
 }  // namespace npukit

@@ -23,6 +23,7 @@
 #include "variant_test_util.hpp"
 
 namespace npukit {
+namespace test_qpool_fast {
 namespace {
 
 constexpr uint32_t kSeed = 20261126;
@@ -324,9 +325,11 @@ TEST(QPoolFast, IssueShapesRunFastKernels) {
 }
 
 }  // namespace
+}  // namespace test_qpool_fast
 }  // namespace npukit
 
 namespace npukit {
+namespace test_qpool_fast {
 namespace {
 
 // ONNX Runtime's float path on tie-prone windows (x_scale = y_scale, two or
@@ -588,9 +591,11 @@ TEST(QPoolFast, FloatPathNhwcOnManyChannelsWithCalibratedScales) {
 }
 
 }  // namespace
+}  // namespace test_qpool_fast
 }  // namespace npukit
 
 namespace npukit {
+namespace test_qpool_fast {
 namespace {
 
 // bm_pool_quantized (BM168x atomic pooling): every variant of its list against
@@ -676,9 +681,11 @@ TEST(QPoolFast, BmPoolQuantizedVariantsEqualReference) {
 }
 
 }  // namespace
+}  // namespace test_qpool_fast
 }  // namespace npukit
 
 namespace npukit {
+namespace test_qpool_fast {
 namespace {
 
 // int_mean (TFLite, MiCo) on windows up to 60000 taps, whose sums approach
@@ -720,9 +727,11 @@ TEST(QPoolFast, IntMeanLargeWindowsEveryRounding) {
 }
 
 }  // namespace
+}  // namespace test_qpool_fast
 }  // namespace npukit
 
 namespace npukit {
+namespace test_qpool_fast {
 namespace {
 
 // ONNX Runtime's float path with short-mantissa scales (exact_float_sum: the
@@ -778,4 +787,5 @@ TEST(QPoolFast, ExactFloatSumsAndDivisorShortcutsEqualReference) {
 }
 
 }  // namespace
+}  // namespace test_qpool_fast
 }  // namespace npukit

@@ -27,6 +27,7 @@
 #include "qpool_test_util.hpp"
 
 namespace npukit {
+namespace test_qpool_u16 {
 namespace {
 
 constexpr uint32_t kSeed = 20261127;
@@ -233,4 +234,5 @@ TEST(QPoolU16, BmPoolAverageOnWideRows) {
 }
 
 }  // namespace
+}  // namespace test_qpool_u16
 }  // namespace npukit

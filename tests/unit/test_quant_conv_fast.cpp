@@ -7,6 +7,7 @@
 #include "npukit/ops/quantized.hpp"
 
 namespace npukit {
+namespace test_quant_conv_fast {
 namespace {
 
 struct Config {
@@ -100,4 +101,5 @@ TEST(QuantConvFast, LargestWindowAtTheInt32Limit) {
 }
 
 }  // namespace
+}  // namespace test_quant_conv_fast
 }  // namespace npukit

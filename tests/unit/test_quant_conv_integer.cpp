@@ -10,6 +10,7 @@
 #include "npukit/ops/int_conv2d.hpp"
 
 namespace npukit {
+namespace test_quant_conv_integer {
 namespace {
 
 Tensor run_seed(const Tensor& x, const Tensor& w, const IntConv2dParams& p) {
@@ -245,4 +246,5 @@ TEST(IntConv2d, Errors) {
 }
 
 }  // namespace
+}  // namespace test_quant_conv_integer
 }  // namespace npukit

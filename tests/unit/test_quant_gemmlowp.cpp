@@ -12,6 +12,7 @@
 #include "npukit/quant/tflite_multiplier.hpp"
 
 namespace npukit {
+namespace test_quant_gemmlowp {
 namespace {
 
 constexpr int32_t kMin32 = std::numeric_limits<int32_t>::min();
@@ -275,4 +276,5 @@ TEST(TfliteMultiplier, ApplyErrors) {
 }
 
 }  // namespace
+}  // namespace test_quant_gemmlowp
 }  // namespace npukit

@@ -12,6 +12,7 @@
 #include "unit/test_util.hpp"
 
 namespace npukit {
+namespace test_quant_int16_pairs {
 namespace {
 
 using test::raises;
@@ -273,4 +274,5 @@ TEST(QuantInt16Pairs, CompareReportsTheKernelDifference) {
 }
 
 }  // namespace
+}  // namespace test_quant_int16_pairs
 }  // namespace npukit

@@ -10,6 +10,7 @@
 #include "npukit/quant/mrt_quant.hpp"
 
 namespace npukit {
+namespace test_quant_mrt {
 namespace {
 
 TEST(CvmFloat, HandComputed) {
@@ -268,4 +269,5 @@ TEST(MrtQuant, Errors) {
 }
 
 }  // namespace
+}  // namespace test_quant_mrt
 }  // namespace npukit

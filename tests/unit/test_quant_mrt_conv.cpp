@@ -14,6 +14,7 @@
 #include "npukit/ops/mrt_conv.hpp"
 
 namespace npukit {
+namespace test_quant_mrt_conv {
 namespace {
 
 Window2d window(int64_t kh, int64_t kw, int64_t stride = 1, int64_t pad = 0, int64_t dil = 1) {
@@ -302,4 +303,5 @@ TEST(MrtQuantizedConv2d, Int32LimitOfEightBitCodes) {
 }
 
 }  // namespace
+}  // namespace test_quant_mrt_conv
 }  // namespace npukit

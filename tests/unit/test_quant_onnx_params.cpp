@@ -7,6 +7,7 @@
 #include "npukit/quant/onnx_quant.hpp"
 
 namespace npukit {
+namespace test_quant_onnx_params {
 namespace {
 
 TEST(OnnxQuant, QuantizeValueRoundsHalfToEvenAndSaturates) {
@@ -103,4 +104,5 @@ TEST(OnnxQuant, Errors) {
 }
 
 }  // namespace
+}  // namespace test_quant_onnx_params
 }  // namespace npukit

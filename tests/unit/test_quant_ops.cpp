@@ -8,6 +8,7 @@
 #include "unit/test_util.hpp"
 
 namespace npukit {
+namespace test_quant_ops {
 namespace {
 
 using test::raises;
@@ -410,4 +411,5 @@ TEST(QuantErrors, BadArguments) {
 }
 
 }  // namespace
+}  // namespace test_quant_ops
 }  // namespace npukit

@@ -12,6 +12,7 @@
 #include "npukit/ops/quantized.hpp"
 #include "npukit/tensor.hpp"
 
+namespace test_quant_param_errors {
 namespace {
 
 using namespace npukit;
@@ -124,3 +125,4 @@ TEST(QuantParamErrors, AverageOfCodesRefusesTheClippedWindowDivisor) {
 }
 
 }  // namespace
+}  // namespace test_quant_param_errors

@@ -12,6 +12,7 @@
 #include "npukit/quant/rounding.hpp"
 
 namespace npukit {
+namespace test_quant_rounding {
 namespace {
 
 using i128 = __int128;
@@ -329,4 +330,5 @@ TEST(Rounding, Saturate) {
 }
 
 }  // namespace
+}  // namespace test_quant_rounding
 }  // namespace npukit

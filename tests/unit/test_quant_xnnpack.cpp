@@ -10,6 +10,7 @@
 #include "npukit/quant/xnnpack_requantization.hpp"
 
 namespace npukit {
+namespace test_quant_xnnpack {
 namespace {
 
 constexpr int32_t kWideMin = std::numeric_limits<int32_t>::min();
@@ -150,4 +151,5 @@ TEST(Xnnpack, Fp32MatchesFloatArithmetic) {
 }
 
 }  // namespace
+}  // namespace test_quant_xnnpack
 }  // namespace npukit

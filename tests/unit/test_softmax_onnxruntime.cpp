@@ -10,6 +10,7 @@
 #include "test_util.hpp"
 
 namespace npukit::test {
+namespace test_softmax_onnxruntime {
 namespace {
 
 constexpr uint32_t kSeed = 20261126;
@@ -94,4 +95,5 @@ TEST(SoftmaxOnnxruntime, BadInput) {
 }
 
 }  // namespace
+}  // namespace test_softmax_onnxruntime
 }  // namespace npukit::test

@@ -3,6 +3,7 @@
 #include "npukit/tensor.hpp"
 
 namespace npukit {
+namespace test_tensor {
 namespace {
 
 TEST(Tensor, NhwcStridesKeepLogicalOrder) {
@@ -68,4 +69,5 @@ TEST(DType, Names) {
 }
 
 }  // namespace
+}  // namespace test_tensor
 }  // namespace npukit

@@ -13,6 +13,7 @@
 #include "unit/test_util.hpp"
 
 namespace npukit {
+namespace test_tensor_copy {
 namespace {
 
 struct RandomView {
@@ -91,4 +92,5 @@ TEST(TensorCopy, MatchesElementwiseCopyOnRandomViews) {
 }
 
 }  // namespace
+}  // namespace test_tensor_copy
 }  // namespace npukit

@@ -15,6 +15,7 @@
 #include "npukit/ops/tensor_ops.hpp"
 
 namespace npukit {
+namespace test_tensor_ops {
 namespace {
 
 constexpr uint32_t kSeed = 20261126;
@@ -320,4 +321,5 @@ TEST(TensorOps, CompareTreatsNanAsUnordered) {
 }
 
 }  // namespace
+}  // namespace test_tensor_ops
 }  // namespace npukit

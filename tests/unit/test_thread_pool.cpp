@@ -17,6 +17,7 @@
 #include "test_util.hpp"
 
 namespace npukit {
+namespace test_thread_pool {
 namespace {
 
 TEST(ThreadPool, EveryIndexOnceForAnyCountGrainAndThreads) {
@@ -247,4 +248,5 @@ TEST(ThreadPool, MoreThreadsThanCpusCompleteWithTheSameResults) {
 }
 
 }  // namespace
+}  // namespace test_thread_pool
 }  // namespace npukit

@@ -8,6 +8,7 @@
 #include "unit/test_util.hpp"
 
 namespace npukit {
+namespace test_threads {
 namespace {
 
 using test::random_f32;
@@ -147,4 +148,5 @@ TEST(Threads, SetNumThreadsValidates) {
 }
 
 }  // namespace
+}  // namespace test_threads
 }  // namespace npukit

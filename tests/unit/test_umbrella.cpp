@@ -6,6 +6,7 @@
 
 #include "test_util.hpp"
 
+namespace test_umbrella {
 namespace {
 
 TEST(Umbrella, IncludesEveryPublicHeader) {
@@ -28,3 +29,4 @@ TEST(Umbrella, IncludesEveryPublicHeader) {
 }
 
 }  // namespace
+}  // namespace test_umbrella

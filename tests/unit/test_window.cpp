@@ -3,6 +3,7 @@
 #include "unit/test_util.hpp"
 
 namespace npukit {
+namespace test_window {
 namespace {
 
 using test::raises;
@@ -304,9 +305,11 @@ TEST(Window, OnnxRuntimeCountTruncatesAndNeedsOneWindow) {
 }
 
 }  // namespace
+}  // namespace test_window
 }  // namespace npukit
 
 namespace npukit {
+namespace test_window {
 namespace {
 // The forced-kernel ONNX Runtime profiles share ORT's pooling geometry; only
 // their integer GEMM accumulation differs from `onnxruntime`.
@@ -317,4 +320,5 @@ TEST(PoolGeometryFor, OnnxRuntimeVariantsUseOnnxRuntimeGeometry) {
     EXPECT_EQ(pool_geometry_for(p), PoolGeometry::onnx) << profile_name(p);
 }
 }  // namespace
+}  // namespace test_window
 }  // namespace npukit

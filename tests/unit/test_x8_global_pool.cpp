@@ -20,6 +20,7 @@
 #include "unit/variant_test_util.hpp"
 
 namespace npukit {
+namespace test_x8_global_pool {
 namespace {
 
 using cpu::Pool2dProblem;
@@ -349,4 +350,5 @@ TEST(X8GlobalPool, PublicCallsAtEveryIsaCapAndThreadCount) {
 }
 
 }  // namespace
+}  // namespace test_x8_global_pool
 }  // namespace npukit

@@ -17,6 +17,7 @@
 #include "unit/variant_test_util.hpp"
 
 namespace npukit {
+namespace test_x8_maxpool_fast {
 namespace {
 
 using cpu::Pool2dProblem;
@@ -597,4 +598,5 @@ TEST(X8MaxPoolFast, DispatchUnderEveryProfileAndIsaCap) {
 }
 
 }  // namespace
+}  // namespace test_x8_maxpool_fast
 }  // namespace npukit

@@ -21,6 +21,7 @@
 #include "unit/variant_test_util.hpp"
 
 namespace npukit {
+namespace test_x8_maxpool_nchw_fast {
 namespace {
 
 using cpu::Pool2dProblem;
@@ -343,4 +344,5 @@ TEST(X8MaxPoolNchwFast, DeclinesWhatItDoesNotTake) {
 }
 
 }  // namespace
+}  // namespace test_x8_maxpool_nchw_fast
 }  // namespace npukit

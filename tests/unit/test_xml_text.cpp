@@ -6,6 +6,7 @@
 #include "npukit/xml_text.hpp"
 
 namespace npukit {
+namespace test_xml_text {
 namespace {
 
 TEST(XmlText, EscapesMarkupAndBlanksControlBytes) {
@@ -17,4 +18,5 @@ TEST(XmlText, EscapesMarkupAndBlanksControlBytes) {
 }
 
 }  // namespace
+}  // namespace test_xml_text
 }  // namespace npukit
