@@ -21,6 +21,7 @@
 #include "variant_test_util.hpp"
 
 namespace npukit {
+namespace test_conv_1x1_dense {
 namespace {
 
 using A = Fp32Accumulation;
@@ -200,4 +201,5 @@ TEST(Conv1x1Dense, DeclinesWhatItCannotTake) {
 }
 
 }  // namespace
+}  // namespace test_conv_1x1_dense
 }  // namespace npukit

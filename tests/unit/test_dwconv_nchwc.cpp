@@ -18,6 +18,7 @@
 #include "test_util.hpp"
 
 namespace npukit {
+namespace test_dwconv_nchwc {
 namespace {
 
 using A = Fp32Accumulation;
@@ -196,4 +197,5 @@ TEST(DwconvNchwc, Declines) {
 }
 
 }  // namespace
+}  // namespace test_dwconv_nchwc
 }  // namespace npukit
