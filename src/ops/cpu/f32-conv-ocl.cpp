@@ -95,10 +95,11 @@ namespace {
 // Positions per chain-outer task: their totals (64 floats each, 16 KB)
 // stay in L1/L2 and a chain's packed weights (36 KB for 16 channels x 9 taps
 // x 64) are read from L1 by every tile of the task, so a layer's weights come
-// from memory once, not once per tile (resnet18's 14x14 and 7x7 layers, whose
-// 2.4-9.4 MB of weights are not in cache in a model: 5% faster; with the
-// weights hot in L3, BM_Layer, 64 positions, 1000 and one tile measured the
-// same). 64 leaves tasks for two threads on 7x7 and 14x14 planes.
+// from memory once, not once per tile (resnet18's 7x7 layers, whose 9.4 MB of
+// weights are not in cache in a model: 8-12% faster; its stem 1.57 ms against
+// 1.79 tile-at-a-time; with the weights hot in L3, BM_Layer, 64 positions,
+// 1000 and one tile measured the same). 64 leaves tasks for two threads on
+// 7x7 and 14x14 planes.
 constexpr int64_t kChainRunPositions = 64;
 
 // A task's tiles and their totals, kept per thread.
