@@ -320,6 +320,7 @@ TEST(ConvFast, UnpaddedInputEveryTailEqualsReference) {
 // special inputs, 1 to 3 threads; bit for bit the reference.
 TEST(ConvFast, NonFiniteWeightsWithPaddingEqualReference) {
   test::SettingsRestore restore;
+  if (max_isa() < Isa::avx2) GTEST_SKIP() << "the ocl form needs AVX2 (NPUKIT_MAX_ISA below avx2)";
   const unsigned seed = 20261128;
   std::mt19937 rng(seed);
   const auto& list = cpu::conv_nchw_kernels();
@@ -550,4 +551,73 @@ TEST(ConvFast, PackedWeightsGiveTheSameBits) {
 
 }  // namespace
 }  // namespace test_conv_fast
+}  // namespace npukit
+
+namespace npukit {
+namespace {
+
+// The output-channels-in-lanes form's chain-outer tasks (mlas orders with
+// several chains: each chain runs over a task's tiles before the next, the
+// totals kept per tile between calls): network-like 3x3 layers with 2 to 5
+// chains, planes with one and with several tasks per channel block, a partial
+// last block, residual first or after, special values, 1 to 3 threads, at
+// every ISA level of the form; bit for bit the reference.
+TEST(ConvFast, OclChainOuterTasksEqualReference) {
+  test::SettingsRestore restore;
+  if (max_isa() < Isa::avx2) GTEST_SKIP() << "the ocl form needs AVX2 (NPUKIT_MAX_ISA below avx2)";
+  const unsigned seed = 20261128;
+  std::mt19937 rng(seed);
+  struct Case {
+    int64_t ic, oc, h, w;
+  };
+  const Case cases[] = {{64, 96, 7, 7}, {32, 64, 14, 14}, {80, 70, 9, 13}, {48, 16, 17, 5}};
+  int64_t runs = 0;
+  for (const Case& k : cases)
+    for (const Fp32Accumulation a : {Fp32Accumulation::mlas_nchwc16, Fp32Accumulation::mlas_nchwc8})
+      for (int residual = 0; residual < 3; ++residual) {
+        Conv2dParams p;
+        p.window.kernel_h = p.window.kernel_w = 3;
+        p.window.pad_top = p.window.pad_bottom = p.window.pad_left = p.window.pad_right = 1;
+        p.has_bias = residual != 1;
+        p.result_add = residual > 0;
+        p.residual_first = residual == 2;
+        if (residual == 0) p.clip = {0.0f, std::numeric_limits<float>::infinity()};  // a fused Relu
+        p.accumulation = a;
+        Tensor x(DType::f32, {1, k.ic, k.h, k.w}), w(DType::f32, {k.oc, k.ic, 3, 3}),
+            b(DType::f32, {k.oc});
+        // Special values in x, b and the old outputs; finite weights (with
+        // padded taps the form declines a non-finite one: NonFiniteWeights...).
+        for (Tensor* t : {&x, &w, &b})
+          for (int64_t i = 0; i < t->numel(); ++i)
+            t->data<float>()[i] = value(rng, t == &w ? 0 : 50);
+        Tensor y0(DType::f32, conv2d_output_shape(x.shape(), w.shape(), p));
+        for (int64_t i = 0; i < y0.numel(); ++i) y0.data<float>()[i] = value(rng, 50);
+        Tensor want = y0;
+        cpu::ConvProblem prob{x, w, b, want, p};
+        reference(prob);
+        ASSERT_EQ(cpu::conv_ocl_declines_exactness(prob), nullptr);
+        for (const cpu::OclKernel* kernel : {&cpu::kOclAvx512, &cpu::kOclAvx2}) {
+          const Isa isa = kernel == &cpu::kOclAvx512 ? Isa::avx512 : Isa::avx2;
+          if (isa > max_isa()) continue;
+          ASSERT_TRUE(kernel->resumes);
+          for (int threads = 1; threads <= 3; ++threads) {
+            set_num_threads(threads);
+            Tensor got = y0;
+            prob.y = got;
+            cpu::run_conv_ocl_exact(prob, *kernel);
+            for (int64_t i = 0; i < got.numel(); ++i)
+              ASSERT_TRUE(test::same_bits_or_both_nan(got.data<float>()[i], want.data<float>()[i]))
+                  << "seed " << seed << " " << text(prob, isa_name(isa), threads, false)
+                  << " element " << i << ": " << got.data<float>()[i] << " vs "
+                  << want.data<float>()[i];
+            ++runs;
+          }
+        }
+      }
+  std::printf("ocl chain-outer: seed %u, %lld runs\n", seed, static_cast<long long>(runs));
+  const int64_t kernels = max_isa() >= Isa::avx512 ? 2 : 1;
+  EXPECT_EQ(runs, kernels * 4 * 2 * 3 * 3);  // every case, accumulation, residual, thread count
+}
+
+}  // namespace
 }  // namespace npukit

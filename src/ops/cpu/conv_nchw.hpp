@@ -152,8 +152,17 @@ struct OclTile {
   const int64_t* chain_end = nullptr;
   int64_t chains = 1;
   bool residual_first = false;  // as ConvTile's (result_add is then false)
+  // fma only, kernels with OclKernel::resumes: when tot is set, this call
+  // runs chains [chain0, chain1) and keeps the running totals in tot
+  // (kOclTotFloats floats, the tile's own) between calls; the outputs are
+  // stored by the call that runs the last chain. The driver then runs one
+  // chain over many tiles before the next, so that a chain's packed weights
+  // stay in L1 instead of streaming the whole block's per tile.
+  float* tot = nullptr;
+  int64_t chain0 = 0, chain1 = 0;
 };
 using OclTileKernel = void (*)(const OclTile& t);
+inline constexpr int64_t kOclTotFloats = 24 * 16;  // P x V x lanes, at most
 
 // A tile kernel of the form and its shape: tiles of one packed block of
 // `channels` output channels and max_positions(rows) positions.
@@ -162,6 +171,7 @@ struct OclKernel {
   int64_t channels;
   int64_t (*max_positions)(int64_t rows);
   bool stores_runs = false;  // takes OclTile::runs (else always scatters)
+  bool resumes = false;      // takes OclTile::tot (runs a range of chains per call)
 };
 extern const OclKernel kOclAvx512;  // 16 lanes, blocks of 64 channels, 6 .. 12 positions
 extern const OclKernel kOclAvx2;    // 8 lanes, blocks of 16 channels, 6 .. 12 positions

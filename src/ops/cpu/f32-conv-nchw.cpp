@@ -55,9 +55,11 @@ const char* declines_nchw(const ConvProblem& p) {
 
 // Where the output-channels-in-lanes form takes over (measured with
 // npukit_bench BM_Layer and the bundled model): planes up to 16x16 with 64
-// steps or more, up to 32x32 with 1024 or more (3x3 over 128+ channels); at
-// least two vectors of channels (with one, the broadcasts outnumber the
-// products' inputs and the scatter is amortized over fewer outputs).
+// steps or more, up to 32x32 with 1024 or more (3x3 over 128+ channels), and
+// strided convolutions of 64+ steps on any plane (the positions-in-lanes form
+// reads stride phases there: resnet18's stem and stride-2 layers); at least
+// two vectors of channels (with one, the broadcasts outnumber the products'
+// inputs and the scatter is amortized over fewer outputs).
 constexpr int64_t kOclSmallPlane = 256, kOclSmallSteps = 64;
 constexpr int64_t kOclMediumPlane = 1024, kOclMediumSteps = 1024;
 constexpr int64_t kOclMinChannels = 32;
@@ -366,18 +368,24 @@ void run_avx512(const ConvProblem& p) {
 // The output-channels-in-lanes form where it is the faster one: small planes
 // (the positions-in-lanes tile wastes the q layout's padding columns and a
 // partial last vector) with reductions long enough to amortize the scatter.
-const char* ocl_slower(const Shape& w, int64_t groups, int64_t y_h, int64_t y_w) {
+// Strided convolutions on any plane at AVX-512 only (at AVX2 resnet18's 1x1
+// stride-2 64 -> 128 @28 took 0.31 ms in the form against 0.19 ms).
+const char* ocl_slower(const Shape& w, const Conv2dParams& c, int64_t y_h, int64_t y_w, Isa isa) {
   const int64_t plane = y_h * y_w, steps = w[1] * w[2] * w[3];
-  if (w[0] / groups < kOclMinChannels) return "fewer than 32 output channels per group";
-  if (plane > kOclMediumPlane || (plane > kOclSmallPlane && steps < kOclMediumSteps))
+  const bool strided = isa >= Isa::avx512 && (c.window.stride_h > 1 || c.window.stride_w > 1);
+  if (w[0] / c.groups < kOclMinChannels) return "fewer than 32 output channels per group";
+  if (!strided && (plane > kOclMediumPlane || (plane > kOclSmallPlane && steps < kOclMediumSteps)))
     return "a large plane for its reduction (positions in lanes are faster)";
   if (steps < kOclSmallSteps) return "a short reduction (the scatter epilogue would dominate)";
   return nullptr;
 }
 
-const char* declines_ocl(const ConvProblem& p) {
+const char* declines_ocl_at(const ConvProblem& p, Isa isa) {
   if (const char* why = conv_ocl_declines_exactness(p)) return why;
-  return ocl_slower(p.w.shape(), p.params.groups, p.y.dim(2), p.y.dim(3));
+  return ocl_slower(p.w.shape(), p.params, p.y.dim(2), p.y.dim(3), isa);
+}
+const char* declines_ocl(const ConvProblem& p) {
+  return declines_ocl_at(p, Isa::avx512);
 }
 
 void run_ocl_avx512(const ConvProblem& p) {
@@ -397,7 +405,7 @@ const char* ocl_avx2_slower(const Shape& w) {
   return w[2] * w[3] > 1 ? "a KxK kernel (positions in lanes are faster at AVX2)" : nullptr;
 }
 const char* declines_ocl_avx2(const ConvProblem& p) {
-  if (const char* why = declines_ocl(p)) return why;
+  if (const char* why = declines_ocl_at(p, Isa::avx2)) return why;
   return ocl_avx2_slower(p.w.shape());
 }
 void run_ocl_avx2(const ConvProblem& p) {
@@ -421,11 +429,12 @@ const char* conv_ocl_declines_exactness(const ConvProblem& p) {
 
 int64_t conv_ocl_block(const Shape& w, const Conv2dParams& p, int64_t y_h, int64_t y_w) {
   // w[1] == 1: groups = C, which conv2d gives to the depthwise family.
+  const Isa isa = max_isa();
   if (p.accumulation == Fp32Accumulation::interleaved || p.flush_denormals || w[1] == 1 ||
-      ocl_slower(w, p.groups, y_h, y_w) != nullptr || impl() == Impl::reference)
+      isa < Isa::avx2 || ocl_slower(w, p, y_h, y_w, isa) != nullptr || impl() == Impl::reference)
     return 0;
-  if (max_isa() >= Isa::avx512) return kOclAvx512.channels;
-  return max_isa() >= Isa::avx2 && ocl_avx2_slower(w) == nullptr ? kOclAvx2.channels : 0;
+  if (isa >= Isa::avx512) return kOclAvx512.channels;
+  return ocl_avx2_slower(w) == nullptr ? kOclAvx2.channels : 0;
 }
 
 void run_conv_ocl_exact(const ConvProblem& p, const OclKernel& kernel) {
@@ -465,11 +474,12 @@ constexpr const char* kNchw =
     "the reference)";
 
 constexpr const char* kOcl =
-    "as f32-conv-nchw, and at least 32 output channels per group, output planes of at most 256 "
-    "positions with 64+ steps (ic, kh, kw) per output or at most 1024 with 1024+ steps, output "
-    "channel stride below 2^31/64";
+    "as f32-conv-nchw, and at least 32 output channels per group, 64+ steps (ic, kh, kw) per "
+    "output and an output plane of at most 256 positions, or of at most 1024 with 1024+ steps, or "
+    "any plane with a stride above 1 (AVX-512); output channel stride below 2^31/64";
 
-constexpr const char* kOclAvx2Applies = "as f32-conv-ocl-avx512, 1x1 kernels only";
+constexpr const char* kOclAvx2Applies =
+    "as f32-conv-ocl-avx512 without its any-plane rule for strides, 1x1 kernels only";
 
 }  // namespace
 

@@ -25,7 +25,7 @@ constexpr int64_t kBlock = 2 * kLanes;  // channels per packed block
 template <int V, int P>
 void tile(const OclTile& t) {
   __m256 acc[P][V];
-  ocl_steps<V, P>(t, acc);
+  if (!ocl_sums<V, P>(t, acc)) return;  // chains left for later calls
   for (int p = 0; p < P; ++p) {
     alignas(32) float sums[V * kLanes];
     for (int v = 0; v < V; ++v) _mm256_store_ps(sums + v * kLanes, acc[p][v]);
@@ -66,7 +66,7 @@ void tile_avx2(const OclTile& t) {
 
 }  // namespace
 
-const OclKernel kOclAvx2{tile_avx2, kBlock, max_positions};
+const OclKernel kOclAvx2{tile_avx2, kBlock, max_positions, false, true};
 
 }  // namespace npukit::cpu
 

@@ -101,7 +101,7 @@ NPUKIT_AVX512 void store_transposed(const OclTile& t, const __m512 (&acc)[P][V])
 template <int V, int P>
 NPUKIT_AVX512 void tile(const OclTile& t) {
   __m512 acc[P][V];
-  ocl_steps<V, P>(t, acc);
+  if (!ocl_sums<V, P>(t, acc)) return;  // chains left for later calls
   if (t.runs > 0) {
     store_transposed<V, P>(t, acc);
     return;
@@ -160,7 +160,7 @@ void tile_avx512(const OclTile& t) {
 
 }  // namespace
 
-const OclKernel kOclAvx512{tile_avx512, kOclMaxBlock, max_positions, true};
+const OclKernel kOclAvx512{tile_avx512, kOclMaxBlock, max_positions, true, true};
 
 }  // namespace npukit::cpu
 
