@@ -9,8 +9,10 @@
 // that the OS does not schedule delays the call by one chunk at most. On a
 // shared machine a region uses no more threads than the CPUs the process may
 // run on (sched_getaffinity), a thread that was preempted or whose last wait
-// was long sleeps at once instead of spinning, and a caller that keeps
-// waiting for descheduled helpers runs the next regions alone for a while.
+// was long sleeps at once instead of spinning, a helper woken on the CPU its
+// caller runs on takes no work (it could only run instead of the caller), and
+// a caller that keeps waiting for descheduled helpers, or whose helpers keep
+// waking on its CPU, runs the next regions alone for a while.
 // NPUKIT_POOL_STATS=1 prints the pool's event counts at exit.
 #pragma once
 

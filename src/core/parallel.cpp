@@ -15,7 +15,12 @@
 //   (it sleeps at once and is woken);
 // - a caller left waiting for a helper's chunk (the helper lost its core
 //   mid-chunk) in several regions runs the following regions alone for a
-//   while, then tries the helpers again.
+//   while, then tries the helpers again;
+// - a helper woken onto the CPU the caller runs on (no other CPU was free:
+//   another process holds it) could only run by pushing the caller off its
+//   CPU, so it takes no chunk and goes back to waiting; after two such
+//   regions the caller runs the following regions alone for a while (no
+//   futex wake per region), then tries the helpers again.
 // NPUKIT_POOL_STATS=1 prints event counts at exit (regions, chunks per
 // thread, spins that ended in work or in sleep, wake-ups, straggler waits).
 #include "npukit/parallel.hpp"
@@ -37,6 +42,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/parallel_testing.hpp"
 #include "npukit/error.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -66,6 +72,8 @@ constexpr int64_t kChunksPerThread = 8;
 // and a quiet machine never meets the rule.
 constexpr int kStrikes = 3;
 constexpr int kBackoff = 64;
+// Regions whose helper woke on the caller's CPU before the caller backs off.
+constexpr int kSharedCpuStrikes = 2;
 constexpr auto kStraggleMin = std::chrono::microseconds(200);
 constexpr int kCpuCheckEvery = 64;
 
@@ -90,7 +98,7 @@ struct Stats {
   std::atomic<uint64_t> regions{0}, alone_small{0}, alone_cpus{0}, alone_busy{0}, alone_backoff{0},
       caller_chunks{0}, helper_chunks{0}, late_helpers{0}, caller_spin_ok{0}, caller_sleeps{0},
       caller_wait_us{0}, straggles{0}, backoffs{0}, worker_spin_ok{0}, worker_no_spin{0},
-      worker_sleeps{0}, wakes{0};
+      worker_sleeps{0}, wakes{0}, shared_cpu{0}, shared_cpu_backoffs{0};
 };
 Stats* make_stats() {
   const char* env = std::getenv("NPUKIT_POOL_STATS");
@@ -102,7 +110,8 @@ Stats* make_stats() {
                  "npukit pool: regions %llu (alone: small %llu, cpus %llu, busy %llu, backoff "
                  "%llu); chunks caller %llu helpers %llu; late helpers %llu; caller waits: spin "
                  "%llu sleep %llu, %llu us; straggles %llu, backoffs %llu; workers: spin ok %llu, "
-                 "no spin %llu, sleeps %llu; wakes %llu\n",
+                 "no spin %llu, sleeps %llu; wakes %llu; helper on the caller's CPU %llu "
+                 "(backoffs %llu)\n",
                  (unsigned long long)s.regions, (unsigned long long)s.alone_small,
                  (unsigned long long)s.alone_cpus, (unsigned long long)s.alone_busy,
                  (unsigned long long)s.alone_backoff, (unsigned long long)s.caller_chunks,
@@ -111,7 +120,8 @@ Stats* make_stats() {
                  (unsigned long long)s.caller_wait_us, (unsigned long long)s.straggles,
                  (unsigned long long)s.backoffs, (unsigned long long)s.worker_spin_ok,
                  (unsigned long long)s.worker_no_spin, (unsigned long long)s.worker_sleeps,
-                 (unsigned long long)s.wakes);
+                 (unsigned long long)s.wakes, (unsigned long long)s.shared_cpu,
+                 (unsigned long long)s.shared_cpu_backoffs);
   });
   return &stats;
 }
@@ -193,6 +203,7 @@ struct Job {
 };
 
 thread_local bool t_in_parallel = false;
+std::atomic<bool> g_avoid_callers_cpu{true};  // parallel_testing.hpp
 
 class Pool {
  public:
@@ -200,6 +211,8 @@ class Pool {
   void run(Job& job, int helpers) {
     start_workers(helpers);
     helpers_.store(helpers);
+    caller_cpu_.store(sched_getcpu(), std::memory_order_relaxed);
+    shared_cpu_.store(false, std::memory_order_relaxed);
     job_.store(&job);
     const auto start = std::chrono::steady_clock::now();
     generation_.fetch_add(1);
@@ -212,6 +225,7 @@ class Pool {
     NPUKIT_COUNT(caller_wait_us,
                  std::chrono::duration_cast<std::chrono::microseconds>(end - own_done).count());
     note_straggling(start, own_done, end);
+    note_shared_cpu();
   }
 
   // Whether the next region should run on the caller alone (see kStrikes).
@@ -239,6 +253,18 @@ class Pool {
   std::mutex submit;  // one job at a time (other callers run serially)
 
  private:
+  // A helper woke on the caller's CPU in this region (see the file comment).
+  void note_shared_cpu() {
+    if (!shared_cpu_.load(std::memory_order_relaxed)) {
+      shared_strikes_ = 0;
+      return;
+    }
+    if (++shared_strikes_ < kSharedCpuStrikes) return;
+    NPUKIT_COUNT(shared_cpu_backoffs, 1);
+    shared_strikes_ = 0;
+    backoff_left_.store(kBackoff, std::memory_order_relaxed);
+  }
+
   void note_straggling(std::chrono::steady_clock::time_point start,
                        std::chrono::steady_clock::time_point own_done,
                        std::chrono::steady_clock::time_point end) {
@@ -316,7 +342,14 @@ class Pool {
       if (index >= helpers_.load()) continue;
       inside_.fetch_add(1);
       Job* job = job_.load();
-      if (job != nullptr && generation_.load() == seen) {
+      // On the caller's CPU this thread runs only while the caller does not.
+      const bool shared = job != nullptr && g_avoid_callers_cpu.load(std::memory_order_relaxed) &&
+                          sched_getcpu() == caller_cpu_.load();
+      if (shared) {
+        NPUKIT_COUNT(shared_cpu, 1);
+        shared_cpu_.store(true, std::memory_order_relaxed);
+      }
+      if (job != nullptr && !shared && generation_.load() == seen) {
         const int64_t ran = job->work();
         NPUKIT_COUNT(helper_chunks, ran);
         if (ran == 0) NPUKIT_COUNT(late_helpers, 1);
@@ -333,6 +366,9 @@ class Pool {
   std::atomic<int> inside_{0};   // workers that may be touching job_
   std::atomic<int> sleeping_workers_{0}, sleeping_caller_{0};
   std::atomic<int> strikes_{0}, backoff_left_{0};  // guarded by `submit` (atomics for tidiness)
+  std::atomic<int> caller_cpu_{-1};                // the CPU the caller started the job on
+  std::atomic<bool> shared_cpu_{false};            // a helper woke on it during the job
+  int shared_strikes_ = 0;                         // guarded by `submit`
   int threads_started_ = 0;                        // guarded by `submit`
   SpinPolicy caller_spin_;                         // guarded by `submit`
   std::atomic<int> cpus_checked_{0};               // regions since the affinity was read
@@ -359,6 +395,10 @@ Pool& pool() {
 }
 
 }  // namespace
+
+void detail::set_helpers_avoid_callers_cpu(bool on) {
+  g_avoid_callers_cpu.store(on);
+}
 
 int parse_num_threads(const char* text, std::string& message) {
   message.clear();

@@ -11,6 +11,7 @@
 #include "npukit/ops/matmul.hpp"
 #include "npukit/ops/quantized.hpp"
 #include "onnx/attributes.hpp"
+#include "ops/qlinear_conv_call.hpp"
 
 namespace npukit::onnx {
 
@@ -168,6 +169,24 @@ NodePlan plan_dequantize(const PlanContext& c) {
 
 // ---- QLinearConv / ConvInteger ----
 
+// The node's call validated once, when every input but x is a constant (the
+// run then skips qlinear_conv's per-call checks); null when something is fed
+// at run time or the checks fail (the run then raises qlinear_conv's error).
+std::shared_ptr<const QLinearConvCall> planned_call(
+    const PlanContext& c, const QLinearConvParams& p,
+    const std::shared_ptr<const QConvPackedWeights>& packed, uint32_t run_time) {
+  const Operand& x = c.in[0];
+  const Operand& w = c.in[3];
+  if ((run_time & ~1u) != 0 || w.value == nullptr) return nullptr;
+  const TensorView bias = p.has_bias ? c.in[8].value->tensor.view() : TensorView();
+  try {
+    return std::make_shared<const QLinearConvCall>(*dtype_of(x.elem), x.shape,
+                                                   w.value->tensor.view(), bias, p, packed);
+  } catch (const Error&) {
+    return nullptr;
+  }
+}
+
 NodePlan plan_qlinear_conv(const PlanContext& c) {
   expect_attrs(c.node, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
   const Operand& x = operand(c, 0, {U8, S8});
@@ -203,9 +222,14 @@ NodePlan plan_qlinear_conv(const PlanContext& c) {
         p.has_bias && c.in[8].value ? c.in[8].value->tensor.view() : TensorView();
     packed = pack_qlinear_conv_weights(w.value->tensor.view(), bias, p, *dtype_of(x.elem));
   }
-  return {{make_operand(ye, y)},
-          [p, packed, m = run_time_mask(c)](const auto& in, const auto& out) {
+  const uint32_t m = run_time_mask(c);
+  const std::shared_ptr<const QLinearConvCall> call = planned_call(c, p, packed, m);
+  return {{make_operand(ye, y)}, [p, packed, m, call](const auto& in, const auto& out) {
             const TensorView bias = p.has_bias ? in[8] : TensorView();
+            if (call) {  // validated at plan time
+              call->run(in[0], in[3], bias, out[0]);
+              return;
+            }
             if ((m & (2u | 4u | 16u | 32u | 64u | 128u)) == 0) {  // no per-call copy of p
               qlinear_conv(in[0], in[3], bias, out[0], p, packed.get());
               return;

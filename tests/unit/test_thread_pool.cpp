@@ -2,17 +2,21 @@
 // thread count; small loops stay on the caller; nested and concurrent calls;
 // errors reach the caller; NPUKIT_NUM_THREADS values are capped or ignored
 // with a message; straggling helpers are left out for a while, then retried;
-// a process allowed fewer CPUs than threads still completes every region.
+// a helper that can only run on its caller's CPU takes no chunk; a process
+// allowed fewer CPUs than threads still completes every region.
+#include <dirent.h>
 #include <gtest/gtest.h>
 #include <sched.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <iterator>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
+#include "core/parallel_testing.hpp"
 #include "npukit/npukit.hpp"
 #include "test_util.hpp"
 
@@ -148,10 +152,18 @@ int allowed_cpus() {
   return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
 }
 
+// Turns off the pool's same-CPU rule for a test of another rule (on a loaded
+// machine most woken helpers land on the caller's CPU and would stay out).
+struct HelpersMayShareTheCallersCpu {
+  HelpersMayShareTheCallersCpu() { detail::set_helpers_avoid_callers_cpu(false); }
+  ~HelpersMayShareTheCallersCpu() { detail::set_helpers_avoid_callers_cpu(true); }
+};
+
 TEST(ThreadPool, StragglingHelpersAreLeftOutThenRetried) {
   // With one CPU the pool never uses helpers (see MoreThreadsThanCpus...).
   if (allowed_cpus() < 2) GTEST_SKIP() << "needs 2 CPUs";
   test::SettingsRestore restore;
+  HelpersMayShareTheCallersCpu sharing;
   set_num_threads(2);
   // Whether the pool counts a region as a straggle depends on how long the
   // caller waited, which a loaded machine can blur (the caller itself
@@ -179,6 +191,71 @@ TEST(ThreadPool, StragglingHelpersAreLeftOutThenRetried) {
   ASSERT_TRUE(region_on_caller_alone());
   set_num_threads(2);
   EXPECT_TRUE(straggling_region());
+}
+
+// Pins every thread of the process to one CPU (the pool's workers too) and
+// gives each its CPU set back at the end.
+class AllThreadsOnOneCpu {
+ public:
+  explicit AllThreadsOnOneCpu(int cpu) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    DIR* dir = opendir("/proc/self/task");
+    ok_ = dir != nullptr;
+    while (dirent* e = dir ? readdir(dir) : nullptr) {
+      if (e->d_name[0] == '.') continue;
+      const pid_t tid = static_cast<pid_t>(std::atoi(e->d_name));
+      cpu_set_t set;
+      if (sched_getaffinity(tid, sizeof set, &set) != 0) continue;  // already gone
+      saved_.push_back({tid, set});
+      ok_ = ok_ && sched_setaffinity(tid, sizeof one, &one) == 0;
+    }
+    if (dir) closedir(dir);
+  }
+  ~AllThreadsOnOneCpu() {
+    for (const auto& [tid, set] : saved_) sched_setaffinity(tid, sizeof set, &set);
+  }
+  bool ok() const { return ok_; }
+
+ private:
+  std::vector<std::pair<pid_t, cpu_set_t>> saved_;
+  bool ok_ = false;
+};
+
+TEST(ThreadPool, HelpersOnTheCallersCpuTakeNoChunk) {
+  if (allowed_cpus() < 2) GTEST_SKIP() << "needs 2 CPUs";
+  test::SettingsRestore restore;
+  // The pool reads the CPUs it may use in the first region after
+  // set_num_threads and then every 64 regions: region 0 sees two CPUs and
+  // starts a helper; then every thread is pinned to the caller's CPU, so a
+  // woken helper can only run while the caller does not (here: while a chunk
+  // of the caller sleeps). The 24 regions below stay within those 64.
+  set_num_threads(2);
+  const auto caller = std::this_thread::get_id();
+  std::atomic<int> elsewhere{0};
+  const auto region = [&] {
+    parallel_for(16, 1, [&](int64_t) {
+      if (std::this_thread::get_id() != caller) ++elsewhere;
+      std::this_thread::sleep_for(std::chrono::microseconds(300));
+    });
+  };
+  region();  // region 0: the helper is started
+  const int cpu = sched_getcpu();
+  ASSERT_GE(cpu, 0);
+  AllThreadsOnOneCpu pinned(cpu);
+  ASSERT_TRUE(pinned.ok());
+  {
+    // The rule off: the pinned helper takes chunks while the caller sleeps
+    // (so the check below can fail).
+    HelpersMayShareTheCallersCpu sharing;
+    elsewhere = 0;
+    for (int r = 1; r <= 20 && elsewhere == 0; ++r) region();
+    ASSERT_GT(elsewhere.load(), 0) << "the pinned helper never ran a chunk in 20 regions";
+  }
+  elsewhere = 0;
+  for (int r = 0; r < 3; ++r) region();
+  EXPECT_EQ(elsewhere.load(), 0) << "chunks run by a helper on the caller's CPU";
 }
 
 // Pins the calling thread to one CPU for the test's duration (as taskset -c

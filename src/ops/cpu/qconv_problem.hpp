@@ -115,6 +115,9 @@ struct QConvProblem {
   bool pairs = false;  // the effective accumulation is MLAS's int16 pairs
   bool depthwise = false;
   const QConvPackedWeights* packed = nullptr;  // matching weights, or null
+  // packed->epilogue was built from exactly these parameters, found once when
+  // the call was planned (QLinearConvCall): the per-call compares are skipped.
+  bool epilogue_checked = false;
 };
 
 // Packs w for the problem's mode and activation dtype (x_dtype).

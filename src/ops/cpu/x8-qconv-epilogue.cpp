@@ -79,6 +79,7 @@ bool qconv_epilogue_matches(const QConvEpilogue& e, const QConvProblem& p) {
 }
 
 const QConvEpilogue* qconv_packed_epilogue(const QConvPackedWeights* pk, const QConvProblem& p) {
+  if (p.epilogue_checked && pk == p.packed) return pk->epilogue.get();
   if (pk == nullptr || pk->epilogue == nullptr || !qconv_epilogue_matches(*pk->epilogue, p))
     return nullptr;
   return pk->epilogue.get();
@@ -89,8 +90,7 @@ const QConvEpilogue* qconv_packed_epilogue(const QConvPackedWeights* pk, const Q
 namespace npukit {
 
 bool qconv_multipliers_finite(const QConvProblem& p) {
-  if (p.packed && p.packed->epilogue && qconv_epilogue_matches(*p.packed->epilogue, p))
-    return p.packed->epilogue->mult_finite;
+  if (const QConvEpilogue* e = qconv_packed_epilogue(p.packed, p)) return e->mult_finite;
   for (int64_t o = 0; o < p.w.dim(0); ++o)
     if (!std::isfinite(p.multiplier(o))) return false;
   return true;
