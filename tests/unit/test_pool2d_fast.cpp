@@ -741,6 +741,51 @@ TEST(Pool2dFast, SameWindowsOverFlatPlanes) {
   EXPECT_GT(st.runs, variant_test::scaled_to_runnable(pool2d_kernels(), 500));
 }
 
+// Stride-1 3x3 windows swept down small NCHW planes row by row
+// (f32-pool2d-nchw-sweep.inc: each loaded row chunk feeds 3 output rows):
+// widths 1-17 (one to three chunks of V lanes, partial last chunks), heights
+// 1-20, pads left + right = 2 in every split, top and bottom pads 0-3 (rows
+// of windows wholly in padding), channel counts across groups of 4 (AVX2: 2)
+// planes with a repeated last plane, batch 1-3, gapped row strides in and
+// out, every semantic of random_case (the sweep takes the sequential sum,
+// max with pad <= start and the NCHWc loop; the others decline to other
+// kernels), special values (NaN payloads, +-inf, -0, denormals, FTZ),
+// threads 1/2/3, every ISA variant the host runs.
+TEST(Pool2dFast, SameWindowsSweptRowByRow) {
+  SettingsGuard guard;
+  const uint32_t seed = 20261150;
+  std::mt19937 g(seed);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(g() % (hi - lo + 1));
+  };
+  Stats st;
+  int sweep = 0;
+  for (int i = 0; i < 600; ++i) {
+    Case c = random_case(g);
+    c.dtype = DType::f32;
+    const bool race = i % 5 == 0;  // the 14x14 k3s1p1 row
+    const int64_t H = race ? 14 : pick(1, 20), W = race ? 14 : pick(1, 17);
+    c.shape = {pick(1, 3), i % 3 == 0 ? pick(9, 37) : pick(1, 8), H, W};
+    Window2d& w = c.p.window;
+    w = Window2d{};
+    w.kernel_h = w.kernel_w = 3;
+    w.pad_left = race ? 1 : pick(0, 2);
+    w.pad_right = 2 - w.pad_left;
+    w.pad_top = race ? 1 : pick(0, 3);
+    w.pad_bottom = race ? 1 : pick(0, 3);
+    w.ceil_mode = g() % 3 == 0;
+    c.x_layout = i % 6 == 5 ? 2 : 0;
+    c.y_layout = i % 6 == 4 ? 2 : i % 12 == 3 ? 1 : 0;
+    const bool orders = c.p.accumulation == Fp32Accumulation::sequential ||
+                        c.p.mode == PoolMode::max || c.p.loop == PoolLoop::mlas_nchwc ||
+                        c.p.nchwc_block > 0;
+    sweep += c.y_layout != 1 && orders;
+    if (!check_case(c, seed, i, st)) break;
+  }
+  EXPECT_GT(sweep, 300);  // cases the sweep can take
+  EXPECT_GT(st.runs, variant_test::scaled_to_runnable(pool2d_kernels(), 600));
+}
+
 // Planes whose padded rows fit one AVX-512 vector (pad_left + W <= 16, 8..16
 // outputs per row; f32-pool2d-nchw-flat.inc / -narrow.inc and the packed
 // path share them): the 14x14 k3s1p1 race row, kernels 1-5 with dilation_w
