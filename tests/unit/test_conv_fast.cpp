@@ -549,13 +549,6 @@ TEST(ConvFast, PackedWeightsGiveTheSameBits) {
     packed_weights_give_the_same_bits(a);
 }
 
-}  // namespace
-}  // namespace test_conv_fast
-}  // namespace npukit
-
-namespace npukit {
-namespace {
-
 // The output-channels-in-lanes form's chain-outer tasks (mlas orders with
 // several chains: each chain runs over a task's tiles before the next, the
 // totals kept per tile between calls): network-like 3x3 layers with 2 to 5
@@ -620,4 +613,5 @@ TEST(ConvFast, OclChainOuterTasksEqualReference) {
 }
 
 }  // namespace
+}  // namespace test_conv_fast
 }  // namespace npukit
