@@ -123,9 +123,7 @@ const char* rows16_build(const QAvgPoolProblem& p, int rows, bool one_load, Rows
         l.real = true;
         l.valid = vh * P.w.valid[static_cast<size_t>(j)];
         const int32_t clipped = ch * P.w.clipped[static_cast<size_t>(j)];
-        l.d = P.divisor == AvgDivisor::kernel_area      ? static_cast<int32_t>(P.taps)
-              : P.divisor == AvgDivisor::clipped_window ? clipped
-                                                        : l.valid;
+        l.d = static_cast<int32_t>(avg_divisor(P.divisor, P.taps, l.valid, clipped));
         if (l.d < 1) return "a window with no tap to divide by (the reference gives y_zp)";
         l.c0 = int_float_mean ? -P.x_zp * l.valid + P.y_zp * l.d : 0;
         const int64_t tmin = int64_t{P.lo} * l.valid + l.c0;
