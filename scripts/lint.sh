@@ -1,14 +1,35 @@
 #!/usr/bin/env bash
 # Runs clang-tidy (the checks of .clang-tidy) on npukit's C++ sources, using
 # the compile commands of a configured build (build/ or $NPUKIT_BUILD_DIR).
-# Extra arguments: files to check instead of all of them. Exits non-zero on any
-# warning.
+# Exits non-zero on any warning.
+#   scripts/lint.sh                 every source file (~3 CPU seconds a file, 275 files:
+#                                   ~7 minutes on 2 idle cores)
+#   scripts/lint.sh --changed [REF] the sources changed since the merge base of HEAD
+#                                   and REF (default main), plus uncommitted ones
+#   scripts/lint.sh FILE...         those files
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${NPUKIT_BUILD_DIR:-$root/build}
 [[ -f "$build/compile_commands.json" ]] || { echo "lint: configure a build first (scripts/setup.sh)" >&2; exit 1; }
 cd "$root"
-if (($#)); then files=("$@"); else mapfile -t files < <(git ls-files 'src/*.cpp' 'tools/*.cpp' 'python/*.cpp'); fi
+sources=('src/*.cpp' 'tools/*.cpp' 'python/*.cpp')
+if [[ ${1:-} == --changed ]]; then
+  ref=${2:-main}
+  base=$(git merge-base HEAD "$ref" 2>/dev/null) || {
+    echo "lint: no merge base of HEAD and '$ref': nothing checked (name a ref: --changed REF)" >&2
+    exit 1
+  }
+  # Committed since the base, staged, unstaged; deleted files dropped.
+  mapfile -t files < <(git diff --name-only --diff-filter=d "$base" -- "${sources[@]}")
+  if ((${#files[@]} == 0)); then
+    echo "lint: no source changed since $(git rev-parse --short "$base") ($ref)"
+    exit 0
+  fi
+elif (($#)); then
+  files=("$@")
+else
+  mapfile -t files < <(git ls-files "${sources[@]}")
+fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 printf '%s\n' "${files[@]}" | xargs -P "$(nproc)" -n 4 clang-tidy -p "$build" --quiet >"$log" 2>/dev/null || true

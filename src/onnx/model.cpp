@@ -321,16 +321,18 @@ void Model::Impl::check_graph(std::vector<Issue>& issues) {
   check_outputs(is_input, producer, issues);
 }
 
-void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* issues) {
+// The types known before any node: constants, and the graph inputs at
+// `shapes`. Returns which values depend on an int64 input whose value is not
+// known yet (their nodes are planned at run time).
+std::vector<char> Model::Impl::seed_types(const std::vector<Shape>& shapes) {
   types.assign(names.size(), Operand{});
   plan_values.clear();  // after types: nothing refers to the previous plan's values
-  node_profile.assign(g.nodes.size(), profile);
   for (size_t v = 0; v < names.size(); ++v)
     if (constant_of[v]) {
       types[v] = make_operand(constant_of[v]->elem, constant_of[v]->shape);
       types[v].value = constant_of[v];
     }
-  std::vector<char> deferred(names.size(), 0);  // depends on an int64 input's unknown value
+  std::vector<char> deferred(names.size(), 0);
   for (size_t i = 0; i < input_ids.size(); ++i)
     if (auto e = elem_from_onnx(g.inputs[i].onnx_type)) {
       types[input_ids[i]] = make_operand(*e, shapes[i]);
@@ -339,6 +341,80 @@ void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* iss
       else if (*e == Elem::s64)
         deferred[input_ids[i]] = 1;
     }
+  return deferred;
+}
+
+// The node's input types into `in` and their values' ids into s.in; marks its
+// outputs deferred behind a deferred input. False when an input has no type
+// (behind a node that failed, reported, or was deferred).
+bool Model::Impl::gather_inputs(const Node& n, Step& s, std::vector<Operand>& in,
+                                std::vector<char>& deferred, bool& defer) {
+  bool inputs_ok = true;
+  defer = false;
+  for (const std::string& name : n.inputs) {
+    if (name.empty()) {
+      in.emplace_back();
+      s.in.push_back(SIZE_MAX);
+      continue;
+    }
+    const size_t v = id(name);
+    inputs_ok = inputs_ok && types[v].present;
+    defer = defer || deferred[v];
+    in.push_back(types[v]);
+    s.in.push_back(v);
+  }
+  if (defer)
+    for (const std::string& o : n.outputs)
+      if (!o.empty()) deferred[id(o)] = 1;
+  return inputs_ok;
+}
+
+namespace {
+
+// Most arithmetic kernels pad views to 4-D: only data movement and
+// element-wise math see higher ranks.
+void check_ranks(const Node& n, const std::vector<Operand>& in, const NodePlan& p) {
+  const bool any_rank = accepts_any_rank(n.domain, n.op_type);
+  const size_t max_rank = any_rank ? kMaxRank : kMaxKernelRank;
+  for (size_t k = 0; k < in.size(); ++k)
+    if (in[k].present && in[k].shape.size() > max_rank)
+      fail(n.op_type, ("input " + std::to_string(k)).c_str(), "shape " + shape_text(in[k].shape),
+           "rank up to 4 for this operator");
+  for (const Operand& o : p.outputs)
+    if (o.shape.size() > max_rank || shape_numel(o.shape) > kMaxElements)
+      fail(n.op_type, "output", "shape " + shape_text(o.shape),
+           "rank up to " + std::to_string(max_rank) + " and at most 2^28 elements");
+}
+
+}  // namespace
+
+// Plans node `ni` from its input types: its profile (the profile table's
+// decision), its outputs' types and its step. False when its outputs were
+// folded into values of the plan (then it has no step).
+bool Model::Impl::plan_node(size_t ni, const std::vector<Operand>& in, OrtNchwcTracker& nchwc,
+                            Step& s) {
+  const Node& n = g.nodes[ni];
+  const Planner int_planner = known_int_arith_planner(n, in);
+  const Planner planner = int_planner ? int_planner : find_op(n.domain, n.op_type)->plan;
+  // With fallback, a node the profile does not cover keeps ONNX Runtime's semantics.
+  node_profile[ni] = node_semantics(n, profile, fallback);
+  NodePlan p = planner(PlanContext{n, in, node_profile[ni], nchwc.global_pool_rewritten(n, in)});
+  check_ranks(n, in, p);
+  if (fold(n, in, p)) return false;  // ONNX Runtime folds it too: its outputs are initializers
+  nchwc.record(n, in);
+  for (size_t k = 0; k < n.outputs.size(); ++k) {
+    if (n.outputs[k].empty()) continue;
+    const size_t v = id(n.outputs[k]);
+    types[v] = p.outputs.at(k);
+    s.out.push_back(v);
+  }
+  s.run = std::move(p.run);
+  return true;
+}
+
+void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* issues) {
+  std::vector<char> deferred = seed_types(shapes);
+  node_profile.assign(g.nodes.size(), profile);
   steps.clear();
   std::vector<std::string> graph_outputs;
   for (const Declared& d : g.outputs) graph_outputs.push_back(d.info.name);
@@ -348,89 +424,32 @@ void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* iss
     Step s;
     s.node = ni;
     std::vector<Operand> in;
-    bool inputs_ok = true, defer = false;
-    for (const std::string& name : n.inputs) {
-      if (name.empty()) {
-        in.emplace_back();
-        s.in.push_back(SIZE_MAX);
-        continue;
-      }
-      const size_t v = id(name);
-      inputs_ok = inputs_ok && types[v].present;
-      defer = defer || deferred[v];
-      in.push_back(types[v]);
-      s.in.push_back(v);
-    }
-    if (defer)
-      for (const std::string& o : n.outputs)
-        if (!o.empty()) deferred[id(o)] = 1;
-    if (!inputs_ok) continue;  // behind a node that failed (reported) or deferred
+    bool defer = false;
+    if (!gather_inputs(n, s, in, deferred, defer)) continue;
     try {
-      const Planner int_planner = known_int_arith_planner(n, in);
-      const Planner planner = int_planner ? int_planner : find_op(n.domain, n.op_type)->plan;
-      NodePlan p;
-      // The profile table decides whether the profile covers the node's operator
-      // family; with fallback an uncovered node keeps ONNX Runtime's semantics.
-      Profile node_semantics = profile;
-      if (const auto family = op_family_of(n.domain, n.op_type);
-          family && !supports(*family, profile)) {
-        if (!fallback) expect_supported(*family, profile, n.op_type.c_str());
-        node_semantics = Profile::onnxruntime;
-      }
-      node_profile[ni] = node_semantics;
-      try {
-        p = planner(PlanContext{n, in, node_semantics, nchwc.global_pool_rewritten(n, in)});
-      } catch (const Error& e) {
-        // Operators outside the table have ONNX Runtime's semantics only, and
-        // their planners refuse other profiles (parameter "profile").
-        if (!fallback || semantics_base(node_semantics) == Profile::onnxruntime ||
-            e.parameter() != "profile")
-          throw;
-        node_profile[ni] = Profile::onnxruntime;
-        p = planner(PlanContext{n, in, Profile::onnxruntime, nchwc.global_pool_rewritten(n, in)});
-      }
-      // Most arithmetic kernels pad views to 4-D: only data movement and
-      // element-wise math see higher ranks.
-      const bool any_rank = accepts_any_rank(n.domain, n.op_type);
-      const size_t max_rank = any_rank ? kMaxRank : kMaxKernelRank;
-      for (size_t k = 0; k < in.size(); ++k)
-        if (in[k].present && in[k].shape.size() > max_rank)
-          fail(n.op_type, ("input " + std::to_string(k)).c_str(),
-               "shape " + shape_text(in[k].shape), "rank up to 4 for this operator");
-      for (const Operand& o : p.outputs)
-        if (o.shape.size() > max_rank || shape_numel(o.shape) > kMaxElements)
-          fail(n.op_type, "output", "shape " + shape_text(o.shape),
-               "rank up to " + std::to_string(max_rank) + " and at most 2^28 elements");
-      if (fold(n, in, p)) continue;  // ONNX Runtime folds it too: its outputs are initializers
-      nchwc.record(n, in);
-      for (size_t k = 0; k < n.outputs.size(); ++k) {
-        if (n.outputs[k].empty()) continue;
-        const size_t v = id(n.outputs[k]);
-        types[v] = p.outputs.at(k);
-        s.out.push_back(v);
-      }
-      s.run = std::move(p.run);
+      if (!plan_node(ni, in, nchwc, s)) continue;
     } catch (const Error& e) {
       if (!issues) throw ModelError(source, {{n.name, n.op_type, e.what()}});
       // Planned again at run time, when the int64 inputs' values are known.
-      if (defer) continue;
-      issues->push_back({n.name, n.op_type, e.what()});
+      if (!defer) issues->push_back({n.name, n.op_type, e.what()});
       continue;
     }
     steps.push_back(std::move(s));
   }
-  if (!issues) return;
-  // Declared types of outputs and intermediate values must match the inferred ones.
+  if (issues) check_declared_types(*issues);
+}
+
+// Declared types of outputs and intermediate values must match the inferred ones.
+void Model::Impl::check_declared_types(std::vector<Issue>& issues) const {
   auto compare = [&](const Declared& d, const char* what) {
     auto it = ids.find(d.info.name);
     if (it == ids.end() || !types[it->second].present || d.onnx_type == 0) return;
     const Operand& t = types[it->second];
     const auto e = elem_from_onnx(d.onnx_type);
     if (!e || *e != t.elem) {
-      issues->push_back({"", "",
-                         std::string(what) + " '" + d.info.name + "' is declared " +
-                             onnx_type_name(d.onnx_type) + " but computed as " +
-                             elem_name(t.elem)});
+      issues.push_back({"", "",
+                        std::string(what) + " '" + d.info.name + "' is declared " +
+                            onnx_type_name(d.onnx_type) + " but computed as " + elem_name(t.elem)});
       return;
     }
     if (!d.has_shape) return;
@@ -438,9 +457,9 @@ void Model::Impl::plan(const std::vector<Shape>& shapes, std::vector<Issue>* iss
     for (size_t k = 0; same && k < t.shape.size(); ++k)
       same = d.info.shape[k] < 0 || d.info.shape[k] == t.shape[k];
     if (!same)
-      issues->push_back({"", "",
-                         std::string(what) + " '" + d.info.name + "' is declared " +
-                             shape_with_names(d.info) + " but computed as " + shape_text(t.shape)});
+      issues.push_back({"", "",
+                        std::string(what) + " '" + d.info.name + "' is declared " +
+                            shape_with_names(d.info) + " but computed as " + shape_text(t.shape)});
   };
   for (const Declared& d : g.outputs) compare(d, "graph output");
   for (const Declared& d : g.value_infos) compare(d, "value");

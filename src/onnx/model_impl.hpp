@@ -17,6 +17,8 @@
 
 namespace npukit::onnx {
 
+class OrtNchwcTracker;
+
 struct Model::Impl {
   Profile profile = Profile::onnxruntime;
   bool fallback = false;
@@ -109,6 +111,12 @@ struct Model::Impl {
   // Plans every node for the given input shapes. With `issues`, problems are
   // collected per node (load time); without, the first one throws.
   void plan(const std::vector<Shape>& shapes, std::vector<Issue>* issues);
+  // plan's steps.
+  std::vector<char> seed_types(const std::vector<Shape>& shapes);
+  bool gather_inputs(const Node& n, Step& s, std::vector<Operand>& in, std::vector<char>& deferred,
+                     bool& defer);
+  bool plan_node(size_t ni, const std::vector<Operand>& in, OrtNchwcTracker& nchwc, Step& s);
+  void check_declared_types(std::vector<Issue>& issues) const;
   void allocate();
   // Computes a node's outputs now when they are known (all inputs known, or
   // the planner knew them): they become values of this plan, the node no step.

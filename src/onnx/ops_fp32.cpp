@@ -15,6 +15,7 @@
 #include "npukit/ops/pool2d.hpp"
 #include "npukit/ops/softmax_onnxruntime.hpp"
 #include "onnx/attributes.hpp"
+#include "onnx/op_families.hpp"
 
 namespace npukit::onnx {
 
@@ -57,13 +58,10 @@ NodePlan plan_conv_or_fused(const PlanContext& c, bool fused) {
   p.window = onnx_window(c, x.shape, &w.shape, false);
   p.groups = attr_int(c.node, "group", 1);
   // The BM1684's interleaved accumulation is modelled for dense convolutions;
-  // grouped ones (okk_bdc_depthwise2d on the chip) keep ONNX Runtime's
-  // semantics under --fallback (the "profile" refusal is what the runner
-  // falls back on).
-  if (p.groups != 1)
-    check(semantics_base(c.profile) != Profile::bm1684, "Conv", "profile", profile_name(c.profile),
-          "a profile other than bm1684 for group = " + std::to_string(p.groups) +
-              " (bm1684 covers dense convolutions, group = 1)");
+  // the runner gives grouped ones ONNX Runtime's semantics under fallback and
+  // refuses them without it, before planning (node_semantics).
+  if (const std::string gap = runner_gap(c.node, c.profile); !gap.empty())
+    fail(c.node.op_type, "profile", profile_name(c.profile), gap);
   apply_profile(p, c.profile);  // the BM1684's interleaved accumulators and FTZ/DAZ
   p.has_bias = present(c, 2);
   if (p.has_bias) {

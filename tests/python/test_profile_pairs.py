@@ -263,6 +263,33 @@ def python_pools_equal_runner():
             assert same_bits(got, want), f"npukit.{fn.__name__}(profile={profile}) != runner"
 
 
+def grouped_conv_follows_runner_gap():
+    """A grouped Conv under bm1684 (the table covers conv2d, the runner models
+    dense ones only: runner_gap): refused without fallback naming 'profile', with
+    fallback the node follows onnxruntime and gives its bits; a dense Conv keeps
+    bm1684."""
+    x = np.random.default_rng(45).standard_normal((1, 4, 5, 5)).astype(np.float32)
+    w = np.random.default_rng(46).standard_normal((4, 2, 3, 3)).astype(np.float32)
+    node = helper.make_node("Conv", ["x", "w"], ["y"], group=2)
+    path = save(model(node, [vi("x", F, list(x.shape))], [vi("y", F, None)],
+                      [numpy_helper.from_array(w, "w")]), "grouped_conv.onnx")
+    try:
+        npukit.OnnxModel(path, profile="bm1684")
+        raise AssertionError("grouped Conv x bm1684 loaded without fallback")
+    except npukit.Error as e:
+        assert "'profile'" in str(e) and "group = 2" in str(e), f"not the runner's refusal: {e}"
+    fb = npukit.OnnxModel(path, profile="bm1684", fallback=True)
+    assert [n["profile"] for n in fb.nodes()] == ["onnxruntime"], fb.nodes()
+    got = npukit.run_model(path, {"x": x}, profile="bm1684", fallback=True)["y"]
+    want = npukit.run_model(path, {"x": x}, profile="onnxruntime")["y"]
+    assert same_bits(got, want), "grouped Conv x bm1684 with fallback is not onnxruntime's"
+    dense = save(model(helper.make_node("Conv", ["x", "w"], ["y"]), [vi("x", F, list(x.shape))],
+                       [vi("y", F, None)], [numpy_helper.from_array(w[:, :2].repeat(2, 1), "w")]),
+                 "dense_conv.onnx")
+    nodes = npukit.OnnxModel(dense, profile="bm1684").nodes()
+    assert [n["profile"] for n in nodes] == ["bm1684"], nodes
+
+
 def check_pair(family, profile, row, path, feeds):
     label = f"{family} x {profile}"
     try:
@@ -302,7 +329,7 @@ def main():
                 results["failed"] += 1
                 print(f"FAIL {family} x {profile}: {type(e).__name__}: {e}")
     for check in (pytorch_rows_match_pytorch, runner_applies_each_profile,
-                  python_pools_equal_runner):
+                  python_pools_equal_runner, grouped_conv_follows_runner_gap):
         try:
             check()
             results["passed"] += 1

@@ -63,18 +63,19 @@ struct Lane {
   bool real = false;
 };
 
-}  // namespace
+// x_scale == y_scale == 2^j: the reference's float chain is round half to
+// even of (t + y_zp*d) / d (final16 in x8-qavgpool-u16-avx512.cpp).
+bool int_float_mean_of(const QAvgPlan& P) {
+  return P.arith == QAvgArith::float_mean && P.exact_float_sum && P.sum_m == 1 &&
+         P.x_scale == P.y_scale && P.y_scale >= 0x1p-60f && P.y_scale <= 0x1p60f && P.vector_tail;
+}
 
-const char* rows16_build(const QAvgPoolProblem& p, int rows, bool one_load, Rows16Plan* T) {
+// The calls the kernels do not take, by their geometry and arithmetic.
+const char* rows16_declines(const QAvgPoolProblem& p, int rows, bool one_load) {
   const QAvgPlan& P = p.plan;
   if (P.unsupported) return P.unsupported;
   if (P.bm_shift) return "bm_pool_quantized's shift";
-  // x_scale == y_scale == 2^j: the reference's float chain is round half to
-  // even of (t + y_zp*d) / d (final16 in x8-qavgpool-u16-avx512.cpp).
-  const bool int_float_mean = P.arith == QAvgArith::float_mean && P.exact_float_sum &&
-                              P.sum_m == 1 && P.x_scale == P.y_scale && P.y_scale >= 0x1p-60f &&
-                              P.y_scale <= 0x1p60f && P.vector_tail;
-  if (!int_float_mean && P.arith != QAvgArith::int_mean)
+  if (!int_float_mean_of(P) && P.arith != QAvgArith::int_mean)
     return "not an integer final step (scale-1 ONNX Runtime float path, or int_mean)";
   if (p.x.stride(3) != 1 || p.y.stride(3) != 1) return "x or y not unit-stride along W";
   if (P.w.stride != 1) return "stride along W above 1";
@@ -87,15 +88,18 @@ const char* rows16_build(const QAvgPoolProblem& p, int rows, bool one_load, Rows
   // Two output rows' window rows in one 64-byte load.
   if (one_load && rows == 2 && (P.h.stride + KH - 1) * p.x.stride(2) + P.W > 64)
     return "the window rows of two output rows span more than 64 bytes";
-  const Rule rule = rule_of(int_float_mean ? Rounding::half_to_even : P.rounding);
-  const int64_t OH = P.h.out, OW = P.w.out, L = 16 * int64_t{rows};
-  const int64_t groups = (OH + rows - 1) / rows;
-
-  // Row classes: the (valid, clipped) row counts of each row of a group,
-  // packed 16 bits each (kRows <= 2; KH < 2^15 so the counts fit).
   if (KH >= 32767) return "more than 32766 window rows";
+  return nullptr;
+}
+
+// Row classes: the (valid, clipped) row counts of each row of a group of
+// `rows` output rows, packed 16 bits each (rows <= 2; KH < 2^15 so the
+// counts fit); 0xffff for a row past the last. The class of every group.
+std::vector<uint64_t> group_classes(const QAvgPlan& P, int rows,
+                                    std::vector<int32_t>& group_class) {
+  const int64_t OH = P.h.out, groups = (OH + rows - 1) / rows;
   std::vector<uint64_t> keys;
-  std::vector<int32_t> group_class(static_cast<size_t>(groups));
+  group_class.assign(static_cast<size_t>(groups), 0);
   auto count = [&](int64_t oh, const std::vector<int32_t>& v) -> uint64_t {
     return oh < OH ? static_cast<uint64_t>(v[static_cast<size_t>(oh)]) : 0xffff;
   };
@@ -107,14 +111,23 @@ const char* rows16_build(const QAvgPoolProblem& p, int rows, bool one_load, Rows
     if (it == keys.end()) it = keys.insert(keys.end(), key);
     group_class[static_cast<size_t>(g)] = static_cast<int32_t>(it - keys.begin());
   }
-  // Every stored lane: divisor d, numerator offset c0 (t = s + c0).
-  std::vector<Lane> lanes(keys.size() * static_cast<size_t>(L));
+  return keys;
+}
+
+// Every stored lane's divisor d and numerator offset c0 (t = s + c0) into
+// `lanes` ([class][16 * rows]); the shared shift sh and the even offset
+// multiple K that makes every numerator n = t + K*d non-negative.
+const char* lane_divisors(const QAvgPlan& P, int rows, const std::vector<uint64_t>& keys,
+                          const Rule& rule, std::vector<Lane>& lanes, int& sh, int& K) {
+  const bool int_float_mean = int_float_mean_of(P);
+  const int64_t L = 16 * int64_t{rows};
+  lanes.assign(keys.size() * static_cast<size_t>(L), Lane{});
   bool any_one = false;
-  int sh = 16, K = 0;
+  sh = 16, K = 0;
   int64_t last_tmin = 0, last_kd = 0, last_k = 0, last_sd = 0, last_sh = 0;
   for (size_t c = 0; c < keys.size(); ++c)
     for (int64_t i = 0; i < rows; ++i)
-      for (int64_t j = 0; j < OW; ++j) {
+      for (int64_t j = 0; j < P.w.out; ++j) {
         const uint64_t key = keys[c] >> (32 * i);
         if ((key & 0xffff) == 0xffff) continue;  // no output row
         const auto vh = static_cast<int32_t>(key & 0xffff),
@@ -123,9 +136,7 @@ const char* rows16_build(const QAvgPoolProblem& p, int rows, bool one_load, Rows
         l.real = true;
         l.valid = vh * P.w.valid[static_cast<size_t>(j)];
         const int32_t clipped = ch * P.w.clipped[static_cast<size_t>(j)];
-        l.d = P.divisor == AvgDivisor::kernel_area      ? static_cast<int32_t>(P.taps)
-              : P.divisor == AvgDivisor::clipped_window ? clipped
-                                                        : l.valid;
+        l.d = static_cast<int32_t>(avg_divisor(P.divisor, P.taps, l.valid, clipped));
         if (l.d < 1) return "a window with no tap to divide by (the reference gives y_zp)";
         l.c0 = int_float_mean ? -P.x_zp * l.valid + P.y_zp * l.d : 0;
         const int64_t tmin = int64_t{P.lo} * l.valid + l.c0;
@@ -143,22 +154,25 @@ const char* rows16_build(const QAvgPoolProblem& p, int rows, bool one_load, Rows
         else if (l.d != last_sd)
           last_sd = l.d, last_sh = max_sh(l.d), sh = std::min(sh, static_cast<int>(last_sh));
       }
-  if (any_one) sh = 0;  // d == 1 lanes: m = 65535, n + 1 (see below)
-  Rows16Plan R;
-  R.rows = rows;
-  R.sh = sh;
-  R.K = K;
-  R.group_class = std::move(group_class);
-  R.lanes.assign(keys.size() * 3 * static_cast<size_t>(L), 0);
-  const int64_t p2 = int64_t{1} << (16 + sh);
+  if (any_one) sh = 0;  // d == 1 lanes: m = 65535, n + 1 (see lane_fields)
+  return nullptr;
+}
+
+// The kernels' three 16-bit fields per lane (A, m, e; field-major per class)
+// into R.lanes.
+const char* lane_fields(const QAvgPlan& P, const std::vector<Lane>& lanes, size_t classes,
+                        const Rule& rule, Rows16Plan& R) {
+  const int64_t L = 16 * int64_t{R.rows};
+  R.lanes.assign(classes * 3 * static_cast<size_t>(L), 0);
+  const int64_t p2 = int64_t{1} << (16 + R.sh);
   int64_t last_md = 0, last_m = 0;
-  for (size_t c = 0; c < keys.size(); ++c)
+  for (size_t c = 0; c < classes; ++c)
     for (int64_t x = 0; x < L; ++x) {
       const Lane& l = lanes[c * static_cast<size_t>(L) + static_cast<size_t>(x)];
       if (!l.real) continue;  // never stored: A = m = e = 0
       // n + h = s + A; the numerators the multiply sees lie in [0, xmax].
       const int64_t h = l.d == 1 ? 1 : h_of(rule.base, l.d);
-      const int64_t A = l.c0 + int64_t{K} * l.d + h;
+      const int64_t A = l.c0 + int64_t{R.K} * l.d + h;
       const int64_t xmax = int64_t{P.hi} * l.valid + A;
       if (xmax > 32767) return "window sums too large for 16-bit lanes";
       int64_t m = 65535;  // d == 1: floor((n + 1) * 65535 / 2^16) == n for n < 2^16
@@ -177,6 +191,21 @@ const char* rows16_build(const QAvgPoolProblem& p, int rows, bool one_load, Rows
       f[L] = static_cast<uint16_t>(m);
       f[2 * L] = e ? 1 : 0;
     }
+  return nullptr;
+}
+
+}  // namespace
+
+const char* rows16_build(const QAvgPoolProblem& p, int rows, bool one_load, Rows16Plan* T) {
+  if (const char* why = rows16_declines(p, rows, one_load)) return why;
+  const QAvgPlan& P = p.plan;
+  const Rule rule = rule_of(int_float_mean_of(P) ? Rounding::half_to_even : P.rounding);
+  Rows16Plan R;
+  R.rows = rows;
+  const std::vector<uint64_t> keys = group_classes(P, rows, R.group_class);
+  std::vector<Lane> lanes;
+  if (const char* why = lane_divisors(P, rows, keys, rule, lanes, R.sh, R.K)) return why;
+  if (const char* why = lane_fields(P, lanes, keys.size(), rule, R)) return why;
   if (T) *T = std::move(R);
   return nullptr;
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "npukit/parallel.hpp"
+#include "ops/cpu/qavgpool-u16-row-classes.hpp"
 #include "ops/cpu/qavgpool.hpp"
 
 #if defined(__x86_64__)
@@ -189,8 +190,7 @@ struct LaneConsts {
   float r = 1;
 };
 LaneConsts lane_consts(const Final& F, const QAvgPlan& P, bool s8, int32_t valid, int32_t clipped) {
-  const auto taps = static_cast<int32_t>(P.taps);
-  const int32_t d = F.area ? taps : P.divisor == AvgDivisor::clipped_window ? clipped : valid;
+  const auto d = static_cast<int32_t>(avg_divisor(P.divisor, P.taps, valid, clipped));
   LaneConsts c;
   c.offset = -(s8 ? 128 : 0) * valid;  // the taps' bias
   switch (F.kind) {
@@ -526,49 +526,14 @@ void plane_2x2s2(const Final& F, const IdivRegs& U, const uint16_t* ah, const QA
   }
 }
 
-template <class T>
-void nchw(const QAvgPoolProblem& pr) {
-  const QAvgPlan& P = pr.plan;
-  const TensorView &x = pr.x, &y = pr.y;
-  const Final F = make_final(P);
-  constexpr bool s8 = std::is_signed_v<T>;
-  NchwGeometry G;
-  G.sw = P.w.stride;
-  G.KW = P.w.kernel;
-  G.OW = P.w.out;
-  G.OWp = (G.OW + 15) / 16 * 16;
-  G.lead = std::max<int64_t>(0, -P.w.start);
-  G.shift = G.lead + P.w.start;
-  // The last block's loads end before column shift + (OWp - 16)*sw + KW + 32.
-  G.width = std::max(G.lead + P.W, G.shift + (G.OWp - 16) * G.sw + G.KW + 32);
-  // Lane constants per row class (valid, clipped rows) and output column;
-  // padded lanes take a one-tap window's (never stored).
-  std::vector<std::pair<int32_t, int32_t>> classes;
-  NchwTables tab;
-  std::vector<int32_t>& row_class = tab.row_class;
-  std::vector<int32_t>& otab = tab.otab;
-  std::vector<float>& rtab = tab.rtab;
-  row_class.resize(static_cast<size_t>(P.h.out));
-  for (int64_t oh = 0; oh < P.h.out; ++oh) {
-    const std::pair<int32_t, int32_t> key{P.h.valid[static_cast<size_t>(oh)],
-                                          P.h.clipped[static_cast<size_t>(oh)]};
-    auto it = std::find(classes.begin(), classes.end(), key);
-    if (it == classes.end()) {
-      it = classes.insert(classes.end(), key);
-      for (int64_t o = 0; o < G.OWp; ++o) {
-        const auto i = static_cast<size_t>(o);
-        const LaneConsts c =
-            o < G.OW ? lane_consts(F, P, s8, key.first * P.w.valid[i], key.second * P.w.clipped[i])
-                     : lane_consts(F, P, s8, 1, 1);
-        otab.push_back(c.offset);
-        rtab.push_back(c.r);
-      }
-    }
-    row_class[static_cast<size_t>(oh)] = static_cast<int32_t>(it - classes.begin());
-  }
-  // Classes whose stored lanes share one divisor d >= 2 take idiv16_uniform
-  // (as the AVX-512 kernel's uniform classes): K the largest even lane
-  // multiple that makes offset + K*d >= 0, ah = offset + K*d + d/2.
+// Classes whose stored lanes share one divisor d >= 2 take idiv16_uniform
+// (as the AVX-512 kernel's uniform classes): K the largest even lane
+// multiple that makes offset + K*d >= 0, ah = offset + K*d + d/2.
+void fill_uniform_classes(const Final& F, const QAvgPlan& P, const NchwGeometry& G,
+                          const std::vector<std::pair<int32_t, int32_t>>& classes,
+                          NchwTables& tab) {
+  const std::vector<int32_t>& otab = tab.otab;
+  const std::vector<float>& rtab = tab.rtab;
   const bool idiv = F.kind == Final::int_float_mean ||
                     (F.kind == Final::int_mean && F.rounding == Rounding::half_to_even);
   tab.uni.assign(classes.size(), IdivUniform{});
@@ -597,6 +562,32 @@ void nchw(const QAvgPoolProblem& pr) {
     }
     if (ok) tab.uni[c] = idiv_uniform(d, static_cast<int32_t>(k), static_cast<int32_t>(nh_max));
   }
+}
+
+template <class T>
+void nchw(const QAvgPoolProblem& pr) {
+  const QAvgPlan& P = pr.plan;
+  const TensorView &x = pr.x, &y = pr.y;
+  const Final F = make_final(P);
+  constexpr bool s8 = std::is_signed_v<T>;
+  NchwGeometry G;
+  G.sw = P.w.stride;
+  G.KW = P.w.kernel;
+  G.OW = P.w.out;
+  G.OWp = (G.OW + 15) / 16 * 16;
+  G.lead = std::max<int64_t>(0, -P.w.start);
+  G.shift = G.lead + P.w.start;
+  // The last block's loads end before column shift + (OWp - 16)*sw + KW + 32.
+  G.width = std::max(G.lead + P.W, G.shift + (G.OWp - 16) * G.sw + G.KW + 32);
+  NchwTables tab;
+  RowClasses rc = row_classes(P, G.OWp, [&](int32_t valid, int32_t clipped) {
+    return lane_consts(F, P, s8, valid, clipped);
+  });
+  const auto& classes = rc.keys;
+  tab.row_class = std::move(rc.row_class);
+  tab.otab = std::move(rc.otab);
+  tab.rtab = std::move(rc.rtab);
+  fill_uniform_classes(F, P, G, classes, tab);
   const int64_t sN = x.stride(0), sC = x.stride(1), sH = x.stride(2);
   const bool direct_2x2 = x.stride(0) >= 0 && x.stride(1) >= 0 && sH >= P.W && G.sw == 2 &&
                           G.KW == 2 && P.h.stride == 2 && P.h.kernel == 2 && P.w.start == 0 &&

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "npukit/parallel.hpp"
+#include "ops/cpu/qavgpool-u16-row-classes.hpp"
 #include "ops/cpu/qavgpool.hpp"
 
 #if defined(__x86_64__)
@@ -218,9 +219,7 @@ struct LaneConsts {
   float r = 1;
 };
 inline LaneConsts lane_consts(const Final& F, int32_t valid, int32_t clipped) {
-  const int32_t d = F.area                                    ? F.taps_scalar
-                    : F.divisor == AvgDivisor::clipped_window ? clipped
-                                                              : valid;
+  const auto d = static_cast<int32_t>(avg_divisor(F.divisor, F.taps_scalar, valid, clipped));
   LaneConsts c;
   c.offset = -(F.s8 ? 128 : 0) * valid;  // the taps' bias
   switch (F.kind) {
@@ -856,177 +855,197 @@ void plane_narrow(const Final& F, const QAvgPlan& P, const T* xp, int64_t sH, __
   }
 }
 
-template <class T>
-void nchw(const QAvgPoolProblem& pr) {
-  const QAvgPlan& P = pr.plan;
-  const TensorView &x = pr.x, &y = pr.y;
-  const Final F = make_final(P);
-  const int64_t OH = P.h.out, OW = P.w.out, KW = P.w.kernel, sw = P.w.stride;
-  const int64_t OWp = (OW + 31) / 32 * 32;
-  const int64_t sN = x.stride(0), sC = x.stride(1), sH = x.stride(2);
-  // The loads of every row block (stride 2: one per tap pair).
-  const int64_t per_block = sw == 2 ? (KW + 1) / 2 : KW;
+// The loads of every block of 32 outputs (stride 2: one per tap pair).
+std::vector<RowLoad> row_loads(const QAvgPlan& P, int64_t per_block) {
+  const int64_t sw = P.w.stride;
   std::vector<RowLoad> loads;
-  for (int64_t o = 0; o < OW; o += 32)
+  for (int64_t o = 0; o < P.w.out; o += 32)
     for (int64_t l = 0; l < per_block; ++l) {
       RowLoad rl = row_load(P.w.start + sw * o + (sw == 2 ? 2 * l : l), P.W);
       if (sw == 1) rl.m &= 0xffffffffu;  // 32 outputs read 32 bytes
       loads.push_back(rl);
     }
+  return loads;
+}
+
+// The integer final steps' tables per row class (OWp lanes each):
+// idiv32's (itab, field-major per block of 32 lanes; `idiv` false when a
+// lane does not fit), idiv32_uniform's for classes whose stored lanes share
+// one divisor (uni[c].ok, lane offsets a + h in aht), and idiv32_lanes's for
+// the other classes when every lane fits (ltab, lane_k[c] >= 0).
+struct IdivTables {
+  bool idiv = false;
+  std::vector<uint16_t> itab;
+  std::vector<IdivUniform> uni;
+  std::vector<uint16_t> aht;
+  std::vector<uint16_t> ltab;
+  std::vector<int16_t> lane_k;  // -1: idiv32
+};
+
+bool fill_idiv_lanes(const QAvgPlan& P, const RowClasses& rc, int64_t OWp, IdivTables& t) {
+  const int64_t OW = P.w.out;
+  t.itab.assign(rc.keys.size() * static_cast<size_t>(OWp * kIdivFields), 0);
+  for (size_t c = 0; c < rc.keys.size(); ++c)
+    for (int64_t o = 0; o < OWp; ++o) {
+      const auto i = static_cast<size_t>(o);
+      const int32_t valid = o < OW ? rc.keys[c].first * P.w.valid[i] : 1;
+      const size_t at = c * static_cast<size_t>(OWp) + i;
+      IdivLane L;
+      if (!idiv_lane(rc.otab[at], static_cast<int32_t>(rc.rtab[at]), valid, L)) return false;
+      uint16_t* f =
+          t.itab.data() + (c * static_cast<size_t>(OWp) + i / 32 * 32) * kIdivFields + i % 32;
+      const uint16_t fields[kIdivFields] = {L.a, L.m, L.sh, L.d, L.k, L.kd};
+      for (int64_t k = 0; k < kIdivFields; ++k) f[k * 32] = fields[k];
+    }
+  return true;
+}
+
+// Class c uniform: idiv32_uniform with the class's largest K.
+void fill_uniform_class(const QAvgPlan& P, const RowClasses& rc, int64_t OWp, size_t c,
+                        IdivTables& t) {
+  const int64_t OW = P.w.out;
+  const uint16_t* t0 = t.itab.data() + c * static_cast<size_t>(OWp) * kIdivFields;
+  const int32_t d = t0[96], h = d / 2;
+  bool same = true;
+  int32_t k = 0;
+  for (int64_t o = 0; o < OW; ++o) {
+    const uint16_t* f = t0 + (o / 32 * 32) * kIdivFields + o % 32;
+    same = same && f[96] == d;
+    k = std::max<int32_t>(k, f[128]);
+  }
+  int32_t nh_max = 0;
+  for (int64_t o = 0; o < OWp && same; ++o) {
+    const size_t at = c * static_cast<size_t>(OWp) + static_cast<size_t>(o);
+    const int32_t ah = o < OW ? rc.otab[at] + k * d + h : 0;  // >= h: k >= the lane's K
+    const int32_t valid = o < OW ? rc.keys[c].first * P.w.valid[static_cast<size_t>(o)] : 0;
+    nh_max = std::max(nh_max, 255 * valid + ah);
+    t.aht[at] = static_cast<uint16_t>(std::min(ah, 65535));
+  }
+  if (same) t.uni[c] = idiv_uniform(d, k, nh_max);
+}
+
+// Class c not uniform: idiv32_lanes when every lane fits.
+void fill_lanes_class(const QAvgPlan& P, const RowClasses& rc, int64_t OWp, size_t c,
+                      IdivTables& t) {
+  const int64_t OW = P.w.out;
+  const uint16_t* t0 = t.itab.data() + c * static_cast<size_t>(OWp) * kIdivFields;
+  int32_t k = 0;
+  for (int64_t o = 0; o < OW; ++o)
+    k = std::max<int32_t>(k, t0[(o / 32 * 32) * kIdivFields + o % 32 + 128]);
+  bool ok = true;
+  for (int64_t o = 0; o < OWp && ok; ++o) {
+    const size_t at = c * static_cast<size_t>(OWp) + static_cast<size_t>(o);
+    uint16_t* f = t.ltab.data() +
+                  (c * static_cast<size_t>(OWp) + static_cast<size_t>(o / 32 * 32)) * kLaneFields +
+                  o % 32;
+    if (o < OW)
+      ok = lane_even(rc.otab[at], static_cast<int32_t>(rc.rtab[at]),
+                     rc.keys[c].first * P.w.valid[static_cast<size_t>(o)], k, f);
+    else
+      f[0] = 0, f[32] = 65535, f[64] = 0, f[96] = 0;  // never stored
+  }
+  if (ok) t.lane_k[c] = static_cast<int16_t>(k);
+}
+
+IdivTables idiv_tables(const Final& F, const QAvgPlan& P, const RowClasses& rc, int64_t OWp) {
+  IdivTables t;
+  const size_t classes = rc.keys.size();
+  t.uni.resize(classes);
+  t.aht.resize(classes * static_cast<size_t>(OWp));
+  t.ltab.resize(classes * static_cast<size_t>(OWp * kLaneFields));
+  t.lane_k.assign(classes, -1);
+  t.idiv = (F.kind == Final::int_float_mean || F.kind == Final::int_mean) &&
+           fill_idiv_lanes(P, rc, OWp, t);
+  const bool even_rule = F.kind == Final::int_float_mean || F.rounding == Rounding::half_to_even;
+  if (!t.idiv || !even_rule) return t;
+  for (size_t c = 0; c < classes; ++c) {
+    fill_uniform_class(P, rc, OWp, c, t);
+    if (!t.uni[c].ok) fill_lanes_class(P, rc, OWp, c, t);
+  }
+  return t;
+}
+
+// Stride-2 planes (plane_s2): the interior rows and whether their loads may
+// be plain.
+S2Plane s2_plane(const QAvgPlan& P, const TensorView& x, const std::vector<RowLoad>& loads,
+                 int64_t OWp) {
+  const int64_t OH = P.h.out, OW = P.w.out;
+  S2Plane G;
+  for (G.i0 = 0; G.i0 < OH && P.h.valid[static_cast<size_t>(G.i0)] != P.h.kernel;) ++G.i0;
+  for (G.i1 = G.i0; G.i1 < OH && P.h.valid[static_cast<size_t>(G.i1)] == P.h.kernel;) ++G.i1;
+  int64_t end = 1;
+  for (int d = 0; d < 4; ++d) end += (x.dim(d) - 1) * x.stride(d);
+  G.x_end = static_cast<const uint8_t*>(x.raw()) + end;
+  // The stored lanes' taps of every load lie in [0, W) (the last block's
+  // last load reaches the last output's last tap).
+  const int64_t a0 = loads.empty() ? -1 : loads.front().a;
+  G.plain = P.w.stride == 2 && a0 >= 0 && P.w.start + 2 * (OW - 1) + P.w.kernel <= P.W;
+  for (G.spill_end = G.i0; G.spill_end < G.i1 && G.spill_end * OW + OWp <= OH * OW;) ++G.spill_end;
+  return G;
+}
+
+template <class T>
+void nchw(const QAvgPoolProblem& pr) {
+  const QAvgPlan& P = pr.plan;
+  const TensorView &x = pr.x, &y = pr.y;
+  const Final F = make_final(P);
+  const int64_t OW = P.w.out, KW = P.w.kernel, sw = P.w.stride;
+  const int64_t OWp = (OW + 31) / 32 * 32;
+  const int64_t sN = x.stride(0), sC = x.stride(1), sH = x.stride(2);
+  const int64_t per_block = sw == 2 ? (KW + 1) / 2 : KW;
+  const std::vector<RowLoad> loads = row_loads(P, per_block);
   // Narrow rows: columns s0 + i, i < 16, of which those in [0, W) are read.
   const bool narrow = sw == 1 && OW + KW - 1 <= 16;
   __mmask16 narrow_mask = 0;
   for (int64_t i = 0; i < 16; ++i)
     if (P.w.start + i >= 0 && P.w.start + i < P.W) narrow_mask |= static_cast<__mmask16>(1u << i);
-  // final16's lane constants, one row of OWp per distinct (valid, clipped)
-  // count pair of the output rows (a few: border rows and the rest); padded
-  // lanes take those of a one-tap window (never stored).
-  std::vector<std::pair<int32_t, int32_t>> classes;
-  std::vector<int32_t> row_class(static_cast<size_t>(OH));
-  std::vector<int32_t> otab;
-  std::vector<float> rtab;
-  for (int64_t oh = 0; oh < OH; ++oh) {
-    const std::pair<int32_t, int32_t> key{P.h.valid[static_cast<size_t>(oh)],
-                                          P.h.clipped[static_cast<size_t>(oh)]};
-    auto it = std::find(classes.begin(), classes.end(), key);
-    if (it == classes.end()) {
-      classes.push_back(key);
-      it = classes.end() - 1;
-      for (int64_t o = 0; o < OWp; ++o) {
-        const auto i = static_cast<size_t>(o);
-        const LaneConsts c =
-            o < OW ? lane_consts(F, key.first * P.w.valid[i], key.second * P.w.clipped[i])
-                   : lane_consts(F, 1, 1);
-        otab.push_back(c.offset);
-        rtab.push_back(c.r);
-      }
-    }
-    row_class[static_cast<size_t>(oh)] = static_cast<int32_t>(it - classes.begin());
-  }
-  // idiv32's tables, same rows (field-major per block of 32 lanes).
-  bool idiv = F.kind == Final::int_float_mean || F.kind == Final::int_mean;
-  std::vector<uint16_t> itab;
-  if (idiv) {
-    itab.assign(classes.size() * static_cast<size_t>(OWp * kIdivFields), 0);
-    for (size_t c = 0; c < classes.size() && idiv; ++c)
-      for (int64_t o = 0; o < OWp && idiv; ++o) {
-        const auto i = static_cast<size_t>(o);
-        const int32_t valid = o < OW ? classes[c].first * P.w.valid[i] : 1;
-        const size_t at = c * static_cast<size_t>(OWp) + i;
-        IdivLane L;
-        idiv = idiv_lane(otab[at], static_cast<int32_t>(rtab[at]), valid, L);
-        uint16_t* t =
-            itab.data() + (c * static_cast<size_t>(OWp) + i / 32 * 32) * kIdivFields + i % 32;
-        const uint16_t fields[kIdivFields] = {L.a, L.m, L.sh, L.d, L.k, L.kd};
-        for (int64_t f = 0; f < kIdivFields; ++f) t[f * 32] = fields[f];
-      }
-  }
-  // Row classes whose stored lanes share one divisor take idiv32_uniform,
-  // with the class's largest K and the lanes' a + h in aht.
-  const bool even_rule = F.kind == Final::int_float_mean || F.rounding == Rounding::half_to_even;
-  std::vector<IdivUniform> uni(classes.size());
-  std::vector<uint16_t> aht(classes.size() * static_cast<size_t>(OWp));
-  for (size_t c = 0; c < classes.size() && idiv && even_rule; ++c) {
-    const uint16_t* t0 = itab.data() + c * static_cast<size_t>(OWp) * kIdivFields;
-    const int32_t d = t0[96], h = d / 2;
-    bool same = true;
-    int32_t k = 0;
-    for (int64_t o = 0; o < OW; ++o) {
-      const uint16_t* t = t0 + (o / 32 * 32) * kIdivFields + o % 32;
-      same = same && t[96] == d;
-      k = std::max<int32_t>(k, t[128]);
-    }
-    int32_t nh_max = 0;
-    for (int64_t o = 0; o < OWp && same; ++o) {
-      const size_t at = c * static_cast<size_t>(OWp) + static_cast<size_t>(o);
-      const int32_t ah = o < OW ? otab[at] + k * d + h : 0;  // >= h: k >= the lane's K
-      const int32_t valid = o < OW ? classes[c].first * P.w.valid[static_cast<size_t>(o)] : 0;
-      nh_max = std::max(nh_max, 255 * valid + ah);
-      aht[at] = static_cast<uint16_t>(std::min(ah, 65535));
-    }
-    if (same) uni[c] = idiv_uniform(d, k, nh_max);
-  }
-  // Classes that are not uniform: idiv32_lanes when every lane fits.
-  std::vector<uint16_t> ltab(classes.size() * static_cast<size_t>(OWp * kLaneFields));
-  std::vector<int16_t> lane_k(classes.size(), -1);  // -1: idiv32
-  for (size_t c = 0; c < classes.size() && idiv && even_rule; ++c) {
-    if (uni[c].ok) continue;
-    const uint16_t* t0 = itab.data() + c * static_cast<size_t>(OWp) * kIdivFields;
-    int32_t k = 0;
-    for (int64_t o = 0; o < OW; ++o)
-      k = std::max<int32_t>(k, t0[(o / 32 * 32) * kIdivFields + o % 32 + 128]);
-    bool ok = true;
-    for (int64_t o = 0; o < OWp && ok; ++o) {
-      const size_t at = c * static_cast<size_t>(OWp) + static_cast<size_t>(o);
-      uint16_t* f =
-          ltab.data() +
-          (c * static_cast<size_t>(OWp) + static_cast<size_t>(o / 32 * 32)) * kLaneFields + o % 32;
-      if (o < OW)
-        ok = lane_even(otab[at], static_cast<int32_t>(rtab[at]),
-                       classes[c].first * P.w.valid[static_cast<size_t>(o)], k, f);
-      else
-        f[0] = 0, f[32] = 65535, f[64] = 0, f[96] = 0;  // never stored
-    }
-    if (ok) lane_k[c] = static_cast<int16_t>(k);
-  }
-  // Stride-2 planes (plane_s2): the interior rows and whether their loads
-  // may be plain.
-  S2Plane G;
-  for (G.i0 = 0; G.i0 < OH && P.h.valid[static_cast<size_t>(G.i0)] != P.h.kernel;) ++G.i0;
-  for (G.i1 = G.i0; G.i1 < OH && P.h.valid[static_cast<size_t>(G.i1)] == P.h.kernel;) ++G.i1;
-  {
-    int64_t end = 1;
-    for (int d = 0; d < 4; ++d) end += (x.dim(d) - 1) * x.stride(d);
-    G.x_end = static_cast<const uint8_t*>(x.raw()) + end;
-    // The stored lanes' taps of every load lie in [0, W) (the last block's
-    // last load reaches the last output's last tap).
-    const int64_t a0 = loads.empty() ? -1 : loads.front().a;
-    G.plain = sw == 2 && a0 >= 0 && P.w.start + 2 * (OW - 1) + KW <= P.W;
-    for (G.spill_end = G.i0; G.spill_end < G.i1 && G.spill_end * OW + OWp <= OH * OW;)
-      ++G.spill_end;
-  }
+  const RowClasses rc = row_classes(
+      P, OWp, [&](int32_t valid, int32_t clipped) { return lane_consts(F, valid, clipped); });
+  const IdivTables t = idiv_tables(F, P, rc, OWp);
+  const bool idiv = t.idiv;
+  const S2Plane G = s2_plane(P, x, loads, OWp);
+  const int32_t *otab = rc.otab.data(), *row_class = rc.row_class.data();
+  const float* rtab = rc.rtab.data();
+  const uint16_t *itab = t.itab.data(), *aht = t.aht.data(), *ltab = t.ltab.data();
+  const IdivUniform* uni = t.uni.data();
+  const int16_t* lane_k = t.lane_k.data();
   auto s2 = [&](const T* xp, T* yp) {
     const RowLoad* l = loads.data();
-    const uint16_t *it = itab.data(), *ah = aht.data(), *lt = ltab.data();
-    const int16_t* lk = lane_k.data();
-    const IdivUniform* u = uni.data();
-    const int32_t* rc = row_class.data();
     const int64_t ys = y.stride(2);
     const int64_t KH = P.h.kernel;
     if (KW == 1)
-      plane_s2<1, true, 0>(F, P, G, xp, sH, l, it, u, ah, lt, lk, rc, yp, ys);
+      plane_s2<1, true, 0>(F, P, G, xp, sH, l, itab, uni, aht, ltab, lane_k, row_class, yp, ys);
     else if (KW == 2 && KH == 2)
-      plane_s2<1, false, 2>(F, P, G, xp, sH, l, it, u, ah, lt, lk, rc, yp, ys);
+      plane_s2<1, false, 2>(F, P, G, xp, sH, l, itab, uni, aht, ltab, lane_k, row_class, yp, ys);
     else if (KW == 2)
-      plane_s2<1, false, 0>(F, P, G, xp, sH, l, it, u, ah, lt, lk, rc, yp, ys);
+      plane_s2<1, false, 0>(F, P, G, xp, sH, l, itab, uni, aht, ltab, lane_k, row_class, yp, ys);
     else if (KW == 3 && KH == 3)
-      plane_s2<2, true, 3>(F, P, G, xp, sH, l, it, u, ah, lt, lk, rc, yp, ys);
+      plane_s2<2, true, 3>(F, P, G, xp, sH, l, itab, uni, aht, ltab, lane_k, row_class, yp, ys);
     else if (KW == 3)
-      plane_s2<2, true, 0>(F, P, G, xp, sH, l, it, u, ah, lt, lk, rc, yp, ys);
+      plane_s2<2, true, 0>(F, P, G, xp, sH, l, itab, uni, aht, ltab, lane_k, row_class, yp, ys);
     else
-      plane_s2<2, false, 0>(F, P, G, xp, sH, l, it, u, ah, lt, lk, rc, yp, ys);
+      plane_s2<2, false, 0>(F, P, G, xp, sH, l, itab, uni, aht, ltab, lane_k, row_class, yp, ys);
   };
   for_chunks(P.N * P.C, [&](int64_t begin, int64_t end) {
     for (int64_t nc = begin; nc < end; ++nc) {
       const int64_t n = nc / P.C, c = nc % P.C;
       const T* xp = static_cast<const T*>(x.raw()) + n * sN + c * sC;
       T* yp = static_cast<T*>(y.raw()) + n * y.stride(0) + c * y.stride(1);
+      const int64_t ys = y.stride(2);
       if (narrow && idiv)
-        plane_narrow<true>(F, P, xp, sH, narrow_mask, otab.data(), rtab.data(), itab.data(),
-                           uni.data(), aht.data(), ltab.data(), lane_k.data(), row_class.data(), yp,
-                           y.stride(2));
+        plane_narrow<true>(F, P, xp, sH, narrow_mask, otab, rtab, itab, uni, aht, ltab, lane_k,
+                           row_class, yp, ys);
       else if (narrow)
-        plane_narrow<false>(F, P, xp, sH, narrow_mask, otab.data(), rtab.data(), itab.data(),
-                            uni.data(), aht.data(), ltab.data(), lane_k.data(), row_class.data(),
-                            yp, y.stride(2));
+        plane_narrow<false>(F, P, xp, sH, narrow_mask, otab, rtab, itab, uni, aht, ltab, lane_k,
+                            row_class, yp, ys);
       else if (idiv && sw == 2 && KW <= 4)
         s2(xp, yp);
       else if (idiv)
-        plane_rows<true>(F, P, xp, sH, loads.data(), per_block, otab.data(), rtab.data(),
-                         itab.data(), row_class.data(), yp, y.stride(2));
+        plane_rows<true>(F, P, xp, sH, loads.data(), per_block, otab, rtab, itab, row_class, yp,
+                         ys);
       else
-        plane_rows<false>(F, P, xp, sH, loads.data(), per_block, otab.data(), rtab.data(),
-                          itab.data(), row_class.data(), yp, y.stride(2));
+        plane_rows<false>(F, P, xp, sH, loads.data(), per_block, otab, rtab, itab, row_class, yp,
+                          ys);
     }
   });
 }

@@ -117,123 +117,175 @@ bool dw_nhwc_weights_match(const DwNhwcWeights& d, const QuantParams& wq, int64_
   return true;
 }
 
-void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
+namespace {
+
+// What the taps read: x itself (u8 with channels a multiple of 16) or x' in
+// a padded NHWC copy with x_zp' in the padding: a padding tap adds x_zp' * w',
+// which the offset takes back, as it does for every tap.
+struct DwInput {
+  uint8_t flip = 0;  // 0x80 for s8 x: x' = x ^ 0x80 as u8
+  int32_t xz = 0;    // x_zp'
+  bool in_place = false;
+  const uint8_t* copy = nullptr;  // the padded copy [N][Hp][Wp][Cp] (not in place)
+  int64_t sH = 0, sW = 0;         // a tap's row and column steps in what is read
+};
+
+DwInput padded_input(const QConvProblem& p, int64_t Hp, int64_t Wp, int64_t Cp) {
   const int64_t N = p.x.dim(0), C = p.x.dim(1), H = p.x.dim(2), W = p.x.dim(3);
-  const int64_t KH = p.w.dim(2), KW = p.w.dim(3), taps = KH * KW;
-  const int64_t OH = p.y.dim(2), OW = p.y.dim(3);
   const Window2d& win = p.window;
-  const int64_t Cp = (C + kDwNhwcLanes - 1) / kDwNhwcLanes * kDwNhwcLanes;
-  const int64_t Hp = H + win.pad_top + win.pad_bottom, Wp = W + win.pad_left + win.pad_right;
-
-  // x' in padded NHWC, x_zp' in the padding: a padding tap adds x_zp' * w',
-  // which the offset takes back, as it does for every tap.
-  const uint8_t flip = p.x.dtype() == DType::s8 ? 0x80 : 0;
-  const int32_t xz = p.x_zp + (flip ? 128 : 0);
-  const bool in_place = flip == 0 && C == Cp;
+  DwInput in;
+  in.flip = p.x.dtype() == DType::s8 ? 0x80 : 0;
+  in.xz = p.x_zp + (in.flip ? 128 : 0);
+  in.in_place = in.flip == 0 && C == Cp;
+  in.sH = in.in_place ? p.x.stride(2) : Wp * Cp;
+  in.sW = in.in_place ? p.x.stride(3) : Cp;
+  if (in.in_place) return in;
   thread_local std::vector<uint8_t> xn;  // per calling thread: runs may overlap
-  if (!in_place) xn.resize(static_cast<size_t>(N * Hp * Wp * Cp));
+  xn.resize(static_cast<size_t>(N * Hp * Wp * Cp));
   uint8_t* xw = xn.data();  // (the workers' own thread_local copies are other vectors)
+  in.copy = xw;
   const auto* x0 = static_cast<const uint8_t*>(p.x.raw());
-  if (!in_place)
-    parallel_for(N * Hp, [&](int64_t nh) {
-      const int64_t n = nh / Hp, h = nh % Hp - win.pad_top;
-      uint8_t* row = xw + nh * Wp * Cp;
-      if (h < 0 || h >= H) {
-        std::memset(row, xz, static_cast<size_t>(Wp * Cp));
-        return;
-      }
-      std::memset(row, xz, static_cast<size_t>(win.pad_left * Cp));
-      std::memset(row + (win.pad_left + W) * Cp, xz, static_cast<size_t>(win.pad_right * Cp));
-      const uint8_t* src = x0 + n * p.x.stride(0) + h * p.x.stride(2);
-      uint8_t* dst = row + win.pad_left * Cp;
-      if (flip == 0 && C == Cp) {  // the row as it is (channels-last x: stride(3) = C)
-        std::memcpy(dst, src, static_cast<size_t>(W * C));
-        return;
-      }
-      for (int64_t w = 0; w < W; ++w, dst += Cp, src += p.x.stride(3)) {
-        if (flip == 0)
-          std::memcpy(dst, src, static_cast<size_t>(C));
-        else
-          for (int64_t c = 0; c < C; ++c) dst[c] = src[c] ^ flip;
-        std::memset(dst + C, xz, static_cast<size_t>(Cp - C));  // meets w' = 0
-      }
-    });
+  const uint8_t flip = in.flip;
+  const int32_t xz = in.xz;
+  parallel_for(N * Hp, [&](int64_t nh) {
+    const int64_t n = nh / Hp, h = nh % Hp - win.pad_top;
+    uint8_t* row = xw + nh * Wp * Cp;
+    if (h < 0 || h >= H) {
+      std::memset(row, xz, static_cast<size_t>(Wp * Cp));
+      return;
+    }
+    std::memset(row, xz, static_cast<size_t>(win.pad_left * Cp));
+    std::memset(row + (win.pad_left + W) * Cp, xz, static_cast<size_t>(win.pad_right * Cp));
+    const uint8_t* src = x0 + n * p.x.stride(0) + h * p.x.stride(2);
+    uint8_t* dst = row + win.pad_left * Cp;
+    for (int64_t w = 0; w < W; ++w, dst += Cp, src += p.x.stride(3)) {
+      if (flip == 0)
+        std::memcpy(dst, src, static_cast<size_t>(C));
+      else
+        for (int64_t c = 0; c < C; ++c) dst[c] = src[c] ^ flip;
+      std::memset(dst + C, xz, static_cast<size_t>(Cp - C));  // meets w' = 0
+    }
+  });
+  return in;
+}
 
-  // w' in tap pairs and its sums: packed with the weights when their zero
-  // points were these, else made here. Then the offsets and multipliers: the
-  // load-time epilogue's when it was built for these parameters (its offsets
-  // b - x_zp' * sum(w - w_zp) are these, x_zp' by the pack's x dtype, which
-  // qconv_packed_matches compares), else made here.
-  const int64_t pairs = (taps + 1) / 2;
+// w' in tap pairs (or quads) and the per-channel offsets and multipliers.
+// Filled in place (it points into itself): not copied.
+struct DwConstants {
+  const DwNhwcWeights* dw = nullptr;
+  const int32_t* offset = nullptr;
+  const float* mult = nullptr;
+  std::vector<int32_t> offset_q;  // the quad kernel's order (qconv_dw_nhwc.hpp)
+  std::vector<float> mult_q;
+  DwNhwcWeights own;
+  std::vector<int32_t> offset_here;
+  std::vector<float> mult_here;
+  DwConstants() = default;
+  DwConstants(const DwConstants&) = delete;
+  DwConstants& operator=(const DwConstants&) = delete;
+};
+
+// w' in tap pairs and its sums: packed with the weights when their zero
+// points were these, else made here. Then the offsets and multipliers: the
+// load-time epilogue's when it was built for these parameters (its offsets
+// b - x_zp' * sum(w - w_zp) are these, x_zp' by the pack's x dtype, which
+// qconv_packed_matches compares), else made here.
+void dw_constants(const QConvProblem& p, int32_t xz, int64_t Cp, DwConstants& k) {
+  const int64_t C = p.x.dim(1);
   const QConvEpilogue* epi =
       p.packed && qconv_packed_matches(*p.packed, p) ? qconv_packed_epilogue(p.packed, p) : nullptr;
   if (epi && p.packed->dw_nhwc.pairs.empty()) epi = nullptr;
-  DwNhwcWeights own;
-  const DwNhwcWeights* dw = p.packed ? &p.packed->dw_nhwc : nullptr;
+  k.dw = p.packed ? &p.packed->dw_nhwc : nullptr;
   // (The epilogue's zero points are the call's, so are the pack's then.)
   if (epi == nullptr &&
-      (dw == nullptr || dw->pairs.empty() || !dw_nhwc_weights_match(*dw, p.wq, C))) {
-    own = pack_dw_nhwc(p.w, p.wq);
-    dw = &own;
+      (k.dw == nullptr || k.dw->pairs.empty() || !dw_nhwc_weights_match(*k.dw, p.wq, C))) {
+    k.own = pack_dw_nhwc(p.w, p.wq);
+    k.dw = &k.own;
   }
-  const int32_t* wt = dw->pairs.data();
-  std::vector<int32_t> offset_here;
-  std::vector<float> mult_here;
   if (epi == nullptr) {
-    offset_here.assign(static_cast<size_t>(Cp), 0);
-    mult_here.assign(static_cast<size_t>(Cp), 1.0f);
+    k.offset_here.assign(static_cast<size_t>(Cp), 0);
+    k.mult_here.assign(static_cast<size_t>(Cp), 1.0f);
     for (int64_t c = 0; c < C; ++c) {
       const int64_t b =
           p.bias.raw() ? static_cast<const int32_t*>(p.bias.raw())[c * p.bias.stride(0)] : 0;
-      offset_here[static_cast<size_t>(c)] =
-          static_cast<int32_t>(u32(b) - u32(xz) * u32(dw->sum[static_cast<size_t>(c)]));
-      mult_here[static_cast<size_t>(c)] = p.multiplier(c);
+      k.offset_here[static_cast<size_t>(c)] =
+          static_cast<int32_t>(u32(b) - u32(xz) * u32(k.dw->sum[static_cast<size_t>(c)]));
+      k.mult_here[static_cast<size_t>(c)] = p.multiplier(c);
     }
   }
   // (The epilogue's arrays are padded to 64 channels, offset 0 and multiplier 1, past Cp.)
-  const int32_t* offset = epi ? epi->offset.data() : offset_here.data();
-  const float* mult = epi ? epi->mult.data() : mult_here.data();
-  // The quad kernel's order of them (qconv_dw_nhwc.hpp).
+  k.offset = epi ? epi->offset.data() : k.offset_here.data();
+  k.mult = epi ? epi->mult.data() : k.mult_here.data();
+  if (k.dw->quads.empty()) return;
   const int64_t chunks = (C + kDwQuadChunk - 1) / kDwQuadChunk;
-  std::vector<int32_t> offset_q;
-  std::vector<float> mult_q;
-  if (!dw->quads.empty()) {
-    offset_q.assign(static_cast<size_t>(chunks * kDwQuadChunk), 0);
-    mult_q.assign(static_cast<size_t>(chunks * kDwQuadChunk), 1.0f);
-    for (int64_t i = 0; i < chunks * kDwQuadChunk; ++i) {
-      const int64_t c = i / kDwQuadChunk * kDwQuadChunk + dw_quad_channel(i % kDwQuadChunk);
-      if (c >= C) continue;
-      offset_q[static_cast<size_t>(i)] = offset[c];
-      mult_q[static_cast<size_t>(i)] = mult[c];
-    }
+  k.offset_q.assign(static_cast<size_t>(chunks * kDwQuadChunk), 0);
+  k.mult_q.assign(static_cast<size_t>(chunks * kDwQuadChunk), 1.0f);
+  for (int64_t i = 0; i < chunks * kDwQuadChunk; ++i) {
+    const int64_t c = i / kDwQuadChunk * kDwQuadChunk + dw_quad_channel(i % kDwQuadChunk);
+    if (c >= C) continue;
+    k.offset_q[static_cast<size_t>(i)] = k.offset[c];
+    k.mult_q[static_cast<size_t>(i)] = k.mult[c];
   }
-  // Tap offsets in the buffer read: x itself (strides) or the padded copy.
-  const int64_t sH = in_place ? p.x.stride(2) : Wp * Cp, sW = in_place ? p.x.stride(3) : Cp;
-  // 4 * quads taps (>= 2 * pairs): the quad kernel's too.
-  const int64_t quads = (taps + 3) / 4, ntaps = 4 * quads;
-  std::vector<int64_t> tap_off(static_cast<size_t>(ntaps));
+}
+
+// Byte offsets of the taps from a pixel's first in what is read (row step sH,
+// column step sW); taps past the window's last read its last (w' = 0 there).
+std::vector<int64_t> tap_offsets(const QConvProblem& p, int64_t ntaps, int64_t sH, int64_t sW) {
+  const int64_t KW = p.w.dim(3), taps = p.w.dim(2) * KW;
+  std::vector<int64_t> off(static_cast<size_t>(ntaps));
   for (int64_t t = 0; t < ntaps; ++t) {
-    const int64_t k = std::min(t, taps - 1);  // the padding tap reads a real one (w' = 0)
-    tap_off[static_cast<size_t>(t)] = k / KW * win.dilation_h * sH + k % KW * win.dilation_w * sW;
+    const int64_t tap = std::min(t, taps - 1);
+    off[static_cast<size_t>(t)] =
+        tap / KW * p.window.dilation_h * sH + tap % KW * p.window.dilation_w * sW;
   }
-  const std::vector<uint8_t> zp_row(static_cast<size_t>(Cp), static_cast<uint8_t>(xz));
-  // In place, the pixels whose window lies inside x: rows [oh_lo, oh_hi),
-  // columns [ow_lo, ow_hi); the others take their taps one by one.
+  return off;
+}
+
+// In place, the pixels whose window lies inside x: rows [oh_lo, oh_hi),
+// columns [ow_lo, ow_hi); the others take their taps one by one.
+struct InsideRange {
+  int64_t oh_lo, oh_hi, ow_lo, ow_hi;
+};
+
+InsideRange inside_range(const QConvProblem& p) {
+  const Window2d& win = p.window;
   auto first_inside = [](int64_t pad, int64_t stride) { return (pad + stride - 1) / stride; };
   auto end_inside = [](int64_t pad, int64_t stride, int64_t span, int64_t size, int64_t out) {
     const int64_t last = size - span + pad;  // largest o * stride inside
     return last < 0 ? int64_t{0} : std::min(out, last / stride + 1);
   };
-  const int64_t oh_lo = first_inside(win.pad_top, win.stride_h);
-  const int64_t oh_hi = end_inside(win.pad_top, win.stride_h, (KH - 1) * win.dilation_h + 1, H, OH);
-  const int64_t ow_lo = first_inside(win.pad_left, win.stride_w);
-  const int64_t ow_hi =
-      end_inside(win.pad_left, win.stride_w, (KW - 1) * win.dilation_w + 1, W, OW);
+  const int64_t span_h = (p.w.dim(2) - 1) * win.dilation_h + 1;
+  const int64_t span_w = (p.w.dim(3) - 1) * win.dilation_w + 1;
+  return {first_inside(win.pad_top, win.stride_h),
+          end_inside(win.pad_top, win.stride_h, span_h, p.x.dim(2), p.y.dim(2)),
+          first_inside(win.pad_left, win.stride_w),
+          end_inside(win.pad_left, win.stride_w, span_w, p.x.dim(3), p.y.dim(3))};
+}
+
+}  // namespace
+
+void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
+  const int64_t C = p.x.dim(1), H = p.x.dim(2), W = p.x.dim(3);
+  const int64_t KH = p.w.dim(2), KW = p.w.dim(3), taps = KH * KW;
+  const int64_t OH = p.y.dim(2), OW = p.y.dim(3);
+  const Window2d& win = p.window;
+  const int64_t Cp = (C + kDwNhwcLanes - 1) / kDwNhwcLanes * kDwNhwcLanes;
+  const int64_t Hp = H + win.pad_top + win.pad_bottom, Wp = W + win.pad_left + win.pad_right;
+  const DwInput in = padded_input(p, Hp, Wp, Cp);
+  DwConstants k;
+  dw_constants(p, in.xz, Cp, k);
+  const auto* x0 = static_cast<const uint8_t*>(p.x.raw());
+  const int64_t sH = in.sH, sW = in.sW;
+  // 4 * quads taps (>= 2 * pairs): the quad kernel's too.
+  const int64_t pairs = (taps + 1) / 2, quads = (taps + 3) / 4, ntaps = 4 * quads;
+  const std::vector<int64_t> tap_off = tap_offsets(p, ntaps, sH, sW);
+  const std::vector<uint8_t> zp_row(static_cast<size_t>(Cp), static_cast<uint8_t>(in.xz));
+  const InsideRange inside = inside_range(p);
 
   // Tasks: rows, cut into column parts when there are few rows (7x7, 14x14
   // maps): 7 whole rows on two threads would leave one waiting for a fourth.
   // Each pixel is computed alone, so the cut does not change any result.
-  const int64_t rows = N * OH, want = 4 * std::max(1, num_threads());
+  const int64_t rows = p.x.dim(0) * OH, want = 4 * std::max(1, num_threads());
   const int64_t parts = rows >= want ? 1 : std::min(OW, (want + rows - 1) / rows);
   // Part-major order, the longer parts (one column more) first: threads
   // taking tasks in turn then end together.
@@ -243,22 +295,22 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
     const int64_t ow0 = part * cols + std::min(part, wider);
     const int64_t ow1 = ow0 + cols + (part < wider ? 1 : 0);
     DwNhwcRow r;
-    // (in place, xw is the empty copy: r.x is set per run of pixels below)
-    r.x = in_place ? nullptr : xw + (n * Hp + oh * win.stride_h) * Wp * Cp;
+    // (in place, r.x is set per run of pixels below)
+    r.x = in.in_place ? nullptr : in.copy + (n * Hp + oh * win.stride_h) * Wp * Cp;
     r.x_step = win.stride_w * Cp, r.n = OW;
     r.tap_off = tap_off.data();
     r.pairs = pairs, r.C = C, r.Cp = Cp;
-    r.w = wt;
-    r.offset = offset;
-    r.multiplier = mult;
-    if (!dw->quads.empty()) {
-      r.quads = quads, r.wq = dw->quads.data();
-      r.offset_q = offset_q.data(), r.multiplier_q = mult_q.data();
+    r.w = k.dw->pairs.data();
+    r.offset = k.offset;
+    r.multiplier = k.mult;
+    if (!k.dw->quads.empty()) {
+      r.quads = quads, r.wq = k.dw->quads.data();
+      r.offset_q = k.offset_q.data(), r.multiplier_q = k.mult_q.data();
     }
     r.y_zp = p.y_zp, r.y_s8 = p.y.dtype() == DType::s8;
     r.y = static_cast<uint8_t*>(p.y.raw()) + n * p.y.stride(0) + oh * p.y.stride(2);
     r.y_step = p.y.stride(3);
-    if (!in_place) {
+    if (!in.in_place) {
       r.x += ow0 * r.x_step, r.y += ow0 * r.y_step, r.n = ow1 - ow0;
       return fn(r);
     }
@@ -270,8 +322,8 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
       const uint8_t* ptr[kDwNhwcMaxTaps];
       const int64_t iw0 = ow * win.stride_w - win.pad_left;
       for (int64_t t = 0; t < ntaps; ++t) {
-        const int64_t k = std::min(t, taps - 1);
-        const int64_t ih = ih0 + k / KW * win.dilation_h, iw = iw0 + k % KW * win.dilation_w;
+        const int64_t tap = std::min(t, taps - 1);
+        const int64_t ih = ih0 + tap / KW * win.dilation_h, iw = iw0 + tap % KW * win.dilation_w;
         ptr[t] = ih >= 0 && ih < H && iw >= 0 && iw < W ? x_img + ih * sH + iw * sW : zp_row.data();
       }
       DwNhwcRow b = r;
@@ -279,9 +331,9 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
       b.y = y_row + ow * r.y_step;
       fn(b);
     };
-    const bool rows_inside = oh >= oh_lo && oh < oh_hi;
-    const int64_t lo = rows_inside ? std::min(ow_lo, OW) : OW;
-    const int64_t hi = rows_inside ? std::max(lo, ow_hi) : OW;
+    const bool rows_inside = oh >= inside.oh_lo && oh < inside.oh_hi;
+    const int64_t lo = rows_inside ? std::min(inside.ow_lo, OW) : OW;
+    const int64_t hi = rows_inside ? std::max(lo, inside.ow_hi) : OW;
     // This part's columns [ow0, ow1): borders, the run inside x, borders.
     const int64_t in0 = std::clamp(lo, ow0, ow1), in1 = std::clamp(hi, in0, ow1);
     for (int64_t ow = ow0; ow < in0; ++ow) border(ow);

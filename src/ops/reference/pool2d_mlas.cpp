@@ -33,6 +33,14 @@ float divide(float sum, int64_t divisor) {
   return divisor > 0 ? sum / static_cast<float>(divisor) : 0.0f;
 }
 
+// MLAS divides by the kernel area or by the taps on the input (`valid`);
+// pool2d_output_shape refuses clipped_window for this loop, so the area
+// stands in for the clipped count it never reaches.
+int64_t mlas_divisor(const Pool2dParams& p, int64_t valid) {
+  const int64_t area = p.window.kernel_h * p.window.kernel_w;
+  return avg_divisor(p.divisor, area, valid, area);
+}
+
 // Whole image: four lanes (element i to lane i % 4), lanes combined pairwise,
 // then the remainder one by one. The lane combination's NaN priority
 // (l3 before l1, l2 before l0, then the l1/l3 sum before the l0/l2 sum) is the
@@ -89,10 +97,7 @@ void column_sums(const Plane& x, const TensorView& y, const Pool2dParams& p) {
       }
       if (!is_max) {
         const int64_t cols = std::min(b + w.kernel_w, w.pad_left + W) - std::max(b, w.pad_left);
-        const int64_t div = p.divisor == AvgDivisor::kernel_area
-                                ? w.kernel_h * w.kernel_w
-                                : std::max<int64_t>(cols * (bottom - top), 1);
-        r = divide(r, div);
+        r = divide(r, mlas_divisor(p, std::max<int64_t>(cols * (bottom - top), 1)));
       }
       y.at<float>(x.n, x.c, oh, ow) = r;
     }
@@ -114,11 +119,7 @@ void row_major(const Plane& x, const TensorView& y, const Pool2dParams& p) {
       for (int64_t ih = top; ih < bottom; ++ih)
         for (int64_t iw = left; iw < right; ++iw)
           r = is_max ? scalar_max(r, x.at(ih, iw)) : x86_add(r, x.at(ih, iw));
-      if (!is_max) {
-        const int64_t div = p.divisor == AvgDivisor::kernel_area ? w.kernel_h * w.kernel_w
-                                                                 : (bottom - top) * (right - left);
-        r = divide(r, div);
-      }
+      if (!is_max) r = divide(r, mlas_divisor(p, (bottom - top) * (right - left)));
       y.at<float>(x.n, x.c, oh, ow) = r;
     }
   }

@@ -34,7 +34,10 @@ void pool2d_f32_mlas_nchwc(const TensorView& x, const TensorView& y, const Pool2
         }
         if (p.mode == PoolMode::avg) {
           // One vdivps: a NaN sum stays, 0 taps give 0/0 (the default NaN).
-          const int64_t div = p.divisor == AvgDivisor::valid_count ? taps : w.kernel_h * w.kernel_w;
+          // The kernel counts no clipped window: clipped_window divides by
+          // the area, as kernel_area does (PoolLoop::mlas_nchwc).
+          const int64_t area = w.kernel_h * w.kernel_w;
+          const int64_t div = avg_divisor(p.divisor, area, taps, area);
           acc = div == 0 ? x86_default_nan() : acc / static_cast<float>(div);
         } else if (p.mode == PoolMode::sum) {
           acc = acc * p.coeff;
