@@ -3,6 +3,7 @@
 // chunk of the flat stream.
 #include "ops/cpu/qavgpool-flat3x3.hpp"
 
+#include <algorithm>
 #include <numeric>
 
 #include "ops/cpu/qavgpool-rows16.hpp"
@@ -15,6 +16,15 @@ namespace {
 bool dense_nchw(const TensorView& t, int64_t C, int64_t H, int64_t W, int64_t N) {
   return t.stride(3) == 1 && t.stride(2) == W && t.stride(1) == H * W &&
          (N == 1 || t.stride(0) == C * H * W);
+}
+
+// Sets bits [a, b) of w.
+void set_bits(uint64_t* w, int64_t a, int64_t b) {
+  while (a < b) {
+    const int64_t s = a % 64, n = std::min(b - a, 64 - s);
+    w[a / 64] |= (n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1) << s;
+    a += n;
+  }
 }
 
 }  // namespace
@@ -49,27 +59,32 @@ const char* flat3x3_build(const QAvgPoolProblem& p, Flat3x3Plan* F) {
   const int64_t ext = plane + 32;
   F->ext = ext;
   F->fields.assign(static_cast<size_t>(3 * ext), 0);
-  std::vector<uint64_t> bits(static_cast<size_t>(4 * (ext / 64 + 2)), 0);
   const int64_t words = ext / 64 + 2;
+  std::vector<uint64_t> bits(static_cast<size_t>(4 * words), 0);
+  uint64_t *left = bits.data(), *right = left + words, *up = right + words, *down = up + words;
+  // By row of the extended table (plane row oh): its fields are
+  // its class's first W lanes; it has left and right neighbours but at its
+  // ends, upper ones but on row 0, lower ones but on row H - 1.
   const uint16_t* lanes = R.lanes.data();
-  const int32_t* group_class = R.group_class.data();
-  int64_t oh = 0, ow = 0;  // counters: no divisions
-  for (int64_t q = 0; q < ext; ++q) {
-    const uint16_t* src = lanes + static_cast<int64_t>(group_class[oh]) * 48 + ow;
-    uint16_t* dst = F->fields.data() + q;
-    dst[0] = src[0], dst[ext] = src[16], dst[2 * ext] = src[32];
-    const bool flag[4] = {ow > 0, ow + 1 < W, oh > 0, oh + 1 < H};
-    for (int k = 0; k < 4; ++k)
-      bits[static_cast<size_t>(k * words + q / 64)] |= uint64_t{flag[k]} << (q % 64);
-    if (++ow == W) ow = 0, oh = oh + 1 == H ? 0 : oh + 1;
+  for (int64_t oh = 0, q = 0; q < ext; oh = oh + 1 == H ? 0 : oh + 1, q += W) {
+    const int64_t n = std::min(W, ext - q);
+    const uint16_t* src = lanes + static_cast<int64_t>(R.group_class[static_cast<size_t>(oh)]) * 48;
+    for (int k = 0; k < 3; ++k)
+      std::copy(src + 16 * k, src + 16 * k + n, F->fields.data() + k * ext + q);
+    set_bits(left, q + 1, q + n);
+    set_bits(right, q, std::min(q + n, q + W - 1));
+    if (oh > 0) set_bits(up, q, q + n);
+    if (oh + 1 < H) set_bits(down, q, q + n);
   }
   F->masks.assign(static_cast<size_t>(4 * F->cpp), 0);
-  for (int64_t c = 0, o = 0; c < F->cpp; ++c, o = (o + 32) % plane)
+  for (int64_t c = 0, o = 0; c < F->cpp; ++c) {
     for (int k = 0; k < 4; ++k) {
       const uint64_t* b = bits.data() + k * words + o / 64;
       const uint64_t lo = b[0] >> (o % 64), hi = o % 64 ? b[1] << (64 - o % 64) : 0;
       F->masks[static_cast<size_t>(4 * c + k)] = static_cast<uint32_t>(lo | hi);
     }
+    for (o += 32; o >= plane;) o -= plane;  // (32 * c) % plane without a division
+  }
   return nullptr;
 }
 
