@@ -82,8 +82,8 @@ const KernelList<QAvgPoolProblem>& qlinear_average_pool_kernels() {
       {
 #if defined(__x86_64__)
           {"x8-qavgpool-flat3x3-nchw-avx512", Isa::avx512,
-           "k3s1p1 on dense NCHW tensors, rows of at most 16 columns, integer final step "
-           "(scale-1 ONNX Runtime, int_mean)",
+           "k3s1p1 on dense NCHW tensors of at least 64 planes, rows of at most 16 columns, "
+           "integer final step (scale-1 ONNX Runtime, int_mean)",
            declines_flat3x3, x8_qavgpool_flat3x3_nchw_avx512},
           {"x8-qavgpool-rows16-nchw-avx512", Isa::avx512,
            "rows of at most 16 columns, stride_w 1, integer final step (scale-1 ONNX Runtime, "
