@@ -3,6 +3,7 @@
 
 #include "npukit/error.hpp"
 #include "npukit/ops/quantized.hpp"
+#include "ops/cpu/qavgpool-flat3x3.hpp"
 #include "ops/cpu/qavgpool-rows16.hpp"
 #include "ops/cpu/qavgpool.hpp"
 #include "ops/cpu/x8-globalpool.hpp"
@@ -47,6 +48,10 @@ const char* declines_u16_nhwc(const QAvgPoolProblem& p) {
   return qavg_u16_declines(p, true);
 }
 
+const char* declines_flat3x3(const QAvgPoolProblem& p) {
+  return flat3x3_build(p, nullptr);
+}
+
 // Two output rows per step; AVX-512 reads a step's window rows in one load.
 const char* declines_rows16_avx512(const QAvgPoolProblem& p) {
   return rows16_build(p, 2, true, nullptr);
@@ -76,6 +81,10 @@ const KernelList<QAvgPoolProblem>& qlinear_average_pool_kernels() {
       "qlinear_average_pool",
       {
 #if defined(__x86_64__)
+          {"x8-qavgpool-flat3x3-nchw-avx512", Isa::avx512,
+           "k3s1p1 on dense NCHW tensors of at least 64 planes, rows of at most 16 columns, "
+           "integer final step (scale-1 ONNX Runtime, int_mean)",
+           declines_flat3x3, x8_qavgpool_flat3x3_nchw_avx512},
           {"x8-qavgpool-rows16-nchw-avx512", Isa::avx512,
            "rows of at most 16 columns, stride_w 1, integer final step (scale-1 ONNX Runtime, "
            "int_mean)",

@@ -60,8 +60,11 @@ std::vector<int64_t> pitched(const Shape& s, int64_t extra) {
   return {s[1] * s[2] * pitch, s[2] * pitch, pitch, 1};
 }
 
-// A random case, or false when the draw is not a valid call.
-bool draw(std::mt19937& g, Case& c) {
+// A random case, or false when the draw is not a valid call. k3s1p1: the
+// window of x8-qavgpool-flat3x3-nchw-avx512 (3x3, stride 1, pads 1) on
+// planes of 1 to 20 rows, 20 to 70 channels (at least 64 planes in most
+// draws), dense tensors in 3 draws of 4.
+bool draw(std::mt19937& g, Case& c, bool k3s1p1 = false) {
   auto pick = [&](int64_t lo, int64_t hi) {
     return lo + static_cast<int64_t>(g() % static_cast<uint64_t>(hi - lo + 1));
   };
@@ -69,10 +72,17 @@ bool draw(std::mt19937& g, Case& c) {
   c.profile = kind < 2 ? Profile::onnxruntime : kind == 2 ? Profile::tflite : Profile::mico;
   c.t = g() % 2 ? DType::u8 : DType::s8;
   const int64_t W = g() % 8 == 0 ? pick(17, 18) : pick(1, 16);
-  c.xs = Shape{pick(1, 3), 2 * pick(0, 4) + 1, pick(1, 20), W};
+  c.xs = Shape{pick(1, 3), k3s1p1 ? pick(20, 70) : 2 * pick(0, 4) + 1, pick(1, 20), W};
   QLinearAvgPoolParams& p = c.p;
   p = QLinearAvgPoolParams{};
   qpool_test::random_avg_window(g, 5, g() % 4 == 0 ? 9 : 5, 3, g() % 6 == 0 ? 2 : 1, p);
+  const bool dense = k3s1p1 && g() % 4 != 0;
+  if (k3s1p1) {
+    Window2d& w = p.window;
+    w.kernel_h = w.kernel_w = 3;
+    w.stride_h = w.stride_w = 1;
+    w.pad_top = w.pad_bottom = w.pad_left = w.pad_right = 1;
+  }
   qpool_test::random_zero_points(g, c.t, p);
   p.x_scale = p.y_scale = std::ldexp(1.0f, static_cast<int>(pick(-20, 20)));
   apply_profile(p, c.profile);
@@ -86,8 +96,8 @@ bool draw(std::mt19937& g, Case& c) {
   } catch (const Error&) {
     return false;
   }
-  c.x_extra = g() % 3 == 0 ? pick(1, 5) : 0;
-  c.y_extra = g() % 3 == 0 ? pick(1, 5) : 0;
+  c.x_extra = !dense && g() % 3 == 0 ? pick(1, 5) : 0;
+  c.y_extra = !dense && g() % 3 == 0 ? pick(1, 5) : 0;
   const std::vector<int64_t> xst = pitched(c.xs, c.x_extra);
   const int64_t span =
       (c.xs[0] - 1) * xst[0] + (c.xs[1] - 1) * xst[1] + (c.xs[2] - 1) * xst[2] + c.xs[3];
@@ -160,6 +170,42 @@ TEST(QAvgPoolRows16Fast, EveryVariantEqualsReferenceOnNarrowRows) {
   std::printf("[ rows16 ] %d cases (seed %u)\n", cases, kSeed);
   variant_test::print_runs("rows16", runs);
   variant_test::expect_each_ran(list, runs, 200, variant_test::name_has("-rows16-"));
+}
+
+// The flat k3s1p1 kernel (and rows16 beside it) on 3x3 stride-1 windows with
+// one pixel of padding: chunks that straddle rows, planes and images, the
+// tensor's last partial chunk, 1 to 3 threads (thread ranges that start and
+// end mid-plane).
+TEST(QAvgPoolRows16Fast, EveryVariantEqualsReferenceOnK3s1p1) {
+  qpool_test::Restore restore;
+  const uint32_t seed = kSeed + 2;
+  std::mt19937 g(seed);
+  const auto& list = cpu::qlinear_average_pool_kernels();
+  variant_test::Runs runs;
+  int cases = 0;
+  for (int attempt = 0; attempt < 600 && !HasFatalFailure(); ++attempt) {
+    Case c;
+    if (!draw(g, c, true)) continue;
+    ++cases;
+    // Enough planes for several 128-chunk thread pieces in some draws.
+    std::unique_ptr<YBuffer> y;
+    variant_test::Options opt;
+    opt.threads = 1 + attempt % 3;
+    const bool ok = variant_test::run_every_variant(
+        list,
+        [&] {
+          y = std::make_unique<YBuffer>(c);
+          return cpu::QAvgPoolProblem{c.x, y->view, &c.p, cpu::make_qavg_plan(c.x, y->view, c.p)};
+        },
+        [&](const cpu::QAvgPoolProblem&) { return y->check(c); },
+        "seed " + std::to_string(seed) + " attempt " + std::to_string(attempt) + " threads " +
+            std::to_string(opt.threads) + ": " + c.describe(),
+        runs, opt);
+    if (!ok) break;
+  }
+  std::printf("[ k3s1p1 ] %d cases (seed %u)\n", cases, seed);
+  variant_test::print_runs("k3s1p1", runs);
+  variant_test::expect_each_ran(list, runs, 150, variant_test::name_has("-flat3x3-"));
 }
 
 // The public call picks rows16 where it applies: at every ISA cap the host

@@ -202,11 +202,12 @@ TEST(QPoolFast, EveryVariantEqualsReferenceOnRandomConfigurations) {
   EXPECT_LT(mostly_saturated, cases / 3);  // the comparison must see varied outputs
   // The float-path kernels take ONNX Runtime's non-whole-image NCHW cases only.
   expect_each_ran(list, runs, 180, [](const std::string& n) {
-    return !name_has("fmean")(n) && !name_has("-rows16-")(n);
+    return !name_has("fmean")(n) && !name_has("-rows16-")(n) && !name_has("-flat3x3-")(n);
   });
   expect_each_ran(list, runs, 30, name_has("fmean"));
   // Rows of at most 16 columns and integer final steps only (test_qavgpool_rows16.cpp).
   expect_each_ran(list, runs, 10, name_has("-rows16-"));
+  // k3s1p1 on 64 planes or more only: its own test (test_qavgpool_rows16.cpp).
   for (const auto& [name, n] : per_profile) EXPECT_GT(n, 60) << name;
 }
 

@@ -25,30 +25,7 @@ constexpr int kRows = 2;
 constexpr bool kOneLoad = true;
 constexpr int64_t kLanes = 32;
 
-inline Vec add16(Vec a, Vec b) {
-  return _mm512_add_epi16(a, b);
-}
-inline Vec sub16(Vec a, Vec b) {
-  return _mm512_sub_epi16(a, b);
-}
-inline Vec and16(Vec a, Vec b) {
-  return _mm512_and_si512(a, b);
-}
-inline Vec mulhi16(Vec a, Vec b) {
-  return _mm512_mulhi_epu16(a, b);
-}
-inline Vec srl16(Vec a, __m128i n) {
-  return _mm512_srl_epi16(a, n);
-}
-inline Vec min16(Vec a, Vec b) {
-  return _mm512_min_epi16(a, b);
-}
-inline Vec max16(Vec a, Vec b) {
-  return _mm512_max_epi16(a, b);
-}
-inline Vec load16(const uint16_t* p) {
-  return _mm512_loadu_si512(p);
-}
+#include "ops/cpu/x8-qavgpool-lanes16-avx512.inc"
 
 struct Ctx {
   int64_t KW = 1, KH = 1, OH = 0, sH = 0, ysH = 0;
