@@ -11,6 +11,7 @@
 #include "test_util.hpp"
 
 namespace npukit::test {
+namespace test_onnx_op_families {
 namespace {
 
 onnx::Node family_test_node(const std::string& domain, const std::string& op_type,
