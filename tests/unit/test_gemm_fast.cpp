@@ -124,6 +124,56 @@ TEST(GemmFast, MlasOrderEveryVariantEqualsReferenceBitForBit) {
   every_variant_equals_reference(true);
 }
 
+// One row in MLAS's order (a classifier) streams b's rows over a range of
+// columns per thread (f32-gemm-mlas.inc, gemm_mlas_rows): shapes that leave
+// 1-3 steps of k at a block's end, column tails of every width, N past
+// kGemmMlasRowColumns (several ranges even at 1 thread), c absent, a scalar or
+// a row, special values, 1-3 threads.
+TEST(GemmFast, MlasOneRowStreamedRowsEqualReferenceBitForBit) {
+  test::SettingsRestore restore;
+  const unsigned seed = 4245;
+  std::mt19937 rng(seed);
+  const auto& list = cpu::gemm_kernels();
+  int runs = 0, runnable = 0;
+  for (const auto& v : list.variants)
+    runnable +=
+        !v.reference && list.runnable(v) && std::string(v.name).find("-mlas-") != std::string::npos;
+  if (runnable == 0) GTEST_SKIP() << "no f32-gemm-mlas-* kernel runs below AVX2";
+  for (int iter = 0; iter < 40; ++iter) {
+    const int64_t K = iter < 8 ? 1 + iter : 1 + rng() % 700,
+                  N = iter % 5 == 4 ? 1000 + rng() % 1200 : 1 + rng() % 90;
+    const int64_t k_blocks[] = {1, 3, 5, 16, 256};
+    const int64_t k_block = k_blocks[rng() % 5];
+    const int c_kind = static_cast<int>(rng() % 3);  // none, scalar, row
+    Tensor a(DType::f32, {1, K}), b(DType::f32, {K, N}), y0(DType::f32, {1, N});
+    Tensor c(DType::f32, c_kind == 1 ? Shape{} : Shape{N});
+    for (Tensor* t : {&a, &b, &c, &y0})
+      for (int64_t i = 0; i < t->numel(); ++i) t->data<float>()[i] = value(rng);
+    const float beta = rng() % 5 == 0 ? 0.0f : value(rng);
+    const TensorView cv = c_kind == 0 ? TensorView() : broadcast_view(c, {1, N}, "test", "c");
+    Tensor want = y0;
+    cpu::GemmProblem p{a, b, cv, want, 1.0f, beta, k_block};
+    list.variants.back().run(p);
+    for (const auto& v : list.variants) {
+      if (v.reference || !list.runnable(v) || (v.declines && v.declines(p))) continue;
+      for (int threads = 1; threads <= 3; ++threads) {
+        set_num_threads(threads);
+        Tensor got = y0;
+        p.y = got;
+        v.run(p);
+        for (int64_t i = 0; i < N; ++i)
+          ASSERT_TRUE(test::same_bits_or_both_nan(got.data<float>()[i], want.data<float>()[i]))
+              << "seed " << seed << " iter " << iter << " " << v.name << ": K " << K << " N " << N
+              << " k_block " << k_block << " c kind " << c_kind << " beta " << beta << " threads "
+              << threads << " element " << i << ": " << got.data<float>()[i] << " vs "
+              << want.data<float>()[i];
+        ++runs;
+      }
+    }
+  }
+  EXPECT_EQ(runs, 40 * 3 * runnable);  // only the mlas kernels take these
+}
+
 // GemmParams::mlas_k_block written out (y = beta * c, then each block's FMA
 // chain added to it) on values of spread sizes, so the order shows; the
 // public gemm() at every ISA cap and with Impl::reference; alpha != 1 refused.

@@ -24,6 +24,8 @@ struct Lanes {
   static Vec set1(float x) { return _mm256_set1_ps(x); }
   static Vec load_n(const float* p, int64_t n) { return _mm256_maskload_ps(p, mask(n)); }
   static void store_n(float* p, Vec v, int64_t n) { _mm256_maskstore_ps(p, mask(n), v); }
+  static Vec load(const float* p) { return _mm256_loadu_ps(p); }
+  static void store(float* p, Vec v) { _mm256_storeu_ps(p, v); }
   static Vec add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
   static Vec fmadd(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
 };
@@ -34,6 +36,9 @@ struct Lanes {
 
 void f32_gemm_mlas_avx2(const GemmProblem& p, int64_t n0, int64_t cols) {
   gemm_mlas_columns(p, n0, cols);
+}
+void f32_gemm_mlas_rows_avx2(const GemmProblem& p, int64_t n0, int64_t cols) {
+  gemm_mlas_rows(p, n0, cols);
 }
 
 }  // namespace npukit::cpu

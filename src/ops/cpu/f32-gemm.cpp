@@ -90,16 +90,28 @@ const char* declines_mlas(const GemmProblem& p) {
   return p.mlas_k_block ? "MLAS's order (mlas_k_block: f32-gemm-mlas-* take it)" : nullptr;
 }
 
-// f32-gemm-mlas-*: column groups of kGemmMlasVectors vectors, threaded.
+// f32-gemm-mlas-*: column groups of kGemmMlasVectors vectors, threaded; one
+// row (a classifier: bound by reading b) streams b's rows over one range of
+// columns per thread instead.
 const char* declines_mlas_kernel(const GemmProblem& p) {
   if (!p.mlas_k_block) return "the k-order sum (mlas_k_block = 0)";
   if (p.b.stride(1) != 1) return "b's rows not contiguous";
   if (p.y.stride(1) != 1) return "output rows not contiguous";
   return nullptr;
 }
+using Columns = void (*)(const GemmProblem&, int64_t, int64_t);
 template <int64_t kLanes>
-void run_mlas(const GemmProblem& p, void (*columns)(const GemmProblem&, int64_t, int64_t)) {
+void run_mlas(const GemmProblem& p, Columns columns, Columns rows) {
   const int64_t M = p.a.dim(0), K = p.a.dim(1), N = p.b.dim(1);
+  if (M == 1) {
+    const int64_t threads = std::max(1, num_threads());
+    const int64_t share = (N + threads - 1) / threads;
+    const int64_t width = std::min(
+        kGemmMlasRowColumns, std::max<int64_t>(kLanes, (share + kLanes - 1) / kLanes * kLanes));
+    const int64_t ranges = (N + width - 1) / width;
+    parallel_for(ranges, 1, [&](int64_t r) { rows(p, r * width, std::min(width, N - r * width)); });
+    return;
+  }
   constexpr int64_t width = kLanes * kGemmMlasVectors;
   const int64_t groups = (N + width - 1) / width;
   const int64_t grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, M * K * width));
@@ -107,10 +119,10 @@ void run_mlas(const GemmProblem& p, void (*columns)(const GemmProblem&, int64_t,
                [&](int64_t g) { columns(p, g * width, std::min(width, N - g * width)); });
 }
 void run_mlas_avx512(const GemmProblem& p) {
-  run_mlas<16>(p, f32_gemm_mlas_avx512);
+  run_mlas<16>(p, f32_gemm_mlas_avx512, f32_gemm_mlas_rows_avx512);
 }
 void run_mlas_avx2(const GemmProblem& p) {
-  run_mlas<8>(p, f32_gemm_mlas_avx2);
+  run_mlas<8>(p, f32_gemm_mlas_avx2, f32_gemm_mlas_rows_avx2);
 }
 
 // The avx512 block stores straight into y's rows.
@@ -128,7 +140,8 @@ const KernelList<GemmProblem>& gemm_kernels() {
         run_avx512},
        {"f32-gemm-avx2", Isa::avx2, "the k-order sum (mlas_k_block = 0)", declines_mlas, run_avx2},
        {"f32-gemm-mlas-avx512", Isa::avx512,
-        "mlas_k_block (ONNX Runtime's SGEMM order), rows of b and y contiguous",
+        "mlas_k_block (ONNX Runtime's SGEMM order), rows of b and y contiguous (one row: b's rows "
+        "streamed)",
         declines_mlas_kernel, run_mlas_avx512},
        {"f32-gemm-mlas-avx2", Isa::avx2, "as f32-gemm-mlas-avx512", declines_mlas_kernel,
         run_mlas_avx2},

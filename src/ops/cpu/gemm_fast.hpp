@@ -35,6 +35,11 @@ void f32_gemm_wide_avx512(const GemmProblem& p, int64_t n0);
 inline constexpr int64_t kGemmMlasVectors = 4;
 void f32_gemm_mlas_avx512(const GemmProblem& p, int64_t n0, int64_t cols);
 void f32_gemm_mlas_avx2(const GemmProblem& p, int64_t n0, int64_t cols);
+// The same with b's rows streamed (f32-gemm-mlas.inc, gemm_mlas_rows):
+// cols <= kGemmMlasRowColumns.
+inline constexpr int64_t kGemmMlasRowColumns = 1024;
+void f32_gemm_mlas_rows_avx512(const GemmProblem& p, int64_t n0, int64_t cols);
+void f32_gemm_mlas_rows_avx2(const GemmProblem& p, int64_t n0, int64_t cols);
 
 // f32-gemm-{avx512, avx2}, f32-gemm-mlas-{avx512, avx2}, then the reference.
 const KernelList<GemmProblem>& gemm_kernels();
