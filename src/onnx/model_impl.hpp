@@ -14,6 +14,7 @@
 #include "npukit/onnx/model.hpp"
 #include "onnx/graph.hpp"
 #include "onnx/loaded.hpp"
+#include "onnx/memory_plan.hpp"
 
 namespace npukit::onnx {
 
@@ -44,8 +45,10 @@ struct Model::Impl {
   };
   std::vector<Step> steps;
   std::vector<Operand> types;
-  std::vector<Tensor> buffers;
+  std::vector<Tensor> buffers;  // per value, the bytes it owns (the arena: its first value's)
   std::vector<TensorView> views;
+  std::vector<char> shared;  // per value: in the shared arena (later values overwrite it)
+  MemoryUse memory;
   std::vector<Shape> planned_shapes;
   // int64 graph inputs carry shapes, axes and pads: their values are known
   // when a run plans (a change of value replans, like a change of shape). At
@@ -109,7 +112,10 @@ struct Model::Impl {
   // Plans every node for the given input shapes. With `issues`, problems are
   // collected per node (load time); without, the first one throws.
   void plan(const std::vector<Shape>& shapes, std::vector<Issue>* issues);
-  void allocate();
+  void allocate();  // allocate.cpp
+  std::vector<size_t> rename_roots(const std::vector<bool>& channels_last,
+                                   const std::vector<char>& io);
+  std::vector<Lifetime> lifetimes(const std::vector<size_t>& root) const;
   // Computes a node's outputs now when they are known (all inputs known, or
   // the planner knew them): they become values of this plan, the node no step.
   bool fold(const Node& n, const std::vector<Operand>& in, NodePlan& p);
