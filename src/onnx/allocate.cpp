@@ -16,7 +16,7 @@ namespace npukit::onnx {
 
 namespace {
 // NPUKIT_MEMORY_PLAN: "shared" (the default) or "unshared" (every value its own buffer).
-bool sharing_allowed() {
+bool memory_sharing_allowed() {
   const char* env = std::getenv("NPUKIT_MEMORY_PLAN");
   const std::string mode = env ? env : "shared";
   check(mode == "shared" || mode == "unshared", "npukit::onnx::Model::run", "NPUKIT_MEMORY_PLAN",
@@ -24,11 +24,8 @@ bool sharing_allowed() {
   return mode == "shared";
 }
 
-uint64_t byte_size(const Operand& t) {
+uint64_t value_bytes(const Operand& t) {
   return static_cast<uint64_t>(shape_numel(t.shape)) * dtype_size(*dtype_of(t.elem));
-}
-uint64_t aligned(uint64_t bytes) {
-  return (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
 }
 }  // namespace
 
@@ -63,8 +60,51 @@ std::vector<Lifetime> Model::Impl::lifetimes(const std::vector<size_t>& root) co
       if (v != SIZE_MAX) life[root[v]].last = std::max(life[root[v]].last, k);
   }
   for (size_t v = 0; v < names.size(); ++v)
-    if (types[v].present && !types[v].value) life[v].bytes = byte_size(types[v]);
+    if (types[v].present && !types[v].value) life[v].bytes = value_bytes(types[v]);
   return life;
+}
+
+// Checks each owner of bytes against the budget, fills `memory`, and puts the
+// values a step computes (not graph inputs or outputs) in one arena when
+// `share`: per value, its address there (null: it gets its own buffer).
+std::vector<char*> Model::Impl::place_in_arena(const std::vector<size_t>& root,
+                                               const std::vector<Lifetime>& life,
+                                               const std::vector<char>& io, bool share) {
+  std::vector<size_t> in_arena;
+  memory = MemoryUse{};
+  for (size_t v = 0; v < names.size(); ++v) {
+    const Operand& t = types[v];
+    if (!t.present || t.value || root[v] != v) continue;
+    // Named here: the Tensor's own budget error only knows the shape.
+    const DType dt = *dtype_of(t.elem);
+    check_allocation("npukit::onnx::Model::run", "value",
+                     "'" + names[v] + "' " + shape_text(t.shape) + " " + dtype_name(dt),
+                     static_cast<uint64_t>(shape_numel(t.shape)), dtype_size(dt));
+    memory.unshared_bytes += static_cast<int64_t>(arena_aligned(life[v].bytes));
+    if (share && !io[v] && life[v].first != SIZE_MAX && life[v].bytes > 0)
+      in_arena.push_back(v);
+    else
+      memory.private_bytes += static_cast<int64_t>(arena_aligned(life[v].bytes));
+  }
+  std::vector<Lifetime> placed;
+  for (size_t v : in_arena) placed.push_back(life[v]);
+  const ArenaPlan arena = plan_arena(placed);
+  memory.arena_bytes = static_cast<int64_t>(arena.bytes);
+  memory.arena_lower_bound = static_cast<int64_t>(peak_live_bytes(placed));
+  if (!in_arena.empty()) {
+    check_allocation("npukit::onnx::Model::run", "activation arena",
+                     std::to_string(arena.bytes) + " bytes", arena.bytes, 1);
+    // Held by the first value placed: a Tensor per value is what the rest of the runner frees.
+    buffers[in_arena[0]] = Tensor(DType::u8, {static_cast<int64_t>(arena.bytes)});
+  }
+  char* const base =
+      in_arena.empty() ? nullptr : static_cast<char*>(buffers[in_arena[0]].view().raw());
+  std::vector<char*> at(names.size(), nullptr);
+  for (size_t k = 0; k < in_arena.size(); ++k) {
+    at[in_arena[k]] = base + arena.offsets[k];
+    shared[in_arena[k]] = 1;
+  }
+  return at;
 }
 
 void Model::Impl::allocate() {
@@ -80,43 +120,8 @@ void Model::Impl::allocate() {
   for (size_t v : output_ids) io[v] = 1;
   const std::vector<size_t> root = rename_roots(channels_last, io);
   const std::vector<Lifetime> life = lifetimes(root);
-  const bool share = kept == Intermediates::may_fuse && sharing_allowed();
-
-  // The owners of bytes, and which of them go to the arena.
-  std::vector<size_t> in_arena;
-  memory = MemoryUse{};
-  for (size_t v = 0; v < names.size(); ++v) {
-    const Operand& t = types[v];
-    if (!t.present || t.value || root[v] != v) continue;
-    // Named here: the Tensor's own budget error only knows the shape.
-    const DType dt = *dtype_of(t.elem);
-    check_allocation("npukit::onnx::Model::run", "value",
-                     "'" + names[v] + "' " + shape_text(t.shape) + " " + dtype_name(dt),
-                     static_cast<uint64_t>(shape_numel(t.shape)), dtype_size(dt));
-    memory.unshared_bytes += static_cast<int64_t>(aligned(life[v].bytes));
-    if (share && !io[v] && life[v].first != SIZE_MAX && life[v].bytes > 0)
-      in_arena.push_back(v);
-    else
-      memory.private_bytes += static_cast<int64_t>(aligned(life[v].bytes));
-  }
-  std::vector<Lifetime> placed;
-  for (size_t v : in_arena) placed.push_back(life[v]);
-  const ArenaPlan arena = plan_arena(placed);
-  memory.arena_bytes = static_cast<int64_t>(arena.bytes);
-  memory.arena_lower_bound = static_cast<int64_t>(peak_live_bytes(placed));
-  if (!in_arena.empty()) {
-    check_allocation("npukit::onnx::Model::run", "activation arena",
-                     std::to_string(arena.bytes) + " bytes", arena.bytes, 1);
-    // Held by the first value placed: a Tensor per value is what the rest of the runner frees.
-    buffers[in_arena[0]] = Tensor(DType::u8, {static_cast<int64_t>(arena.bytes)});
-  }
-  char* const base = in_arena.empty() ? nullptr : static_cast<char*>(buffers[in_arena[0]].view().raw());
-  std::vector<char*> at(names.size(), nullptr);
-  for (size_t k = 0; k < in_arena.size(); ++k) {
-    at[in_arena[k]] = base + arena.offsets[k];
-    shared[in_arena[k]] = 1;
-  }
-
+  const bool share = kept == Intermediates::may_fuse && memory_sharing_allowed();
+  std::vector<char*> at = place_in_arena(root, life, io, share);
   for (size_t v = 0; v < names.size(); ++v) {
     const Operand& t = types[v];
     if (!t.present || root[v] != v) continue;

@@ -7,10 +7,7 @@
 namespace npukit::onnx {
 
 namespace {
-uint64_t aligned(uint64_t bytes) {
-  return (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
-}
-bool overlap(const Lifetime& a, const Lifetime& b) {
+bool lifetimes_overlap(const Lifetime& a, const Lifetime& b) {
   return a.first <= b.last && b.first <= a.last;
 }
 }  // namespace
@@ -30,14 +27,14 @@ ArenaPlan plan_arena(const std::vector<Lifetime>& values) {
     // The placed values alive with v, by offset: v takes the first gap that fits.
     std::vector<size_t> live;
     for (size_t p : placed)
-      if (overlap(values[p], values[v])) live.push_back(p);
+      if (lifetimes_overlap(values[p], values[v])) live.push_back(p);
     std::sort(live.begin(), live.end(),
               [&](size_t a, size_t b) { return plan.offsets[a] < plan.offsets[b]; });
-    const uint64_t need = aligned(values[v].bytes);
+    const uint64_t need = arena_aligned(values[v].bytes);
     uint64_t at = 0;
     for (size_t p : live) {
       if (plan.offsets[p] >= at + need) break;
-      at = std::max(at, plan.offsets[p] + aligned(values[p].bytes));
+      at = std::max(at, plan.offsets[p] + arena_aligned(values[p].bytes));
     }
     plan.offsets[v] = at;
     plan.bytes = std::max(plan.bytes, at + need);
@@ -51,7 +48,7 @@ uint64_t peak_live_bytes(const std::vector<Lifetime>& values) {
   for (const Lifetime& l : values) steps = std::max(steps, l.last + 1);
   std::vector<uint64_t> live(steps, 0);
   for (const Lifetime& l : values)
-    for (size_t s = l.first; s <= l.last; ++s) live[s] += aligned(l.bytes);
+    for (size_t s = l.first; s <= l.last; ++s) live[s] += arena_aligned(l.bytes);
   return live.empty() ? 0 : *std::max_element(live.begin(), live.end());
 }
 

@@ -11,6 +11,9 @@ namespace npukit::onnx {
 
 // Offsets in the arena are multiples of this (what Tensor guarantees).
 inline constexpr uint64_t kArenaAlignment = 64;
+inline uint64_t arena_aligned(uint64_t bytes) {
+  return (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+}
 
 // One value to place: its bytes and the steps (execution order) from the one
 // that writes it to the last one that reads it, both inclusive. A step's

@@ -116,6 +116,9 @@ struct Model::Impl {
   std::vector<size_t> rename_roots(const std::vector<bool>& channels_last,
                                    const std::vector<char>& io);
   std::vector<Lifetime> lifetimes(const std::vector<size_t>& root) const;
+  std::vector<char*> place_in_arena(const std::vector<size_t>& root,
+                                    const std::vector<Lifetime>& life, const std::vector<char>& io,
+                                    bool share);
   // Computes a node's outputs now when they are known (all inputs known, or
   // the planner knew them): they become values of this plan, the node no step.
   bool fold(const Node& n, const std::vector<Operand>& in, NodePlan& p);

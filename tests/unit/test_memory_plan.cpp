@@ -16,7 +16,8 @@ namespace {
 using onnx::Lifetime;
 
 // No two values alive at one step overlap in bytes; offsets are aligned.
-::testing::AssertionResult disjoint(const std::vector<Lifetime>& life, const onnx::ArenaPlan& p) {
+::testing::AssertionResult arena_disjoint(const std::vector<Lifetime>& life,
+                                          const onnx::ArenaPlan& p) {
   for (size_t i = 0; i < life.size(); ++i) {
     if (p.offsets[i] % onnx::kArenaAlignment)
       return ::testing::AssertionFailure() << "value " << i << " at " << p.offsets[i];
@@ -42,7 +43,7 @@ TEST(MemoryPlan, ChainReusesTwoBuffersAndAlignsOffsets) {
   EXPECT_EQ(p.bytes, 256u);
   EXPECT_EQ(onnx::peak_live_bytes(life), 256u);
   EXPECT_EQ(p.offsets, (std::vector<uint64_t>{0, 128, 0, 128, 0}));
-  EXPECT_TRUE(disjoint(life, p));
+  EXPECT_TRUE(arena_disjoint(life, p));
 }
 
 TEST(MemoryPlan, LargestFirstFillsTheGapsOfDeadValues) {
@@ -56,7 +57,7 @@ TEST(MemoryPlan, LargestFirstFillsTheGapsOfDeadValues) {
   EXPECT_EQ(p.offsets, (std::vector<uint64_t>{0, 1024, 0, 640}));
   EXPECT_EQ(p.bytes, 1280u);
   EXPECT_EQ(onnx::peak_live_bytes(life), 1280u);
-  EXPECT_TRUE(disjoint(life, p));
+  EXPECT_TRUE(arena_disjoint(life, p));
 }
 
 TEST(MemoryPlan, RandomLifetimesNeverOverlap) {
@@ -70,7 +71,7 @@ TEST(MemoryPlan, RandomLifetimesNeverOverlap) {
       life.push_back({rng() % 5000, first, first + rng() % 8});
     }
     const onnx::ArenaPlan p = onnx::plan_arena(life);
-    EXPECT_TRUE(disjoint(life, p)) << "seed " << seed << " trial " << trial;
+    EXPECT_TRUE(arena_disjoint(life, p)) << "seed " << seed << " trial " << trial;
     EXPECT_GE(p.bytes, onnx::peak_live_bytes(life)) << "seed " << seed << " trial " << trial;
   }
 }
@@ -80,9 +81,20 @@ TEST(MemoryPlan, RandomLifetimesNeverOverlap) {
 // rename by abs, and each element-wise step could write over its input.
 // Lifetimes (steps relu 0, neg 1, reshape 2, abs 3, add 4, mul 5): a 0-4,
 // b (and r) 1-3, c 3-4, d 4-5, 256 bytes each; x and y have their own buffers.
-const unsigned char kTempting[] = {8, 8, 58, 191, 1, 10, 18, 10, 1, 120, 18, 1, 97, 26, 4, 114, 101, 108, 117, 34, 4, 82, 101, 108, 117, 10, 16, 10, 1, 97, 18, 1, 98, 26, 3, 110, 101, 103, 34, 3, 78, 101, 103, 10, 27, 10, 1, 98, 10, 1, 115, 18, 1, 114, 26, 7, 114, 101, 115, 104, 97, 112, 101, 34, 7, 82, 101, 115, 104, 97, 112, 101, 10, 16, 10, 1, 114, 18, 1, 99, 26, 3, 97, 98, 115, 34, 3, 65, 98, 115, 10, 19, 10, 1, 99, 10, 1, 97, 18, 1, 100, 26, 3, 97, 100, 100, 34, 3, 65, 100, 100, 10, 19, 10, 1, 100, 10, 1, 100, 18, 1, 121, 26, 3, 109, 117, 108, 34, 3, 77, 117, 108, 18, 1, 103, 42, 17, 8, 1, 16, 7, 66, 1, 115, 74, 8, 64, 0, 0, 0, 0, 0, 0, 0, 90, 19, 10, 1, 120, 18, 14, 10, 12, 8, 1, 18, 8, 10, 2, 8, 1, 10, 2, 8, 64, 98, 19, 10, 1, 121, 18, 14, 10, 12, 8, 1, 18, 8, 10, 2, 8, 1, 10, 2, 8, 64, 66, 4, 10, 0, 16, 13};
+const unsigned char kTempting[] = {
+    8,   8,   58,  191, 1,   10,  18,  10,  1,   120, 18,  1,   97,  26,  4,   114, 101, 108, 117,
+    34,  4,   82,  101, 108, 117, 10,  16,  10,  1,   97,  18,  1,   98,  26,  3,   110, 101, 103,
+    34,  3,   78,  101, 103, 10,  27,  10,  1,   98,  10,  1,   115, 18,  1,   114, 26,  7,   114,
+    101, 115, 104, 97,  112, 101, 34,  7,   82,  101, 115, 104, 97,  112, 101, 10,  16,  10,  1,
+    114, 18,  1,   99,  26,  3,   97,  98,  115, 34,  3,   65,  98,  115, 10,  19,  10,  1,   99,
+    10,  1,   97,  18,  1,   100, 26,  3,   97,  100, 100, 34,  3,   65,  100, 100, 10,  19,  10,
+    1,   100, 10,  1,   100, 18,  1,   121, 26,  3,   109, 117, 108, 34,  3,   77,  117, 108, 18,
+    1,   103, 42,  17,  8,   1,   16,  7,   66,  1,   115, 74,  8,   64,  0,   0,   0,   0,   0,
+    0,   0,   90,  19,  10,  1,   120, 18,  14,  10,  12,  8,   1,   18,  8,   10,  2,   8,   1,
+    10,  2,   8,   64,  98,  19,  10,  1,   121, 18,  14,  10,  12,  8,   1,   18,  8,   10,  2,
+    8,   1,   10,  2,   8,   64,  66,  4,   10,  0,   16,  13};
 
-onnx::Model tempting(onnx::Intermediates kept = onnx::Intermediates::may_fuse) {
+onnx::Model tempting_model(onnx::Intermediates kept = onnx::Intermediates::may_fuse) {
   return onnx::Model::from_bytes(kTempting, sizeof(kTempting), Profile::onnxruntime, "tempting",
                                  false, kept);
 }
@@ -103,7 +115,7 @@ TEST(MemoryPlan, TemptingGraphGivesTheHandComputedValuesAndBytes) {
   }
   for (int threads : {1, 2, 3}) {
     set_num_threads(threads);
-    onnx::Model m = tempting();
+    onnx::Model m = tempting_model();
     EXPECT_TRUE(same_bits(m.run({x.view()})[0], want)) << "threads " << threads;
     const onnx::MemoryUse u = m.memory_use();
     // a at 0, b at 256, c at 512 (alive with a and b), d at 256 (b is dead by add).
@@ -117,20 +129,20 @@ TEST(MemoryPlan, TemptingGraphGivesTheHandComputedValuesAndBytes) {
 
 TEST(MemoryPlan, UnsharedPlanGivesTheSameBitsAndEveryValue) {
   const Tensor x = tempting_input();
-  onnx::Model shared = tempting();
+  onnx::Model shared = tempting_model();
   const std::vector<float> want = shared.run({x.view()})[0].to_vector<float>();
   ::setenv("NPUKIT_MEMORY_PLAN", "unshared", 1);
-  onnx::Model own = tempting();
+  onnx::Model own = tempting_model();
   EXPECT_TRUE(same_bits(own.run({x.view()})[0], want));
   EXPECT_EQ(own.memory_use().arena_bytes, 0);
   EXPECT_EQ(own.memory_use().private_bytes, 1536);
   ::setenv("NPUKIT_MEMORY_PLAN", "sometimes", 1);
-  EXPECT_TRUE(raises([&] { tempting().run({x.view()}); }, "npukit::onnx::Model::run",
+  EXPECT_TRUE(raises([&] { tempting_model().run({x.view()}); }, "npukit::onnx::Model::run",
                      "NPUKIT_MEMORY_PLAN", "sometimes"));
   ::unsetenv("NPUKIT_MEMORY_PLAN");
 }
 
-std::set<std::string> value_names(const onnx::Model& m) {
+std::set<std::string> listed_value_names(const onnx::Model& m) {
   std::set<std::string> out;
   for (const onnx::NamedValue& v : m.values()) out.insert(v.name);
   return out;
@@ -138,9 +150,9 @@ std::set<std::string> value_names(const onnx::Model& m) {
 
 TEST(MemoryPlan, KeepAllKeepsEveryValueAndSharedRunsListOnlyTheirOwn) {
   const Tensor x = tempting_input();
-  onnx::Model all = tempting(onnx::Intermediates::keep_all);
+  onnx::Model all = tempting_model(onnx::Intermediates::keep_all);
   all.run({x.view()});
-  EXPECT_EQ(value_names(all), (std::set<std::string>{"x", "a", "b", "r", "c", "d", "y"}));
+  EXPECT_EQ(listed_value_names(all), (std::set<std::string>{"x", "a", "b", "r", "c", "d", "y"}));
   EXPECT_EQ(all.memory_use().arena_bytes, 0);
   // Every kept value is its own: a is read back after the run as relu(x).
   for (const onnx::NamedValue& v : all.values()) {
@@ -149,9 +161,9 @@ TEST(MemoryPlan, KeepAllKeepsEveryValueAndSharedRunsListOnlyTheirOwn) {
       EXPECT_EQ(v.view.data<float>()[i], std::max(0.0f, x.view().data<float>()[i])) << i;
     }
   }
-  onnx::Model shared = tempting();
+  onnx::Model shared = tempting_model();
   shared.run({x.view()});
-  EXPECT_EQ(value_names(shared), (std::set<std::string>{"x", "y"}));
+  EXPECT_EQ(listed_value_names(shared), (std::set<std::string>{"x", "y"}));
 }
 
 // Every fp32 and int8 bundled model: the same bytes with and without sharing.
