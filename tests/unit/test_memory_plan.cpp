@@ -76,23 +76,25 @@ TEST(MemoryPlan, RandomLifetimesNeverOverlap) {
   }
 }
 
-// y = (|reshape(-relu(x), [64])| + relu(x))^2 on x [1, 64]: a = relu(x) is
-// read late (by add), b = neg(a) is renamed by reshape and read through the
-// rename by abs, and each element-wise step could write over its input.
-// Lifetimes (steps relu 0, neg 1, reshape 2, abs 3, add 4, mul 5): a 0-4,
-// b (and r) 1-3, c 3-4, d 4-5, 256 bytes each; x and y have their own buffers.
+// y = (|x| + reshape(-relu(x), [64])) + relu(x) on x [1, 64]: a = relu(x) is
+// read late (by the last add); b = neg(a) is renamed by reshape and read
+// through the rename by add, after abs wrote c, which must not take b's bytes
+// (it would if a rename's readers did not extend its source's life); each
+// step could also write over its own input.
+// Lifetimes (steps relu 0, neg 1, reshape 2, abs 3, add 4, add_late 5): a 0-5,
+// b (and r) 1-4, c 3-4, d 4-5, 256 bytes each; x and y have their own buffers.
 const unsigned char kTempting[] = {
-    8,   8,   58,  191, 1,   10,  18,  10,  1,   120, 18,  1,   97,  26,  4,   114, 101, 108, 117,
+    8,   8,   58,  196, 1,   10,  18,  10,  1,   120, 18,  1,   97,  26,  4,   114, 101, 108, 117,
     34,  4,   82,  101, 108, 117, 10,  16,  10,  1,   97,  18,  1,   98,  26,  3,   110, 101, 103,
     34,  3,   78,  101, 103, 10,  27,  10,  1,   98,  10,  1,   115, 18,  1,   114, 26,  7,   114,
     101, 115, 104, 97,  112, 101, 34,  7,   82,  101, 115, 104, 97,  112, 101, 10,  16,  10,  1,
-    114, 18,  1,   99,  26,  3,   97,  98,  115, 34,  3,   65,  98,  115, 10,  19,  10,  1,   99,
-    10,  1,   97,  18,  1,   100, 26,  3,   97,  100, 100, 34,  3,   65,  100, 100, 10,  19,  10,
-    1,   100, 10,  1,   100, 18,  1,   121, 26,  3,   109, 117, 108, 34,  3,   77,  117, 108, 18,
-    1,   103, 42,  17,  8,   1,   16,  7,   66,  1,   115, 74,  8,   64,  0,   0,   0,   0,   0,
-    0,   0,   90,  19,  10,  1,   120, 18,  14,  10,  12,  8,   1,   18,  8,   10,  2,   8,   1,
-    10,  2,   8,   64,  98,  19,  10,  1,   121, 18,  14,  10,  12,  8,   1,   18,  8,   10,  2,
-    8,   1,   10,  2,   8,   64,  66,  4,   10,  0,   16,  13};
+    120, 18,  1,   99,  26,  3,   97,  98,  115, 34,  3,   65,  98,  115, 10,  19,  10,  1,   99,
+    10,  1,   114, 18,  1,   100, 26,  3,   97,  100, 100, 34,  3,   65,  100, 100, 10,  24,  10,
+    1,   100, 10,  1,   97,  18,  1,   121, 26,  8,   97,  100, 100, 95,  108, 97,  116, 101, 34,
+    3,   65,  100, 100, 18,  1,   103, 42,  17,  8,   1,   16,  7,   66,  1,   115, 74,  8,   64,
+    0,   0,   0,   0,   0,   0,   0,   90,  19,  10,  1,   120, 18,  14,  10,  12,  8,   1,   18,
+    8,   10,  2,   8,   1,   10,  2,   8,   64,  98,  19,  10,  1,   121, 18,  14,  10,  12,  8,
+    1,   18,  8,   10,  2,   8,   1,   10,  2,   8,   64,  66,  4,   10,  0,   16,  13};
 
 onnx::Model tempting_model(onnx::Intermediates kept = onnx::Intermediates::may_fuse) {
   return onnx::Model::from_bytes(kTempting, sizeof(kTempting), Profile::onnxruntime, "tempting",
@@ -110,17 +112,17 @@ TEST(MemoryPlan, TemptingGraphGivesTheHandComputedValuesAndBytes) {
   const Tensor x = tempting_input();
   std::vector<float> want(64);
   for (int i = 0; i < 64; ++i) {
-    const float a = std::max(0.0f, x.view().data<float>()[i]);
-    want[i] = (a + a) * (a + a);
+    const float v = x.view().data<float>()[i], a = std::max(0.0f, v);
+    want[i] = (std::fabs(v) + -a) + a;
   }
   for (int threads : {1, 2, 3}) {
     set_num_threads(threads);
     onnx::Model m = tempting_model();
     EXPECT_TRUE(same_bits(m.run({x.view()})[0], want)) << "threads " << threads;
     const onnx::MemoryUse u = m.memory_use();
-    // a at 0, b at 256, c at 512 (alive with a and b), d at 256 (b is dead by add).
-    EXPECT_EQ(u.arena_bytes, 768);
-    EXPECT_EQ(u.arena_lower_bound, 768);
+    // a at 0, b at 256, c at 512, d at 768: all four are alive at add.
+    EXPECT_EQ(u.arena_bytes, 1024);
+    EXPECT_EQ(u.arena_lower_bound, 1024);
     EXPECT_EQ(u.private_bytes, 512);    // x and y
     EXPECT_EQ(u.unshared_bytes, 1536);  // x, a, b, c, d, y (r is a view of b)
   }
