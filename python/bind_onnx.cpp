@@ -96,6 +96,17 @@ void bind_model_class(py::module_& m) {
       .def("reset_layer_times", &onnx::Model::reset_layer_times)
       .def_property_readonly("timed_runs", &onnx::Model::timed_runs,
                              "Runs averaged in layer_times()")
+      .def_property_readonly(
+          "memory_use",
+          [](const onnx::Model& md) {
+            const onnx::MemoryUse m = md.memory_use();
+            return py::dict(py::arg("arena_bytes") = m.arena_bytes,
+                            py::arg("arena_lower_bound") = m.arena_lower_bound,
+                            py::arg("private_bytes") = m.private_bytes,
+                            py::arg("unshared_bytes") = m.unshared_bytes);
+          },
+          "Activation bytes of the latest plan: the arena values share by liveness, its lower "
+          "bound, values with their own buffers, and every value its own (as `npukit run`)")
       .def(
           "nodes",
           [](const onnx::Model& md) {

@@ -465,62 +465,6 @@ void Model::Impl::check_declared_types(std::vector<Issue>& issues) const {
   for (const Declared& d : g.value_infos) compare(d, "value");
 }
 
-void Model::Impl::allocate() {
-  buffers.assign(names.size(), Tensor());
-  views.assign(names.size(), TensorView());
-  std::vector<LayoutStep> layout_steps;
-  for (const Step& s : steps)
-    layout_steps.push_back({&g.nodes[s.node], &s.in, &s.out, node_profile[s.node]});
-  const std::vector<bool> channels_last = channels_last_values(layout_steps, types, output_ids);
-  for (size_t v = 0; v < names.size(); ++v) {
-    const Operand& t = types[v];
-    if (!t.present) continue;
-    if (t.value) {  // initializer, Constant node or folded value
-      views[v] = t.value->tensor.view();
-      continue;
-    }
-    // Named here: the Tensor's own budget error only knows the shape.
-    const DType dt = *dtype_of(t.elem);
-    check_allocation("npukit::onnx::Model::run", "value",
-                     "'" + names[v] + "' " + shape_text(t.shape) + " " + dtype_name(dt),
-                     static_cast<uint64_t>(shape_numel(t.shape)), dtype_size(dt));
-    if (channels_last[v]) {  // int8_layout.hpp: NHWC bytes behind an NCHW view
-      buffers[v] = Tensor(dt, {t.shape[0], t.shape[2], t.shape[3], t.shape[1]});
-      views[v] = channels_last_view(buffers[v].view().raw(), dt, t.shape);
-      continue;
-    }
-    buffers[v] = Tensor(dt, t.shape);
-    views[v] = buffers[v].view();
-  }
-  // Flatten, Reshape, Squeeze, Unsqueeze and Identity of a dense value only
-  // rename its bytes: the output becomes a view of the input (not for graph
-  // inputs and outputs, whose views a batch-sliced run rebinds).
-  std::vector<char> io(names.size(), 0);
-  for (size_t v : input_ids) io[v] = 1;
-  for (size_t v : output_ids) io[v] = 1;
-  for (Step& s : steps) {
-    s.view_only = false;
-    if (!is_renaming_op(g.nodes[s.node]) || s.in.empty() || s.out.size() != 1) continue;
-    const size_t a = s.in[0], b = s.out[0];
-    if (a == SIZE_MAX || io[a] || io[b] || types[a].value || !views[a].is_contiguous()) continue;
-    buffers[b] = Tensor();
-    views[b] = TensorView::contiguous(views[a].raw(), views[a].dtype(), types[b].shape);
-    s.view_only = true;
-  }
-  for (Step& s : steps) {
-    s.in_views.clear();
-    s.out_views.clear();
-    for (size_t v : s.in) s.in_views.push_back(v == SIZE_MAX ? TensorView() : views[v]);
-    for (size_t v : s.out) s.out_views.push_back(views[v]);
-  }
-  output_views.clear();
-  for (size_t v : output_ids) output_views.push_back(views[v]);
-  seconds.assign(g.nodes.size(), 0.0);
-  best_seconds.assign(g.nodes.size(), 0.0);
-  timed_runs = 0;
-  ++plan_count;
-}
-
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Model::Model(Model&&) noexcept = default;
 Model& Model::operator=(Model&&) noexcept = default;
@@ -738,9 +682,15 @@ std::vector<NamedValue> Model::values() const {
   for (size_t i = 0; i < m.input_ids.size(); ++i)
     out.push_back({m.names[m.input_ids[i]], "", m.views[m.input_ids[i]]});
   for (const Impl::Step& s : m.steps)
-    for (size_t v : s.out)
-      if (m.views[v].raw()) out.push_back({m.names[v], m.g.nodes[s.node].name, m.views[v]});
+    for (size_t v : s.out)  // values in the shared arena were overwritten by later ones
+      if (m.views[v].raw() && !m.shared[v])
+        out.push_back({m.names[v], m.g.nodes[s.node].name, m.views[v]});
   return out;
+}
+
+MemoryUse Model::memory_use() const {
+  std::lock_guard<std::recursive_mutex> lock(impl_->run_mutex);
+  return impl_->memory;
 }
 
 int64_t Model::timed_runs() const {

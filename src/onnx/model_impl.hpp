@@ -14,6 +14,7 @@
 #include "npukit/onnx/model.hpp"
 #include "onnx/graph.hpp"
 #include "onnx/loaded.hpp"
+#include "onnx/memory_plan.hpp"
 
 namespace npukit::onnx {
 
@@ -46,8 +47,10 @@ struct Model::Impl {
   };
   std::vector<Step> steps;
   std::vector<Operand> types;
-  std::vector<Tensor> buffers;
+  std::vector<Tensor> buffers;  // per value, the bytes it owns (the arena: its first value's)
   std::vector<TensorView> views;
+  std::vector<char> shared;  // per value: in the shared arena (later values overwrite it)
+  MemoryUse memory;
   std::vector<Shape> planned_shapes;
   // int64 graph inputs carry shapes, axes and pads: their values are known
   // when a run plans (a change of value replans, like a change of shape). At
@@ -117,7 +120,13 @@ struct Model::Impl {
                      bool& defer);
   bool plan_node(size_t ni, const std::vector<Operand>& in, OrtNchwcTracker& nchwc, Step& s);
   void check_declared_types(std::vector<Issue>& issues) const;
-  void allocate();
+  void allocate();  // allocate.cpp
+  std::vector<size_t> rename_roots(const std::vector<bool>& channels_last,
+                                   const std::vector<char>& io);
+  std::vector<Lifetime> lifetimes(const std::vector<size_t>& root) const;
+  std::vector<char*> place_in_arena(const std::vector<size_t>& root,
+                                    const std::vector<Lifetime>& life, const std::vector<char>& io,
+                                    bool share);
   // Computes a node's outputs now when they are known (all inputs known, or
   // the planner knew them): they become values of this plan, the node no step.
   bool fold(const Node& n, const std::vector<Operand>& in, NodePlan& p);

@@ -157,7 +157,12 @@ void print_run_json(const onnx::Model& model, const RunOptions& o, const RunResu
                      k ? ", " : "", json_string(model.outputs()[k].name),
                      dtype_name(r.outputs[k].dtype()), shape_text(r.outputs[k].shape()),
                      json_string(r.files[k]));
-  s += "], \"layers\": [";
+  const onnx::MemoryUse m = model.memory_use();
+  s += fmt::format(
+      "], \"memory\": {{\"arena_bytes\": {}, \"arena_lower_bound\": {}, \"private_bytes\": {}, "
+      "\"unshared_bytes\": {}}}",
+      m.arena_bytes, m.arena_lower_bound, m.private_bytes, m.unshared_bytes);
+  s += ", \"layers\": [";
   for (size_t k = 0; k < layers.size(); ++k)
     s += fmt::format(
         "{}{{\"node\": {}, \"op\": {}, \"profile\": \"{}\", \"seconds_per_run\": {:.9f}, "
@@ -181,6 +186,13 @@ void print_run_text(const onnx::Model& model, const RunOptions& o, const RunResu
     fmt::print(", after {} warm-up run{})\n", r.warmup, r.warmup > 1 ? "s" : "");
   else
     fmt::print(")\n");
+  const onnx::MemoryUse m = model.memory_use();
+  fmt::print(
+      "memory   {:.2f} MB of activations: {:.2f} MB shared by liveness (at least {:.2f} MB), "
+      "{:.2f} MB own buffers; {:.2f} MB if each value had its own\n",
+      static_cast<double>(m.arena_bytes + m.private_bytes) / 1e6,
+      static_cast<double>(m.arena_bytes) / 1e6, static_cast<double>(m.arena_lower_bound) / 1e6,
+      static_cast<double>(m.private_bytes) / 1e6, static_cast<double>(m.unshared_bytes) / 1e6);
   if (o.layers) print_layers(model.layer_times(), static_cast<double>(o.repeat), r.median);
 }
 

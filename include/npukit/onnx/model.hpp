@@ -110,6 +110,16 @@ struct NamedValue {
 // both: it changes what is computed (integer kernels), not only how fast.
 enum class Intermediates { may_fuse, keep_all };
 
+// The activation memory of the latest plan (a batch-sliced plan: its last
+// slice's). Values a step computes share one arena by liveness, except graph
+// inputs and outputs, and except under keep_all or NPUKIT_MEMORY_PLAN=unshared.
+struct MemoryUse {
+  int64_t arena_bytes = 0;        // the shared arena
+  int64_t arena_lower_bound = 0;  // the most bytes of arena values alive at one step
+  int64_t private_bytes = 0;      // values with their own buffers (inputs, outputs, ...)
+  int64_t unshared_bytes = 0;     // every value its own buffer (each rounded to 64 bytes)
+};
+
 class Model {
  public:
   // Loads and checks the model; throws ModelError naming every offending node.
@@ -151,8 +161,10 @@ class Model {
   std::vector<NodeInfo> infer(const std::vector<Shape>& input_shapes);
   // After a run: every value it computed, for dumps and per-layer comparisons.
   // Values held only as load-time constants (int64 shape data) are left out,
-  // and so are values fused away unless the load asked for keep_all.
+  // and so are values fused away, and those whose bytes later values reuse
+  // (MemoryUse), unless the load asked for keep_all.
   std::vector<NamedValue> values() const;
+  MemoryUse memory_use() const;
 
   // Per-node time, in execution order.
   std::vector<LayerTime> layer_times() const;
