@@ -10,25 +10,9 @@
 
 namespace npukit::cpu::gemm_avx2 {
 
-using Vec = __m256;
-constexpr int64_t kLanes = 8;
-inline Vec zero() {
-  return _mm256_setzero_ps();
-}
-inline Vec set1(float v) {
-  return _mm256_set1_ps(v);
-}
-inline Vec loadu(const float* p) {
-  return _mm256_loadu_ps(p);
-}
+#include "ops/cpu/f32-lanes-avx2.inc"
 inline Vec load(const float* p) {
   return _mm256_load_ps(p);
-}
-inline Vec add(Vec a, Vec b) {
-  return _mm256_add_ps(a, b);
-}
-inline Vec mul(Vec a, Vec b) {
-  return _mm256_mul_ps(a, b);
 }
 inline void store_cols(const GemmProblem& p, int64_t r, int64_t n0, int64_t cols, Vec v) {
   alignas(32) float o[kLanes];

@@ -11,25 +11,9 @@
 
 namespace npukit::cpu::gemm_avx512 {
 
-using Vec = __m512;
-constexpr int64_t kLanes = 16;
-inline Vec zero() {
-  return _mm512_setzero_ps();
-}
-inline Vec set1(float v) {
-  return _mm512_set1_ps(v);
-}
-inline Vec loadu(const float* p) {
-  return _mm512_loadu_ps(p);
-}
+#include "ops/cpu/f32-lanes-avx512.inc"
 inline Vec load(const float* p) {
   return _mm512_load_ps(p);
-}
-inline Vec add(Vec a, Vec b) {
-  return _mm512_add_ps(a, b);
-}
-inline Vec mul(Vec a, Vec b) {
-  return _mm512_mul_ps(a, b);
 }
 inline void store_cols(const GemmProblem& p, int64_t r, int64_t n0, int64_t cols, Vec v) {
   _mm512_mask_storeu_ps(&p.y.at2<float>(r, n0), static_cast<__mmask16>((1u << cols) - 1u), v);
