@@ -300,6 +300,56 @@ TEST(X8GlobalPool, MaxVariantsEqualReference) {
 
 // The public calls on the race's shape and on odd ones, at every ISA cap the
 // host runs, with the reference forced, and 1-3 threads.
+// Gap-free 7x7 planes (the AVX-512 kernel's fixed 64-plane passes, one
+// 64-byte load per plane reading into the next plane): each plane's unique
+// maximum sits at position (plane + case) % 49, so every position of every
+// slot of a pass is the answer somewhere; plane counts around the pass size
+// and batches (the last pass and the tensor's end, a guard page, go to the
+// general pass).
+TEST(X8GlobalPool, MaxOverGapFree7x7PlanesAtEveryPosition) {
+  Restore restore;
+  const uint32_t seed = 20261201;
+  std::mt19937 g(seed);
+  Stats st;
+  const int64_t channels[] = {64, 65, 127, 128, 191, 256, 320, 700, 2048};
+  for (int i = 0; i < 36; ++i) {
+    Case c;
+    c.dtype = i % 2 ? DType::s8 : DType::u8;
+    c.shape = {1 + i % 3, channels[i / 4 % 9], 7, 7};
+    c.values = i % 9 == 8 ? 2 : 0;  // all lowest: nothing to find
+    Pool2dParams p;
+    p.mode = PoolMode::max;
+    p.window.kernel_h = p.window.kernel_w = 7;
+    apply_profile(p, i % 4 < 2 ? Profile::onnxruntime : Profile::pytorch);
+    std::unique_ptr<test::GuardedBytes> xmem;
+    std::vector<uint8_t> rbuf;
+    const TensorView x = make_guarded_view(xmem, c.dtype, c.shape, 0);
+    fill(c, x, g);
+    const int lo = c.dtype == DType::u8 ? 0 : -128;
+    auto* px = static_cast<uint8_t*>(x.raw());
+    for (int64_t k = 0; c.values == 0 && k < c.shape[0] * c.shape[1]; ++k) {
+      for (int64_t e = 0; e < 49; ++e)  // below the top, then one top at its position
+        px[k * 49 + e] = static_cast<uint8_t>(lo + static_cast<int>(g() % 255));
+      px[k * 49 + (k + i) % 49] = static_cast<uint8_t>(lo + 255);
+    }
+    const Shape ys = {c.shape[0], c.shape[1], 1, 1};
+    const TensorView r = make_view(rbuf, c.dtype, ys, 0);
+    if (c.dtype == DType::s8)
+      ref::max_pool2d_int<int8_t>(x, r, p);
+    else
+      ref::max_pool2d_int<uint8_t>(x, r, p);
+    ++st.cases;
+    const auto make = [&](const TensorView& xv, const TensorView& yv) {
+      return Pool2dProblem{xv, yv, p};
+    };
+    if (!check_variants(pool2d_kernels(), "globalmax", c, x, ys, logical_bytes(r), make, seed, i,
+                        st))
+      break;
+  }
+  variant_test::print_runs("x8 global max 7x7", st.runs);
+  variant_test::expect_each_ran(pool2d_kernels(), st.runs, 30, variant_test::name_has("globalmax"));
+}
+
 TEST(X8GlobalPool, PublicCallsAtEveryIsaCapAndThreadCount) {
   Restore restore;
   const uint32_t seed = 20261132;

@@ -23,6 +23,7 @@ struct GmaxVec {
   using V = __m256i;
   static constexpr int64_t kLanes = 32;
   static constexpr int kFirstLevel = 1;
+  static constexpr bool kHalfRule = false;
   using Half = __m128i;
   static Half load_half(const uint8_t* p) {
     return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
@@ -35,6 +36,12 @@ struct GmaxVec {
   template <class T>
   static V max(V a, V b) {
     return std::is_signed_v<T> ? _mm256_max_epi8(a, b) : _mm256_max_epu8(a, b);
+  }
+  template <int Level, class T>
+  static V merge(V a, V b) {
+    V lo, hi;
+    merge_parts<Level>(a, b, lo, hi);
+    return max<T>(lo, hi);
   }
   template <int Level>
   static void merge_parts(V a, V b, V& lo, V& hi) {

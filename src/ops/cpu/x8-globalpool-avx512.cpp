@@ -29,6 +29,7 @@ struct GmaxVec {
   using V = __m512i;
   static constexpr int64_t kLanes = 64;
   static constexpr int kFirstLevel = 0;
+  static constexpr bool kHalfRule = true;  // merge<> keeps a's plane first in each run
   using Half = __m256i;
   static Half load_half(const uint8_t* p) {
     return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
@@ -42,28 +43,50 @@ struct GmaxVec {
   static V max(V a, V b) {
     return std::is_signed_v<T> ? _mm512_max_epi8(a, b) : _mm512_max_epu8(a, b);
   }
-  template <int Level>
-  static void merge_parts(V a, V b, V& lo, V& hi) {
-    if constexpr (Level == 0) {  // 128-bit blocks
-      lo = _mm512_shuffle_i64x2(a, b, 0x88);
-      hi = _mm512_shuffle_i64x2(a, b, 0xdd);
-    } else if constexpr (Level == 1) {  // 64-bit halves of each block
-      lo = _mm512_unpacklo_epi64(a, b);
-      hi = _mm512_unpackhi_epi64(a, b);
-    } else if constexpr (Level == 2) {  // even / odd dwords
-      lo = _mm512_castps_si512(
-          _mm512_shuffle_ps(_mm512_castsi512_ps(a), _mm512_castsi512_ps(b), 0x88));
-      hi = _mm512_castps_si512(
-          _mm512_shuffle_ps(_mm512_castsi512_ps(a), _mm512_castsi512_ps(b), 0xdd));
-    } else if constexpr (Level == 3) {  // low / high words of each dword
-      const V m = _mm512_set1_epi32(0xffff);
-      lo = _mm512_packus_epi32(_mm512_and_si512(a, m), _mm512_and_si512(b, m));
-      hi = _mm512_packus_epi32(_mm512_srli_epi32(a, 16), _mm512_srli_epi32(b, 16));
-    } else {  // low / high bytes of each word
-      const V m = _mm512_set1_epi16(0xff);
-      lo = _mm512_packus_epi16(_mm512_and_si512(a, m), _mm512_and_si512(b, m));
-      hi = _mm512_packus_epi16(_mm512_srli_epi16(a, 8), _mm512_srli_epi16(b, 8));
+  template <class T>
+  static V mask_max(V src, __mmask64 k, V a, V b) {
+    return std::is_signed_v<T> ? _mm512_mask_max_epi8(src, k, a, b)
+                               : _mm512_mask_max_epu8(src, k, a, b);
+  }
+  // Two planes p (low half) and q (high half) of N codes each (32 < N <= 64)
+  // folded to 32 bytes each, from one 64-byte load per plane (reading 64 - N
+  // codes past q's plane): the loads' halves are paired by two shuffles and
+  // the max keeps only the first N - 32 bytes of the high halves.
+  template <class T, int N>
+  static V leaf_whole(const uint8_t* p, const uint8_t* q) {
+    const V lp = _mm512_loadu_si512(p), lq = _mm512_loadu_si512(q);
+    const V x = _mm512_inserti64x4(lp, _mm512_castsi512_si256(lq), 1);
+    const V y = _mm512_shuffle_i64x2(lp, lq, 0xee);  // the high halves
+    constexpr uint64_t tail = (uint64_t{1} << (N - 32)) - 1;
+    return mask_max<T>(x, tail | tail << 32, x, y);
+  }
+  // One merge: the first half of each run keeps a's plane, the second half
+  // b's. w holds, at each lane, the other half of the same plane's run (one
+  // shuffle, or a shift at the 16- and 8-bit levels); max(a, w) is right in
+  // the first halves, max(b, w) in the second.
+  template <int Level, class T>
+  static V merge(V a, V b) {
+    V w;
+    __mmask64 second;
+    if constexpr (Level == 0) {  // 32-byte runs, 128-bit halves
+      w = _mm512_permutex2var_epi64(a, _mm512_setr_epi64(2, 3, 8, 9, 6, 7, 12, 13), b);
+      second = 0xffff0000ffff0000ull;
+    } else if constexpr (Level == 1) {  // 16-byte runs, 64-bit halves
+      w = _mm512_castpd_si512(
+          _mm512_shuffle_pd(_mm512_castsi512_pd(a), _mm512_castsi512_pd(b), 0x55));
+      second = 0xff00ff00ff00ff00ull;
+    } else if constexpr (Level == 2) {  // 8-byte runs, 32-bit halves
+      const V idx = _mm512_setr_epi32(1, 16, 3, 18, 5, 20, 7, 22, 9, 24, 11, 26, 13, 28, 15, 30);
+      w = _mm512_permutex2var_epi32(a, idx, b);
+      second = 0xf0f0f0f0f0f0f0f0ull;
+    } else if constexpr (Level == 3) {  // 4-byte runs, 16-bit halves
+      const V t = max<T>(a, _mm512_srli_epi32(a, 16));
+      return mask_max<T>(t, 0xccccccccccccccccull, b, _mm512_slli_epi32(b, 16));
+    } else {  // 2-byte runs, bytes
+      const V t = max<T>(a, _mm512_srli_epi16(a, 8));
+      return mask_max<T>(t, 0xaaaaaaaaaaaaaaaaull, b, _mm512_slli_epi16(b, 8));
     }
+    return mask_max<T>(max<T>(a, w), second, b, w);
   }
   static void store_part(uint8_t* p, V v, int64_t n) {
     _mm512_mask_storeu_epi8(p, n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1, v);
