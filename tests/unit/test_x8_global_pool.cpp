@@ -300,17 +300,18 @@ TEST(X8GlobalPool, MaxVariantsEqualReference) {
 
 // The public calls on the race's shape and on odd ones, at every ISA cap the
 // host runs, with the reference forced, and 1-3 threads.
-// Gap-free 7x7 planes (the AVX-512 kernel's fixed 64-plane passes, one
-// 64-byte load per plane reading into the next plane): each plane's unique
-// maximum sits at position (plane + case) % 49, so every position of every
-// slot of a pass is the answer somewhere; plane counts around the pass size
-// and batches (the last pass and the tensor's end, a guard page, go to the
-// general pass).
-TEST(X8GlobalPool, MaxOverGapFree7x7PlanesAtEveryPosition) {
+// Gap-free 7x7 planes (the AVX-512 max kernel's fixed 64-plane passes, one
+// 64-byte load per plane reading into the next plane; the sums' loop with the
+// plane stride fixed at 49): each plane's unique maximum sits at position
+// (plane + case) % 49, so every position of every slot of a pass is the
+// answer somewhere; plane counts around the pass size and batches (the last
+// pass and the tensor's end, a guard page, go to the general pass). The
+// averages of the same inputs under ONNX Runtime's integer path too.
+TEST(X8GlobalPool, GapFree7x7PlanesAtEveryPosition) {
   Restore restore;
   const uint32_t seed = 20261201;
   std::mt19937 g(seed);
-  Stats st;
+  Stats st, avg;
   const int64_t channels[] = {64, 65, 127, 128, 191, 256, 320, 700, 2048};
   for (int i = 0; i < 36; ++i) {
     Case c;
@@ -345,9 +346,24 @@ TEST(X8GlobalPool, MaxOverGapFree7x7PlanesAtEveryPosition) {
     if (!check_variants(pool2d_kernels(), "globalmax", c, x, ys, logical_bytes(r), make, seed, i,
                         st))
       break;
+    c.q.window.kernel_h = c.q.window.kernel_w = 7;
+    c.q.x_zero_point = lo + static_cast<int>(g() % 256);
+    c.q.y_zero_point = lo + static_cast<int>(g() % 256);
+    apply_profile(c.q, Profile::onnxruntime);
+    std::vector<uint8_t> abuf;
+    const TensorView ra = make_view(abuf, c.dtype, ys, 0);
+    ref::qlinear_average_pool(x, ra, c.q);
+    const auto make_avg = [&](const TensorView& xv, const TensorView& yv) {
+      return QGlobalAvgProblem{xv, yv, &c.q};
+    };
+    if (!check_variants(cpu::qlinear_global_average_pool_kernels(), "globalavg", c, x, ys,
+                        logical_bytes(ra), make_avg, seed, i, avg))
+      break;
   }
   variant_test::print_runs("x8 global max 7x7", st.runs);
+  variant_test::print_runs("x8 global avg 7x7", avg.runs);
   variant_test::expect_each_ran(pool2d_kernels(), st.runs, 30, variant_test::name_has("globalmax"));
+  variant_test::expect_each_ran(cpu::qlinear_global_average_pool_kernels(), avg.runs, 30);
 }
 
 TEST(X8GlobalPool, PublicCallsAtEveryIsaCapAndThreadCount) {
