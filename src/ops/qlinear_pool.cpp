@@ -4,6 +4,7 @@
 #include "npukit/error.hpp"
 #include "npukit/ops/quantized.hpp"
 #include "ops/cpu/qavgpool-flat3x3.hpp"
+#include "ops/cpu/qavgpool-k2s2.hpp"
 #include "ops/cpu/qavgpool-rows16.hpp"
 #include "ops/cpu/qavgpool.hpp"
 #include "ops/cpu/x8-globalpool.hpp"
@@ -48,6 +49,16 @@ const char* declines_u16_nhwc(const QAvgPoolProblem& p) {
   return qavg_u16_declines(p, true);
 }
 
+const char* declines_k2s2_vbmi(const QAvgPoolProblem& p) {
+#if defined(__x86_64__)
+  static const bool vbmi = __builtin_cpu_supports("avx512vbmi");
+#else
+  static const bool vbmi = false;
+#endif
+  if (!vbmi) return "the host has no AVX-512 VBMI";
+  return k2s2_build(p, nullptr);
+}
+
 const char* declines_flat3x3(const QAvgPoolProblem& p) {
   return flat3x3_build(p, nullptr);
 }
@@ -81,6 +92,10 @@ const KernelList<QAvgPoolProblem>& qlinear_average_pool_kernels() {
       "qlinear_average_pool",
       {
 #if defined(__x86_64__)
+          {"x8-qavgpool-k2s2-nchw-avx512vbmi", Isa::avx512,
+           "2x2 stride-2 windows inside the image, NCHW rows, integer final step (scale-1 ONNX "
+           "Runtime, int_mean), AVX-512 VBMI",
+           declines_k2s2_vbmi, x8_qavgpool_k2s2_nchw_avx512vbmi},
           {"x8-qavgpool-flat3x3-nchw-avx512", Isa::avx512,
            "k3s1p1 on dense NCHW tensors of at least 64 planes, rows of at most 16 columns, "
            "integer final step (scale-1 ONNX Runtime, int_mean)",
