@@ -5,6 +5,7 @@
 #include "npukit/ops/quantized.hpp"
 #include "ops/cpu/qavgpool-flat3x3.hpp"
 #include "ops/cpu/qavgpool-k2s2.hpp"
+#include "ops/cpu/qavgpool-k3s2.hpp"
 #include "ops/cpu/qavgpool-rows16.hpp"
 #include "ops/cpu/qavgpool.hpp"
 #include "ops/cpu/x8-globalpool.hpp"
@@ -49,14 +50,21 @@ const char* declines_u16_nhwc(const QAvgPoolProblem& p) {
   return qavg_u16_declines(p, true);
 }
 
-const char* declines_k2s2_vbmi(const QAvgPoolProblem& p) {
+bool vbmi_host() {
 #if defined(__x86_64__)
   static const bool vbmi = __builtin_cpu_supports("avx512vbmi");
+  return vbmi;
 #else
-  static const bool vbmi = false;
+  return false;
 #endif
-  if (!vbmi) return "the host has no AVX-512 VBMI";
-  return k2s2_build(p, nullptr);
+}
+
+const char* declines_k2s2_vbmi(const QAvgPoolProblem& p) {
+  return vbmi_host() ? k2s2_build(p, nullptr) : "the host has no AVX-512 VBMI";
+}
+
+const char* declines_k3s2_vbmi(const QAvgPoolProblem& p) {
+  return vbmi_host() ? k3s2_build(p, nullptr) : "the host has no AVX-512 VBMI";
 }
 
 const char* declines_flat3x3(const QAvgPoolProblem& p) {
@@ -96,6 +104,10 @@ const KernelList<QAvgPoolProblem>& qlinear_average_pool_kernels() {
            "2x2 stride-2 windows inside the image, NCHW rows, integer final step (scale-1 ONNX "
            "Runtime, int_mean), AVX-512 VBMI",
            declines_k2s2_vbmi, x8_qavgpool_k2s2_nchw_avx512vbmi},
+          {"x8-qavgpool-k3s2-nchw-avx512vbmi", Isa::avx512,
+           "3x3 stride-2 windows, one pixel of padding before the first row and column, none "
+           "after the last, NCHW rows, scale-1 ONNX Runtime final step, AVX-512 VBMI",
+           declines_k3s2_vbmi, x8_qavgpool_k3s2_nchw_avx512vbmi},
           {"x8-qavgpool-flat3x3-nchw-avx512", Isa::avx512,
            "k3s1p1 on dense NCHW tensors of at least 64 planes, rows of at most 16 columns, "
            "integer final step (scale-1 ONNX Runtime, int_mean)",

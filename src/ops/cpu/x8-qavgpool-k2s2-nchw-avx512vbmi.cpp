@@ -22,18 +22,7 @@ namespace {
 
 using Corr = K2s2Plan::Corr;
 
-__mmask64 first_bytes(int64_t n) {
-  return n >= 64 ? ~__mmask64(0) : n <= 0 ? __mmask64(0) : (__mmask64(1) << n) - 1;
-}
-
-// vpermt2b indices: byte j < L0 is the low byte of word j of the first
-// register, byte L0 + i that of word i of the second.
-__m512i low_bytes_index(int64_t L0) {
-  alignas(64) uint8_t idx[64];
-  for (int64_t j = 0; j < 64; ++j)
-    idx[j] = static_cast<uint8_t>(j < L0 ? 2 * j : 64 + 2 * ((j - L0) % 32));
-  return _mm512_load_si512(idx);
-}
+#include "ops/cpu/x8-qavgpool-vbmi-common.inc"
 
 // The 32 window sums of two input rows' 64 bytes a, b (column pairs 2j,
 // 2j + 1 of output j): vpmaddubsw multiplies unsigned bytes by signed ones,
@@ -136,18 +125,6 @@ void rows_single(const K2s2Plan& K, const T* x, T* y, int64_t r0, int64_t r1) {
                : q0;
     _mm512_mask_storeu_epi8(yr, out, _mm512_permutex2var_epi8(q0, idx, q1));
   }
-}
-
-// Splits [0, count) into ranges whose bounds are multiples of `align` (but the
-// last) over the threads; each output is computed the same way by any split.
-template <class Body>
-void for_ranges(int64_t count, int64_t align, const Body& body) {
-  const int64_t units = (count + align - 1) / align;
-  const int64_t parts = std::min<int64_t>(units, int64_t{4} * std::max(1, num_threads()));
-  if (parts <= 1 || num_threads() <= 1) return body(int64_t{0}, count);
-  const int64_t per = (units + parts - 1) / parts * align;
-  parallel_for((count + per - 1) / per,
-               [&](int64_t i) { body(i * per, std::min(count, (i + 1) * per)); });
 }
 
 template <class T, Corr Cr, bool Clamp>

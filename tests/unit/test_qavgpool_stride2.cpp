@@ -1,16 +1,18 @@
-// x8-qavgpool-k2s2-nchw-avx512vbmi (2x2 stride-2 windows inside the image,
-// the integer final steps) against the reference, bit for bit: every window
-// sum of u8 and s8 under every rounding rule and zero-point offset; random
-// geometry (rows up to 80 outputs: the two-rows-per-store and the 64-output
-// steps with their tails, odd row counts, odd W and H whose last column or
-// row no window reads, planes stacked into one stream or not, x and y with a
-// padded row pitch, x ending right before an unreadable page, canaries
-// after y), scale-1 ONNX Runtime (x_scale == y_scale == 2^j, any zero
-// points), TFLite and MiCo under every rounding rule, 1 to 3 threads; then
-// the public call at every ISA cap and with the reference forced. Calls the
-// kernel must decline (ceil mode, padding, calibrated scales, PyTorch) are
-// drawn too and go to the other kernels. A failure prints the seed and the
-// configuration.
+// The stride-2 8-bit average kernels x8-qavgpool-k2s2-nchw-avx512vbmi (2x2
+// windows inside the image, the integer final steps) and
+// x8-qavgpool-k3s2-nchw-avx512vbmi (3x3, one pixel of padding before the
+// first row and column, scale-1 ONNX Runtime) against the reference, bit for
+// bit: every 2x2 window sum of u8 and s8 under every rounding rule and
+// zero-point offset; random geometry (rows up to 80 outputs: the
+// two-rows-per-store and the 64-output steps with their tails, odd row
+// counts, odd W and H whose last column or row no window reads, planes
+// stacked into one stream or not, x and y with a padded row pitch, x ending
+// right before an unreadable page, canaries after y), scale-1 ONNX Runtime
+// (x_scale == y_scale == 2^j, any zero points, either divisor), TFLite and
+// MiCo under every rounding rule, 1 to 3 threads; then the public call at
+// every ISA cap and with the reference forced. Calls the kernels must decline
+// (ceil mode, other padding, calibrated scales, PyTorch) are drawn too and go
+// to the other kernels. A failure prints the seed and the configuration.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -27,7 +29,7 @@
 #include "variant_test_util.hpp"
 
 namespace npukit {
-namespace test_qavgpool_k2s2 {
+namespace test_qavgpool_stride2 {
 namespace {
 
 constexpr uint32_t kSeed = 20261127u + 212u;
@@ -85,15 +87,19 @@ int64_t span_of(const Case& c) {
   return (c.xs[0] - 1) * xst[0] + (c.xs[1] - 1) * xst[1] + (c.xs[2] - 1) * xst[2] + c.xs[3];
 }
 
-void set_k2s2(Window2d& w) {
+enum class Kind { k2s2, k3s2p1 };
+
+void set_window(Kind kind, Window2d& w) {
   w = Window2d{};
-  w.kernel_h = w.kernel_w = 2;
+  w.kernel_h = w.kernel_w = kind == Kind::k2s2 ? 2 : 3;
   w.stride_h = w.stride_w = 2;
+  if (kind == Kind::k3s2p1) w.pad_top = w.pad_left = w.pad_bottom = w.pad_right = 1;
 }
 
-// A random case (k2s2 in 7 draws of 8), or false when the draw is not a
-// valid call.
-bool draw(std::mt19937& g, Case& c) {
+// A random case (the window of `kind` in 7 draws of 8; k3s2p1: no padding
+// after the last row or column in half of the draws), or false when the draw
+// is not a valid call.
+bool draw(std::mt19937& g, Case& c, Kind window = Kind::k2s2) {
   auto pick = [&](int64_t lo, int64_t hi) {
     return lo + static_cast<int64_t>(g() % static_cast<uint64_t>(hi - lo + 1));
   };
@@ -108,8 +114,9 @@ bool draw(std::mt19937& g, Case& c) {
   c.xs = Shape{pick(1, 3), pick(1, 5), pick(1, 9), W};
   QLinearAvgPoolParams& p = c.p;
   p = QLinearAvgPoolParams{};
-  set_k2s2(p.window);
+  set_window(window, p.window);
   p.count_include_pad = g() % 2;
+  if (window == Kind::k3s2p1 && g() % 2) p.window.pad_bottom = p.window.pad_right = 0;
   if (g() % 8 == 0) {  // calls the kernel declines (or must check it need not)
     Window2d& w = p.window;
     w.ceil_mode = g() % 2;
@@ -181,40 +188,51 @@ bool check_variants(const Case& c, const std::string& context, variant_test::Run
       opt);
 }
 
-// The k2s2 kernel took its share of the calls where it may run (it declines
-// every call on AVX-512 hosts without VBMI: said, not counted).
-void expect_k2s2_ran(const variant_test::Runs& runs, int64_t more_than) {
+// The kernel named by `part` took its share of the calls where it may run
+// (the VBMI kernels decline every call on AVX-512 hosts without VBMI: said,
+// not counted).
+void expect_ran(const variant_test::Runs& runs, const std::string& part, int64_t more_than) {
   if (!__builtin_cpu_supports("avx512vbmi")) {
-    std::printf("[ k2s2 ] this host has no AVX-512 VBMI: the k2s2 kernel did not run\n");
+    std::printf("[ stride2 ] this host has no AVX-512 VBMI: %s did not run\n", part.c_str());
     return;
   }
   variant_test::expect_each_ran(cpu::qlinear_average_pool_kernels(), runs, more_than,
-                                variant_test::name_has("-k2s2-"));
+                                variant_test::name_has(part));
 }
 
-TEST(QAvgPoolK2s2Fast, EveryVariantEqualsReferenceOnRandomCalls) {
+// `attempts` random calls with the window of `kind`, every variant on each.
+void random_calls(Kind kind, uint32_t seed, int attempts, const std::string& part,
+                  int64_t more_than) {
   qpool_test::Restore restore;
-  std::mt19937 g(kSeed);
+  std::mt19937 g(seed);
   variant_test::Runs runs;
   int cases = 0;
-  for (int attempt = 0; attempt < 800 && !HasFatalFailure(); ++attempt) {
+  for (int attempt = 0; attempt < attempts && !::testing::Test::HasFatalFailure(); ++attempt) {
     Case c;
-    if (!draw(g, c)) continue;
+    if (!draw(g, c, kind)) continue;
     ++cases;
-    if (!check_variants(c, "seed " + std::to_string(kSeed) + " attempt " + std::to_string(attempt),
+    if (!check_variants(c, "seed " + std::to_string(seed) + " attempt " + std::to_string(attempt),
                         runs, 1 + attempt % 3))
       break;
   }
-  std::printf("[ k2s2 ] %d cases (seed %u)\n", cases, kSeed);
-  variant_test::print_runs("k2s2", runs);
-  expect_k2s2_ran(runs, 250);
+  std::printf("[ %s ] %d cases (seed %u)\n", part.c_str(), cases, seed);
+  variant_test::print_runs(part.c_str(), runs);
+  expect_ran(runs, part, more_than);
+}
+
+TEST(QAvgPoolStride2Fast, K2s2EqualsReferenceOnRandomCalls) {
+  random_calls(Kind::k2s2, kSeed, 800, "-k2s2-", 250);
+}
+
+TEST(QAvgPoolStride2Fast, K3s2p1EqualsReferenceOnRandomCalls) {
+  random_calls(Kind::k3s2p1, kSeed + 2, 800, "-k3s2-", 150);
 }
 
 // Every window sum each dtype can have (u8 0..1020, s8 -512..508), under
 // every rounding rule, with the scale-1 ONNX Runtime offsets y_zp - x_zp of
 // -255, -1, 0, 1 and 255 (clamped) as well: the quotient by 4 of every
 // numerator the kernel can see, in the two-rows and the 64-output steps.
-TEST(QAvgPoolK2s2Fast, EveryWindowSumUnderEveryRule) {
+TEST(QAvgPoolStride2Fast, K2s2EveryWindowSumUnderEveryRule) {
   qpool_test::Restore restore;
   variant_test::Runs runs;
   for (const DType t : {DType::u8, DType::s8}) {
@@ -238,7 +256,7 @@ TEST(QAvgPoolK2s2Fast, EveryWindowSumUnderEveryRule) {
           Case c;
           c.t = t;
           c.xs = Shape{1, 1, 2 * OH, 2 * OW};
-          set_k2s2(c.p.window);
+          set_window(Kind::k2s2, c.p.window);
           if (offset == 0) {
             c.profile = Profile::tflite;
             apply_profile(c.p, c.profile);
@@ -257,19 +275,19 @@ TEST(QAvgPoolK2s2Fast, EveryWindowSumUnderEveryRule) {
     }
   }
   variant_test::print_runs("k2s2 sums", runs);
-  expect_k2s2_ran(runs, 30);
+  expect_ran(runs, "-k2s2-", 30);
 }
 
 // The public call at every ISA cap the host runs and with the reference
 // forced gives the reference's codes.
-TEST(QAvgPoolK2s2Fast, PublicCallAtEveryIsaCap) {
+TEST(QAvgPoolStride2Fast, PublicCallAtEveryIsaCap) {
   qpool_test::Restore restore;
   const uint32_t seed = kSeed + 1;
   std::mt19937 g(seed);
   int cases = 0;
   for (int attempt = 0; attempt < 200; ++attempt) {
     Case c;
-    if (!draw(g, c)) continue;
+    if (!draw(g, c, attempt % 2 ? Kind::k3s2p1 : Kind::k2s2)) continue;
     ++cases;
     for (const Isa cap : {Isa::portable, Isa::avx2, Isa::avx512}) {
       if (cap > host_isa()) continue;
@@ -290,5 +308,5 @@ TEST(QAvgPoolK2s2Fast, PublicCallAtEveryIsaCap) {
 }
 
 }  // namespace
-}  // namespace test_qavgpool_k2s2
+}  // namespace test_qavgpool_stride2
 }  // namespace npukit
