@@ -46,6 +46,17 @@ const char* declines_fmean_nchw(const QAvgPoolProblem& p) {
 const char* declines_u16_nchw(const QAvgPoolProblem& p) {
   return qavg_u16_declines(p, false);
 }
+// Measured (session 12, one process, 1 thread): on stride-1 rows of more
+// than 32 outputs the AVX-512 plane loop (KW masked loads per block and tap
+// row) loses to the AVX2 u16 kernel (1x32x40x40 k5s1p2 59 vs 33 us,
+// 1x64x112x112 k3s1p1 339 vs 223) and, on calibrated scales, to
+// x8-qavgpool-fmean-nchw-avx512 (40x40 k5s1p2 57 vs 43 us).
+const char* declines_u16_nchw_avx512(const QAvgPoolProblem& p) {
+  if (const char* why = qavg_u16_declines(p, false)) return why;
+  if (p.plan.w.stride == 1 && p.plan.w.out > 32)
+    return "stride-1 rows of more than 32 outputs (the AVX2 u16 and fmean kernels are faster)";
+  return nullptr;
+}
 const char* declines_u16_nhwc(const QAvgPoolProblem& p) {
   return qavg_u16_declines(p, true);
 }
@@ -118,8 +129,8 @@ const KernelList<QAvgPoolProblem>& qlinear_average_pool_kernels() {
            declines_rows16_avx512, x8_qavgpool_rows16_nchw_avx512},
           {"x8-qavgpool-u16-nchw-avx512", Isa::avx512,
            "integer window sums (every profile but GHP; float_mean checked), <= 257 taps, unit "
-           "stride along W",
-           declines_u16_nchw, x8_qavgpool_u16_nchw_avx512},
+           "stride along W, stride_w 2 or rows of at most 32 outputs",
+           declines_u16_nchw_avx512, x8_qavgpool_u16_nchw_avx512},
           {"x8-qavgpool-u16-nhwc-avx512", Isa::avx512,
            "integer window sums (every profile but GHP; float_mean checked), <= 257 taps, unit "
            "stride along C",
