@@ -117,7 +117,9 @@ const KernelList<QAvgPoolProblem>& qlinear_average_pool_kernels() {
            declines_k2s2_vbmi, x8_qavgpool_k2s2_nchw_avx512vbmi},
           {"x8-qavgpool-k3s2-nchw-avx512vbmi", Isa::avx512,
            "3x3 stride-2 windows, one pixel of padding before the first row and column, none "
-           "after the last, NCHW rows, scale-1 ONNX Runtime final step, AVX-512 VBMI",
+           "after the last, NCHW rows, ONNX Runtime (scale 1, or calibrated with the checked "
+           "tail), "
+           "AVX-512 VBMI",
            declines_k3s2_vbmi, x8_qavgpool_k3s2_nchw_avx512vbmi},
           {"x8-qavgpool-flat3x3-nchw-avx512", Isa::avx512,
            "k3s1p1 on dense NCHW tensors of at least 64 planes, rows of at most 16 columns, "

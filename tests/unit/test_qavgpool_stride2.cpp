@@ -1,14 +1,15 @@
 // The stride-2 8-bit average kernels x8-qavgpool-k2s2-nchw-avx512vbmi (2x2
 // windows inside the image, the integer final steps) and
 // x8-qavgpool-k3s2-nchw-avx512vbmi (3x3, one pixel of padding before the
-// first row and column, scale-1 ONNX Runtime) against the reference, bit for
+// first row and column, ONNX Runtime) against the reference, bit for
 // bit: every 2x2 window sum of u8 and s8 under every rounding rule and
 // zero-point offset; random geometry (rows up to 80 outputs: the
 // two-rows-per-store and the 64-output steps with their tails, odd row
 // counts, odd W and H whose last column or row no window reads, planes
 // stacked into one stream or not, x and y with a padded row pitch, x ending
 // right before an unreadable page, canaries after y), scale-1 ONNX Runtime
-// (x_scale == y_scale == 2^j, any zero points, either divisor), TFLite and
+// (x_scale == y_scale == 2^j, any zero points, either divisor), calibrated
+// scales (ONNX Runtime's float path: k3s2p1's checked tail), TFLite and
 // MiCo under every rounding rule, 1 to 3 threads; then the public call at
 // every ISA cap and with the reference forced. Calls the kernels must decline
 // (ceil mode, other padding, calibrated scales, PyTorch) are drawn too and go
@@ -99,12 +100,12 @@ void set_window(Kind kind, Window2d& w) {
 // A random case (the window of `kind` in 7 draws of 8; k3s2p1: no padding
 // after the last row or column in half of the draws), or false when the draw
 // is not a valid call.
-bool draw(std::mt19937& g, Case& c, Kind window = Kind::k2s2) {
+bool draw(std::mt19937& g, Case& c, Kind window = Kind::k2s2, bool calibrated = false) {
   auto pick = [&](int64_t lo, int64_t hi) {
     return lo + static_cast<int64_t>(g() % static_cast<uint64_t>(hi - lo + 1));
   };
-  const int kind =
-      static_cast<int>(g() % 8);  // 0-3 ORT scale 2^j, 4 TFLite, 5 MiCo, 6 ORT, 7 PyTorch
+  // 0-3 ONNX Runtime scale 2^j, 4 TFLite, 5 MiCo, 6 ONNX Runtime calibrated, 7 PyTorch
+  const int kind = calibrated ? 6 : static_cast<int>(g() % 8);
   c.profile = kind < 4 || kind == 6 ? Profile::onnxruntime
               : kind == 4           ? Profile::tflite
               : kind == 5           ? Profile::mico
@@ -125,7 +126,12 @@ bool draw(std::mt19937& g, Case& c, Kind window = Kind::k2s2) {
   }
   qpool_test::random_zero_points(g, c.t, p);
   p.x_scale = std::ldexp(1.0f, static_cast<int>(pick(-20, 20)));
-  p.y_scale = kind == 6 ? p.x_scale * 1.37f : p.x_scale;  // 6: ONNX Runtime's float path
+  p.y_scale = p.x_scale;
+  if (kind == 6) {  // ONNX Runtime's float path: calibrated scales, equal ones (ties) or the race's
+    const int s = static_cast<int>(g() % 3);
+    p.x_scale = s == 2 ? 0.0235f : 0.0235f * static_cast<float>(pick(50, 150)) / 100.0f;
+    p.y_scale = s == 0 ? p.x_scale : s == 2 ? 0.0198f : p.x_scale * 1.37f;
+  }
   apply_profile(p, c.profile);
   if (c.profile == Profile::tflite || c.profile == Profile::mico) {
     if (c.profile == Profile::mico) p.x_zero_point = 0;
@@ -202,14 +208,14 @@ void expect_ran(const variant_test::Runs& runs, const std::string& part, int64_t
 
 // `attempts` random calls with the window of `kind`, every variant on each.
 void random_calls(Kind kind, uint32_t seed, int attempts, const std::string& part,
-                  int64_t more_than) {
+                  int64_t more_than, bool calibrated = false) {
   qpool_test::Restore restore;
   std::mt19937 g(seed);
   variant_test::Runs runs;
   int cases = 0;
   for (int attempt = 0; attempt < attempts && !::testing::Test::HasFatalFailure(); ++attempt) {
     Case c;
-    if (!draw(g, c, kind)) continue;
+    if (!draw(g, c, kind, calibrated)) continue;
     ++cases;
     if (!check_variants(c, "seed " + std::to_string(seed) + " attempt " + std::to_string(attempt),
                         runs, 1 + attempt % 3))
@@ -232,6 +238,11 @@ TEST(QAvgPoolStride2Fast, K3s2p1EqualsReferenceOnRandomCalls) {
 // every rounding rule, with the scale-1 ONNX Runtime offsets y_zp - x_zp of
 // -255, -1, 0, 1 and 255 (clamped) as well: the quotient by 4 of every
 // numerator the kernel can see, in the two-rows and the 64-output steps.
+// Calibrated scales only (k3s2p1's checked float tail and its redone outputs).
+TEST(QAvgPoolStride2Fast, K3s2p1CalibratedEqualsReference) {
+  random_calls(Kind::k3s2p1, kSeed + 3, 300, "-k3s2-", 100, true);
+}
+
 TEST(QAvgPoolStride2Fast, K2s2EveryWindowSumUnderEveryRule) {
   qpool_test::Restore restore;
   variant_test::Runs runs;

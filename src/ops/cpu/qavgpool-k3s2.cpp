@@ -9,12 +9,17 @@ namespace npukit::cpu {
 
 namespace {
 
+// ONNX Runtime's float path on calibrated scales with the checked tail.
+bool checked_float(const QAvgPlan& P) {
+  return P.arith == QAvgArith::float_mean && !P.exact_float_sum && P.fmean_checked && P.vector_tail;
+}
+
 const char* k3s2_declines(const QAvgPoolProblem& p) {
   const QAvgPlan& P = p.plan;
   if (P.unsupported) return P.unsupported;
   if (P.bm_shift) return "bm_pool_quantized's shift";
-  if (!qavg_int_float_mean(P))
-    return "not the scale-1 ONNX Runtime final step (x_scale == y_scale == 2^j)";
+  if (!qavg_int_float_mean(P) && !checked_float(P))
+    return "not ONNX Runtime's final step with x_scale == y_scale == 2^j or the checked float tail";
   if (P.h.kernel != 3 || P.w.kernel != 3 || P.h.stride != 2 || P.w.stride != 2)
     return "not a 3x3 window with stride 2";
   if (P.h.start != -1 || P.w.start != -1)
@@ -34,6 +39,25 @@ const char* k3s2_build(const QAvgPoolProblem& p, K3s2Plan* K) {
   if (const char* why = k3s2_declines(p)) return why;
   const QAvgPlan& P = p.plan;
   const int64_t OW = P.w.out, blocks = (OW + 63) / 64 * 2, L = blocks * 32;
+  if (checked_float(P)) {
+    if (!K) return nullptr;
+    K->checked = true;
+    K->offsets.assign(static_cast<size_t>(2 * L), 0);
+    K->multipliers.assign(static_cast<size_t>(2 * L), 0.0f);
+    for (int c = 0; c < 2; ++c) {
+      const size_t row = std::min<size_t>(static_cast<size_t>(c), P.h.valid.size() - 1);
+      for (int64_t j = 0; j < OW; ++j) {
+        const auto i = static_cast<size_t>(c * L + j);
+        const int32_t valid = P.h.valid[row] * P.w.valid[static_cast<size_t>(j)];
+        const int64_t d = avg_divisor(P.divisor, P.taps, valid,
+                                      P.h.clipped[row] * P.w.clipped[static_cast<size_t>(j)]);
+        K->offsets[i] = -P.x_zp * valid;
+        K->multipliers[i] = fmean_check_multiplier(P, d);
+      }
+    }
+    K->OH = P.h.out, K->OW = OW, K->blocks = blocks;
+    return nullptr;
+  }
   // Row class 0: output row 0; class 1: every other row (all three window
   // rows on the input: 2 * OH <= H).
   std::vector<Lane> lanes(static_cast<size_t>(2 * OW));

@@ -1,11 +1,13 @@
 // x8-qavgpool-k3s2-nchw-avx512vbmi: 3x3 stride-2 8-bit averages with one
-// pixel of padding before the first row and column, on NCHW rows, with the
-// scale-1 ONNX Runtime final step (qavgpool-k3s2.hpp). Strips of 64 outputs
+// pixel of padding before the first row and column, on NCHW rows, with ONNX
+// Runtime's final steps (qavgpool-k3s2.hpp). Strips of 64 outputs
 // (two blocks of 32 lanes) walk down a plane: each input row's three-tap
 // sums are formed once (vpmaddubsw of the column pairs plus the column
 // before), the row shared by two windows is kept in a register, and one
 // vpermt2b narrows both blocks into one store. Integer sums are exact in any
-// order: the codes are the reference's bit for bit.
+// order, and the final steps are the reference's (the integer one) or
+// checked against it (the float one): the codes are the reference's bit for
+// bit.
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
@@ -44,6 +46,45 @@ inline __m512i codes16(__m512i s, const Fields& F, __m512i k, __m512i lo, __m512
   return _mm512_min_epi16(_mm512_max_epi16(_mm512_sub_epi16(q, k), lo), hi);
 }
 
+// The checked float tail's constants (qavgpool-k3s2.hpp).
+struct FloatRegs {
+  __m512 zp, below;
+  __m512i lo, hi;
+};
+
+// Codes (in 16-bit lanes) of 32 lanes from their window sums s, with the
+// lane offsets and multipliers at off / mul; *redo: the lanes the check left
+// undecided (the operations of x8-qavgpool-u16-nchw-avx512's float_checked).
+inline __m512i checked_codes(__m512i s, const int32_t* off, const float* mul, const FloatRegs& F,
+                             __mmask32* redo) {
+  __m256i w[2];
+  __mmask16 r[2];
+  for (int h = 0; h < 2; ++h) {
+    const __m256i half = _mm512_maskz_extracti64x4_epi64(0xff, s, h);
+    const __m512i d =
+        _mm512_add_epi32(_mm512_cvtepi16_epi32(half), _mm512_loadu_si512(off + 16 * h));
+    const __m512 v =
+        _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(d), _mm512_loadu_ps(mul + 16 * h)), F.zp);
+    const __m512 rv = _mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    r[h] = _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(v, rv)), F.below, _CMP_NLT_UQ);
+    w[h] = _mm512_cvtepi32_epi16(
+        _mm512_min_epi32(_mm512_max_epi32(_mm512_cvtps_epi32(rv), F.lo), F.hi));
+  }
+  *redo = r[0] | __mmask32{r[1]} << 16;
+  return _mm512_inserti64x4(_mm512_castsi256_si512(w[0]), w[1], 1);
+}
+
+// The reference's codes of the outputs (i, o + j) of a plane for the set bits
+// j of redo (rare).
+template <class T>
+__attribute__((noinline)) void redo_outputs(const QAvgPlan& P, uint64_t redo, const T* plane,
+                                            int64_t xp, int64_t i, int64_t o, T* y) {
+  for (; redo != 0; redo &= redo - 1) {
+    const int j = __builtin_ctzll(redo);
+    y[j] = static_cast<T>(qavg_fmean_redo(P, plane, xp, int64_t{1}, i, o + j));
+  }
+}
+
 // The three-tap sums (columns 2j - 1, 2j, 2j + 1) of one input row for the
 // 32 outputs of a block: `at` holds columns 64b.., `before` columns 64b - 1..
 // (the column-pair words shifted by one byte: the low byte is 2j - 1).
@@ -58,8 +99,9 @@ inline __m512i row_sums(__m512i at, __m512i before) {
 }
 
 // One strip (outputs [64t, 64t + n), n <= 64) of a plane, every output row.
-template <class T, bool Even>
-void strip(const K3s2Plan& K, const T* x, int64_t xp, T* y, int64_t yp, int64_t t) {
+template <class T, bool Even, bool Checked>
+void strip(const K3s2Plan& K, const QAvgPlan& P, const T* x, int64_t xp, T* y, int64_t yp,
+           int64_t t) {
   const int64_t L = K.blocks * 32, n = std::min<int64_t>(64, K.OW - 64 * t);
   // Block b's columns: [0, 2 n_b) from 64b, the same from 64b - 1 but column -1.
   const __mmask64 at0 = first_bytes(2 * n), at1 = first_bytes(2 * n - 64);
@@ -73,9 +115,13 @@ void strip(const K3s2Plan& K, const T* x, int64_t xp, T* y, int64_t yp, int64_t 
   const __m512i idx = low_bytes_index(32), k = _mm512_set1_epi16(static_cast<int16_t>(K.K));
   const __m512i lo = _mm512_set1_epi16(static_cast<int16_t>(std::is_signed_v<T> ? -128 : 0));
   const __m512i hi = _mm512_set1_epi16(static_cast<int16_t>(std::is_signed_v<T> ? 127 : 255));
-  const uint16_t* f0 = K.fields.data() + 64 * t;  // row class 0
-  const uint16_t* f1 = f0 + 3 * L;                // the other rows
-  const Fields r0 = fields_at(f1, L), r1 = fields_at(f1 + 32, L);
+  const uint16_t* f0 = Checked ? nullptr : K.fields.data() + 64 * t;  // row class 0
+  const uint16_t* f1 = Checked ? nullptr : f0 + 3 * L;                // the other rows
+  const Fields r0 = Checked ? Fields{} : fields_at(f1, L);
+  const Fields r1 = Checked ? Fields{} : fields_at(f1 + 32, L);
+  const FloatRegs FR{_mm512_set1_ps(static_cast<float>(P.y_zp)),
+                     _mm512_set1_ps(P.fmean_check_below), _mm512_set1_epi32(P.lo),
+                     _mm512_set1_epi32(P.hi)};
   __m512i carry0 = _mm512_setzero_si512(), carry1 = carry0;  // row 2i - 1
   for (int64_t i = 0; i < K.OH; ++i) {
     const T* a = xs + 2 * i * xp;
@@ -84,6 +130,18 @@ void strip(const K3s2Plan& K, const T* x, int64_t xp, T* y, int64_t yp, int64_t 
     const __m512i s1 = _mm512_add_epi16(_mm512_add_epi16(carry1, sums(a, 1)), b1);
     carry0 = b0, carry1 = b1;
     __m512i q0, q1;
+    if constexpr (Checked) {
+      const size_t c = i == 0 ? 0 : static_cast<size_t>(L), o = static_cast<size_t>(64 * t);
+      __mmask32 redo0, redo1;
+      q0 = checked_codes(s0, K.offsets.data() + c + o, K.multipliers.data() + c + o, FR, &redo0);
+      q1 = checked_codes(s1, K.offsets.data() + c + o + 32, K.multipliers.data() + c + o + 32, FR,
+                         &redo1);
+      T* yr = y + i * yp + 64 * t;
+      _mm512_mask_storeu_epi8(yr, out, _mm512_permutex2var_epi8(q0, idx, q1));
+      const uint64_t redo = (redo0 | uint64_t{redo1} << 32) & out;
+      if (redo) redo_outputs(P, redo, x, xp, i, 64 * t, yr);
+      continue;
+    }
     if (i == 0) {
       q0 = codes16<Even>(s0, fields_at(f0, L), k, lo, hi);
       q1 = codes16<Even>(s1, fields_at(f0 + 32, L), k, lo, hi);
@@ -95,7 +153,7 @@ void strip(const K3s2Plan& K, const T* x, int64_t xp, T* y, int64_t yp, int64_t 
   }
 }
 
-template <class T, bool Even>
+template <class T, bool Even, bool Checked>
 void run(const QAvgPoolProblem& p, const K3s2Plan& K) {
   const T* x = static_cast<const T*>(p.x.raw());
   T* y = static_cast<T*>(p.y.raw());
@@ -105,17 +163,19 @@ void run(const QAvgPoolProblem& p, const K3s2Plan& K) {
       const T* xs = x + s / C * p.x.stride(0) + s % C * p.x.stride(1);
       T* ys = y + s / C * p.y.stride(0) + s % C * p.y.stride(1);
       for (int64_t t = 0; t < strips; ++t)
-        strip<T, Even>(K, xs, p.x.stride(2), ys, p.y.stride(2), t);
+        strip<T, Even, Checked>(K, p.plan, xs, p.x.stride(2), ys, p.y.stride(2), t);
     }
   });
 }
 
 template <class T>
 void run_any(const QAvgPoolProblem& p, const K3s2Plan& K) {
-  if (K.any_even)
-    run<T, true>(p, K);
+  if (K.checked)
+    run<T, false, true>(p, K);
+  else if (K.any_even)
+    run<T, true, false>(p, K);
   else
-    run<T, false>(p, K);
+    run<T, false, false>(p, K);
 }
 
 }  // namespace
