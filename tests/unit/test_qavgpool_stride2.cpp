@@ -9,7 +9,7 @@
 // stacked into one stream or not, x and y with a padded row pitch, x ending
 // right before an unreadable page, canaries after y), scale-1 ONNX Runtime
 // (x_scale == y_scale == 2^j, any zero points, either divisor), calibrated
-// scales (ONNX Runtime's float path: k3s2p1's checked tail), TFLite and
+// scales (ONNX Runtime's float path: the checked tail), TFLite and
 // MiCo under every rounding rule, 1 to 3 threads; then the public call at
 // every ISA cap and with the reference forced. Calls the kernels must decline
 // (ceil mode, other padding, calibrated scales, PyTorch) are drawn too and go
@@ -238,7 +238,11 @@ TEST(QAvgPoolStride2Fast, K3s2p1EqualsReferenceOnRandomCalls) {
 // every rounding rule, with the scale-1 ONNX Runtime offsets y_zp - x_zp of
 // -255, -1, 0, 1 and 255 (clamped) as well: the quotient by 4 of every
 // numerator the kernel can see, in the two-rows and the 64-output steps.
-// Calibrated scales only (k3s2p1's checked float tail and its redone outputs).
+// Calibrated scales only (the checked float tail and its redone outputs).
+TEST(QAvgPoolStride2Fast, K2s2CalibratedEqualsReference) {
+  random_calls(Kind::k2s2, kSeed + 4, 300, "-k2s2-", 150, true);
+}
+
 TEST(QAvgPoolStride2Fast, K3s2p1CalibratedEqualsReference) {
   random_calls(Kind::k3s2p1, kSeed + 3, 300, "-k3s2-", 100, true);
 }

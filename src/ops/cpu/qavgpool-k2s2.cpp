@@ -50,8 +50,9 @@ const char* k2s2_declines(const QAvgPoolProblem& p) {
   const QAvgPlan& P = p.plan;
   if (P.unsupported) return P.unsupported;
   if (P.bm_shift) return "bm_pool_quantized's shift";
-  if (!qavg_int_float_mean(P) && P.arith != QAvgArith::int_mean)
-    return "not an integer final step (scale-1 ONNX Runtime float path, or int_mean)";
+  if (!qavg_int_float_mean(P) && P.arith != QAvgArith::int_mean && !qavg_checked_float(P))
+    return "not an integer final step (scale-1 ONNX Runtime float path, or int_mean) or the "
+           "checked float tail";
   if (P.h.kernel != 2 || P.w.kernel != 2 || P.h.stride != 2 || P.w.stride != 2)
     return "not a 2x2 window with stride 2";
   if (P.h.start != 0 || P.w.start != 0) return "padding before the first row or column";
@@ -87,6 +88,8 @@ const char* k2s2_build(const QAvgPoolProblem& p, K2s2Plan* K) {
   K->segments = K->stacked ? 1 : N * C;
   K->seg_rows = K->stacked ? N * C * OH : OH;
   K->pairs = OW <= 32 && y.stride(2) == OW;
+  K->OH = OH;
+  K->checked = qavg_checked_float(P);
   return nullptr;
 }
 

@@ -7,7 +7,8 @@
 //   R(s / 4) = (s + A + corr(s)) >> 2,
 // with A and corr per rule (K2s2Plan::add, corr; proof at k2s2_build). The
 // code is R((s + 4 offset) / 4), clamped when offset != 0 (not R(s / 4) +
-// offset: half to even commutes with adding even integers only).
+// offset: half to even commutes with adding even integers only). On
+// calibrated scales the checked float tail of k3s2 takes the sums instead.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +40,10 @@ struct K2s2Plan {
   // Two output rows per step (OW <= 32 and y's rows back to back): one
   // 64-byte store of 2 * OW codes.
   bool pairs = false;
+  int64_t OH = 0;  // output rows per plane
+  // Calibrated scales: ONNX Runtime's float path through the checked tail
+  // (x8-qavgpool-vbmi-common.inc: checked_codes) instead of the rule above.
+  bool checked = false;
 };
 
 // nullptr and *K filled (K may be null) when the kernels take p, else why not.

@@ -9,16 +9,11 @@ namespace npukit::cpu {
 
 namespace {
 
-// ONNX Runtime's float path on calibrated scales with the checked tail.
-bool checked_float(const QAvgPlan& P) {
-  return P.arith == QAvgArith::float_mean && !P.exact_float_sum && P.fmean_checked && P.vector_tail;
-}
-
 const char* k3s2_declines(const QAvgPoolProblem& p) {
   const QAvgPlan& P = p.plan;
   if (P.unsupported) return P.unsupported;
   if (P.bm_shift) return "bm_pool_quantized's shift";
-  if (!qavg_int_float_mean(P) && !checked_float(P))
+  if (!qavg_int_float_mean(P) && !qavg_checked_float(P))
     return "not ONNX Runtime's final step with x_scale == y_scale == 2^j or the checked float tail";
   if (P.h.kernel != 3 || P.w.kernel != 3 || P.h.stride != 2 || P.w.stride != 2)
     return "not a 3x3 window with stride 2";
@@ -39,7 +34,7 @@ const char* k3s2_build(const QAvgPoolProblem& p, K3s2Plan* K) {
   if (const char* why = k3s2_declines(p)) return why;
   const QAvgPlan& P = p.plan;
   const int64_t OW = P.w.out, blocks = (OW + 63) / 64 * 2, L = blocks * 32;
-  if (checked_float(P)) {
+  if (qavg_checked_float(P)) {
     if (!K) return nullptr;
     K->checked = true;
     K->offsets.assign(static_cast<size_t>(2 * L), 0);

@@ -70,73 +70,118 @@ inline __m512i codes16(__m512i s, const FinalRegs& F) {
   return v;
 }
 
+// The final steps as policies: codes (16-bit lanes) of 32 window sums, and
+// the lanes left undecided (the checked float tail only).
+template <Corr Cr, bool Clamp>
+struct IntCodes {
+  static constexpr bool kChecked = false;
+  FinalRegs F;
+  __m512i operator()(__m512i s, __mmask32*) const { return codes16<Cr, Clamp>(s, F); }
+};
+
+struct CheckedCodes {  // every lane: D = s - 4 x_zp, the multiplier of divisor 4
+  static constexpr bool kChecked = true;
+  FloatRegs F;
+  __m512i offset;
+  __m512 multiplier;
+  __m512i operator()(__m512i s, __mmask32* redo) const {
+    return checked_codes(s, offset, offset, multiplier, multiplier, F, redo);
+  }
+};
+
+// Redoes the outputs of the set bits b of redo, stored at y[b]: bit b is
+// output (r + b / row, col + b % row) of a segment whose planes have K.OH
+// rows (stacked: row i of the segment is row i % OH of plane i / OH).
+template <class T>
+__attribute__((noinline)) void redo_bits(const QAvgPlan& P, const K2s2Plan& K, const T* x,
+                                         uint64_t redo, int64_t r, int64_t col, int64_t row, T* y) {
+  for (; redo != 0; redo &= redo - 1) {
+    const int b = __builtin_ctzll(redo);
+    const int64_t i = r + b / row, plane = i / K.OH;
+    y[b] = redo_output(P, x + plane * 2 * K.OH * K.x_pitch, K.x_pitch, i % K.OH, col + b % row);
+  }
+}
+
+// Stores the codes of window sums s0 (bytes [0, L0) of y) and s1 (after
+// them) under mask `out`, then redoes the undecided ones: byte b is output
+// (r + b / row, col + b % row) of the segment (redo_bits).
+template <bool Second, class T, class Codes>
+inline void store_codes(const Codes& f, __m512i s0, __m512i s1, __m512i idx, __mmask64 out,
+                        const QAvgPlan& P, const K2s2Plan& K, const T* x, int64_t r, int64_t col,
+                        int64_t L0, int64_t row, T* y) {
+  __mmask32 redo0 = 0, redo1 = 0;
+  const __m512i q0 = f(s0, &redo0);
+  const __m512i q1 = Second ? f(s1, &redo1) : q0;
+  _mm512_mask_storeu_epi8(y, out, _mm512_permutex2var_epi8(q0, idx, q1));
+  if constexpr (Codes::kChecked) {
+    const uint64_t redo = ((redo0 & first_bytes(L0)) | uint64_t{redo1} << L0) & out;
+    if (redo) redo_bits(P, K, x, redo, r, col, row, y);
+  }
+}
+
 // Output rows [r0, r1) of a segment whose rows are at most 32 wide and back
 // to back in y: two rows per step, 2 * OW codes in one store.
-template <class T, Corr Cr, bool Clamp>
-void rows_pairs(const K2s2Plan& K, const T* x, T* y, int64_t r0, int64_t r1) {
+template <class T, class Codes>
+void rows_pairs(const QAvgPlan& P, const K2s2Plan& K, const Codes& codes, const T* x, T* y,
+                int64_t r0, int64_t r1) {
   const int64_t OW = K.OW, xp = K.x_pitch;
   const __mmask64 two = first_bytes(2 * OW), one = first_bytes(OW);  // 2 * OW: a row pair's bytes
   const __m512i idx = low_bytes_index(OW);
-  const FinalRegs F = final_regs(K);
+  const Codes f = codes;
   const T* xr = x + 2 * r0 * xp;
   T* yr = y + r0 * OW;
   int64_t r = r0;
-  for (; r + 2 <= r1; r += 2, xr += 4 * xp, yr += 2 * OW) {
-    const __m512i s0 =
-        window_sums<T>(_mm512_maskz_loadu_epi8(two, xr), _mm512_maskz_loadu_epi8(two, xr + xp));
-    const __m512i s1 = window_sums<T>(_mm512_maskz_loadu_epi8(two, xr + 2 * xp),
-                                      _mm512_maskz_loadu_epi8(two, xr + 3 * xp));
-    _mm512_mask_storeu_epi8(
-        yr, two,
-        _mm512_permutex2var_epi8(codes16<Cr, Clamp>(s0, F), idx, codes16<Cr, Clamp>(s1, F)));
-  }
+  auto sums = [&](const T* a) {
+    return window_sums<T>(_mm512_maskz_loadu_epi8(two, a), _mm512_maskz_loadu_epi8(two, a + xp));
+  };
+  for (; r + 2 <= r1; r += 2, xr += 4 * xp, yr += 2 * OW)
+    store_codes<true>(f, sums(xr), sums(xr + 2 * xp), idx, two, P, K, x, r, 0, OW, OW, yr);
   if (r < r1) {
-    const __m512i q = codes16<Cr, Clamp>(
-        window_sums<T>(_mm512_maskz_loadu_epi8(two, xr), _mm512_maskz_loadu_epi8(two, xr + xp)), F);
-    _mm512_mask_storeu_epi8(yr, one, _mm512_permutex2var_epi8(q, idx, q));
+    const __m512i s0 = sums(xr);
+    store_codes<false>(f, s0, s0, idx, one, P, K, x, r, 0, OW, OW, yr);
   }
 }
 
 // Output rows [r0, r1) one at a time, 64 outputs per step (a masked step for
 // the last OW % 64).
-template <class T, Corr Cr, bool Clamp>
-void rows_single(const K2s2Plan& K, const T* x, T* y, int64_t r0, int64_t r1) {
+template <class T, class Codes>
+void rows_single(const QAvgPlan& P, const K2s2Plan& K, const Codes& codes, const T* x, T* y,
+                 int64_t r0, int64_t r1) {
   const int64_t OW = K.OW, xp = K.x_pitch, yp = K.y_pitch, full = OW / 64, n = OW % 64;
   const __mmask64 load0 = first_bytes(2 * n), load1 = first_bytes(2 * n - 64), out = first_bytes(n);
   const __m512i idx = low_bytes_index(32);
-  const FinalRegs F = final_regs(K);
+  const Codes f = codes;
   for (int64_t r = r0; r < r1; ++r) {
     const T* a = x + 2 * r * xp;
     const T* b = a + xp;
     T* yr = y + r * yp;
-    for (int64_t i = 0; i < full; ++i, a += 128, b += 128, yr += 64) {
-      const __m512i s0 = window_sums<T>(_mm512_loadu_si512(a), _mm512_loadu_si512(b));
-      const __m512i s1 = window_sums<T>(_mm512_loadu_si512(a + 64), _mm512_loadu_si512(b + 64));
-      _mm512_storeu_si512(
-          yr, _mm512_permutex2var_epi8(codes16<Cr, Clamp>(s0, F), idx, codes16<Cr, Clamp>(s1, F)));
-    }
+    for (int64_t i = 0; i < full; ++i, a += 128, b += 128, yr += 64)
+      store_codes<true>(f, window_sums<T>(_mm512_loadu_si512(a), _mm512_loadu_si512(b)),
+                        window_sums<T>(_mm512_loadu_si512(a + 64), _mm512_loadu_si512(b + 64)), idx,
+                        ~__mmask64(0), P, K, x, r, 64 * i, 32, 64, yr);
     if (n == 0) continue;
-    const __m512i q0 = codes16<Cr, Clamp>(
-        window_sums<T>(_mm512_maskz_loadu_epi8(load0, a), _mm512_maskz_loadu_epi8(load0, b)), F);
-    const __m512i q1 =
-        n > 32 ? codes16<Cr, Clamp>(window_sums<T>(_mm512_maskz_loadu_epi8(load1, a + 64),
-                                                   _mm512_maskz_loadu_epi8(load1, b + 64)),
-                                    F)
-               : q0;
-    _mm512_mask_storeu_epi8(yr, out, _mm512_permutex2var_epi8(q0, idx, q1));
+    const __m512i s0 =
+        window_sums<T>(_mm512_maskz_loadu_epi8(load0, a), _mm512_maskz_loadu_epi8(load0, b));
+    if (n > 32)
+      store_codes<true>(f, s0,
+                        window_sums<T>(_mm512_maskz_loadu_epi8(load1, a + 64),
+                                       _mm512_maskz_loadu_epi8(load1, b + 64)),
+                        idx, out, P, K, x, r, 64 * full, 32, 64, yr);
+    else
+      store_codes<false>(f, s0, s0, idx, out, P, K, x, r, 64 * full, 32, 64, yr);
   }
 }
 
-template <class T, Corr Cr, bool Clamp>
-void run(const QAvgPoolProblem& p, const K2s2Plan& K) {
+template <class T, class Codes>
+void run(const QAvgPoolProblem& p, const K2s2Plan& K, const Codes& codes) {
   const T* x = static_cast<const T*>(p.x.raw());
   T* y = static_cast<T*>(p.y.raw());
   const int64_t C = p.x.dim(1);
   auto rows = [&](const T* xs, T* ys, int64_t r0, int64_t r1) {
     if (K.pairs)
-      rows_pairs<T, Cr, Clamp>(K, xs, ys, r0, r1);
+      rows_pairs<T>(p.plan, K, codes, xs, ys, r0, r1);
     else
-      rows_single<T, Cr, Clamp>(K, xs, ys, r0, r1);
+      rows_single<T>(p.plan, K, codes, xs, ys, r0, r1);
   };
   if (K.stacked) {
     for_ranges(K.seg_rows, 2, [&](int64_t r0, int64_t r1) { rows(x, y, r0, r1); });
@@ -154,13 +199,17 @@ void run(const QAvgPoolProblem& p, const K2s2Plan& K) {
 template <class T, Corr Cr>
 void run_clamp(const QAvgPoolProblem& p, const K2s2Plan& K) {
   if (K.offset != 0)
-    run<T, Cr, true>(p, K);
+    run<T>(p, K, IntCodes<Cr, true>{final_regs(K)});
   else
-    run<T, Cr, false>(p, K);
+    run<T>(p, K, IntCodes<Cr, false>{final_regs(K)});
 }
 
 template <class T>
 void run_rule(const QAvgPoolProblem& p, const K2s2Plan& K) {
+  if (K.checked)
+    return run<T>(p, K,
+                  CheckedCodes{float_regs(p.plan), _mm512_set1_epi32(-4 * p.plan.x_zp),
+                               _mm512_set1_ps(fmean_check_multiplier(p.plan, 4))});
   switch (K.corr) {
     case Corr::none:
       return run_clamp<T, Corr::none>(p, K);

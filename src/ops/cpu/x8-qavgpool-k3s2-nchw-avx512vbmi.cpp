@@ -46,45 +46,6 @@ inline __m512i codes16(__m512i s, const Fields& F, __m512i k, __m512i lo, __m512
   return _mm512_min_epi16(_mm512_max_epi16(_mm512_sub_epi16(q, k), lo), hi);
 }
 
-// The checked float tail's constants (qavgpool-k3s2.hpp).
-struct FloatRegs {
-  __m512 zp, below;
-  __m512i lo, hi;
-};
-
-// Codes (in 16-bit lanes) of 32 lanes from their window sums s, with the
-// lane offsets and multipliers at off / mul; *redo: the lanes the check left
-// undecided (the operations of x8-qavgpool-u16-nchw-avx512's float_checked).
-inline __m512i checked_codes(__m512i s, const int32_t* off, const float* mul, const FloatRegs& F,
-                             __mmask32* redo) {
-  __m256i w[2];
-  __mmask16 r[2];
-  for (int h = 0; h < 2; ++h) {
-    const __m256i half = _mm512_maskz_extracti64x4_epi64(0xff, s, h);
-    const __m512i d =
-        _mm512_add_epi32(_mm512_cvtepi16_epi32(half), _mm512_loadu_si512(off + 16 * h));
-    const __m512 v =
-        _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(d), _mm512_loadu_ps(mul + 16 * h)), F.zp);
-    const __m512 rv = _mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    r[h] = _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(v, rv)), F.below, _CMP_NLT_UQ);
-    w[h] = _mm512_cvtepi32_epi16(
-        _mm512_min_epi32(_mm512_max_epi32(_mm512_cvtps_epi32(rv), F.lo), F.hi));
-  }
-  *redo = r[0] | __mmask32{r[1]} << 16;
-  return _mm512_inserti64x4(_mm512_castsi256_si512(w[0]), w[1], 1);
-}
-
-// The reference's codes of the outputs (i, o + j) of a plane for the set bits
-// j of redo (rare).
-template <class T>
-__attribute__((noinline)) void redo_outputs(const QAvgPlan& P, uint64_t redo, const T* plane,
-                                            int64_t xp, int64_t i, int64_t o, T* y) {
-  for (; redo != 0; redo &= redo - 1) {
-    const int j = __builtin_ctzll(redo);
-    y[j] = static_cast<T>(qavg_fmean_redo(P, plane, xp, int64_t{1}, i, o + j));
-  }
-}
-
 // The three-tap sums (columns 2j - 1, 2j, 2j + 1) of one input row for the
 // 32 outputs of a block: `at` holds columns 64b.., `before` columns 64b - 1..
 // (the column-pair words shifted by one byte: the low byte is 2j - 1).
@@ -119,9 +80,7 @@ void strip(const K3s2Plan& K, const QAvgPlan& P, const T* x, int64_t xp, T* y, i
   const uint16_t* f1 = Checked ? nullptr : f0 + 3 * L;                // the other rows
   const Fields r0 = Checked ? Fields{} : fields_at(f1, L);
   const Fields r1 = Checked ? Fields{} : fields_at(f1 + 32, L);
-  const FloatRegs FR{_mm512_set1_ps(static_cast<float>(P.y_zp)),
-                     _mm512_set1_ps(P.fmean_check_below), _mm512_set1_epi32(P.lo),
-                     _mm512_set1_epi32(P.hi)};
+  const FloatRegs FR = float_regs(P);
   __m512i carry0 = _mm512_setzero_si512(), carry1 = carry0;  // row 2i - 1
   for (int64_t i = 0; i < K.OH; ++i) {
     const T* a = xs + 2 * i * xp;
@@ -133,13 +92,19 @@ void strip(const K3s2Plan& K, const QAvgPlan& P, const T* x, int64_t xp, T* y, i
     if constexpr (Checked) {
       const size_t c = i == 0 ? 0 : static_cast<size_t>(L), o = static_cast<size_t>(64 * t);
       __mmask32 redo0, redo1;
-      q0 = checked_codes(s0, K.offsets.data() + c + o, K.multipliers.data() + c + o, FR, &redo0);
-      q1 = checked_codes(s1, K.offsets.data() + c + o + 32, K.multipliers.data() + c + o + 32, FR,
-                         &redo1);
+      const int32_t* off = K.offsets.data() + c + o;
+      const float* mul = K.multipliers.data() + c + o;
+      q0 = checked_codes(s0, _mm512_loadu_si512(off), _mm512_loadu_si512(off + 16),
+                         _mm512_loadu_ps(mul), _mm512_loadu_ps(mul + 16), FR, &redo0);
+      q1 = checked_codes(s1, _mm512_loadu_si512(off + 32), _mm512_loadu_si512(off + 48),
+                         _mm512_loadu_ps(mul + 32), _mm512_loadu_ps(mul + 48), FR, &redo1);
       T* yr = y + i * yp + 64 * t;
       _mm512_mask_storeu_epi8(yr, out, _mm512_permutex2var_epi8(q0, idx, q1));
       const uint64_t redo = (redo0 | uint64_t{redo1} << 32) & out;
-      if (redo) redo_outputs(P, redo, x, xp, i, 64 * t, yr);
+      for (uint64_t m = redo; m != 0; m &= m - 1) {
+        const int j = __builtin_ctzll(m);
+        yr[j] = redo_output(P, x, xp, i, 64 * t + j);
+      }
       continue;
     }
     if (i == 0) {
