@@ -86,8 +86,7 @@ bool qavg_int_float_mean(const QAvgPlan& P) {
 }
 
 bool qavg_checked_float(const QAvgPlan& P) {
-  return P.arith == QAvgArith::float_mean && !P.exact_float_sum && P.fmean_checked &&
-         P.vector_tail;
+  return P.arith == QAvgArith::float_mean && !P.exact_float_sum && P.fmean_checked && P.vector_tail;
 }
 
 QAvgPlan make_qavg_plan(const TensorView& x, const TensorView& y, const QLinearAvgPoolParams& p) {
