@@ -19,6 +19,7 @@ const char* k3s2_declines(const QAvgPoolProblem& p) {
     return "not a 3x3 window with stride 2";
   if (P.h.start != -1 || P.w.start != -1)
     return "not one pixel of padding before the first row and column";
+  if (P.h.out < 1 || P.w.out < 1) return "no output";
   if (2 * P.h.out > P.H || 2 * P.w.out > P.W) return "a window past the last row or column";
   if (p.x.stride(3) != 1 || p.y.stride(3) != 1) return "x or y not unit-stride along W";
   return nullptr;
