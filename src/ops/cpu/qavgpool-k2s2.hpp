@@ -5,10 +5,11 @@
 // 16-bit lanes (vpmaddubsw against ones), and the quotient by 4 under any
 // rounding rule is an add and an arithmetic shift:
 //   R(s / 4) = (s + A + corr(s)) >> 2,
-// with A and corr per rule (K2s2Plan::add, corr; proof at k2s2_build). The
-// code is R((s + 4 offset) / 4), clamped when offset != 0 (not R(s / 4) +
-// offset: half to even commutes with adding even integers only). On
-// calibrated scales the checked float tail of k3s2 takes the sums instead.
+// with A and corr per rule (K2s2Plan::add, corr; proof at set_rule in
+// qavgpool-k2s2.cpp). The code is R((s + 4 offset) / 4), clamped when offset
+// != 0 (not R(s / 4) + offset: half to even commutes with adding even
+// integers only). On calibrated scales the checked float tail
+// (x8-qavgpool-vbmi-common.inc) takes the sums instead.
 #pragma once
 
 #include <cstdint>

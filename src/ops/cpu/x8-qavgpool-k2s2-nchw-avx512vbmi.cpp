@@ -3,8 +3,11 @@
 // 64-byte load per window row, one vpmaddubsw each against ones (the
 // column pairs' sums in 16-bit lanes), their sum, the rounding quotient by 4
 // as a few shifts and adds, and one vpermt2b that takes the low bytes of two
-// such registers into one 64-byte store. Integer sums are exact in any
-// order: the codes are the reference's bit for bit.
+// such registers into one 64-byte store. Calibrated scales take the checked
+// float tail instead of the integer quotient (x8-qavgpool-vbmi-common.inc).
+// Integer sums are exact in any order and the final steps are the
+// reference's or checked against it: the codes are the reference's bit for
+// bit.
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
@@ -49,8 +52,8 @@ inline FinalRegs final_regs(const K2s2Plan& K) {
 }
 
 // R((s + 4 offset) / 4), clamped when Clamp (offset != 0; proof of the rules
-// at k2s2_build). |s + 4 offset| <= 2040 fits the 16-bit lanes. Half to even
-// (A = 1): n + 1 + b is n - ~b, b = bit 2 of n.
+// at set_rule in qavgpool-k2s2.cpp). |s + 4 offset| <= 2040 fits the 16-bit
+// lanes. Half to even (A = 1): n + 1 + b is n - ~b, b = bit 2 of n.
 template <Corr Cr, bool Clamp>
 inline __m512i codes16(__m512i s, const FinalRegs& F) {
   const __m512i n = Clamp ? _mm512_add_epi16(s, F.offset4) : s;
