@@ -198,7 +198,12 @@ bool check_variants(const Case& c, const std::string& context, variant_test::Run
 // (the VBMI kernels decline every call on AVX-512 hosts without VBMI: said,
 // not counted).
 void expect_ran(const variant_test::Runs& runs, const std::string& part, int64_t more_than) {
-  if (!__builtin_cpu_supports("avx512vbmi")) {
+#if defined(__x86_64__)
+  const bool vbmi = __builtin_cpu_supports("avx512vbmi");
+#else
+  const bool vbmi = false;
+#endif
+  if (!vbmi) {
     std::printf("[ stride2 ] this host has no AVX-512 VBMI: %s did not run\n", part.c_str());
     return;
   }
