@@ -4,6 +4,8 @@
 #include "npukit/error.hpp"
 #include "npukit/ops/quantized.hpp"
 #include "ops/cpu/qavgpool-flat3x3.hpp"
+#include "ops/cpu/qavgpool-k2s2.hpp"
+#include "ops/cpu/qavgpool-k3s2.hpp"
 #include "ops/cpu/qavgpool-rows16.hpp"
 #include "ops/cpu/qavgpool.hpp"
 #include "ops/cpu/x8-globalpool.hpp"
@@ -44,8 +46,36 @@ const char* declines_fmean_nchw(const QAvgPoolProblem& p) {
 const char* declines_u16_nchw(const QAvgPoolProblem& p) {
   return qavg_u16_declines(p, false);
 }
+// Measured (session 12, one process, 1 thread): on stride-1 rows of more
+// than 32 outputs the AVX-512 plane loop (KW masked loads per block and tap
+// row) loses to the AVX2 u16 kernel (1x32x40x40 k5s1p2 59 vs 33 us,
+// 1x64x112x112 k3s1p1 339 vs 223) and, on calibrated scales, to
+// x8-qavgpool-fmean-nchw-avx512 (40x40 k5s1p2 57 vs 43 us).
+const char* declines_u16_nchw_avx512(const QAvgPoolProblem& p) {
+  if (const char* why = qavg_u16_declines(p, false)) return why;
+  if (p.plan.w.stride == 1 && p.plan.w.out > 32)
+    return "stride-1 rows of more than 32 outputs (the AVX2 u16 and fmean kernels are faster)";
+  return nullptr;
+}
 const char* declines_u16_nhwc(const QAvgPoolProblem& p) {
   return qavg_u16_declines(p, true);
+}
+
+bool vbmi_host() {
+#if defined(__x86_64__)
+  static const bool vbmi = __builtin_cpu_supports("avx512vbmi");
+  return vbmi;
+#else
+  return false;
+#endif
+}
+
+const char* declines_k2s2_vbmi(const QAvgPoolProblem& p) {
+  return vbmi_host() ? k2s2_build(p, nullptr) : "the host has no AVX-512 VBMI";
+}
+
+const char* declines_k3s2_vbmi(const QAvgPoolProblem& p) {
+  return vbmi_host() ? k3s2_build(p, nullptr) : "the host has no AVX-512 VBMI";
 }
 
 const char* declines_flat3x3(const QAvgPoolProblem& p) {
@@ -81,6 +111,16 @@ const KernelList<QAvgPoolProblem>& qlinear_average_pool_kernels() {
       "qlinear_average_pool",
       {
 #if defined(__x86_64__)
+          {"x8-qavgpool-k2s2-nchw-avx512vbmi", Isa::avx512,
+           "2x2 stride-2 windows inside the image, NCHW rows, integer final step (scale-1 ONNX "
+           "Runtime, int_mean) or the checked float tail (calibrated ONNX Runtime), AVX-512 VBMI",
+           declines_k2s2_vbmi, x8_qavgpool_k2s2_nchw_avx512vbmi},
+          {"x8-qavgpool-k3s2-nchw-avx512vbmi", Isa::avx512,
+           "3x3 stride-2 windows, one pixel of padding before the first row and column, none "
+           "after the last, NCHW rows, ONNX Runtime (scale 1, or calibrated with the checked "
+           "tail), "
+           "AVX-512 VBMI",
+           declines_k3s2_vbmi, x8_qavgpool_k3s2_nchw_avx512vbmi},
           {"x8-qavgpool-flat3x3-nchw-avx512", Isa::avx512,
            "k3s1p1 on dense NCHW tensors of at least 64 planes, rows of at most 16 columns, "
            "integer final step (scale-1 ONNX Runtime, int_mean)",
@@ -91,8 +131,8 @@ const KernelList<QAvgPoolProblem>& qlinear_average_pool_kernels() {
            declines_rows16_avx512, x8_qavgpool_rows16_nchw_avx512},
           {"x8-qavgpool-u16-nchw-avx512", Isa::avx512,
            "integer window sums (every profile but GHP; float_mean checked), <= 257 taps, unit "
-           "stride along W",
-           declines_u16_nchw, x8_qavgpool_u16_nchw_avx512},
+           "stride along W, stride_w 2 or rows of at most 32 outputs",
+           declines_u16_nchw_avx512, x8_qavgpool_u16_nchw_avx512},
           {"x8-qavgpool-u16-nhwc-avx512", Isa::avx512,
            "integer window sums (every profile but GHP; float_mean checked), <= 257 taps, unit "
            "stride along C",

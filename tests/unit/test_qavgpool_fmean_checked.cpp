@@ -241,7 +241,8 @@ TEST(QAvgPoolFmeanCheckedFast, EveryVariantAndThePublicCallMatchTheReference) {
   EXPECT_GT(redo, 1000);
   EXPECT_LT(redo, outputs / 4);
   if (max_isa() >= Isa::avx512) {  // the cap, as dispatch and runnable() see it
-    EXPECT_GT(runs.of("x8-qavgpool-u16-nchw-avx512"), 150);
+    // Stride-1 rows of more than 32 outputs go to the fmean kernel (133 runs left here).
+    EXPECT_GT(runs.of("x8-qavgpool-u16-nchw-avx512"), 110);
     EXPECT_GT(runs.of("x8-qavgpool-u16-nhwc-avx512"), 60);
   }
 }

@@ -80,6 +80,15 @@ void exact_float_sum(float x_scale, QAvgPlan& P) {
 
 }  // namespace
 
+bool qavg_int_float_mean(const QAvgPlan& P) {
+  return P.arith == QAvgArith::float_mean && P.exact_float_sum && P.sum_m == 1 &&
+         P.x_scale == P.y_scale && P.y_scale >= 0x1p-60f && P.y_scale <= 0x1p60f && P.vector_tail;
+}
+
+bool qavg_checked_float(const QAvgPlan& P) {
+  return P.arith == QAvgArith::float_mean && !P.exact_float_sum && P.fmean_checked && P.vector_tail;
+}
+
 QAvgPlan make_qavg_plan(const TensorView& x, const TensorView& y, const QLinearAvgPoolParams& p) {
   QAvgPlan P;
   const Window2d& win = p.window;

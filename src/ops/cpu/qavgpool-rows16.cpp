@@ -63,19 +63,12 @@ struct Lane {
   bool real = false;
 };
 
-// x_scale == y_scale == 2^j: the reference's float chain is round half to
-// even of (t + y_zp*d) / d (final16 in x8-qavgpool-u16-avx512.cpp).
-bool int_float_mean_of(const QAvgPlan& P) {
-  return P.arith == QAvgArith::float_mean && P.exact_float_sum && P.sum_m == 1 &&
-         P.x_scale == P.y_scale && P.y_scale >= 0x1p-60f && P.y_scale <= 0x1p60f && P.vector_tail;
-}
-
 // The calls the kernels do not take, by their geometry and arithmetic.
 const char* rows16_declines(const QAvgPoolProblem& p, int rows, bool one_load) {
   const QAvgPlan& P = p.plan;
   if (P.unsupported) return P.unsupported;
   if (P.bm_shift) return "bm_pool_quantized's shift";
-  if (!int_float_mean_of(P) && P.arith != QAvgArith::int_mean)
+  if (!qavg_int_float_mean(P) && P.arith != QAvgArith::int_mean)
     return "not an integer final step (scale-1 ONNX Runtime float path, or int_mean)";
   if (p.x.stride(3) != 1 || p.y.stride(3) != 1) return "x or y not unit-stride along W";
   if (P.w.stride != 1) return "stride along W above 1";
@@ -119,7 +112,7 @@ std::vector<uint64_t> group_classes(const QAvgPlan& P, int rows,
 // multiple K that makes every numerator n = t + K*d non-negative.
 const char* lane_divisors(const QAvgPlan& P, int rows, const std::vector<uint64_t>& keys,
                           const Rule& rule, std::vector<Lane>& lanes, int& sh, int& K) {
-  const bool int_float_mean = int_float_mean_of(P);
+  const bool int_float_mean = qavg_int_float_mean(P);
   const int64_t L = 16 * int64_t{rows};
   lanes.assign(keys.size() * static_cast<size_t>(L), Lane{});
   bool any_one = false;
@@ -199,7 +192,7 @@ const char* lane_fields(const QAvgPlan& P, const std::vector<Lane>& lanes, size_
 const char* rows16_build(const QAvgPoolProblem& p, int rows, bool one_load, Rows16Plan* T) {
   if (const char* why = rows16_declines(p, rows, one_load)) return why;
   const QAvgPlan& P = p.plan;
-  const Rule rule = rule_of(int_float_mean_of(P) ? Rounding::half_to_even : P.rounding);
+  const Rule rule = rule_of(qavg_int_float_mean(P) ? Rounding::half_to_even : P.rounding);
   Rows16Plan R;
   R.rows = rows;
   const std::vector<uint64_t> keys = group_classes(P, rows, R.group_class);

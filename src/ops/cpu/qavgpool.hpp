@@ -87,6 +87,14 @@ QAvgPlan make_qavg_plan(const TensorView& x, const TensorView& y, const QLinearA
 // dilation make it unsupported (the reference runs them).
 QAvgPlan make_bm_pool_plan(const TensorView& x, const TensorView& y, const BmPoolQuantParams& p);
 
+// x_scale == y_scale == 2^j under ONNX Runtime's float path: the reference's
+// float chain is round half to even of (t + y_zp*d) / d with t = sum - x_zp *
+// valid (final16 in x8-qavgpool-u16-avx512.cpp), an integer final step.
+bool qavg_int_float_mean(const QAvgPlan& P);
+// ONNX Runtime's float path on calibrated scales with the checked tail
+// (fmean_checked; qavgpool-fmean-check.cpp).
+bool qavg_checked_float(const QAvgPlan& P);
+
 // The reference's final step for one output, given its sums and tap counts.
 int32_t qavg_finalize_scalar(const QAvgPlan& P, int64_t sum, float fsum, int64_t valid,
                              int64_t clipped);
