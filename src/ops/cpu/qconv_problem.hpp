@@ -39,6 +39,9 @@ struct DwNhwcWeights {
   std::vector<int32_t> pairs, sum, zero_point;
   // w' as s8 in tap quads, when every w' fits (qconv_dw_nhwc.hpp's quad kernel).
   std::vector<int8_t> quads;
+  // w' as s8 by window column, up to 4 window rows per dword, when every w'
+  // fits and the window is at most 4x4 (qconv_dw_cols.hpp's layout).
+  std::vector<int8_t> cols;
 };
 
 // The per-output-channel requantization data of one set of call parameters,
