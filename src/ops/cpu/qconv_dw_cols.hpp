@@ -39,6 +39,11 @@ inline constexpr int64_t dw_cols_channel(int64_t n, int64_t i) {
 // is larger than 4x4.
 std::vector<int8_t> pack_dw_cols(const DwNhwcWeights& d, int64_t C, int64_t KH, int64_t KW);
 
+// Per-channel offsets and multipliers ([C], padded past it or not) in the
+// chunks' channel order: [C rounded up to 16], 0 and 1.0f past C.
+void dw_cols_order(const int32_t* offset, const float* mult, int64_t C, std::vector<int32_t>& o,
+                   std::vector<float>& m);
+
 // One task: output row `y` (pixel 0; pixel ow at y + ow * y_step) of columns
 // [ow0, ow1). Window row k reads input row row[k] (pixel 0; pixel iw at
 // row[k] + iw * row_step[k]), or for a row in the padding (and k >= KH) a row

@@ -76,6 +76,7 @@ inline constexpr int64_t dw_quad_channel(int64_t i) {
 // w' in tap pairs (or quads) and the per-channel offsets and multipliers.
 // Filled in place (it points into itself): not copied.
 struct DwConstants {
+  const QConvEpilogue* epi = nullptr;  // the load-time epilogue when it serves
   const DwNhwcWeights* dw = nullptr;
   const int32_t* offset = nullptr;
   const float* mult = nullptr;
@@ -91,8 +92,10 @@ struct DwConstants {
 
 // Fills k for a call whose x' has zero point xz (x_zp, + 128 for s8 x) and
 // Cp channels per pixel: the packed weights (or its own), and per channel
-// (Cp of them) offset = bias - xz * sum(w') and the multiplier.
-void dw_constants(const QConvProblem& p, int32_t xz, int64_t Cp, DwConstants& k);
+// (Cp of them) offset = bias - xz * sum(w') and the multiplier; with
+// quad_order, also in the quad kernel's order.
+void dw_constants(const QConvProblem& p, int32_t xz, int64_t Cp, DwConstants& k,
+                  bool quad_order = true);
 
 // The depthwise kernels' tasks: one output row of one image each, or a part
 // of its columns [ow0, ow1) when there are few rows.

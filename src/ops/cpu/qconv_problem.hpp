@@ -64,6 +64,10 @@ struct QConvEpilogue {
   std::vector<float> mult;
   std::vector<int32_t> row_offset, row_wzp;
   std::vector<float> row_mult;
+  // Depthwise weights with the column-quad layout: offset and mult in its
+  // chunks' channel order (dw_cols_order), [C rounded up to 16].
+  std::vector<int32_t> dw_cols_offset;
+  std::vector<float> dw_cols_mult;
 };
 
 struct QConvPackedWeights {

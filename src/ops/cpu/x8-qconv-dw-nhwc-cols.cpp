@@ -39,24 +39,39 @@ std::vector<int8_t> pack_dw_cols(const DwNhwcWeights& d, int64_t C, int64_t KH, 
   return out;
 }
 
+void dw_cols_order(const int32_t* offset, const float* mult, int64_t C, std::vector<int32_t>& o,
+                   std::vector<float>& m) {
+  const int64_t Cp = (C + kDwNhwcLanes - 1) / kDwNhwcLanes * kDwNhwcLanes;
+  o.assign(static_cast<size_t>(Cp), 0);
+  m.assign(static_cast<size_t>(Cp), 1.0f);
+  for (int64_t c0 = 0; c0 < Cp; c0 += dw_cols_chunk(Cp, c0)) {
+    const int64_t per = dw_cols_chunk(Cp, c0) / 4;  // dwords per vector
+    for (int64_t j = 0; j < 4; ++j)
+      for (int64_t d = 0; d < per; ++d) {
+        const int64_t c = c0 + 16 * (d / 4) + 4 * j + d % 4;  // dw_cols_channel
+        if (c >= C) continue;
+        o[static_cast<size_t>(c0 + j * per + d)] = offset[c];
+        m[static_cast<size_t>(c0 + j * per + d)] = mult[c];
+      }
+  }
+}
+
 void run_dw_cols(const QConvProblem& p, DwColsFn fn, DwNhwcFn fallback) {
   const int64_t C = p.x.dim(1), H = p.x.dim(2), KH = p.w.dim(2);
   const int64_t Cp = (C + kDwNhwcLanes - 1) / kDwNhwcLanes * kDwNhwcLanes;
   const uint8_t flip = p.x.dtype() == DType::s8 ? 0x80 : 0;
   const int32_t xz = p.x_zp + (flip ? 128 : 0);
   DwConstants k;
-  dw_constants(p, xz, Cp, k);
+  dw_constants(p, xz, Cp, k, false);
   if (k.dw->cols.empty()) return run_dw_nhwc(p, fallback);
-  // Offsets and multipliers in the chunks' channel order.
-  std::vector<int32_t> offset(static_cast<size_t>(Cp), 0);
-  std::vector<float> mult(static_cast<size_t>(Cp), 1.0f);
-  for (int64_t c0 = 0; c0 < Cp; c0 += dw_cols_chunk(Cp, c0))
-    for (int64_t i = 0; i < dw_cols_chunk(Cp, c0); ++i) {
-      const int64_t c = c0 + dw_cols_channel(dw_cols_chunk(Cp, c0), i);
-      if (c >= C) continue;
-      offset[static_cast<size_t>(c0 + i)] = k.offset[c];
-      mult[static_cast<size_t>(c0 + i)] = k.mult[c];
-    }
+  // Offsets and multipliers in the chunks' channel order: the load-time
+  // epilogue's, else made here.
+  std::vector<int32_t> offset_here;
+  std::vector<float> mult_here;
+  const bool packed = k.epi && !k.epi->dw_cols_offset.empty();
+  if (!packed) dw_cols_order(k.offset, k.mult, C, offset_here, mult_here);
+  const int32_t* offset = packed ? k.epi->dw_cols_offset.data() : offset_here.data();
+  const float* mult = packed ? k.epi->dw_cols_mult.data() : mult_here.data();
   // The padding rows' codes, flipped back to x_zp' by the kernel.
   const std::vector<uint8_t> zp_row(static_cast<size_t>(Cp), static_cast<uint8_t>(xz ^ flip));
   const Window2d& win = p.window;
@@ -77,7 +92,7 @@ void run_dw_cols(const QConvProblem& p, DwColsFn fn, DwNhwcFn fallback) {
     r.stride_w = win.stride_w, r.dilation_w = win.dilation_w;
     r.ow0 = t.ow0, r.ow1 = t.ow1;
     r.flip = flip, r.xz = static_cast<uint8_t>(xz);
-    r.w = k.dw->cols.data(), r.offset = offset.data(), r.multiplier = mult.data();
+    r.w = k.dw->cols.data(), r.offset = offset, r.multiplier = mult;
     r.y_zp = p.y_zp, r.y_s8 = p.y.dtype() == DType::s8;
     r.y = y0 + t.n * p.y.stride(0) + t.oh * p.y.stride(2);
     r.y_step = p.y.stride(3);

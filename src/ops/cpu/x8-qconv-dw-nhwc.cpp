@@ -183,7 +183,7 @@ DwInput padded_input(const QConvProblem& p, int64_t Hp, int64_t Wp, int64_t Cp) 
 // load-time epilogue's when it was built for these parameters (its offsets
 // b - x_zp' * sum(w - w_zp) are these, x_zp' by the pack's x dtype, which
 // qconv_packed_matches compares), else made here.
-void dw_constants(const QConvProblem& p, int32_t xz, int64_t Cp, DwConstants& k) {
+void dw_constants(const QConvProblem& p, int32_t xz, int64_t Cp, DwConstants& k, bool quad_order) {
   const int64_t C = p.x.dim(1);
   const QConvEpilogue* epi =
       p.packed && qconv_packed_matches(*p.packed, p) ? qconv_packed_epilogue(p.packed, p) : nullptr;
@@ -209,7 +209,8 @@ void dw_constants(const QConvProblem& p, int32_t xz, int64_t Cp, DwConstants& k)
   // (The epilogue's arrays are padded to 64 channels, offset 0 and multiplier 1, past Cp.)
   k.offset = epi ? epi->offset.data() : k.offset_here.data();
   k.mult = epi ? epi->mult.data() : k.mult_here.data();
-  if (k.dw->quads.empty()) return;
+  k.epi = epi;
+  if (k.dw->quads.empty() || !quad_order) return;
   const int64_t chunks = (C + kDwQuadChunk - 1) / kDwQuadChunk;
   k.offset_q.assign(static_cast<size_t>(chunks * kDwQuadChunk), 0);
   k.mult_q.assign(static_cast<size_t>(chunks * kDwQuadChunk), 1.0f);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "ops/cpu/qconv_dw_cols.hpp"
 #include "ops/cpu/qconv_nhwc.hpp"
 #include "ops/cpu/qconv_problem.hpp"
 
@@ -58,6 +59,8 @@ QConvEpilogue build_qconv_epilogue(const QConvProblem& p, const QConvPackedWeigh
     e.row_offset[at] = e.offset[i], e.row_wzp[at] = wz, e.row_mult[at] = e.mult[i];
     e.mult_finite = e.mult_finite && std::isfinite(e.mult[i]);
   }
+  if (!pk.dw_nhwc.cols.empty())
+    qconv::dw_cols_order(e.offset.data(), e.mult.data(), OC, e.dw_cols_offset, e.dw_cols_mult);
   return e;
 }
 
