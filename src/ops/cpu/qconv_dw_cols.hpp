@@ -34,10 +34,12 @@ inline constexpr int64_t dw_cols_channel(int64_t n, int64_t i) {
   return 16 * (d / 4) + 4 * j + d % 4;
 }
 
-// w' of d (its tap pairs) by chunk: [chunk][kw][j][n / 4 dwords][4 window rows]
-// s8 (0 past KH and C), chunk c0's at byte 4 * KW * c0; empty when the window
-// is larger than 4x4.
-std::vector<int8_t> pack_dw_cols(const DwNhwcWeights& d, int64_t C, int64_t KH, int64_t KW);
+// w' of d (its tap pairs) by chunk: [chunk][kw][j][n / 4 dwords][4 bytes],
+// byte shift + k = window row k (0 elsewhere and past C), s8; chunk c0's at
+// byte 4 * KW * c0; empty when the window is larger than 4x4 or its rows do
+// not fit after the shift.
+std::vector<int8_t> pack_dw_cols(const DwNhwcWeights& d, int64_t C, int64_t KH, int64_t KW,
+                                 int64_t shift);
 
 // Per-channel offsets and multipliers ([C], padded past it or not) in the
 // chunks' channel order: [C rounded up to 16], 0 and 1.0f past C.
@@ -45,18 +47,23 @@ void dw_cols_order(const int32_t* offset, const float* mult, int64_t C, std::vec
                    std::vector<float>& m);
 
 // One task: output row `y` (pixel 0; pixel ow at y + ow * y_step) of columns
-// [ow0, ow1). Window row k reads input row row[k] (pixel 0; pixel iw at
-// row[k] + iw * row_step[k]), or for a row in the padding (and k >= KH) a row
-// of x_zp' codes (before the flip) with row_step 0.
+// [ow0, ow1), and with stride_h = dilation_h = 1 and at most 3 window rows
+// the next output row y2 too (else null), whose window is one row lower: the
+// scratch row's byte k holds input row row[k] (pixel 0; pixel iw at row[k] +
+// iw * row_step[k]), or for a row in the padding (and past the window) a row
+// of x_zp' codes (before the flip) with row_step 0; y's weights are w, y2's
+// w2 (the cols_lower layout).
 struct DwColsRow {
   const uint8_t* row[kDwColsMaxRows];
   int64_t row_step[kDwColsMaxRows];
   int64_t KW = 0, C = 0, Cp = 0;  // channels stored; C rounded up to 16
   int64_t W = 0, pad_left = 0, stride_w = 1, dilation_w = 1;
   int64_t ow0 = 0, ow1 = 0;
-  uint8_t flip = 0;       // 0x80 for s8 x: x' = x ^ 0x80
-  uint8_t xz = 0;         // x_zp', read by the padding columns
-  const int8_t* w;        // pack_dw_cols
+  uint8_t flip = 0;  // 0x80 for s8 x: x' = x ^ 0x80
+  uint8_t xz = 0;    // x_zp', read by the padding columns
+  const int8_t* w;   // pack_dw_cols
+  const int8_t* w2 = nullptr;
+  uint8_t* y2 = nullptr;
   const int32_t* offset;  // [Cp] in the chunks' channel order
   const float* multiplier;
   int32_t y_zp = 0;

@@ -42,6 +42,10 @@ struct DwNhwcWeights {
   // w' as s8 by window column, up to 4 window rows per dword, when every w'
   // fits and the window is at most 4x4 (qconv_dw_cols.hpp's layout).
   std::vector<int8_t> cols;
+  // The same with the window one row lower (byte k + 1 = row k), when the
+  // window has at most 3 rows: the second output row of a pair that shares
+  // one scratch row.
+  std::vector<int8_t> cols_lower;
 };
 
 // The per-output-channel requantization data of one set of call parameters,

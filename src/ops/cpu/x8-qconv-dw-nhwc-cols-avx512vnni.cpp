@@ -134,11 +134,11 @@ inline void interleave(typename Lanes<N>::I a, typename Lanes<N>::I b, typename 
 
 // Scratch columns [j0, j1) (padded input columns) of the chunk from c0: 4 * N
 // bytes each.
-template <int N>
+template <int N, bool Flip>
 void build(const DwColsRow& r, int64_t c0, int64_t j0, int64_t j1, uint8_t* t) {
   using V = Lanes<N>;
   const int64_t n = std::min<int64_t>(N, r.C - c0);
-  const auto flip = V::set1_8(r.flip), xz = V::set1_8(r.xz);
+  const auto flip = V::set1_8(0x80), xz = V::set1_8(r.xz);
   const uint8_t* row[kDwColsMaxRows];
   for (int k = 0; k < kDwColsMaxRows; ++k) row[k] = r.row[k] + c0;
   for (int64_t j = j0; j < j1; ++j, t += 4 * N) {
@@ -147,17 +147,22 @@ void build(const DwColsRow& r, int64_t c0, int64_t j0, int64_t j1, uint8_t* t) {
       interleave<N>(xz, xz, xz, xz, t);  // (rows past KH meet w' = 0)
       continue;
     }
-    auto at = [&](int k) { return V::bxor(V::load(n, row[k] + iw * r.row_step[k]), flip); };
+    auto at = [&](int k) {
+      const auto v = V::load(n, row[k] + iw * r.row_step[k]);
+      return Flip ? V::bxor(v, flip) : v;
+    };
     interleave<N>(at(0), at(1), at(2), at(3), t);
   }
 }
 
-// Outputs [ow0, ow1) of the chunk from c0 from scratch columns from j0.
+// Outputs [ow0, ow1) of the chunk from c0 into output row y0 with weights
+// w0, from scratch columns from j0.
 template <int N, int KW>
-void compute(const DwColsRow& r, int64_t c0, int64_t j0, const uint8_t* t) {
+void compute(const DwColsRow& r, const int8_t* w0, uint8_t* y0, int64_t c0, int64_t j0,
+             const uint8_t* t) {
   using V = Lanes<N>;
   typename V::I w[KW][4];
-  const int8_t* wc = r.w + 4 * KW * c0;
+  const int8_t* wc = w0 + 4 * KW * c0;
   for (int kw = 0; kw < KW; ++kw)
     for (int j = 0; j < 4; ++j) w[kw][j] = V::loadu(wc + (kw * 4 + j) * N);
   const int32_t* off = r.offset + c0;
@@ -167,7 +172,7 @@ void compute(const DwColsRow& r, int64_t c0, int64_t j0, const uint8_t* t) {
   const int64_t n = std::min<int64_t>(N, r.C - c0);
   const int64_t col_step = 4 * N * r.stride_w, tap_step = 4 * N * r.dilation_w;
   const uint8_t* col = t + (r.ow0 * r.stride_w - j0) * 4 * N;
-  uint8_t* y = r.y + r.ow0 * r.y_step + c0;
+  uint8_t* y = y0 + r.ow0 * r.y_step + c0;
   for (int64_t ow = r.ow0; ow < r.ow1; ++ow, col += col_step, y += r.y_step) {
     typename V::I acc[4];
     for (int j = 0; j < 4; ++j) acc[j] = V::loadu(off + j * (N / 4));
@@ -188,16 +193,27 @@ void chunk(const DwColsRow& r, int64_t c0, std::vector<uint8_t>& scratch) {
   const int64_t j0 = r.ow0 * r.stride_w;
   const int64_t j1 = (r.ow1 - 1) * r.stride_w + (r.KW - 1) * r.dilation_w + 1;
   scratch.resize(static_cast<size_t>((j1 - j0) * 4 * N));
-  build<N>(r, c0, j0, j1, scratch.data());
-  switch (r.KW) {
-    case 1:
-      return compute<N, 1>(r, c0, j0, scratch.data());
-    case 2:
-      return compute<N, 2>(r, c0, j0, scratch.data());
-    case 3:
-      return compute<N, 3>(r, c0, j0, scratch.data());
-    default:
-      return compute<N, 4>(r, c0, j0, scratch.data());
+  if (r.flip)
+    build<N, true>(r, c0, j0, j1, scratch.data());
+  else
+    build<N, false>(r, c0, j0, j1, scratch.data());
+  for (int second = 0; second < (r.y2 ? 2 : 1); ++second) {
+    const int8_t* w = second ? r.w2 : r.w;
+    uint8_t* y = second ? r.y2 : r.y;
+    switch (r.KW) {
+      case 1:
+        compute<N, 1>(r, w, y, c0, j0, scratch.data());
+        break;
+      case 2:
+        compute<N, 2>(r, w, y, c0, j0, scratch.data());
+        break;
+      case 3:
+        compute<N, 3>(r, w, y, c0, j0, scratch.data());
+        break;
+      default:
+        compute<N, 4>(r, w, y, c0, j0, scratch.data());
+        break;
+    }
   }
 }
 

@@ -18,8 +18,9 @@ const char* dw_cols_declines(const QConvProblem& p) {
   return nullptr;
 }
 
-std::vector<int8_t> pack_dw_cols(const DwNhwcWeights& d, int64_t C, int64_t KH, int64_t KW) {
-  if (KH > kDwColsMaxRows || KW > kDwColsMaxCols) return {};
+std::vector<int8_t> pack_dw_cols(const DwNhwcWeights& d, int64_t C, int64_t KH, int64_t KW,
+                                 int64_t shift) {
+  if (KH + shift > kDwColsMaxRows || KW > kDwColsMaxCols) return {};
   const int64_t Cp = (C + kDwNhwcLanes - 1) / kDwNhwcLanes * kDwNhwcLanes;
   std::vector<int8_t> out(static_cast<size_t>(Cp * 4 * KW), 0);
   for (int64_t c0 = 0; c0 < Cp; c0 += dw_cols_chunk(Cp, c0)) {
@@ -31,7 +32,7 @@ std::vector<int8_t> pack_dw_cols(const DwNhwcWeights& d, int64_t C, int64_t KH, 
           const int64_t t = k * KW + kw;
           const auto pair = static_cast<uint32_t>(d.pairs[static_cast<size_t>(t / 2 * Cp + c)]);
           const auto v = static_cast<int16_t>(static_cast<uint16_t>(pair >> (t % 2 * 16)));
-          out[static_cast<size_t>(4 * KW * c0 + ((kw * 4 + j) * (n / 4) + dword) * 4 + k)] =
+          out[static_cast<size_t>(4 * KW * c0 + ((kw * 4 + j) * (n / 4) + dword) * 4 + shift + k)] =
               static_cast<int8_t>(v);  // fits: checked by pack_dw_nhwc
         }
       }
@@ -77,13 +78,19 @@ void run_dw_cols(const QConvProblem& p, DwColsFn fn, DwNhwcFn fallback) {
   const Window2d& win = p.window;
   const auto* x0 = static_cast<const uint8_t*>(p.x.raw());
   auto* y0 = static_cast<uint8_t*>(p.y.raw());
-  const DwRowTasks tasks(p.x.dim(0), p.y.dim(2), p.y.dim(3));
+  // Output rows in pairs sharing one scratch row when the second's window is
+  // the first's one row lower.
+  const int64_t OH = p.y.dim(2);
+  const bool pairs = win.stride_h == 1 && win.dilation_h == 1 && !k.dw->cols_lower.empty();
+  const int64_t per_task = pairs ? 2 : 1, rows_read = KH + per_task - 1;
+  const DwRowTasks tasks(p.x.dim(0), (OH + per_task - 1) / per_task, p.y.dim(3));
   parallel_for(tasks.count(), [&](int64_t task) {
     const DwRowTask t = tasks.at(task);
+    const int64_t oh = t.oh * per_task;
     DwColsRow r;
     for (int64_t kh = 0; kh < kDwColsMaxRows; ++kh) {
-      const int64_t ih = t.oh * win.stride_h - win.pad_top + kh * win.dilation_h;
-      const bool inside = kh < KH && ih >= 0 && ih < H;
+      const int64_t ih = oh * win.stride_h - win.pad_top + kh * win.dilation_h;
+      const bool inside = kh < rows_read && ih >= 0 && ih < H;
       r.row[kh] = inside ? x0 + t.n * p.x.stride(0) + ih * p.x.stride(2) : zp_row.data();
       r.row_step[kh] = inside ? p.x.stride(3) : 0;
     }
@@ -94,8 +101,9 @@ void run_dw_cols(const QConvProblem& p, DwColsFn fn, DwNhwcFn fallback) {
     r.flip = flip, r.xz = static_cast<uint8_t>(xz);
     r.w = k.dw->cols.data(), r.offset = offset, r.multiplier = mult;
     r.y_zp = p.y_zp, r.y_s8 = p.y.dtype() == DType::s8;
-    r.y = y0 + t.n * p.y.stride(0) + t.oh * p.y.stride(2);
+    r.y = y0 + t.n * p.y.stride(0) + oh * p.y.stride(2);
     r.y_step = p.y.stride(3);
+    if (pairs && oh + 1 < OH) r.w2 = k.dw->cols_lower.data(), r.y2 = r.y + p.y.stride(2);
     fn(r);
   });
 }

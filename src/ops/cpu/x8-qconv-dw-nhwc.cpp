@@ -98,7 +98,8 @@ DwNhwcWeights pack_dw_nhwc(const TensorView& w, const QuantParams& wq) {
       fits = v >= -128 && v <= 127;
     }
   if (!fits) return d;
-  d.cols = pack_dw_cols(d, C, w.dim(2), KW);
+  d.cols = pack_dw_cols(d, C, w.dim(2), KW, 0);
+  if (w.dim(2) < kDwColsMaxRows) d.cols_lower = pack_dw_cols(d, C, w.dim(2), KW, 1);
   const int64_t quads = (taps + 3) / 4, chunks = (C + kDwQuadChunk - 1) / kDwQuadChunk;
   d.quads.assign(static_cast<size_t>(quads * chunks * kDwQuadChunk * 4), 0);
   for (int64_t q = 0; q < quads; ++q)
