@@ -66,8 +66,6 @@ const char* dw_nhwc_declines(const QConvProblem& p);
 // As dw_nhwc_declines, and a weight zero point other than 0 (s8) or 128 (u8):
 // w' then always fits s8.
 const char* dw_nhwc_quads_declines(const QConvProblem& p);
-// Whether every weight zero point is 0 (s8) or 128 (u8): w' then fits s8.
-bool dw_weights_symmetric(const QConvProblem& p);
 inline constexpr int64_t kDwQuadChunk = 64;  // channels per chunk of the quad kernel
 // The channel (from a chunk's first) of the quad layout's dword i = 16 * j + d.
 inline constexpr int64_t dw_quad_channel(int64_t i) {

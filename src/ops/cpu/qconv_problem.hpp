@@ -143,6 +143,9 @@ const QConvEpilogue* qconv_packed_epilogue(const QConvPackedWeights* pk, const Q
 // Whether every output channel's multiplier is finite (from the packed
 // epilogue's when it matches: no division per channel).
 bool qconv_multipliers_finite(const QConvProblem& p);
+// Whether every weight zero point is 0 (s8) or 128 (u8), so that w' = w - w_zp
+// fits s8 (from the packed epilogue's when it was checked: no loop per call).
+bool weights_symmetric(const QConvProblem& p);
 // Whether `pk` was packed for this problem.
 bool qconv_packed_matches(const QConvPackedWeights& pk, const QConvProblem& p);
 

@@ -14,7 +14,7 @@ const char* dw_cols_declines(const QConvProblem& p) {
   if (const char* why = dw_nhwc_declines(p)) return why;
   if (p.w.dim(2) > kDwColsMaxRows) return "window taller than 4 rows";
   if (p.w.dim(3) > kDwColsMaxCols) return "window wider than 4 columns";
-  if (!dw_weights_symmetric(p)) return "a weight zero point is not 0 (s8) or 128 (u8)";
+  if (!weights_symmetric(p)) return "a weight zero point is not 0 (s8) or 128 (u8)";
   return nullptr;
 }
 

@@ -39,15 +39,8 @@ const char* dw_nhwc_quads_declines(const QConvProblem& p) {
   // Below 64 channels most of a chunk's lanes would be padding (bench_qconv:
   // 32 channels at 112x112 run slower than on the pair kernel).
   if (p.x.dim(1) < kDwQuadChunk) return "fewer than 64 channels";
-  if (!dw_weights_symmetric(p)) return "a weight zero point is not 0 (s8) or 128 (u8)";
+  if (!weights_symmetric(p)) return "a weight zero point is not 0 (s8) or 128 (u8)";
   return nullptr;
-}
-
-bool dw_weights_symmetric(const QConvProblem& p) {
-  const int32_t symmetric = p.w.dtype() == DType::u8 ? 128 : 0;
-  for (int64_t c = 0; c < p.w.dim(0); ++c)
-    if (p.wq.zero_point_at(c) != symmetric) return false;
-  return true;
 }
 
 void dw_nhwc_portable(const DwNhwcRow& r) {

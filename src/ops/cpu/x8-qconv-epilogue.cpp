@@ -92,6 +92,16 @@ const QConvEpilogue* qconv_packed_epilogue(const QConvPackedWeights* pk, const Q
 
 namespace npukit {
 
+bool weights_symmetric(const QConvProblem& p) {
+  // The epilogue's w_zp' subtracts 128 from u8 zero points in exact mode.
+  if (p.epilogue_checked && !p.pairs && p.packed && p.packed->epilogue)
+    return !p.packed->epilogue->any_wzp;
+  const int32_t symmetric = p.w.dtype() == DType::u8 ? 128 : 0;
+  for (int64_t o = 0; o < p.w.dim(0); ++o)
+    if (p.wq.zero_point_at(o) != symmetric) return false;
+  return true;
+}
+
 bool qconv_multipliers_finite(const QConvProblem& p) {
   if (const QConvEpilogue* e = qconv_packed_epilogue(p.packed, p)) return e->mult_finite;
   for (int64_t o = 0; o < p.w.dim(0); ++o)

@@ -66,11 +66,6 @@ uint32_t u32(int64_t v) {
   return static_cast<uint32_t>(static_cast<uint64_t>(v));
 }
 
-// w_zp' = w_zp (s8 weights) or w_zp - 128 (u8 weights, flipped to s8).
-int32_t w_zp_primed(const QConvProblem& p, int64_t o) {
-  return p.wq.zero_point_at(o) - (p.w.dtype() == DType::u8 ? 128 : 0);
-}
-
 // A first layer's 1-4 channels (planes sC apart, unit column step) as one u32
 // per pixel: channel c in byte c, 0 in the pad channel. Byte stores of
 // every lane, so that the compiler vectorizes the interleave.
@@ -140,8 +135,7 @@ const char* nhwc_declines(const QConvProblem& p) {
   const bool nchw = !is_channels_last(p.x) && !is_channels_last(p.y);
   if (p.w.dim(2) * p.w.dim(3) == 1 && nchw) return "1x1 on NCHW x and y";
   if (p.x.dim(1) < 16 && nchw) return "fewer than 16 input channels on NCHW x and y";
-  for (int64_t o = 0; o < p.w.dim(0); ++o)
-    if (w_zp_primed(p, o) != 0) return "a weight zero point is not 0 (s8) or 128 (u8)";
+  if (!weights_symmetric(p)) return "a weight zero point is not 0 (s8) or 128 (u8)";
   const Window2d& w = p.window;
   if (w.pad_top < 0 || w.pad_bottom < 0 || w.pad_left < 0 || w.pad_right < 0)
     return "negative pads";
