@@ -16,108 +16,13 @@
 
 #include "ops/cpu/isa-avx512vnni-begin.inc"
 
+#include "ops/cpu/x8-qconv-dw-lanes-avx512vnni.inc"
+
 namespace npukit::qconv {
 
 namespace {
 
-// N channels per chunk: vectors of N bytes (N / 4 dwords).
-template <int N>
-struct Lanes;
-
-template <>
-struct Lanes<64> {
-  using I = __m512i;
-  using F = __m512;
-  static I load(int64_t n, const void* p) {
-    return _mm512_maskz_loadu_epi8(n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1, p);
-  }
-  static I loadu(const void* p) { return _mm512_loadu_si512(p); }
-  static void store(void* p, I v) { _mm512_storeu_si512(p, v); }
-  static void store(void* p, int64_t n, I v) {
-    _mm512_mask_storeu_epi8(p, n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1, v);
-  }
-  static I set1_8(uint8_t v) { return _mm512_set1_epi8(static_cast<char>(v)); }
-  static I set1_16(int16_t v) { return _mm512_set1_epi16(v); }
-  static I bxor(I a, I b) { return _mm512_xor_si512(a, b); }
-  static I lo8(I a, I b) { return _mm512_unpacklo_epi8(a, b); }
-  static I hi8(I a, I b) { return _mm512_unpackhi_epi8(a, b); }
-  static I lo16(I a, I b) { return _mm512_unpacklo_epi16(a, b); }
-  static I hi16(I a, I b) { return _mm512_unpackhi_epi16(a, b); }
-  static I dot(I acc, I x, I w) { return _mm512_dpbusd_epi32(acc, x, w); }
-  static F set1f(float v) { return _mm512_set1_ps(v); }
-  // round_to_even(min(float(acc) * m, hi))
-  static I scaled(I acc, const float* m, F hi) {
-    const F f = _mm512_min_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(acc), _mm512_loadu_ps(m)), hi);
-    return _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  }
-  static I packs32(I a, I b) { return _mm512_packs_epi32(a, b); }
-  static I adds16(I a, I b) { return _mm512_adds_epi16(a, b); }
-  static I packs16(I a, I b) { return _mm512_packs_epi16(a, b); }
-  static I packus16(I a, I b) { return _mm512_packus_epi16(a, b); }
-};
-
-template <>
-struct Lanes<32> {
-  using I = __m256i;
-  using F = __m256;
-  static I load(int64_t n, const void* p) {
-    return _mm256_maskz_loadu_epi8(n >= 32 ? ~__mmask32{0} : (__mmask32{1} << n) - 1, p);
-  }
-  static I loadu(const void* p) { return _mm256_loadu_si256(static_cast<const I*>(p)); }
-  static void store(void* p, I v) { _mm256_storeu_si256(static_cast<I*>(p), v); }
-  static void store(void* p, int64_t n, I v) {
-    _mm256_mask_storeu_epi8(p, n >= 32 ? ~__mmask32{0} : (__mmask32{1} << n) - 1, v);
-  }
-  static I set1_8(uint8_t v) { return _mm256_set1_epi8(static_cast<char>(v)); }
-  static I set1_16(int16_t v) { return _mm256_set1_epi16(v); }
-  static I bxor(I a, I b) { return _mm256_xor_si256(a, b); }
-  static I lo8(I a, I b) { return _mm256_unpacklo_epi8(a, b); }
-  static I hi8(I a, I b) { return _mm256_unpackhi_epi8(a, b); }
-  static I lo16(I a, I b) { return _mm256_unpacklo_epi16(a, b); }
-  static I hi16(I a, I b) { return _mm256_unpackhi_epi16(a, b); }
-  static I dot(I acc, I x, I w) { return _mm256_dpbusd_epi32(acc, x, w); }
-  static F set1f(float v) { return _mm256_set1_ps(v); }
-  static I scaled(I acc, const float* m, F hi) {
-    const F f = _mm256_min_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc), _mm256_loadu_ps(m)), hi);
-    return _mm256_cvtps_epi32(f);  // MXCSR's rounding: to nearest even
-  }
-  static I packs32(I a, I b) { return _mm256_packs_epi32(a, b); }
-  static I adds16(I a, I b) { return _mm256_adds_epi16(a, b); }
-  static I packs16(I a, I b) { return _mm256_packs_epi16(a, b); }
-  static I packus16(I a, I b) { return _mm256_packus_epi16(a, b); }
-};
-
-template <>
-struct Lanes<16> {
-  using I = __m128i;
-  using F = __m128;
-  static I load(int64_t n, const void* p) {
-    return _mm_maskz_loadu_epi8(n >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << n) - 1),
-                                p);
-  }
-  static I loadu(const void* p) { return _mm_loadu_si128(static_cast<const I*>(p)); }
-  static void store(void* p, I v) { _mm_storeu_si128(static_cast<I*>(p), v); }
-  static void store(void* p, int64_t n, I v) {
-    _mm_mask_storeu_epi8(p, n >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << n) - 1), v);
-  }
-  static I set1_8(uint8_t v) { return _mm_set1_epi8(static_cast<char>(v)); }
-  static I set1_16(int16_t v) { return _mm_set1_epi16(v); }
-  static I bxor(I a, I b) { return _mm_xor_si128(a, b); }
-  static I lo8(I a, I b) { return _mm_unpacklo_epi8(a, b); }
-  static I hi8(I a, I b) { return _mm_unpackhi_epi8(a, b); }
-  static I lo16(I a, I b) { return _mm_unpacklo_epi16(a, b); }
-  static I hi16(I a, I b) { return _mm_unpackhi_epi16(a, b); }
-  static I dot(I acc, I x, I w) { return _mm_dpbusd_epi32(acc, x, w); }
-  static F set1f(float v) { return _mm_set1_ps(v); }
-  static I scaled(I acc, const float* m, F hi) {
-    const F f = _mm_min_ps(_mm_mul_ps(_mm_cvtepi32_ps(acc), _mm_loadu_ps(m)), hi);
-    return _mm_cvtps_epi32(f);  // MXCSR's rounding: to nearest even
-  }
-  static I packs32(I a, I b) { return _mm_packs_epi32(a, b); }
-  static I adds16(I a, I b) { return _mm_adds_epi16(a, b); }
-  static I packs16(I a, I b) { return _mm_packs_epi16(a, b); }
-  static I packus16(I a, I b) { return _mm_packus_epi16(a, b); }
-};
+using namespace dw_vnni;
 
 // The 4 column-quad vectors of rows a, b, c, d (byte k of each dword = row k).
 template <int N>
@@ -167,9 +72,8 @@ void compute(const DwColsRow& r, const int8_t* w0, uint8_t* y0, int64_t c0, int6
     for (int j = 0; j < 4; ++j) w[kw][j] = V::loadu(wc + (kw * 4 + j) * N);
   const int32_t* off = r.offset + c0;
   const float* mult = r.multiplier + c0;
-  const auto fhi = V::set1f(static_cast<float>((r.y_s8 ? 127 : 255) - r.y_zp));
-  const auto yzp16 = V::set1_16(static_cast<int16_t>(r.y_zp));
   const int64_t n = std::min<int64_t>(N, r.C - c0);
+  const Requant<N> q(r.y_zp, r.y_s8);
   const int64_t col_step = 4 * N * r.stride_w, tap_step = 4 * N * r.dilation_w;
   const uint8_t* col = t + (r.ow0 * r.stride_w - j0) * 4 * N;
   uint8_t* y = y0 + r.ow0 * r.y_step + c0;
@@ -179,12 +83,7 @@ void compute(const DwColsRow& r, const int8_t* w0, uint8_t* y0, int64_t c0, int6
     for (int kw = 0; kw < KW; ++kw)
       for (int j = 0; j < 4; ++j)
         acc[j] = V::dot(acc[j], V::loadu(col + kw * tap_step + j * N), w[kw][j]);
-    typename V::I v[4];
-    for (int j = 0; j < 4; ++j) v[j] = V::scaled(acc[j], mult + j * (N / 4), fhi);
-    // Per 128-bit lane L: v0|v1 hold channels 16L + 0..7, v2|v3 16L + 8..15.
-    const auto lo = V::adds16(V::packs32(v[0], v[1]), yzp16);
-    const auto hi = V::adds16(V::packs32(v[2], v[3]), yzp16);
-    V::store(y, n, r.y_s8 ? V::packs16(lo, hi) : V::packus16(lo, hi));
+    store_codes<N>(q, acc, mult, y, n);
   }
 }
 
