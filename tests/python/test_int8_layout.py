@@ -28,9 +28,9 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 NPUKIT = os.environ.get("NPUKIT_BIN", os.path.join(ROOT, "build", "bin", "npukit"))
 SEED = 2026
 # The channels-last kernels the pass must have run, per ISA level (symmetric
-# depthwise weights take the quad kernel at VNNI).
+# 3x3 depthwise weights take the column-quad kernel at VNNI).
 LAYOUT_KERNELS = {
-    "avx512_vnni": ["x8-qconv-dw-nhwc-quads-avx512vnni", "x8-qconv-gemm-nhwc-avx512vnni"],
+    "avx512_vnni": ["x8-qconv-dw-nhwc-cols-avx512vnni", "x8-qconv-gemm-nhwc-avx512vnni"],
     "avx2": ["x8-qconv-dw-nhwc-avx2", "x8-qconv-gemm-nhwc-avx2"],
 }
 

@@ -285,6 +285,78 @@ TEST(QConvFast, DepthwiseRowsOfEveryWidth) {
   }
 }
 
+TEST(QConvFast, DepthwiseColumnQuadsOnEveryChunkAndWindow) {
+  // x8-qconv-dw-nhwc-cols's own geometry: channel counts across its 64/32/16
+  // chunks and their tails (1-20, around 32, 48, 64 and multiples), every
+  // window of 1-4 rows by 1-4 columns, strides 1-3, dilations 1-2 (half the
+  // cases stride_h = dilation_h = 1: output rows in pairs, odd row counts
+  // leaving a last row alone), each pad
+  // 0-3 (padding columns and rows, windows reaching past both sides), rows
+  // of 1 to 70 columns, few rows (column parts), batches, u8/s8 x and w,
+  // symmetric weights (a tenth not: it must decline), through the call's own
+  // pack and the load-time one, 1-3 threads.
+  const uint32_t seed = 20261212;
+  std::mt19937 rng(seed);
+  auto r = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  test::SettingsRestore restore;
+  const int64_t channels[] = {1,  2,  3,  5,  8,  15, 16,  17,  20,  31,  32,  33,  47, 48,
+                              49, 63, 64, 65, 80, 96, 112, 127, 128, 144, 150, 160, 192};
+  const char* const name = "x8-qconv-dw-nhwc-cols-avx512vnni";
+  const auto& variants = qconv_kernels().variants;
+  const auto kernel = std::find_if(variants.begin(), variants.end(),
+                                   [&](const auto& k) { return std::string(k.name) == name; });
+  ASSERT_NE(kernel, variants.end());
+  const bool runs = KernelList<QConvProblem>::runnable(*kernel) && kernel->isa <= host_isa();
+  int ran = 0, informative = 0;
+  for (int it = 0; it < 160; ++it) {
+    Case c{};
+    c.n = r(1, 2);
+    c.groups = c.ic = c.oc = channels[r(0, static_cast<int64_t>(std::size(channels)) - 1)];
+    c.kh = r(1, 4), c.kw = r(1, 4), c.sh = r(1, 3), c.sw = r(1, 3), c.dh = r(1, 2), c.dw = r(1, 2);
+    if (it % 2) c.sh = c.dh = 1;  // output rows in pairs (at most 3 window rows)
+    c.pt = r(0, 3), c.pb = r(0, 3), c.pl = r(0, 3), c.pr = r(0, 3);
+    const int64_t h_min = std::max<int64_t>(1, (c.kh - 1) * c.dh + 1 - c.pt - c.pb);
+    const int64_t w_min = std::max<int64_t>(1, (c.kw - 1) * c.dw + 1 - c.pl - c.pr);
+    c.h = r(h_min, h_min + (it % 4 ? 8 : 1));  // few rows every fourth case
+    c.w = r(w_min, it % 5 ? 70 : w_min + 2);
+    c.xd = r(0, 1) ? DType::u8 : DType::s8;
+    c.wd = r(0, 1) ? DType::u8 : DType::s8;
+    c.per_channel = r(0, 1), c.bias = r(0, 3) != 0;
+    c.nhwc = c.y_nhwc = true;
+    c.extreme_codes = it % 3 == 0;
+    c.extreme_scales = it % 17 == 5;
+    c.symmetric = it % 10 != 9;
+    Built b = build(c, rng);
+    Tensor y(c.xd, qlinear_conv_output_shape(b.x.shape(), b.w.shape(), b.p), Layout::nhwc);
+    set_num_threads(1 + it % 3);
+    QConvProblem q = qlinear_conv_problem(b.x, b.w, b.bias, y, b.p);
+    const std::string what = text(c, seed, it) + " (column quads)";
+    const bool cols = check_all(q, y, what).count(name) > 0;
+    const auto pke = pack_qlinear_conv_weights(b.w, b.bias, b.p, c.xd);
+    q.packed = pke.get();
+    check_all(q, y, what + " (requantization packed)");
+    // (build() may draw symmetric zero points when not asked to.)
+    const int32_t sym = c.wd == DType::u8 ? 128 : 0;
+    const bool symmetric = std::all_of(b.p.w.zero_point.begin(), b.p.w.zero_point.end(),
+                                       [&](int32_t z) { return z == sym; });
+    if (runs && !c.extreme_scales) {
+      EXPECT_EQ(cols, symmetric) << what << ": the column-quad kernel "
+                                 << (cols ? "took" : "declined") << " it";
+    }
+    ran += cols;
+    std::set<uint8_t> distinct;
+    for (uint8_t v : bytes(y)) distinct.insert(v);
+    informative += distinct.size() > 3;
+    if (HasFailure()) break;
+  }
+  EXPECT_GT(informative, 100) << "too many cases with near-constant outputs";
+  // Below its ISA the other depthwise kernels were checked on these cases.
+  if (!runs) GTEST_SKIP() << name << " is not runnable here (needs AVX-512 VNNI)";
+  EXPECT_GT(ran, 120) << name << " ran too rarely";
+}
+
 TEST(QConvFast, ChannelsLastGemmOnNetworkLikeLayers) {
   // The NHWC GEMM's own geometry: output channels across one and several
   // 64-channel blocks with a tail, odd channel counts (quad padding), 3x3

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "ops/cpu/qconv_problem.hpp"
 
@@ -70,6 +71,45 @@ inline constexpr int64_t kDwQuadChunk = 64;  // channels per chunk of the quad k
 inline constexpr int64_t dw_quad_channel(int64_t i) {
   return 16 * (i % 16 / 4) + 4 * (i / 16) + i % 4;
 }
+// w' in tap pairs (or quads) and the per-channel offsets and multipliers.
+// Filled in place (it points into itself): not copied.
+struct DwConstants {
+  const QConvEpilogue* epi = nullptr;  // the load-time epilogue when it serves
+  const DwNhwcWeights* dw = nullptr;
+  const int32_t* offset = nullptr;
+  const float* mult = nullptr;
+  std::vector<int32_t> offset_q;  // the quad kernel's order (qconv_dw_nhwc.hpp)
+  std::vector<float> mult_q;
+  DwNhwcWeights own;
+  std::vector<int32_t> offset_here;
+  std::vector<float> mult_here;
+  DwConstants() = default;
+  DwConstants(const DwConstants&) = delete;
+  DwConstants& operator=(const DwConstants&) = delete;
+};
+
+// Fills k for a call whose x' has zero point xz (x_zp, + 128 for s8 x) and
+// Cp channels per pixel: the packed weights (or its own), and per channel
+// (Cp of them) offset = bias - xz * sum(w') and the multiplier; with
+// quad_order, also in the quad kernel's order.
+void dw_constants(const QConvProblem& p, int32_t xz, int64_t Cp, DwConstants& k,
+                  bool quad_order = true);
+
+// The depthwise kernels' tasks: one output row of one image each, or a part
+// of its columns [ow0, ow1) when there are few rows.
+struct DwRowTask {
+  int64_t n = 0, oh = 0, ow0 = 0, ow1 = 0;
+};
+class DwRowTasks {
+ public:
+  DwRowTasks(int64_t N, int64_t OH, int64_t OW);
+  int64_t count() const { return rows_ * parts_; }
+  DwRowTask at(int64_t task) const;
+
+ private:
+  int64_t rows_, OH_, parts_ = 1, cols_ = 0, wider_ = 0;
+};
+
 void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn);
 
 }  // namespace npukit::qconv

@@ -4,6 +4,7 @@
 // reference (the operator's specification) takes everything.
 #include <cmath>
 
+#include "ops/cpu/qconv_dw_cols.hpp"
 #include "ops/cpu/qconv_dw_nhwc.hpp"
 #include "ops/cpu/qconv_gemm.hpp"
 #include "ops/cpu/qconv_nhwc.hpp"
@@ -57,6 +58,9 @@ void run_dw_portable(const QConvProblem& p) {
 }
 void run_dw_nhwc_avx512vnni(const QConvProblem& p) {
   qconv::run_dw_nhwc(p, qconv::dw_nhwc_avx512vnni);
+}
+void run_dw_cols_avx512vnni(const QConvProblem& p) {
+  qconv::run_dw_cols(p, qconv::dw_cols_avx512vnni, qconv::dw_nhwc_avx512vnni);
 }
 void run_dw_nhwc_quads_avx512vnni(const QConvProblem& p) {
   qconv::run_dw_nhwc(p, qconv::dw_nhwc_quads_avx512vnni);
@@ -136,6 +140,10 @@ const KernelList<QConvProblem>& qconv_kernels() {
            "exact, one group, window > 1x1, weight zero point 0 (s8) or 128 (u8); output "
            "channels in the lanes (no pixel-lane waste on 7x7/14x14 maps)",
            qconv::nhwc_declines, run_nhwc_vnni},
+          {"x8-qconv-dw-nhwc-cols-avx512vnni", Isa::avx512_vnni,
+           "depthwise on channels-last x and y, window at most 4x4, weight zero point 0 (s8) "
+           "or 128 (u8); up to 4 window rows of one column per vpdpbusd, weights in registers",
+           qconv::dw_cols_declines, run_dw_cols_avx512vnni},
           {"x8-qconv-dw-nhwc-quads-avx512vnni", Isa::avx512_vnni,
            "depthwise on channels-last x and y, weight zero point 0 (s8) or 128 (u8); four "
            "taps per vpdpbusd",

@@ -39,6 +39,13 @@ struct DwNhwcWeights {
   std::vector<int32_t> pairs, sum, zero_point;
   // w' as s8 in tap quads, when every w' fits (qconv_dw_nhwc.hpp's quad kernel).
   std::vector<int8_t> quads;
+  // w' as s8 by window column, up to 4 window rows per dword, when every w'
+  // fits and the window is at most 4x4 (qconv_dw_cols.hpp's layout).
+  std::vector<int8_t> cols;
+  // The same with the window one row lower (byte k + 1 = row k), when the
+  // window has at most 3 rows: the second output row of a pair that shares
+  // one scratch row.
+  std::vector<int8_t> cols_lower;
 };
 
 // The per-output-channel requantization data of one set of call parameters,
@@ -61,6 +68,10 @@ struct QConvEpilogue {
   std::vector<float> mult;
   std::vector<int32_t> row_offset, row_wzp;
   std::vector<float> row_mult;
+  // Depthwise weights with the column-quad layout: offset and mult in its
+  // chunks' channel order (dw_cols_order), [C rounded up to 16].
+  std::vector<int32_t> dw_cols_offset;
+  std::vector<float> dw_cols_mult;
 };
 
 struct QConvPackedWeights {
@@ -132,6 +143,9 @@ const QConvEpilogue* qconv_packed_epilogue(const QConvPackedWeights* pk, const Q
 // Whether every output channel's multiplier is finite (from the packed
 // epilogue's when it matches: no division per channel).
 bool qconv_multipliers_finite(const QConvProblem& p);
+// Whether every weight zero point is 0 (s8) or 128 (u8), so that w' = w - w_zp
+// fits s8 (from the packed epilogue's when it was checked: no loop per call).
+bool weights_symmetric(const QConvProblem& p);
 // Whether `pk` was packed for this problem.
 bool qconv_packed_matches(const QConvPackedWeights& pk, const QConvProblem& p);
 

@@ -16,13 +16,15 @@
 
 #include "ops/cpu/isa-avx512vnni-begin.inc"
 
+#include "ops/cpu/x8-qconv-dw-lanes-avx512vnni.inc"
+
 namespace npukit::qconv {
 
 namespace {
 
 // The accumulators of 64 channels from chunk `ch` (n of them stored).
 inline void chunk(const DwNhwcRow& r, const uint8_t* const* tap, uint8_t* y, int64_t ch, int64_t n,
-                  __m512 fhi, __m512i yzp16) {
+                  const dw_vnni::Requant<64>& rq) {
   const int64_t c0 = ch * kDwQuadChunk, chunks = (r.C + kDwQuadChunk - 1) / kDwQuadChunk;
   // Bytes read per tap: the chunk's channels within Cp (x' holds Cp per pixel).
   const int64_t avail = r.Cp - c0;
@@ -47,30 +49,15 @@ inline void chunk(const DwNhwcRow& r, const uint8_t* const* tap, uint8_t* y, int
     acc[3] = _mm512_dpbusd_epi32(acc[3], _mm512_unpackhi_epi16(ab_hi, cd_hi),
                                  _mm512_loadu_si512(w + 192));
   }
-  // Rounded values, clamped above only (past it the conversion gives INT_MIN;
-  // clamping an integer bound before or after rounding is the same).
-  __m512i v[4];
-  for (int j = 0; j < 4; ++j) {
-    const __m512 f = _mm512_min_ps(
-        _mm512_mul_ps(_mm512_cvtepi32_ps(acc[j]), _mm512_loadu_ps(r.multiplier_q + c0 + 16 * j)),
-        fhi);
-    v[j] = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  }
-  // Per 128-bit lane L: v0|v1 hold channels 16L + 0..7, v2|v3 16L + 8..15;
-  // the byte pack then gives 16L + 0..15 in order. Saturation clamps below.
-  const __m512i lo = _mm512_adds_epi16(_mm512_packs_epi32(v[0], v[1]), yzp16);
-  const __m512i hi = _mm512_adds_epi16(_mm512_packs_epi32(v[2], v[3]), yzp16);
-  const __m512i codes = r.y_s8 ? _mm512_packs_epi16(lo, hi) : _mm512_packus_epi16(lo, hi);
-  _mm512_mask_storeu_epi8(y + c0, n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1, codes);
+  dw_vnni::store_codes<64>(rq, acc, r.multiplier_q + c0, y + c0, n);
 }
 
 }  // namespace
 
 void dw_nhwc_quads_avx512vnni(const DwNhwcRow& r) {
   if (r.wq == nullptr) return dw_nhwc_avx512vnni(r);  // w' does not fit s8
-  const __m512 fhi = _mm512_set1_ps(static_cast<float>((r.y_s8 ? 127 : 255) - r.y_zp));
-  const __m512i yzp16 = _mm512_set1_epi16(static_cast<int16_t>(r.y_zp));
   const int64_t chunks = (r.C + kDwQuadChunk - 1) / kDwQuadChunk;
+  const dw_vnni::Requant<64> rq(r.y_zp, r.y_s8);
   const uint8_t* own[kDwNhwcMaxTaps];
   for (int64_t i = 0; i < r.n; ++i) {
     const uint8_t* const* tap = r.tap_ptr;
@@ -80,8 +67,7 @@ void dw_nhwc_quads_avx512vnni(const DwNhwcRow& r) {
       tap = own;
     }
     uint8_t* y = r.y + i * r.y_step;
-    for (int64_t ch = 0; ch < chunks; ++ch)
-      chunk(r, tap, y, ch, r.C - ch * kDwQuadChunk, fhi, yzp16);
+    for (int64_t ch = 0; ch < chunks; ++ch) chunk(r, tap, y, ch, r.C - ch * kDwQuadChunk, rq);
   }
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "npukit/parallel.hpp"
+#include "ops/cpu/qconv_dw_cols.hpp"
 #include "ops/cpu/qconv_dw_nhwc.hpp"
 #include "ops/cpu/qconv_nhwc.hpp"
 #include "ops/quantized_common.hpp"
@@ -38,9 +39,7 @@ const char* dw_nhwc_quads_declines(const QConvProblem& p) {
   // Below 64 channels most of a chunk's lanes would be padding (bench_qconv:
   // 32 channels at 112x112 run slower than on the pair kernel).
   if (p.x.dim(1) < kDwQuadChunk) return "fewer than 64 channels";
-  const int32_t symmetric = p.w.dtype() == DType::u8 ? 128 : 0;
-  for (int64_t c = 0; c < p.w.dim(0); ++c)
-    if (p.wq.zero_point_at(c) != symmetric) return "a weight zero point is not 0 (s8) or 128 (u8)";
+  if (!weights_symmetric(p)) return "a weight zero point is not 0 (s8) or 128 (u8)";
   return nullptr;
 }
 
@@ -92,6 +91,8 @@ DwNhwcWeights pack_dw_nhwc(const TensorView& w, const QuantParams& wq) {
       fits = v >= -128 && v <= 127;
     }
   if (!fits) return d;
+  d.cols = pack_dw_cols(d, C, w.dim(2), KW, 0);
+  if (w.dim(2) < kDwColsMaxRows) d.cols_lower = pack_dw_cols(d, C, w.dim(2), KW, 1);
   const int64_t quads = (taps + 3) / 4, chunks = (C + kDwQuadChunk - 1) / kDwQuadChunk;
   d.quads.assign(static_cast<size_t>(quads * chunks * kDwQuadChunk * 4), 0);
   for (int64_t q = 0; q < quads; ++q)
@@ -169,28 +170,14 @@ DwInput padded_input(const QConvProblem& p, int64_t Hp, int64_t Wp, int64_t Cp) 
   return in;
 }
 
-// w' in tap pairs (or quads) and the per-channel offsets and multipliers.
-// Filled in place (it points into itself): not copied.
-struct DwConstants {
-  const DwNhwcWeights* dw = nullptr;
-  const int32_t* offset = nullptr;
-  const float* mult = nullptr;
-  std::vector<int32_t> offset_q;  // the quad kernel's order (qconv_dw_nhwc.hpp)
-  std::vector<float> mult_q;
-  DwNhwcWeights own;
-  std::vector<int32_t> offset_here;
-  std::vector<float> mult_here;
-  DwConstants() = default;
-  DwConstants(const DwConstants&) = delete;
-  DwConstants& operator=(const DwConstants&) = delete;
-};
+}  // namespace
 
 // w' in tap pairs and its sums: packed with the weights when their zero
 // points were these, else made here. Then the offsets and multipliers: the
 // load-time epilogue's when it was built for these parameters (its offsets
 // b - x_zp' * sum(w - w_zp) are these, x_zp' by the pack's x dtype, which
 // qconv_packed_matches compares), else made here.
-void dw_constants(const QConvProblem& p, int32_t xz, int64_t Cp, DwConstants& k) {
+void dw_constants(const QConvProblem& p, int32_t xz, int64_t Cp, DwConstants& k, bool quad_order) {
   const int64_t C = p.x.dim(1);
   const QConvEpilogue* epi =
       p.packed && qconv_packed_matches(*p.packed, p) ? qconv_packed_epilogue(p.packed, p) : nullptr;
@@ -216,7 +203,8 @@ void dw_constants(const QConvProblem& p, int32_t xz, int64_t Cp, DwConstants& k)
   // (The epilogue's arrays are padded to 64 channels, offset 0 and multiplier 1, past Cp.)
   k.offset = epi ? epi->offset.data() : k.offset_here.data();
   k.mult = epi ? epi->mult.data() : k.mult_here.data();
-  if (k.dw->quads.empty()) return;
+  k.epi = epi;
+  if (k.dw->quads.empty() || !quad_order) return;
   const int64_t chunks = (C + kDwQuadChunk - 1) / kDwQuadChunk;
   k.offset_q.assign(static_cast<size_t>(chunks * kDwQuadChunk), 0);
   k.mult_q.assign(static_cast<size_t>(chunks * kDwQuadChunk), 1.0f);
@@ -227,6 +215,8 @@ void dw_constants(const QConvProblem& p, int32_t xz, int64_t Cp, DwConstants& k)
     k.mult_q[static_cast<size_t>(i)] = k.mult[c];
   }
 }
+
+namespace {
 
 // Byte offsets of the taps from a pixel's first in what is read (row step sH,
 // column step sW); taps past the window's last read its last (w' = 0 there).
@@ -264,6 +254,26 @@ InsideRange inside_range(const QConvProblem& p) {
 
 }  // namespace
 
+// Rows, cut into column parts when there are few rows (7x7, 14x14 maps): 7
+// whole rows on two threads would leave one waiting for a fourth. Each pixel
+// is computed alone, so the cut does not change any result.
+DwRowTasks::DwRowTasks(int64_t N, int64_t OH, int64_t OW) : rows_(N * OH), OH_(OH) {
+  const int64_t want = 4 * std::max(1, num_threads());
+  parts_ = rows_ >= want ? 1 : std::min(OW, (want + rows_ - 1) / rows_);
+  cols_ = OW / parts_, wider_ = OW % parts_;
+}
+
+// Part-major order, the longer parts (one column more) first: threads taking
+// tasks in turn then end together.
+DwRowTask DwRowTasks::at(int64_t task) const {
+  const int64_t part = task / rows_;
+  DwRowTask t;
+  t.n = task % rows_ / OH_, t.oh = task % rows_ % OH_;
+  t.ow0 = part * cols_ + std::min(part, wider_);
+  t.ow1 = t.ow0 + cols_ + (part < wider_ ? 1 : 0);
+  return t;
+}
+
 void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
   const int64_t C = p.x.dim(1), H = p.x.dim(2), W = p.x.dim(3);
   const int64_t KH = p.w.dim(2), KW = p.w.dim(3), taps = KH * KW;
@@ -282,18 +292,10 @@ void run_dw_nhwc(const QConvProblem& p, DwNhwcFn fn) {
   const std::vector<uint8_t> zp_row(static_cast<size_t>(Cp), static_cast<uint8_t>(in.xz));
   const InsideRange inside = inside_range(p);
 
-  // Tasks: rows, cut into column parts when there are few rows (7x7, 14x14
-  // maps): 7 whole rows on two threads would leave one waiting for a fourth.
-  // Each pixel is computed alone, so the cut does not change any result.
-  const int64_t rows = p.x.dim(0) * OH, want = 4 * std::max(1, num_threads());
-  const int64_t parts = rows >= want ? 1 : std::min(OW, (want + rows - 1) / rows);
-  // Part-major order, the longer parts (one column more) first: threads
-  // taking tasks in turn then end together.
-  const int64_t cols = OW / parts, wider = OW % parts;
-  parallel_for(rows * parts, [&](int64_t task) {
-    const int64_t part = task / rows, n = task % rows / OH, oh = task % rows % OH;
-    const int64_t ow0 = part * cols + std::min(part, wider);
-    const int64_t ow1 = ow0 + cols + (part < wider ? 1 : 0);
+  const DwRowTasks tasks(p.x.dim(0), OH, OW);
+  parallel_for(tasks.count(), [&](int64_t task) {
+    const DwRowTask t = tasks.at(task);
+    const int64_t n = t.n, oh = t.oh, ow0 = t.ow0, ow1 = t.ow1;
     DwNhwcRow r;
     // (in place, r.x is set per run of pixels below)
     r.x = in.in_place ? nullptr : in.copy + (n * Hp + oh * win.stride_h) * Wp * Cp;

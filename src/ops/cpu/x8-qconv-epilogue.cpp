@@ -1,9 +1,11 @@
 // The integer convolution's per-channel requantization data (QConvEpilogue):
 // built once per model load from constant parameters, or per call otherwise.
 // The algebra is qconv_problem.hpp's; the multiplier is the reference's.
+#include <bit>
 #include <cmath>
 #include <cstring>
 
+#include "ops/cpu/qconv_dw_cols.hpp"
 #include "ops/cpu/qconv_nhwc.hpp"
 #include "ops/cpu/qconv_problem.hpp"
 
@@ -58,6 +60,8 @@ QConvEpilogue build_qconv_epilogue(const QConvProblem& p, const QConvPackedWeigh
     e.row_offset[at] = e.offset[i], e.row_wzp[at] = wz, e.row_mult[at] = e.mult[i];
     e.mult_finite = e.mult_finite && std::isfinite(e.mult[i]);
   }
+  if (!pk.dw_nhwc.cols.empty())
+    qconv::dw_cols_order(e.offset.data(), e.mult.data(), OC, e.dw_cols_offset, e.dw_cols_mult);
   return e;
 }
 
@@ -67,9 +71,9 @@ bool qconv_epilogue_matches(const QConvEpilogue& e, const QConvProblem& p) {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
   };
   if (e.x_zp != p.x_zp || e.requantize != p.requantize || e.w_zero_point != p.wq.zero_point ||
-      std::memcmp(&e.x_scale, &p.x_scale, sizeof(float)) != 0 ||
-      std::memcmp(&e.y_scale, &p.y_scale, sizeof(float)) != 0 || e.order != p.multiplier_order ||
-      !same_bits(e.w_scale, p.wq.scale))
+      std::bit_cast<uint32_t>(e.x_scale) != std::bit_cast<uint32_t>(p.x_scale) ||
+      std::bit_cast<uint32_t>(e.y_scale) != std::bit_cast<uint32_t>(p.y_scale) ||
+      e.order != p.multiplier_order || !same_bits(e.w_scale, p.wq.scale))
     return false;
   if (p.bias.raw() == nullptr) return e.bias.empty();
   if (e.bias.size() != e.wzp.size()) return false;
@@ -88,6 +92,16 @@ const QConvEpilogue* qconv_packed_epilogue(const QConvPackedWeights* pk, const Q
 }  // namespace npukit
 
 namespace npukit {
+
+bool weights_symmetric(const QConvProblem& p) {
+  // The epilogue's w_zp' subtracts 128 from u8 zero points in exact mode.
+  if (p.epilogue_checked && !p.pairs && p.packed && p.packed->epilogue)
+    return !p.packed->epilogue->any_wzp;
+  const int32_t symmetric = p.w.dtype() == DType::u8 ? 128 : 0;
+  for (int64_t o = 0; o < p.w.dim(0); ++o)
+    if (p.wq.zero_point_at(o) != symmetric) return false;
+  return true;
+}
 
 bool qconv_multipliers_finite(const QConvProblem& p) {
   if (const QConvEpilogue* e = qconv_packed_epilogue(p.packed, p)) return e->mult_finite;

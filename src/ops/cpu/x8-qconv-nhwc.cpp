@@ -66,9 +66,21 @@ uint32_t u32(int64_t v) {
   return static_cast<uint32_t>(static_cast<uint64_t>(v));
 }
 
-// w_zp' = w_zp (s8 weights) or w_zp - 128 (u8 weights, flipped to s8).
-int32_t w_zp_primed(const QConvProblem& p, int64_t o) {
-  return p.wq.zero_point_at(o) - (p.w.dtype() == DType::u8 ? 128 : 0);
+// A first layer's 1-4 channels (planes sC apart, unit column step) as one u32
+// per pixel: channel c in byte c, 0 in the pad channel. Byte stores of
+// every lane, so that the compiler vectorizes the interleave.
+void pixels_of_planes4(const uint8_t* src, int64_t sC, int64_t C, int64_t W, uint8_t flip,
+                       uint8_t* dst) {
+  const uint8_t* s1 = src + (C > 1 ? sC : 0);
+  const uint8_t* s2 = src + (C > 2 ? 2 * sC : 0);
+  const uint8_t* s3 = src + (C > 3 ? 3 * sC : 0);
+  const uint8_t m1 = C > 1 ? 0xff : 0, m2 = C > 2 ? 0xff : 0, m3 = C > 3 ? 0xff : 0;
+  for (int64_t w = 0; w < W; ++w) {
+    dst[4 * w] = src[w] ^ flip;
+    dst[4 * w + 1] = (s1[w] ^ flip) & m1;
+    dst[4 * w + 2] = (s2[w] ^ flip) & m2;
+    dst[4 * w + 3] = (s3[w] ^ flip) & m3;
+  }
 }
 
 }  // namespace
@@ -123,8 +135,7 @@ const char* nhwc_declines(const QConvProblem& p) {
   const bool nchw = !is_channels_last(p.x) && !is_channels_last(p.y);
   if (p.w.dim(2) * p.w.dim(3) == 1 && nchw) return "1x1 on NCHW x and y";
   if (p.x.dim(1) < 16 && nchw) return "fewer than 16 input channels on NCHW x and y";
-  for (int64_t o = 0; o < p.w.dim(0); ++o)
-    if (w_zp_primed(p, o) != 0) return "a weight zero point is not 0 (s8) or 128 (u8)";
+  if (!weights_symmetric(p)) return "a weight zero point is not 0 (s8) or 128 (u8)";
   const Window2d& w = p.window;
   if (w.pad_top < 0 || w.pad_bottom < 0 || w.pad_left < 0 || w.pad_right < 0)
     return "negative pads";
@@ -209,11 +220,13 @@ void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn, bool int16_weights) {
       std::memset(row, xz, static_cast<size_t>(win.pad_left * Cp));
       std::memset(row + (win.pad_left + W) * Cp, xz, static_cast<size_t>(win.pad_right * Cp));
       uint8_t* dst = row + win.pad_left * Cp;
+      const auto* src = static_cast<const uint8_t*>(p.x.raw()) + n * p.x.stride(0) + h * sH;
+      if (Cp == 4 && sW == 1 && !x_cl && !flat)  // a first layer's 3-4 channels
+        return pixels_of_planes4(src, sC, C, W, flip, dst);
       for (int64_t c = C; c < Cp; ++c)  // channel padding meets zero weights
         for (int64_t w = 0; w < W; ++w) dst[w * Cp + c] = 0;
       if (flat) return;  // the interior comes below
-      const auto* src = static_cast<const uint8_t*>(p.x.raw()) + n * p.x.stride(0) + h * sH;
-      if (x_cl) {  // a pixel's channels are contiguous: plain copies
+      if (x_cl) {        // a pixel's channels are contiguous: plain copies
         for (int64_t w = 0; w < W; ++w) {
           if (flip == 0)
             std::memcpy(dst + w * Cp, src + w * sW, static_cast<size_t>(C));
@@ -231,19 +244,6 @@ void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn, bool int16_weights) {
           transpose16(src + c * sC + w, sC, to, flip);
           for (int i = 0; i < 16; ++i) to[i] += 16;
         }
-      }
-      if (Cp == 4 && sW == 1) {  // a first layer's 3-4 channels: one u32 per pixel
-        const uint32_t f = flip * (C == 4 ? 0x01010101u : 0x010101u);  // not the pad channel
-        const uint8_t* s1 = src + (C > 1 ? sC : 0);
-        const uint8_t* s2 = src + (C > 2 ? 2 * sC : 0);
-        const uint8_t* s3 = src + (C > 3 ? 3 * sC : 0);
-        const uint32_t m1 = C > 1, m2 = C > 2, m3 = C > 3;
-        for (int64_t w = 0; w < W; ++w) {
-          const uint32_t v =
-              (uint32_t{src[w]} | (m1 * s1[w]) << 8 | (m2 * s2[w]) << 16 | (m3 * s3[w]) << 24) ^ f;
-          std::memcpy(dst + w * 4, &v, 4);
-        }
-        return;
       }
       // The rest byte by byte, pixel-major (writes in sequence): channels past
       // the 16-channel blocks on every column, all channels past W16.
