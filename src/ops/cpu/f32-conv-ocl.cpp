@@ -128,10 +128,11 @@ void set_runs(OclTile& t) {
 
 void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
   const Conv2dParams& c = p.params;
-  const int64_t N = p.x.dim(0), IC = p.x.dim(1), OC = p.y.dim(1), OH = p.y.dim(2), OW = p.y.dim(3);
+  const int64_t N = p.x.dim(0), OC = p.y.dim(1), OH = p.y.dim(2), OW = p.y.dim(3);
   const int64_t block = kernel.channels;
-  const int64_t G = c.groups, ICG = IC / G, OCG = OC / G, blocks = blocks_of(OCG, block);
-  const ConvInput in = prepare_conv_input(p, 0, false);
+  const int64_t G = c.groups, OCG = OC / G, blocks = blocks_of(OCG, block);
+  const ConvInput in =
+      is_channels_last(p.x) ? prepare_conv_input_channels_last(p) : prepare_conv_input(p, 0, false);
   const int64_t steps = static_cast<int64_t>(in.offset.size());
   const ConvPackedWeights* pw = p.packed;
   if (pw == nullptr || !matches(*pw, p.w, G, block, c.accumulation)) {
@@ -145,7 +146,7 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
   y_at.reserve(static_cast<size_t>(OH * OW));
   for (int64_t oh = 0; oh < OH; ++oh)
     for (int64_t ow = 0; ow < OW; ++ow) {
-      q.push_back(oh * in.wq + ow);
+      q.push_back(oh * in.q_row + ow * in.q_col);
       y_at.push_back(oh * p.y.stride(2) + ow * p.y.stride(3));
     }
   const int64_t positions = OH * OW;
@@ -176,7 +177,7 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
     for (int64_t chunk = r * run; chunk < std::min(chunks, (r + 1) * run); ++chunk) {
       const int64_t p0 = chunk * positions / chunks, p1 = (chunk + 1) * positions / chunks;
       OclTile& t = tiles.tile.emplace_back();
-      t.x = in.x + (n * IC + g * ICG) * in.plane;
+      t.x = in.x + n * in.image + g * in.group;
       t.offset = in.offset.data();
       t.steps = steps;
       t.w = pw->data.data() + (g * blocks + b) * steps * block;
