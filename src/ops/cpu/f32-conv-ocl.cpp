@@ -169,9 +169,9 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
     const int64_t g = task / runs_per_block / blocks % G, n = task / runs_per_block / blocks / G;
     const int64_t oc0 = g * OCG + b * block;
     float bias_rows[kOclMaxBlock] = {};
+    const int64_t rows = std::min(block, OCG - b * block);
     if (bias)
-      for (int64_t k = 0; k < std::min(block, OCG - b * block); ++k)
-        bias_rows[k] = bias[(oc0 + k) * bias_step];
+      for (int64_t k = 0; k < rows; ++k) bias_rows[k] = bias[(oc0 + k) * bias_step];
     TaskTiles& tiles = task_tiles();
     tiles.tile.clear();
     for (int64_t chunk = r * run; chunk < std::min(chunks, (r + 1) * run); ++chunk) {
@@ -181,7 +181,7 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
       t.offset = in.offset.data();
       t.steps = steps;
       t.w = pw->data.data() + (g * blocks + b) * steps * block;
-      t.rows = std::min(block, OCG - b * block);
+      t.rows = rows;
       t.positions = p1 - p0;
       t.q = q.data() + p0;
       t.y_at = y_at.data() + p0;
@@ -198,7 +198,8 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
         t.chains = static_cast<int64_t>(in.chain_end.size());
         t.residual_first = first;
       }
-      if (kernel.stores_runs) set_runs(t);
+      // Channels-last outputs are stored per position (store_contiguous): no runs.
+      if (kernel.stores_runs && t.y_channel != 1) set_runs(t);
     }
     if (!chain_outer) {
       for (const OclTile& t : tiles.tile) kernel.tile(t);
