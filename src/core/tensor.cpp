@@ -154,7 +154,21 @@ void copy(const TensorView& src, const TensorView& dst) {
   // call per element row (Model::run copies its inputs and outputs).
   int64_t dims[kMaxRank], ss[kMaxRank], ds[kMaxRank];
   int r = 0;
-  for (int i = src.rank() - 1; i >= 0; --i) {
+  // Axes walked from the smallest destination stride out when every stride
+  // is positive (each element is copied on its own, so any axis order gives
+  // the same result): a channels-last view (NHWC strides behind an NCHW
+  // shape) copied to one with the same strides is then one run, not a call
+  // per element.
+  int axis[kMaxRank];
+  std::iota(axis, axis + src.rank(), 0);
+  bool positive = true;
+  for (int i = 0; i < src.rank(); ++i)
+    positive = positive && src.stride(i) > 0 && dst.stride(i) > 0;
+  if (positive)
+    std::stable_sort(axis, axis + src.rank(),
+                     [&](int a, int b) { return dst.stride(a) > dst.stride(b); });
+  for (int k = src.rank() - 1; k >= 0; --k) {
+    const int i = axis[k];
     if (src.dim(i) == 1) continue;
     if (r > 0 && src.stride(i) == ss[r - 1] * dims[r - 1] &&
         dst.stride(i) == ds[r - 1] * dims[r - 1]) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "npukit/memory_budget.hpp"
+#include "onnx/fp32_layout.hpp"
 #include "onnx/int8_layout.hpp"
 #include "onnx/memory_plan.hpp"
 #include "onnx/model_impl.hpp"
@@ -114,7 +115,10 @@ void Model::Impl::allocate() {
   std::vector<LayoutStep> layout_steps;
   for (const Step& s : steps)
     layout_steps.push_back({&g.nodes[s.node], &s.in, &s.out, node_profile[s.node]});
-  const std::vector<bool> channels_last = channels_last_values(layout_steps, types, output_ids);
+  std::vector<bool> channels_last = channels_last_values(layout_steps, types, output_ids);
+  const std::vector<bool> f32_cl = channels_last_f32_values(layout_steps, types, output_ids);
+  for (size_t v = 0; v < channels_last.size(); ++v)
+    channels_last[v] = channels_last[v] || f32_cl[v];
   std::vector<char> io(names.size(), 0);
   for (size_t v : input_ids) io[v] = 1;
   for (size_t v : output_ids) io[v] = 1;
@@ -135,7 +139,7 @@ void Model::Impl::allocate() {
                                     : Tensor(dt, t.shape);
       at[v] = static_cast<char*>(buffers[v].view().raw());
     }
-    // int8_layout.hpp: NHWC bytes behind an NCHW view.
+    // int8_layout.hpp, fp32_layout.hpp: NHWC bytes behind an NCHW view.
     views[v] = channels_last[v] ? channels_last_view(at[v], dt, t.shape)
                                 : TensorView::contiguous(at[v], dt, t.shape);
   }

@@ -77,6 +77,12 @@ struct ConvInput {
   int64_t plane;   // floats per channel
   int64_t wq;      // q layout pitch: output (oh, ow) is q = oh * wq + ow
   std::vector<int64_t> offset;
+  // Where image n's group g starts (x + n * image + g * group) and where
+  // output (oh, ow)'s window starts (q = oh * q_row + ow * q_col): NCHW
+  // planes (C * plane, ICG * plane, wq, 1) or blocks of 16 channels
+  // (prepare_conv_input_channels_last: G * B * Hp * Wp * 16, B * Hp * Wp *
+  // 16, sh * Wp * 16, sw * 16 for B = ceil(ICG / 16) blocks per group).
+  int64_t image = 0, group = 0, q_row = 0, q_col = 1;
   // mlas_nchwc*: offset is in MLAS's step order; per step its weight's
   // index (ic, kh, kw order) and the chains' ends.
   std::vector<int32_t> w_index;
@@ -87,6 +93,18 @@ struct ConvInput {
 // if the plane size is a multiple of 16); fill: false gives the layout and
 // offsets only (x nullptr: the caller pads each image itself).
 ConvInput prepare_conv_input(const ConvProblem& p, int64_t slack, bool overreads, bool fill = true);
+// Reorders in.offset (built in (ic, kh, kw) order) into MLAS's step order
+// and fills w_index and chain_end, under an mlas_nchwc accumulation.
+void order_conv_steps(const ConvProblem& p, ConvInput& in);
+
+// Whether t is a 4-D (N, C, H, W) view with channels-last (NHWC) strides
+// (H*W*C, 1, W*C, C) and C > 1: the runner's fp32 layout (src/onnx/fp32_layout.hpp).
+bool is_channels_last(const TensorView& t);
+// The output-channels-in-lanes form's input for a channels-last x: the
+// images with their padding written out in blocks of 16 channels, each
+// group's in blocks of its own (G * ceil(C/G/16), Hp, Wp, 16), each step's
+// tap offset in the order of the accumulation (inserted zeros written out too).
+ConvInput prepare_conv_input_channels_last(const ConvProblem& p);
 
 void f32_conv_tile_avx512(const ConvTile& t);
 void f32_conv_tile_avx2(const ConvTile& t);
@@ -186,6 +204,14 @@ const char* conv_ocl_declines_exactness(const ConvProblem& p);
 // them ahead pays), or 0 where none would.
 int64_t conv_ocl_block(const Shape& w, const Conv2dParams& p, int64_t y_h, int64_t y_w);
 void run_conv_ocl_exact(const ConvProblem& p, const OclKernel& kernel);
+
+// Whether conv2d's fast list has a kernel that reads and writes these
+// weights' convolution on channels-last operands (NHWC strides behind the
+// (N, C, H, W) shape) at the allowed ISA level: f32-conv-ocl-avx512, which
+// then takes any plane (conv_ocl_block packs for it). The runner holds such
+// convolutions' fp32 activations channels-last between them
+// (src/onnx/fp32_layout.hpp); the results do not change.
+bool conv_ocl_channels_last(const Shape& w, const Conv2dParams& p);
 
 // f32-conv-ocl-avx512, f32-conv-nchw-avx512, f32-conv-ocl-avx2,
 // f32-conv-nchw-avx2, then f32-conv-dotchains (cpu::conv2d_f32:

@@ -33,7 +33,9 @@ bool checks_output(const ConvProblem& p) {
   return !p.params.result_add && p.y.numel() < p.w.numel();
 }
 
-const char* declines_nchw(const ConvProblem& p) {
+// What neither form of the family computes exactly; every check but the
+// output's layout, which each form states.
+const char* declines_common(const ConvProblem& p) {
   const Conv2dParams& c = p.params;
   const Window2d& win = c.window;
   if (c.accumulation == Fp32Accumulation::interleaved) return "the interleaved accumulation";
@@ -43,7 +45,6 @@ const char* declines_nchw(const ConvProblem& p) {
   const TensorView& w = p.w;
   if (w.stride(3) != 1 || w.stride(2) != w.dim(3) || w.stride(1) != w.dim(2) * w.dim(3))
     return "weights not contiguous per output channel";
-  if (p.y.stride(3) != 1) return "output rows not contiguous";
   // The reference skips padded and inserted taps, where these kernels add
   // 0 * w: the same sum (the accumulator is never -0) unless a weight is
   // infinite or NaN. Checked here only when it is cheaper than checking the
@@ -51,6 +52,11 @@ const char* declines_nchw(const ConvProblem& p) {
   if (has_zero_taps(win) && !checks_output(p) && !conv_weights_finite(p))
     return "a non-finite weight with padded taps";
   return nullptr;
+}
+
+const char* declines_nchw(const ConvProblem& p) {
+  if (p.y.stride(3) != 1) return "output rows not contiguous";
+  return declines_common(p);
 }
 
 // Where the output-channels-in-lanes form takes over (measured with
@@ -216,18 +222,27 @@ ConvInput prepare_conv_input(const ConvProblem& p, int64_t slack, bool overreads
         in.offset.push_back(ic * l.plane + ((r % l.sh) * l.sw + col % l.sw) * l.phase_size +
                             (r / l.sh) * l.wq + col / l.sw);
       }
-  if (const int64_t block = mlas_nchwc_block(p.params.accumulation)) {
-    const detail::MlasConvOrder order =
-        detail::mlas_conv_order(ICG, p.y.dim(1) / p.params.groups, KH * KW, p.params.groups, block);
-    std::vector<int64_t> offset;
-    for (int64_t s : order.step) {
-      offset.push_back(in.offset[static_cast<size_t>(s)]);
-      in.w_index.push_back(static_cast<int32_t>(s));
-    }
-    in.offset = std::move(offset);
-    in.chain_end = order.chain_end;
-  }
+  in.image = IC * l.plane;
+  in.group = ICG * l.plane;
+  in.q_row = l.wq;
+  in.q_col = 1;
+  order_conv_steps(p, in);
   return in;
+}
+
+void order_conv_steps(const ConvProblem& p, ConvInput& in) {
+  const int64_t block = mlas_nchwc_block(p.params.accumulation);
+  if (block == 0) return;
+  const int64_t G = p.params.groups, ICG = p.x.dim(1) / G;
+  const detail::MlasConvOrder order =
+      detail::mlas_conv_order(ICG, p.y.dim(1) / G, p.w.dim(2) * p.w.dim(3), G, block);
+  std::vector<int64_t> offset;
+  for (int64_t s : order.step) {
+    offset.push_back(in.offset[static_cast<size_t>(s)]);
+    in.w_index.push_back(static_cast<int32_t>(s));
+  }
+  in.offset = std::move(offset);
+  in.chain_end = order.chain_end;
 }
 
 namespace {
@@ -327,9 +342,16 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
 
 namespace {
 
-// Whether some output is NaN (rows contiguous, as declines_nchw requires).
+// Whether some output is NaN (rows contiguous, as declines_nchw requires, or
+// channels-last: one run per image).
 bool any_nan(const TensorView& y) {
   uint32_t any = 0;
+  if (is_channels_last(y)) {
+    const auto* v = static_cast<const uint32_t*>(y.raw());
+    const int64_t n = y.numel();
+    for (int64_t i = 0; i < n; ++i) any |= (v[i] & 0x7fffffffu) > 0x7f800000u;
+    return any != 0;
+  }
   for (int64_t n = 0; n < y.dim(0); ++n)
     for (int64_t c = 0; c < y.dim(1); ++c)
       for (int64_t h = 0; h < y.dim(2); ++h) {
@@ -370,11 +392,17 @@ void run_avx512(const ConvProblem& p) {
 // partial last vector) with reductions long enough to amortize the scatter.
 // Strided convolutions on any plane at AVX-512 only (at AVX2 resnet18's 1x1
 // stride-2 64 -> 128 @28 took 0.31 ms in the form against 0.19 ms).
-const char* ocl_slower(const Shape& w, const Conv2dParams& c, int64_t y_h, int64_t y_w, Isa isa) {
+// Channels-last operands (the runner's fp32 layout) take the form on any
+// plane at AVX-512: the positions-in-lanes form cannot store them, and their
+// whole-line stores and loads are what makes the form win there.
+const char* ocl_slower(const Shape& w, const Conv2dParams& c, int64_t y_h, int64_t y_w, Isa isa,
+                       bool channels_last) {
   const int64_t plane = y_h * y_w, steps = w[1] * w[2] * w[3];
-  const bool strided = isa >= Isa::avx512 && (c.window.stride_h > 1 || c.window.stride_w > 1);
+  const bool any_plane =
+      isa >= Isa::avx512 && (channels_last || c.window.stride_h > 1 || c.window.stride_w > 1);
   if (w[0] / c.groups < kOclMinChannels) return "fewer than 32 output channels per group";
-  if (!strided && (plane > kOclMediumPlane || (plane > kOclSmallPlane && steps < kOclMediumSteps)))
+  if (!any_plane &&
+      (plane > kOclMediumPlane || (plane > kOclSmallPlane && steps < kOclMediumSteps)))
     return "a large plane for its reduction (positions in lanes are faster)";
   if (steps < kOclSmallSteps) return "a short reduction (the scatter epilogue would dominate)";
   return nullptr;
@@ -382,7 +410,8 @@ const char* ocl_slower(const Shape& w, const Conv2dParams& c, int64_t y_h, int64
 
 const char* declines_ocl_at(const ConvProblem& p, Isa isa) {
   if (const char* why = conv_ocl_declines_exactness(p)) return why;
-  return ocl_slower(p.w.shape(), p.params, p.y.dim(2), p.y.dim(3), isa);
+  return ocl_slower(p.w.shape(), p.params, p.y.dim(2), p.y.dim(3), isa,
+                    is_channels_last(p.x) || is_channels_last(p.y));
 }
 const char* declines_ocl(const ConvProblem& p) {
   return declines_ocl_at(p, Isa::avx512);
@@ -394,6 +423,8 @@ void run_ocl_avx512(const ConvProblem& p) {
 // f32-conv-1x1-avx512 (helper F's file): where f32-conv-ocl-avx512 runs, 1x1 kernels.
 const char* declines_1x1(const ConvProblem& p) {
   if (p.w.dim(2) != 1 || p.w.dim(3) != 1) return "a KxK kernel (f32-conv-ocl takes it)";
+  if (is_channels_last(p.x) || is_channels_last(p.y))
+    return "channels-last operands (f32-conv-ocl takes them)";
   return declines_ocl(p);
 }
 void run_1x1_avx512(const ConvProblem& p) {
@@ -421,7 +452,9 @@ void run_avx2(const ConvProblem& p) {
 }  // namespace
 
 const char* conv_ocl_declines_exactness(const ConvProblem& p) {
-  if (const char* why = declines_nchw(p)) return why;
+  const bool cl_y = is_channels_last(p.y);
+  if (!cl_y && p.y.stride(3) != 1) return "output rows not contiguous (nor channels-last)";
+  if (const char* why = declines_common(p)) return why;
   const int64_t ys = p.y.stride(1);
   if (ys <= 0 || ys > INT32_MAX / kOclMaxBlock) return "output channel stride outside (0, 2^31/64)";
   return nullptr;
@@ -430,11 +463,21 @@ const char* conv_ocl_declines_exactness(const ConvProblem& p) {
 int64_t conv_ocl_block(const Shape& w, const Conv2dParams& p, int64_t y_h, int64_t y_w) {
   // w[1] == 1: groups = C, which conv2d gives to the depthwise family.
   const Isa isa = max_isa();
+  if (conv_ocl_channels_last(w, p)) return kOclAvx512.channels;
   if (p.accumulation == Fp32Accumulation::interleaved || p.flush_denormals || w[1] == 1 ||
-      isa < Isa::avx2 || ocl_slower(w, p, y_h, y_w, isa) != nullptr || impl() == Impl::reference)
+      isa < Isa::avx2 || ocl_slower(w, p, y_h, y_w, isa, false) != nullptr ||
+      impl() == Impl::reference)
     return 0;
   if (isa >= Isa::avx512) return kOclAvx512.channels;
   return ocl_avx2_slower(w) == nullptr ? kOclAvx2.channels : 0;
+}
+
+bool conv_ocl_channels_last(const Shape& w, const Conv2dParams& p) {
+  const Window2d& win = p.window;
+  return kernel_allowed(Isa::avx512, false) && p.accumulation != Fp32Accumulation::interleaved &&
+         !p.flush_denormals && w[1] > 1 && win.pad_top >= 0 && win.pad_bottom >= 0 &&
+         win.pad_left >= 0 && win.pad_right >= 0 &&
+         ocl_slower(w, p, 1, 1, Isa::avx512, true) == nullptr;
 }
 
 void run_conv_ocl_exact(const ConvProblem& p, const OclKernel& kernel) {
@@ -476,7 +519,8 @@ constexpr const char* kNchw =
 constexpr const char* kOcl =
     "as f32-conv-nchw, and at least 32 output channels per group, 64+ steps (ic, kh, kw) per "
     "output and an output plane of at most 256 positions, or of at most 1024 with 1024+ steps, or "
-    "any plane with a stride above 1 (AVX-512); output channel stride below 2^31/64";
+    "any plane with a stride above 1 or channels-last (NHWC-strided) operands (AVX-512); output "
+    "channel stride below 2^31/64; output rows contiguous or channels-last";
 
 constexpr const char* kOclAvx2Applies =
     "as f32-conv-ocl-avx512 without its any-plane rule for strides, 1x1 kernels only";

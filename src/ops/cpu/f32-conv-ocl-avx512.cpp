@@ -98,10 +98,34 @@ NPUKIT_AVX512 void store_transposed(const OclTile& t, const __m512 (&acc)[P][V])
   }
 }
 
+// Channels-last output (y_channel 1): a position's channels are
+// contiguous, so each vector is one store (masked past the block's channels).
+template <int V, int P>
+NPUKIT_AVX512 void store_contiguous(const OclTile& t, const __m512 (&acc)[P][V]) {
+  for (int v = 0; v < V; ++v) {
+    const int64_t rows = t.rows - v * kLanes;
+    const __mmask16 m =
+        rows >= kLanes ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << rows) - 1u);
+    const __m512 b = t.bias ? _mm512_loadu_ps(t.bias + v * kLanes) : _mm512_setzero_ps();
+    for (int p = 0; p < P; ++p) {
+      float* at = t.y + t.y_at[p] + v * kLanes;
+      __m512 r = acc[p][v];
+      if (t.bias) r = _mm512_add_ps(r, b);
+      if (t.result_add) r = _mm512_add_ps(_mm512_maskz_loadu_ps(m, at), r);
+      if (t.clip) r = clamp(t, r);
+      _mm512_mask_storeu_ps(at, m, r);
+    }
+  }
+}
+
 template <int V, int P>
 NPUKIT_AVX512 void tile(const OclTile& t) {
   __m512 acc[P][V];
   if (!ocl_sums<V, P>(t, acc)) return;  // chains left for later calls
+  if (t.y_channel == 1) {
+    store_contiguous<V, P>(t, acc);
+    return;
+  }
   if (t.runs > 0) {
     store_transposed<V, P>(t, acc);
     return;

@@ -128,10 +128,11 @@ void set_runs(OclTile& t) {
 
 void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
   const Conv2dParams& c = p.params;
-  const int64_t N = p.x.dim(0), IC = p.x.dim(1), OC = p.y.dim(1), OH = p.y.dim(2), OW = p.y.dim(3);
+  const int64_t N = p.x.dim(0), OC = p.y.dim(1), OH = p.y.dim(2), OW = p.y.dim(3);
   const int64_t block = kernel.channels;
-  const int64_t G = c.groups, ICG = IC / G, OCG = OC / G, blocks = blocks_of(OCG, block);
-  const ConvInput in = prepare_conv_input(p, 0, false);
+  const int64_t G = c.groups, OCG = OC / G, blocks = blocks_of(OCG, block);
+  const ConvInput in =
+      is_channels_last(p.x) ? prepare_conv_input_channels_last(p) : prepare_conv_input(p, 0, false);
   const int64_t steps = static_cast<int64_t>(in.offset.size());
   const ConvPackedWeights* pw = p.packed;
   if (pw == nullptr || !matches(*pw, p.w, G, block, c.accumulation)) {
@@ -145,7 +146,7 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
   y_at.reserve(static_cast<size_t>(OH * OW));
   for (int64_t oh = 0; oh < OH; ++oh)
     for (int64_t ow = 0; ow < OW; ++ow) {
-      q.push_back(oh * in.wq + ow);
+      q.push_back(oh * in.q_row + ow * in.q_col);
       y_at.push_back(oh * p.y.stride(2) + ow * p.y.stride(3));
     }
   const int64_t positions = OH * OW;
@@ -168,19 +169,19 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
     const int64_t g = task / runs_per_block / blocks % G, n = task / runs_per_block / blocks / G;
     const int64_t oc0 = g * OCG + b * block;
     float bias_rows[kOclMaxBlock] = {};
+    const int64_t rows = std::min(block, OCG - b * block);
     if (bias)
-      for (int64_t k = 0; k < std::min(block, OCG - b * block); ++k)
-        bias_rows[k] = bias[(oc0 + k) * bias_step];
+      for (int64_t k = 0; k < rows; ++k) bias_rows[k] = bias[(oc0 + k) * bias_step];
     TaskTiles& tiles = task_tiles();
     tiles.tile.clear();
     for (int64_t chunk = r * run; chunk < std::min(chunks, (r + 1) * run); ++chunk) {
       const int64_t p0 = chunk * positions / chunks, p1 = (chunk + 1) * positions / chunks;
       OclTile& t = tiles.tile.emplace_back();
-      t.x = in.x + (n * IC + g * ICG) * in.plane;
+      t.x = in.x + n * in.image + g * in.group;
       t.offset = in.offset.data();
       t.steps = steps;
       t.w = pw->data.data() + (g * blocks + b) * steps * block;
-      t.rows = std::min(block, OCG - b * block);
+      t.rows = rows;
       t.positions = p1 - p0;
       t.q = q.data() + p0;
       t.y_at = y_at.data() + p0;
@@ -197,7 +198,8 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
         t.chains = static_cast<int64_t>(in.chain_end.size());
         t.residual_first = first;
       }
-      if (kernel.stores_runs) set_runs(t);
+      // Channels-last outputs are stored per position (store_contiguous): no runs.
+      if (kernel.stores_runs && t.y_channel != 1) set_runs(t);
     }
     if (!chain_outer) {
       for (const OclTile& t : tiles.tile) kernel.tile(t);

@@ -1,0 +1,108 @@
+// The output-channels-in-lanes form's input when x is channels-last (the
+// runner's fp32 layout): whole padded images copied into blocks of 16
+// channels (per group), (G * ceil(C/G/16), Hp, Wp, 16) as MLAS's NCHWc, so that every tap of every
+// output is one load at q + offset, with no stride phases (each output's q
+// is listed by the driver). Blocked, not NHWC: with NHWC the positions of a
+// tile lie C floats apart, and for C = 256 or 512 a tile's taps fall into
+// two or four L1 sets (4 KB apart) and evict each other (resnet18's 7x7 and
+// 14x14 layers ran 5-10% slower than from NCHW planes); in blocks they are
+// consecutive lines.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "conv_nchw.hpp"
+#include "npukit/parallel.hpp"
+
+namespace npukit::cpu {
+
+namespace {
+
+std::vector<float>& padded_scratch() {
+  thread_local std::vector<float> v;
+  return v;
+}
+
+constexpr int64_t kBlock = 16;
+
+// Padded row r of image n, every block of channels: zeros, or the input
+// row's channels in blocks (each group's channels in blocks of their own,
+// the lanes past a group's last channel zero) with zeroed borders. dst is
+// the row in the first block; blocks are `block_plane` apart.
+void fill_row(const TensorView& x, const Window2d& win, int64_t groups, int64_t n, int64_t r,
+              int64_t Wp, int64_t block_plane, float* dst) {
+  const int64_t C = x.dim(1), H = x.dim(2), W = x.dim(3), icg = C / groups;
+  const int64_t per_group = (icg + kBlock - 1) / kBlock;
+  // Input row h sits at padded row pad_top + h * (ins_h + 1); the rows
+  // between are inserted zeros.
+  const int64_t from_top = r - win.pad_top, h = from_top / (win.ins_h + 1);
+  const bool input_row = from_top >= 0 && from_top % (win.ins_h + 1) == 0 && h < H;
+  const int64_t step = (win.ins_w + 1) * kBlock;  // floats between input columns
+  for (int64_t b = 0; b < groups * per_group; ++b) {
+    float* row = dst + b * block_plane;
+    if (!input_row || win.ins_w) {
+      std::fill(row, row + Wp * kBlock, 0.0f);
+      if (!input_row) continue;
+    } else {
+      std::fill(row, row + win.pad_left * kBlock, 0.0f);
+      std::fill(row + (win.pad_left + W) * kBlock, row + Wp * kBlock, 0.0f);
+    }
+    const int64_t c0 = b % per_group * kBlock, lanes = std::min(kBlock, icg - c0);
+    const float* src = static_cast<const float*>(x.raw()) + n * x.stride(0) + h * x.stride(2) +
+                       b / per_group * icg + c0;
+    float* d = row + win.pad_left * kBlock;
+    if (lanes == kBlock) {  // a constant size: one vector move, not a call per position
+      for (int64_t w = 0; w < W; ++w, d += step, src += C)
+        std::memcpy(d, src, kBlock * sizeof(float));
+      continue;
+    }
+    for (int64_t w = 0; w < W; ++w, d += step, src += C) {
+      std::memcpy(d, src, static_cast<size_t>(lanes) * sizeof(float));
+      std::fill(d + lanes, d + kBlock, 0.0f);
+    }
+  }
+}
+
+}  // namespace
+
+bool is_channels_last(const TensorView& t) {
+  if (t.rank() != 4) return false;
+  const int64_t C = t.dim(1), H = t.dim(2), W = t.dim(3);
+  return C > 1 && t.stride(1) == 1 && t.stride(3) == C && t.stride(2) == W * C &&
+         t.stride(0) == H * W * C;
+}
+
+ConvInput prepare_conv_input_channels_last(const ConvProblem& p) {
+  const Window2d& win = p.params.window;
+  const TensorView& x = p.x;
+  const int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
+  const int64_t Hp = (H - 1) * (win.ins_h + 1) + 1 + win.pad_top + win.pad_bottom;
+  const int64_t Wp = (W - 1) * (win.ins_w + 1) + 1 + win.pad_left + win.pad_right;
+  const int64_t G = p.params.groups, ICG = C / G, KH = p.w.dim(2), KW = p.w.dim(3);
+  const int64_t per_group = (ICG + kBlock - 1) / kBlock, block_plane = Hp * Wp * kBlock;
+  ConvInput in;
+  in.plane = Hp * Wp;
+  in.wq = Wp;
+  in.image = G * per_group * block_plane;
+  in.group = per_group * block_plane;
+  in.q_row = win.stride_h * Wp * kBlock;
+  in.q_col = win.stride_w * kBlock;
+  std::vector<float>& xp = padded_scratch();
+  xp.resize(static_cast<size_t>(N * in.image));
+  float* base = xp.data();
+  parallel_for(N * Hp, std::max<int64_t>(1, 16384 / (Wp * C)), [&](int64_t nr) {
+    const int64_t n = nr / Hp, r = nr % Hp;
+    fill_row(x, win, G, n, r, Wp, block_plane, base + n * in.image + r * Wp * kBlock);
+  });
+  in.x = base;
+  in.offset.reserve(static_cast<size_t>(ICG * KH * KW));
+  for (int64_t ic = 0; ic < ICG; ++ic)
+    for (int64_t kh = 0; kh < KH; ++kh)
+      for (int64_t kw = 0; kw < KW; ++kw)
+        in.offset.push_back(ic / kBlock * block_plane + ic % kBlock +
+                            (kh * win.dilation_h * Wp + kw * win.dilation_w) * kBlock);
+  order_conv_steps(p, in);
+  return in;
+}
+
+}  // namespace npukit::cpu
