@@ -920,7 +920,7 @@ TEST(Pool2dFast, StrideTwoStreamingCallsPrefetch) {
     const Pool2dProblem pr{make_view(xb, DType::f32, c.shape, 0), make_view(yb, DType::f32, ys, 0),
                            c.p};
     EXPECT_EQ(cpu::f32_s2_prefetch_ahead(pr), cpu::kS2PrefetchAhead) << describe(c);
-    ASSERT_TRUE(check_case(c, seed, 4 * i, st));  // case 0: 2 threads, case 4: 3
+    ASSERT_TRUE(check_case(c, seed, 4 * i, st));      // case 0: 2 threads, case 4: 3
     ASSERT_TRUE(check_case(c, seed, 4 * i + 1, st));  // 1 thread
   }
   for (const char* name : {"f32-pool2d-stride2-nchw-avx512", "f32-pool2d-stride2-nchw-avx2"}) {
