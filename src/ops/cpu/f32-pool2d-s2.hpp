@@ -6,9 +6,10 @@
 // broadcast in: no third and fourth load), and with K = 3 the window row two
 // output rows share is loaded and deinterleaved once. Per output the taps,
 // their order and every operation are the reference's (src/ops/reference/
-// pool2d.cpp) for the semantics accepted below; the left border output whose
+// pool2d.cpp) for the semantics accepted below, except that a division by
+// 2^k is a multiply by 2^-k (the same bits); the left border output whose
 // tap 0 is padding rides in lane 0 of the first vector, other border outputs
-// run one at a time.
+// run one at a time. Large calls prefetch ahead (kS2StreamBytes below).
 #pragma once
 
 #include <cstdint>
