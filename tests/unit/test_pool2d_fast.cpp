@@ -895,6 +895,55 @@ TEST(Pool2dFast, StrideTwoWholePlanes) {
   }
 }
 
+// Calls moving 24 MB or more prefetch 16 KB ahead (f32-pool2d-s2.hpp): the
+// prefetching passes (4 vectors on wide rows; 2-3 on rows of 20 outputs) of a
+// 2x2 average divided by a multiply, a 3x3 max with padding and a 3x3 average
+// on tensors past the threshold, every kernel against the reference, special
+// values, 1-3 threads.
+TEST(Pool2dFast, StrideTwoStreamingCallsPrefetch) {
+  if (max_isa() < Isa::avx2) GTEST_SKIP() << "needs AVX2 kernels (NPUKIT_MAX_ISA is below avx2)";
+  if (impl() == Impl::reference) GTEST_SKIP() << "NPUKIT_IMPL=reference: no fast kernel runs";
+  SettingsGuard guard;
+  const uint32_t seed = 20261204;
+  std::printf("StrideTwoStreamingCallsPrefetch: seed %u\n", seed);
+  Stats st;
+  const Shape shapes[] = {{2, 64, 224, 224}, {1, 131, 223, 225}, {16, 256, 33, 40}};
+  for (int i = 0; i < 3; ++i) {
+    Case c;
+    c.dtype = DType::f32;
+    c.shape = shapes[i];
+    c.p.mode = i == 1 ? PoolMode::max : PoolMode::avg;
+    c.p.loop = i == 1 ? PoolLoop::taps : PoolLoop::mlas_nchwc;
+    const int64_t K = i == 0 ? 2 : 3;
+    c.p.window = test::window(K, K, 2, 2);
+    if (K == 3) test::set_pads(c.p.window, 1, 1, 1, 1);
+    c.values = 2;
+    const Shape ys = pool2d_output_shape(c.shape, c.p);
+    std::vector<uint8_t> xb, yb;
+    const Pool2dProblem pr{make_view(xb, DType::f32, c.shape, 0), make_view(yb, DType::f32, ys, 0),
+                           c.p};
+    EXPECT_EQ(cpu::f32_s2_prefetch_ahead(pr), cpu::kS2PrefetchAhead) << describe(c);
+    ASSERT_TRUE(check_case(c, seed, 4 * i, st));  // 2 or 3 threads
+    if (i < 2) {
+      ASSERT_TRUE(check_case(c, seed, 4 * i + 1, st));  // 1 thread
+    }
+  }
+  for (const char* name : {"f32-pool2d-stride2-nchw-avx512", "f32-pool2d-stride2-nchw-avx2"}) {
+    const auto& list = pool2d_kernels().variants;
+    const auto v = std::find_if(list.begin(), list.end(),
+                                [&](const auto& k) { return std::string(k.name) == name; });
+    ASSERT_NE(v, list.end()) << name;
+    if (KernelList<Pool2dProblem>::runnable(*v)) {
+      EXPECT_GE(st.by_kernel[name], 3) << name;
+    }
+  }
+  // Below the threshold nothing is prefetched.
+  Tensor x(DType::f32, {1, 256, 56, 56}), y(DType::f32, {1, 256, 28, 28});
+  Pool2dParams p;
+  p.window = test::window(2, 2, 2, 2);
+  EXPECT_EQ(cpu::f32_s2_prefetch_ahead(Pool2dProblem{x, y, p}), 0);
+}
+
 // What the stride-2 kernel leaves to the general one, each with its reason.
 TEST(Pool2dFast, StrideTwoWholePlanesDeclineWithReasons) {
   Tensor x(DType::f32, {1, 3, 40, 40}), y(DType::f32, {1, 3, 20, 20});

@@ -49,6 +49,7 @@ struct S {
     return r;
   }
   static F div(F a, F b) { return _mm256_div_ps(a, b); }
+  static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
   static M lane_mask(uint32_t bits) {
     const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
     return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(bits)), bit),

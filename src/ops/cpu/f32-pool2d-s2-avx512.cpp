@@ -53,6 +53,7 @@ struct S {
     return r;
   }
   static F div(F a, F b) { return _mm512_div_ps(a, b); }
+  static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
   static M lane_mask(uint32_t bits) { return static_cast<M>(bits); }
   static F select(M m, F a, F b) { return _mm512_mask_mov_ps(b, m, a); }
   static void store(float* p, F v) { _mm512_storeu_ps(p, v); }

@@ -65,6 +65,11 @@ const char* f32_s2_avx512_declines(const Pool2dProblem& pr) {
   return f32_s2_declines(pr, 16);
 }
 
+int64_t f32_s2_prefetch_ahead(const Pool2dProblem& pr) {
+  const int64_t bytes = (pr.x.numel() + pr.y.numel()) * static_cast<int64_t>(sizeof(float));
+  return bytes >= kS2StreamBytes ? kS2PrefetchAhead : 0;
+}
+
 S2Plan make_s2_plan(const Pool2dProblem& pr) {
   const Pool2dParams& p = pr.p;
   const Pool2dPlan plan = make_pool2d_plan(pr);
@@ -92,6 +97,7 @@ S2Plan make_s2_plan(const Pool2dProblem& pr) {
                                                      : -inf;
   }
   s.div_kind = divisor;
+  s.prefetch_ahead = f32_s2_prefetch_ahead(pr);
   const AxisInterior &in = plan.w_interior, &hin = plan.h_interior;
   s.lead = lead_output(plan.w, in);
   s.c0 = in.lo - (s.lead ? 1 : 0);
