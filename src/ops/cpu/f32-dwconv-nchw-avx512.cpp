@@ -12,6 +12,14 @@
 namespace npukit::cpu::dwconv_avx512 {
 #include "ops/cpu/f32-lanes-avx512.inc"
 constexpr int kGroup = 8;
+// The lines walk's block: accumulators and the 9 weights in registers
+// (stride 2 reads more lines per row: fewer rows at once).
+constexpr int kLineRows = 4, kLineVectors = 4, kLineRows2 = 2;
+inline Mask lane_range(int64_t lo, int64_t hi) {
+  lo = lo < 0 ? 0 : lo;
+  hi = hi > kLanes ? kLanes : hi;
+  return hi <= lo ? Mask(0) : static_cast<Mask>(((1u << hi) - 1u) & ~((1u << lo) - 1u));
+}
 
 }  // namespace npukit::cpu::dwconv_avx512
 
