@@ -210,8 +210,9 @@ TEST(DwconvFast, EveryVariantEqualsReferenceBitForBit) {
 }
 
 // The plane kernels' lines walks (3x3 windows, undilated rows, stride_h 1 or
-// 2; DwPlane::line_stride) and the in-place read at stride 1 (DwPlane::direct:
-// lines of padding skipped, columns outside the plane masked off): every
+// 2; DwPlane::line_stride) and the in-place read at strides 1 and 2
+// (DwPlane::direct: lines of padding skipped, columns outside the plane
+// masked off, stride 2 deinterleaved): every
 // row-block and vector-block remainder (heights 1-14, widths 1-70), pads 0-3
 // on each side (rows entirely in padding), column strides and dilations,
 // multipliers, NHWC views (not read in place), both accumulations, bias,
@@ -232,7 +233,7 @@ TEST(DwconvFast, ThreeByThreeLinesWalksEqualReferenceBitForBit) {
     Window2d& w = dp.window;
     w.kernel_h = w.kernel_w = 3;
     w.stride_h = iter % 2 == 0 ? 1 : 2;
-    w.stride_w = rng() % 3 == 0 ? 2 : 1;
+    w.stride_w = rng() % 3 == 0 ? 3 - w.stride_h : w.stride_h;
     w.dilation_w = rng() % 5 == 0 ? 2 : 1;
     w.ins_w = rng() % 9 == 0 ? 1 : 0;
     w.pad_top = rng() % 4;
@@ -269,10 +270,10 @@ TEST(DwconvFast, ThreeByThreeLinesWalksEqualReferenceBitForBit) {
     const int64_t Wp = (xs[3] - 1) * (w.ins_w + 1) + 1 + w.pad_left + w.pad_right;
     const int64_t row =
         std::max((Wp + w.stride_w - 1) / w.stride_w, ys[3] + (2 * w.dilation_w) / w.stride_w);
-    const std::string walk = cpu::dwconv_reads_in_place(p) ? "direct"
-                             : cpu::dwconv_flat_walk(ys[2], ys[3], row, 16)
-                                 ? "flat"
-                                 : "lines stride " + std::to_string(w.stride_h);
+    const std::string walk = (cpu::dwconv_reads_in_place(p)                  ? "direct"
+                              : cpu::dwconv_flat_walk(ys[2], ys[3], row, 16) ? "flat"
+                                                                             : "lines") +
+                             std::string(" stride ") + std::to_string(w.stride_h);
     ++walks[walk];
     for (const auto& v : list.variants) {
       if (v.reference || !list.runnable(v) ||
@@ -301,7 +302,8 @@ TEST(DwconvFast, ThreeByThreeLinesWalksEqualReferenceBitForBit) {
   for (const auto& [name, n] : runs) std::printf("  %s: %lld runs\n", name.c_str(), (long long)n);
   for (const auto& [walk, n] : walks)
     std::printf("  walk %s (16 lanes): %lld problems\n", walk.c_str(), (long long)n);
-  for (const char* walk : {"direct", "lines stride 1", "lines stride 2"})
+  for (const char* walk :
+       {"direct stride 1", "direct stride 2", "lines stride 1", "lines stride 2"})
     EXPECT_GT(walks[walk], 20) << walk;
   for (const auto& v : list.variants)
     if (!v.reference && list.runnable(v) &&

@@ -57,7 +57,7 @@ struct DwPlane {
   // line feeds every output row whose window holds it; 0: not available.
   int64_t line_stride = 0;
   int64_t row_phase = 0;  // floats between the row phases
-  // The lines walk at stride 1 read straight from the unpadded input plane
+  // The lines walk reading straight from the unpadded input plane
   // (x and tap unused): lines outside its rows are skipped and columns
   // outside it masked off, which adds nothing, as 0 * w adds nothing to an
   // accumulator that is never -0 (finite weights: dwconv_declines_fast).
@@ -106,8 +106,8 @@ void f32_dwconv_group_avx512(const DwGroup& g);
 void f32_dwconv_group_avx2(const DwGroup& g);
 
 // Whether the vector plane kernels read `p`'s input planes in place (3x3
-// windows at stride 1, undilated, no inserted zeros, rows contiguous; not
-// interleaved): DwPlane::direct.
+// windows at stride 1 or 2 (the same both ways), undilated, no inserted
+// zeros, rows contiguous; not interleaved): DwPlane::direct.
 bool dwconv_reads_in_place(const DwconvProblem& p);
 
 // Why no fast kernel of the family can compute `p` exactly, or nullptr.

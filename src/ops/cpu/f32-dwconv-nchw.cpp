@@ -135,9 +135,10 @@ PlaneBuffers& plane_buffers() {
 
 bool dwconv_reads_in_place(const DwconvProblem& p) {
   const Window2d& win = p.window;
-  return win.kernel_h == 3 && win.kernel_w == 3 && win.stride_h == 1 && win.stride_w == 1 &&
-         win.dilation_h == 1 && win.dilation_w == 1 && win.ins_h == 0 && win.ins_w == 0 &&
-         p.x.stride(3) == 1 && p.accumulation != Fp32Accumulation::interleaved;
+  return win.kernel_h == 3 && win.kernel_w == 3 && win.stride_h <= 2 &&
+         win.stride_w == win.stride_h && win.dilation_h == 1 && win.dilation_w == 1 &&
+         win.ins_h == 0 && win.ins_w == 0 && p.x.stride(3) == 1 &&
+         p.accumulation != Fp32Accumulation::interleaved;
 }
 
 bool dwconv_flat_walk(int64_t oh, int64_t ow, int64_t row, int64_t lanes) {
@@ -216,7 +217,7 @@ void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel, int64_t lanes, Row
       d.clip_min = p.clip.min;
       d.clip_max = p.clip.max;
       d.flat = flat;
-      d.line_stride = lines ? win.stride_h : 0;
+      d.line_stride = lines || direct ? win.stride_h : 0;
       d.row_phase = l.row_phase;
       d.direct = direct;
       d.in = static_cast<const float*>(p.x.raw()) + n * p.x.stride(0) + ic * p.x.stride(1);

@@ -62,7 +62,7 @@ const char* dwconv_nchwc_declines(const DwconvProblem& p) {
   if (const char* why = declines_any_width(p)) return why;
   if (p.x.dim(2) * p.x.dim(3) > kMaxInputPlane)
     return "an input plane over 28x28 positions (the plane kernels are faster)";
-  if (dwconv_reads_in_place(p) && p.y.dim(3) >= kMinInPlaceWidth)
+  if (dwconv_reads_in_place(p) && p.window.stride_h == 1 && p.y.dim(3) >= kMinInPlaceWidth)
     return "a 3x3 stride-1 window on rows of 12+ outputs (the plane kernels read x in place: "
            "faster)";
   return nullptr;
