@@ -181,6 +181,7 @@ TEST(DwconvNchwc, MobilenetLayersEqualReferenceBitForBit) {
 
 // What the kernels leave to the plane kernels, each with its reason.
 TEST(DwconvNchwc, Declines) {
+  test::SettingsRestore restore;
   Tensor x(DType::f32, {1, 4, 8, 8}), w(DType::f32, {4, 1, 3, 3}), y(DType::f32, {1, 4, 6, 6});
   for (int64_t i = 0; i < w.numel(); ++i) w.data<float>()[i] = 0.5f;
   Window2d win;
@@ -210,7 +211,9 @@ TEST(DwconvNchwc, Declines) {
   q.window.stride_h = q.window.stride_w = 2;
   EXPECT_STREQ(cpu::dwconv_nchwc_declines(q),
                "an input plane over 28x28 positions (the plane kernels are faster)");
+  set_max_isa(Isa::avx2);
   EXPECT_EQ(cpu::dwconv_nchwc_avx2_declines(q), nullptr);
+  set_max_isa(Isa::avx512_vnni);
   // 3x3 at stride 1 on rows of 12+ outputs: the plane kernels read x in place.
   Tensor x14(DType::f32, {1, 4, 14, 14}), y14(DType::f32, {1, 4, 12, 12});
   q = p;
@@ -219,7 +222,12 @@ TEST(DwconvNchwc, Declines) {
   EXPECT_STREQ(
       cpu::dwconv_nchwc_declines(q),
       "a 3x3 stride-1 window on rows of 12+ outputs (the plane kernels read x in place: faster)");
-  EXPECT_EQ(cpu::dwconv_nchwc_avx2_declines(q), nullptr);  // faster than the AVX2 plane kernel
+  set_max_isa(Isa::avx2);  // as on an AVX2 host: faster than the AVX2 plane kernel
+  EXPECT_EQ(cpu::dwconv_nchwc_avx2_declines(q), nullptr);
+  set_max_isa(Isa::avx512_vnni);  // AVX-512 hosts: the AVX-512 rule (left to that plane kernel)
+  if (kernel_allowed(Isa::avx512, false)) {
+    EXPECT_NE(cpu::dwconv_nchwc_avx2_declines(q), nullptr);
+  }
   Tensor y11(DType::f32, {1, 4, 12, 11});  // rows of 11 outputs: left to these kernels
   q.x = TensorView(x14.view().raw(), DType::f32, {1, 4, 14, 13}, {728, 182, 13, 1});
   q.y = y11;

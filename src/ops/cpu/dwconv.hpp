@@ -113,8 +113,9 @@ bool dwconv_reads_in_place(const DwconvProblem& p);
 // Why no fast kernel of the family can compute `p` exactly, or nullptr.
 const char* dwconv_declines_fast(const DwconvProblem& p);
 // Why the channels-in-lanes kernels decline `p` (or are the slower form), or
-// nullptr: the AVX-512 one, and the AVX2 one (faster than the AVX2 plane
-// kernel on more planes).
+// nullptr: the AVX-512 one, and the AVX2 one (the AVX-512 rule where
+// AVX-512 kernels may run; else more planes: it beats the AVX2 plane kernel
+// up to 56x56).
 const char* dwconv_nchwc_declines(const DwconvProblem& p);
 const char* dwconv_nchwc_avx2_declines(const DwconvProblem& p);
 // Runs the group kernel (`lanes` channels per group) over every (n, group), threaded.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dwconv.hpp"
+#include "npukit/kernels.hpp"
 #include "npukit/parallel.hpp"
 
 namespace npukit::cpu {
@@ -69,6 +70,9 @@ const char* dwconv_nchwc_declines(const DwconvProblem& p) {
 }
 
 const char* dwconv_nchwc_avx2_declines(const DwconvProblem& p) {
+  // Where AVX-512 kernels may run, the AVX-512 plane kernel (after this one
+  // in the list) is the faster one on what the AVX-512 rule leaves to it.
+  if (kernel_allowed(Isa::avx512, false)) return dwconv_nchwc_declines(p);
   return declines_any_width(p);
 }
 
