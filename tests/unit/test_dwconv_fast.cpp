@@ -209,6 +209,109 @@ TEST(DwconvFast, EveryVariantEqualsReferenceBitForBit) {
     }
 }
 
+// The plane kernels' lines walks (3x3 windows, undilated rows, stride_h 1 or
+// 2; DwPlane::line_stride) and the in-place read at strides 1 and 2
+// (DwPlane::direct: lines of padding skipped, columns outside the plane
+// masked off, stride 2 deinterleaved): every
+// row-block and vector-block remainder (heights 1-14, widths 1-70), pads 0-3
+// on each side (rows entirely in padding), column strides and dilations,
+// multipliers, NHWC views (not read in place), both accumulations, bias,
+// old output, clip, special values, 1-3 threads.
+TEST(DwconvFast, ThreeByThreeLinesWalksEqualReferenceBitForBit) {
+  test::SettingsRestore restore;
+  const unsigned seed = 20261212;
+  std::mt19937 rng(seed);
+  const auto& list = cpu::dwconv_kernels();
+  std::map<std::string, int64_t> runs, walks;
+  for (int iter = 0; iter < 300; ++iter) {
+    const bool nhwc = iter % 7 == 3;
+    Depthwise2dParams dp;
+    apply_profile(dp, Profile::pytorch);
+    if (iter % 3 != 0)
+      dp.accumulation =
+          iter % 3 == 1 ? Fp32Accumulation::mlas_nchwc16 : Fp32Accumulation::mlas_nchwc8;
+    Window2d& w = dp.window;
+    w.kernel_h = w.kernel_w = 3;
+    w.stride_h = iter % 2 == 0 ? 1 : 2;
+    w.stride_w = rng() % 3 == 0 ? 3 - w.stride_h : w.stride_h;
+    w.dilation_w = rng() % 5 == 0 ? 2 : 1;
+    w.ins_w = rng() % 9 == 0 ? 1 : 0;
+    w.pad_top = rng() % 4;
+    w.pad_bottom = rng() % 4;
+    w.pad_left = rng() % 4;
+    w.pad_right = rng() % 4;
+    dp.multiplier = rng() % 4 == 0 ? 2 : 1;
+    dp.has_bias = rng() % 2;
+    dp.result_add = rng() % 3 == 0;
+    dp.clip = test::fused_clip_case(static_cast<uint32_t>(iter) + 77u);
+    const int64_t C = 1 + rng() % 4;
+    const Shape xs{int64_t(1 + rng() % 2), C, int64_t(1 + rng() % 14), int64_t(1 + rng() % 70)};
+    const Shape ws{C * dp.multiplier, 1, 3, 3};
+    Shape ys;
+    try {
+      ys = depthwise2d_output_shape(xs, ws, dp);
+    } catch (const Error&) {
+      continue;  // the window does not fit this input
+    }
+    const int rare = iter % 3 == 0 ? 0 : 30;
+    Nchw x(xs, nhwc), y0(ys, nhwc);
+    Tensor wt(DType::f32, ws), b(DType::f32, {ws[0]});
+    for (Tensor* t : {&x.storage, &b, &y0.storage})
+      for (int64_t i = 0; i < t->numel(); ++i) t->data<float>()[i] = value(rng, rare);
+    for (int64_t i = 0; i < wt.numel(); ++i) wt.data<float>()[i] = value(rng, 0);  // finite
+    Nchw want(ys, nhwc);
+    want.storage = y0.storage;
+    want.view = TensorView(want.storage.view().raw(), DType::f32, ys, y0.view.strides());
+    cpu::DwconvProblem p{
+        x.view,          wt,    b,      want.view, w, dp.multiplier, dp.has_bias, dp.result_add,
+        dp.accumulation, false, dp.clip};
+    reference(p);
+    const std::vector<float> expected = want.values();
+    const int64_t Wp = (xs[3] - 1) * (w.ins_w + 1) + 1 + w.pad_left + w.pad_right;
+    const int64_t row =
+        std::max((Wp + w.stride_w - 1) / w.stride_w, ys[3] + (2 * w.dilation_w) / w.stride_w);
+    const std::string walk = (cpu::dwconv_reads_in_place(p)                  ? "direct"
+                              : cpu::dwconv_flat_walk(ys[2], ys[3], row, 16) ? "flat"
+                                                                             : "lines") +
+                             std::string(" stride ") + std::to_string(w.stride_h);
+    ++walks[walk];
+    for (const auto& v : list.variants) {
+      if (v.reference || !list.runnable(v) ||
+          std::string(v.name).find("nchwc") != std::string::npos)
+        continue;
+      ASSERT_EQ(v.declines(p), nullptr) << text(p, v.name, 1, nhwc);
+      for (int threads = 1; threads <= 3; ++threads) {
+        set_num_threads(threads);
+        Nchw got(ys, nhwc);
+        got.storage = y0.storage;
+        got.view = TensorView(got.storage.view().raw(), DType::f32, ys, y0.view.strides());
+        p.y = got.view;
+        v.run(p);
+        const std::vector<float> g = got.values();
+        size_t bad = 0, first = 0;
+        for (size_t i = 0; i < g.size(); ++i)
+          if (!test::same_bits_or_both_nan(g[i], expected[i]) && bad++ == 0) first = i;
+        ASSERT_EQ(bad, 0u) << "seed " << seed << " iter " << iter << " walk " << walk << " "
+                           << text(p, v.name, threads, nhwc) << "; first mismatch at element "
+                           << first << ": " << g[first] << " vs " << expected[first];
+        ++runs[v.name];
+      }
+    }
+  }
+  std::printf("dwconv 3x3 lines: seed %u\n", seed);
+  for (const auto& [name, n] : runs) std::printf("  %s: %lld runs\n", name.c_str(), (long long)n);
+  for (const auto& [walk, n] : walks)
+    std::printf("  walk %s (16 lanes): %lld problems\n", walk.c_str(), (long long)n);
+  for (const char* walk :
+       {"direct stride 1", "direct stride 2", "lines stride 1", "lines stride 2"})
+    EXPECT_GT(walks[walk], 20) << walk;
+  for (const auto& v : list.variants)
+    if (!v.reference && list.runnable(v) &&
+        std::string(v.name).find("nchwc") == std::string::npos) {
+      EXPECT_GT(runs[v.name], 600) << v.name;
+    }
+}
+
 // The public entries choose the family's kernels: equal results whatever the
 // ISA cap, and with Impl::reference.
 TEST(DwconvFast, PublicEntriesAgreeAcrossIsaLevelsAndImpl) {

@@ -124,7 +124,7 @@ void variants_equal_reference(unsigned seed, int iterations, bool mobilenet) {
   test::SettingsRestore restore;
   std::mt19937 rng(seed);
   const auto& list = cpu::dwconv_kernels();
-  std::map<std::string, int64_t> runs;
+  std::map<std::string, int64_t> runs, left;
   int cases = 0;
   for (int iter = 0; iter < iterations; ++iter) {
     Case c;
@@ -137,7 +137,14 @@ void variants_equal_reference(unsigned seed, int iterations, bool mobilenet) {
         Tensor got = c.y0;
         cpu::DwconvProblem q = c.p;
         q.y = gapped(got, c.ys, c.y_gap);
-        ASSERT_EQ(v.declines(q), nullptr) << v.name << ": " << c.text;
+        // The AVX-512 kernel leaves larger planes and in-place 3x3 stride 1
+        // to the plane kernels (Declines); nothing else may be declined.
+        if (const char* why = v.declines(q)) {
+          ASSERT_NE(std::string(why).find("(the plane kernels"), std::string::npos)
+              << v.name << ": " << why << ": " << c.text;
+          ++left[v.name];
+          break;
+        }
         v.run(q);
         int64_t bad = 0, first = 0;
         for (int64_t i = 0; i < got.numel(); ++i)
@@ -154,10 +161,13 @@ void variants_equal_reference(unsigned seed, int iterations, bool mobilenet) {
   }
   std::printf("f32-dwconv-nchwc: seed %u, %d cases\n", seed, cases);
   EXPECT_GT(cases, iterations / 2);
-  for (const auto& [name, n] : runs) std::printf("  %s: %lld runs\n", name.c_str(), (long long)n);
+  for (const auto& [name, n] : runs)
+    std::printf("  %s: %lld runs, %lld cases left to the plane kernels\n", name.c_str(),
+                (long long)n, (long long)left[name]);
   for (const auto& v : list.variants)
     if (std::string(v.name).find("nchwc") != std::string::npos && list.runnable(v)) {
-      EXPECT_EQ(runs[v.name], 3 * cases) << v.name << " did not run every case";
+      EXPECT_EQ(runs[v.name] + 3 * left[v.name], 3 * cases) << v.name << " did not run every case";
+      EXPECT_GE(runs[v.name], 3 * cases / 4) << v.name;  // at least a quarter of the cases
     }
 }
 
@@ -171,6 +181,7 @@ TEST(DwconvNchwc, MobilenetLayersEqualReferenceBitForBit) {
 
 // What the kernels leave to the plane kernels, each with its reason.
 TEST(DwconvNchwc, Declines) {
+  test::SettingsRestore restore;
   Tensor x(DType::f32, {1, 4, 8, 8}), w(DType::f32, {4, 1, 3, 3}), y(DType::f32, {1, 4, 6, 6});
   for (int64_t i = 0; i < w.numel(); ++i) w.data<float>()[i] = 0.5f;
   Window2d win;
@@ -191,6 +202,36 @@ TEST(DwconvNchwc, Declines) {
   q.y = ybig;
   EXPECT_STREQ(cpu::dwconv_nchwc_declines(q),
                "an input plane over 56x56 positions (the plane kernels are faster)");
+  EXPECT_STREQ(cpu::dwconv_nchwc_avx2_declines(q),
+               "an input plane over 56x56 positions (the plane kernels are faster)");
+  Tensor x56(DType::f32, {1, 4, 56, 56}), y27(DType::f32, {1, 4, 27, 27});
+  q = p;
+  q.x = x56;
+  q.y = y27;
+  q.window.stride_h = q.window.stride_w = 2;
+  EXPECT_STREQ(cpu::dwconv_nchwc_declines(q),
+               "an input plane over 28x28 positions (the plane kernels are faster)");
+  set_max_isa(Isa::avx2);
+  EXPECT_EQ(cpu::dwconv_nchwc_avx2_declines(q), nullptr);
+  set_max_isa(Isa::avx512_vnni);
+  // 3x3 at stride 1 on rows of 12+ outputs: the plane kernels read x in place.
+  Tensor x14(DType::f32, {1, 4, 14, 14}), y14(DType::f32, {1, 4, 12, 12});
+  q = p;
+  q.x = x14;
+  q.y = y14;
+  EXPECT_STREQ(
+      cpu::dwconv_nchwc_declines(q),
+      "a 3x3 stride-1 window on rows of 12+ outputs (the plane kernels read x in place: faster)");
+  set_max_isa(Isa::avx2);  // as on an AVX2 host: faster than the AVX2 plane kernel
+  EXPECT_EQ(cpu::dwconv_nchwc_avx2_declines(q), nullptr);
+  set_max_isa(Isa::avx512_vnni);  // AVX-512 hosts: the AVX-512 rule (left to that plane kernel)
+  if (kernel_allowed(Isa::avx512, false)) {
+    EXPECT_NE(cpu::dwconv_nchwc_avx2_declines(q), nullptr);
+  }
+  Tensor y11(DType::f32, {1, 4, 12, 11});  // rows of 11 outputs: left to these kernels
+  q.x = TensorView(x14.view().raw(), DType::f32, {1, 4, 14, 13}, {728, 182, 13, 1});
+  q.y = y11;
+  EXPECT_EQ(cpu::dwconv_nchwc_declines(q), nullptr);
   q = p;  // NHWC-strided output
   q.y = TensorView(y.view().raw(), DType::f32, {1, 4, 6, 6}, {144, 1, 24, 4});
   EXPECT_STREQ(cpu::dwconv_nchwc_declines(q), "input or output planes not dense");

@@ -51,6 +51,19 @@ struct DwPlane {
   // fewer vectors where rows are narrow (dwconv_flat_walk decides).
   bool flat = false;
   float* scratch = nullptr;
+  // Walk "lines" (rows walk of a 3x3 window with undilated rows, stride_h 1
+  // or 2, not interleaved): tap kh * 3 + kw is at (kh % stride_h) *
+  // row_phase + (kh / stride_h) * row + tap[kw], so one load of an input
+  // line feeds every output row whose window holds it; 0: not available.
+  int64_t line_stride = 0;
+  int64_t row_phase = 0;  // floats between the row phases
+  // The lines walk reading straight from the unpadded input plane
+  // (x and tap unused): lines outside its rows are skipped and columns
+  // outside it masked off, which adds nothing, as 0 * w adds nothing to an
+  // accumulator that is never -0 (finite weights: dwconv_declines_fast).
+  bool direct = false;
+  const float* in = nullptr;  // input plane, rows of in_w floats in_row apart
+  int64_t in_row = 0, in_h = 0, in_w = 0, pad_top = 0, pad_left = 0;
 };
 using DwPlaneKernel = void (*)(const DwPlane& p);
 
@@ -92,10 +105,19 @@ using DwGroupKernel = void (*)(const DwGroup& g);
 void f32_dwconv_group_avx512(const DwGroup& g);
 void f32_dwconv_group_avx2(const DwGroup& g);
 
+// Whether the vector plane kernels read `p`'s input planes in place (3x3
+// windows at stride 1 or 2 (the same both ways), undilated, no inserted
+// zeros, rows contiguous; not interleaved): DwPlane::direct.
+bool dwconv_reads_in_place(const DwconvProblem& p);
+
 // Why no fast kernel of the family can compute `p` exactly, or nullptr.
 const char* dwconv_declines_fast(const DwconvProblem& p);
-// Why the channels-in-lanes kernels decline `p` (or are the slower form), or nullptr.
+// Why the channels-in-lanes kernels decline `p` (or are the slower form), or
+// nullptr: the AVX-512 one, and the AVX2 one (the AVX-512 rule where
+// AVX-512 kernels may run; else more planes: it beats the AVX2 plane kernel
+// up to 56x56).
 const char* dwconv_nchwc_declines(const DwconvProblem& p);
+const char* dwconv_nchwc_avx2_declines(const DwconvProblem& p);
 // Runs the group kernel (`lanes` channels per group) over every (n, group), threaded.
 void run_dwconv_nchwc(const DwconvProblem& p, DwGroupKernel kernel, int64_t lanes);
 

@@ -12,6 +12,26 @@
 namespace npukit::cpu::dwconv_avx2 {
 #include "ops/cpu/f32-lanes-avx2.inc"
 constexpr int kGroup = 4;
+// The lines walk's block: accumulators and the 9 weights in registers.
+constexpr int kLineRows = 2, kLineVectors = 2, kLineRows2 = 2;
+// even / odd: per 128-bit half a[4k] a[4k+2] b[4k] b[4k+2] (odd: + 1),
+// in-lane shuffles; unpermute regroups the halves' pairs into order.
+inline Vec even(Vec a, Vec b) {
+  return _mm256_shuffle_ps(a, b, 0x88);
+}
+inline Vec odd(Vec a, Vec b) {
+  return _mm256_shuffle_ps(a, b, 0xdd);
+}
+inline Vec unpermute(Vec v) {
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), 0xd8));
+}
+inline Mask lane_range(int64_t lo, int64_t hi) {
+  lo = lo < -1 ? -1 : lo > kLanes ? kLanes : lo;
+  hi = hi < 0 ? 0 : hi > kLanes ? kLanes : hi;
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  return _mm256_and_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(hi)), lane),
+                          _mm256_cmpgt_epi32(lane, _mm256_set1_epi32(static_cast<int>(lo) - 1)));
+}
 
 }  // namespace npukit::cpu::dwconv_avx2
 

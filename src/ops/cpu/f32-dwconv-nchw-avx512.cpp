@@ -12,6 +12,26 @@
 namespace npukit::cpu::dwconv_avx512 {
 #include "ops/cpu/f32-lanes-avx512.inc"
 constexpr int kGroup = 8;
+// The lines walk's block: accumulators and the 9 weights in registers
+// (stride 2 reads more lines per row: fewer rows at once).
+constexpr int kLineRows = 4, kLineVectors = 4, kLineRows2 = 2;
+// even / odd: per 128-bit block k, a[4k] a[4k+2] b[4k] b[4k+2] (odd: + 1),
+// in-lane shuffles; unpermute puts the 16 even (odd) values back in order.
+inline Vec even(Vec a, Vec b) {
+  return _mm512_shuffle_ps(a, b, 0x88);
+}
+inline Vec odd(Vec a, Vec b) {
+  return _mm512_shuffle_ps(a, b, 0xdd);
+}
+inline Vec unpermute(Vec v) {
+  const __m512i i = _mm512_setr_epi32(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+  return _mm512_permutexvar_ps(i, v);
+}
+inline Mask lane_range(int64_t lo, int64_t hi) {
+  lo = lo < 0 ? 0 : lo;
+  hi = hi > kLanes ? kLanes : hi;
+  return hi <= lo ? Mask(0) : static_cast<Mask>(((1u << hi) - 1u) & ~((1u << lo) - 1u));
+}
 
 }  // namespace npukit::cpu::dwconv_avx512
 

@@ -133,6 +133,14 @@ PlaneBuffers& plane_buffers() {
 
 }  // namespace
 
+bool dwconv_reads_in_place(const DwconvProblem& p) {
+  const Window2d& win = p.window;
+  return win.kernel_h == 3 && win.kernel_w == 3 && win.stride_h <= 2 &&
+         win.stride_w == win.stride_h && win.dilation_h == 1 && win.dilation_w == 1 &&
+         win.ins_h == 0 && win.ins_w == 0 && p.x.stride(3) == 1 &&
+         p.accumulation != Fp32Accumulation::interleaved;
+}
+
 bool dwconv_flat_walk(int64_t oh, int64_t ow, int64_t row, int64_t lanes) {
   if (lanes < 2) return false;
   const int64_t rows = oh * ((ow + lanes - 1) / lanes);  // vectors of the row walk
@@ -157,6 +165,11 @@ void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel, int64_t lanes, Row
                                                r / win.stride_h * l.row + col / win.stride_w;
     }
   const bool flat = dwconv_flat_walk(OH, OW, l.row, lanes);
+  // The lines walk's tap structure (DwPlane::line_stride).
+  const bool lines3x3 = lanes > 1 && KH == 3 && KW == 3 && win.dilation_h == 1 &&
+                        win.stride_h <= 2 && p.accumulation != Fp32Accumulation::interleaved;
+  const bool lines = lines3x3 && !flat;
+  const bool direct = lanes > 1 && dwconv_reads_in_place(p);  // no padded copy
   const float* bias = p.has_bias ? static_cast<const float*>(p.bias.raw()) : nullptr;
   const int64_t bias_step = p.has_bias ? p.bias.stride(p.bias.rank() == 1 ? 0 : 1) : 0;
   const bool y_rows_contiguous = p.y.stride(3) == 1;
@@ -169,7 +182,7 @@ void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel, int64_t lanes, Row
   parallel_ranges(N * OC, grain, [&](int64_t begin, int64_t end) {
     FlushScope flush(p.flush_denormals);
     PlaneBuffers& buf = plane_buffers();
-    buf.input.assign(static_cast<size_t>(l.buffer), 0.0f);
+    if (!direct) buf.input.assign(static_cast<size_t>(l.buffer), 0.0f);
     if (!y_rows_contiguous) buf.output.resize(static_cast<size_t>(OH * OW));
     if (flat) buf.scratch.resize(static_cast<size_t>(OH * l.row + kMaxLanes));
     std::vector<float> weights(static_cast<size_t>(KH * KW));
@@ -179,7 +192,7 @@ void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel, int64_t lanes, Row
     int64_t n = begin / OC, oc = begin % OC;
     for (int64_t plane = begin; plane < end; ++plane, oc = oc + 1 == OC ? (++n, 0) : oc + 1) {
       const int64_t ic = p.multiplier == 1 ? oc : oc / p.multiplier;
-      if (n * p.x.dim(1) + ic != filled) {
+      if (!direct && n * p.x.dim(1) + ic != filled) {
         fill_plane(p, l, map, n, ic, buf.input.data(), split);
         filled = n * p.x.dim(1) + ic;
       }
@@ -204,6 +217,15 @@ void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel, int64_t lanes, Row
       d.clip_min = p.clip.min;
       d.clip_max = p.clip.max;
       d.flat = flat;
+      d.line_stride = lines || direct ? win.stride_h : 0;
+      d.row_phase = l.row_phase;
+      d.direct = direct;
+      d.in = static_cast<const float*>(p.x.raw()) + n * p.x.stride(0) + ic * p.x.stride(1);
+      d.in_row = p.x.stride(2);
+      d.in_h = p.x.dim(2);
+      d.in_w = p.x.dim(3);
+      d.pad_top = win.pad_top;
+      d.pad_left = win.pad_left;
       d.scratch = buf.scratch.data();
       float* yplane = static_cast<float*>(p.y.raw()) + n * p.y.stride(0) + oc * p.y.stride(1);
       if (y_rows_contiguous) {
@@ -267,6 +289,10 @@ void run_nchwc_avx2(const DwconvProblem& p) {
 
 constexpr const char* kNchwcApplies =
     "as f32-dwconv-nchw, sequential or mlas_nchwc accumulation, multiplier 1, no inserted zeros, "
+    "dense input and output planes, input planes of at most 28x28 positions, not 3x3 stride 1 "
+    "on rows of 12+ outputs";
+constexpr const char* kNchwcAvx2Applies =
+    "as f32-dwconv-nchw, sequential or mlas_nchwc accumulation, multiplier 1, no inserted zeros, "
     "dense input and output planes, input planes of at most 56x56 positions";
 
 constexpr const char* kApplies =
@@ -280,7 +306,8 @@ const KernelList<DwconvProblem>& dwconv_kernels() {
       "dwconv",
       {{"f32-dwconv-nchwc-avx512", Isa::avx512, kNchwcApplies, dwconv_nchwc_declines,
         run_nchwc_avx512},
-       {"f32-dwconv-nchwc-avx2", Isa::avx2, kNchwcApplies, dwconv_nchwc_declines, run_nchwc_avx2},
+       {"f32-dwconv-nchwc-avx2", Isa::avx2, kNchwcAvx2Applies, dwconv_nchwc_avx2_declines,
+        run_nchwc_avx2},
        {"f32-dwconv-nchw-avx512", Isa::avx512, kApplies, dwconv_declines_fast, run_avx512},
        {"f32-dwconv-nchw-avx2", Isa::avx2, kApplies, dwconv_declines_fast, run_avx2},
        {"f32-dwconv-nchw-portable", Isa::portable, kApplies, dwconv_declines_fast, run_portable},
