@@ -148,6 +148,11 @@ const KernelList<QAvgPoolProblem>& qlinear_average_pool_kernels() {
            "final step (scale-1 ONNX Runtime, int_mean) or the checked float tail (calibrated "
            "ONNX Runtime)",
            k2s2_avx2_declines, x8_qavgpool_k2s2_nchw_avx2},
+          {"x8-qavgpool-k3s2-nchw-avx2", Isa::avx2,
+           "3x3 stride-2 windows, one pixel of padding before the first row and column, none "
+           "after the last, NCHW rows of at least 16 outputs, ONNX Runtime (scale 1, or "
+           "calibrated with the checked tail)",
+           k3s2_avx2_declines, x8_qavgpool_k3s2_nchw_avx2},
           {"x8-qavgpool-rows16-nchw-avx2", Isa::avx2,
            "rows of at most 16 columns, stride_w 1, integer final step (scale-1 ONNX Runtime, "
            "int_mean)",

@@ -238,7 +238,7 @@ TEST(QAvgPoolStride2Fast, K2s2EqualsReferenceOnRandomCalls) {
 }
 
 TEST(QAvgPoolStride2Fast, K3s2p1EqualsReferenceOnRandomCalls) {
-  random_calls(Kind::k3s2p1, kSeed + 2, 800, "-k3s2-", 150);
+  random_calls(Kind::k3s2p1, kSeed + 2, 1000, "-k3s2-", 150);
 }
 
 // Every window sum each dtype can have (u8 0..1020, s8 -512..508), under
@@ -251,7 +251,7 @@ TEST(QAvgPoolStride2Fast, K2s2CalibratedEqualsReference) {
 }
 
 TEST(QAvgPoolStride2Fast, K3s2p1CalibratedEqualsReference) {
-  random_calls(Kind::k3s2p1, kSeed + 3, 300, "-k3s2-", 100, true);
+  random_calls(Kind::k3s2p1, kSeed + 3, 400, "-k3s2-", 100, true);
 }
 
 TEST(QAvgPoolStride2Fast, K2s2EveryWindowSumUnderEveryRule) {

@@ -27,6 +27,8 @@ namespace {
 
 using Corr = K2s2Plan::Corr;
 
+#include "ops/cpu/x8-qavgpool-avx2-checked.inc"
+
 // The 16 window sums of two input rows' 32 bytes at a and b (u8 codes as the
 // unsigned operand of vpmaddubsw, s8 codes as the signed one).
 template <class T>
@@ -71,55 +73,21 @@ struct IntCodes {
   }
 };
 
-// Calibrated scales: v = fl(fl(D * m) + y_zp) with D = s - 4 x_zp and m the
-// multiplier of divisor 4; rint(v) when |v - rint(v)| < below, else the lane
-// is set in *redo (bit per output).
+// Calibrated scales: every lane has D = s - 4 x_zp and the multiplier of
+// divisor 4.
 struct CheckedCodes {
   static constexpr bool kChecked = true;
-  __m256i offset, lo, hi;
-  __m256 multiplier, zp, below;
+  CheckedRegs F;
+  __m256i offset;
+  __m256 multiplier;
   explicit CheckedCodes(const QAvgPlan& P)
-      : offset(_mm256_set1_epi32(-4 * P.x_zp)),
-        lo(_mm256_set1_epi32(P.lo)),
-        hi(_mm256_set1_epi32(P.hi)),
-        multiplier(_mm256_set1_ps(fmean_check_multiplier(P, 4))),
-        zp(_mm256_set1_ps(static_cast<float>(P.y_zp))),
-        below(_mm256_set1_ps(P.fmean_check_below)) {}
-  __m256i half(__m128i s, int* redo) const {
-    const __m256i d = _mm256_add_epi32(_mm256_cvtepi16_epi32(s), offset);
-    const __m256 v = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(d), multiplier), zp);
-    const __m256 rv = _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    const __m256 dist = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), _mm256_sub_ps(v, rv));
-    *redo = _mm256_movemask_ps(_mm256_cmp_ps(dist, below, _CMP_NLT_UQ));
-    return _mm256_min_epi32(_mm256_max_epi32(_mm256_cvttps_epi32(rv), lo), hi);
-  }
+      : F(checked_regs(P)),
+        offset(_mm256_set1_epi32(-4 * P.x_zp)),
+        multiplier(_mm256_set1_ps(fmean_check_multiplier(P, 4))) {}
   __m256i operator()(__m256i s, int* redo) const {
-    int r0 = 0, r1 = 0;
-    const __m256i w0 = half(_mm256_castsi256_si128(s), &r0);
-    const __m256i w1 = half(_mm256_extracti128_si256(s, 1), &r1);
-    *redo = r0 | r1 << 8;
-    // packs works within 128-bit lanes: words 0-3, 8-11, 4-7, 12-15.
-    return _mm256_permute4x64_epi64(_mm256_packs_epi32(w0, w1), 0xd8);
+    return checked16(s, offset, offset, multiplier, multiplier, F, redo);
   }
 };
-
-// Bytes of the codes (16-bit lanes, in the type's range) of q0 then q1.
-template <class T>
-inline __m256i narrow(__m256i q0, __m256i q1) {
-  const __m256i p = std::is_signed_v<T> ? _mm256_packs_epi16(q0, q1) : _mm256_packus_epi16(q0, q1);
-  return _mm256_permute4x64_epi64(p, 0xd8);
-}
-
-// The reference's code of output (oh, ow) of a plane (the rare undecided
-// outputs of the checked tail).
-template <class T>
-__attribute__((noinline)) void redo_outputs(const QAvgPlan& P, const T* plane, int64_t row_pitch,
-                                            int64_t oh, int64_t col, int redo, T* y) {
-  for (; redo != 0; redo &= redo - 1) {
-    const int b = __builtin_ctz(static_cast<unsigned>(redo));
-    y[b] = static_cast<T>(qavg_fmean_redo(P, plane, row_pitch, int64_t{1}, oh, col + b));
-  }
-}
 
 // Output rows [r0, r1) of a segment: chunks of 16 outputs at columns 0, 16,
 // ... and OW - 16, two per narrowing.
@@ -149,17 +117,6 @@ void rows(const QAvgPlan& P, const K2s2Plan& K, const Codes& codes, const T* x, 
     for (; j + 32 <= OW; j += 32) two(j, j + 16);
     if (j < OW) two(std::min(j, OW - 16), OW - 16);
   }
-}
-
-// Splits [0, count) into ranges over the threads; each output is computed
-// the same way by any split.
-template <class Body>
-void for_ranges(int64_t count, const Body& body) {
-  const int64_t parts = std::min<int64_t>(count, int64_t{4} * std::max(1, num_threads()));
-  if (parts <= 1 || num_threads() <= 1) return body(int64_t{0}, count);
-  const int64_t per = (count + parts - 1) / parts;
-  parallel_for((count + per - 1) / per,
-               [&](int64_t i) { body(i * per, std::min(count, (i + 1) * per)); });
 }
 
 template <class T, class Codes>
