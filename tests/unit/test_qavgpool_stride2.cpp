@@ -1,9 +1,9 @@
 // The stride-2 8-bit average kernels x8-qavgpool-k2s2-nchw-avx512vbmi and
 // x8-qavgpool-k2s2-nchw-avx2 (2x2 windows inside the image, the integer
 // final steps or the checked float tail; AVX2: rows of at least 16 outputs,
-// the last chunk overlapping) and
-// x8-qavgpool-k3s2-nchw-avx512vbmi (3x3, one pixel of padding before the
-// first row and column, ONNX Runtime) against the reference, bit for
+// the last chunk overlapping) and x8-qavgpool-k3s2-nchw-{avx512vbmi,avx2}
+// (3x3, one pixel of padding before the first row and column, ONNX Runtime)
+// against the reference, bit for
 // bit: every 2x2 window sum of u8 and s8 under every rounding rule and
 // zero-point offset; random geometry (rows up to 80 outputs: the
 // two-rows-per-store and the 64-output steps with their tails, odd row
