@@ -143,6 +143,16 @@ const KernelList<QAvgPoolProblem>& qlinear_average_pool_kernels() {
           {"x8-qavgpool-fmean-nhwc-avx512", Isa::avx512,
            "float_mean (ONNX Runtime, calibrated scales), unit stride along C", declines_fmean_nhwc,
            x8_qavgpool_fmean_nhwc_avx512},
+          {"x8-qavgpool-k2s2-nchw-avx2", Isa::avx2,
+           "2x2 stride-2 windows inside the image, NCHW rows of at least 16 outputs, integer "
+           "final step (scale-1 ONNX Runtime, int_mean) or the checked float tail (calibrated "
+           "ONNX Runtime)",
+           k2s2_avx2_declines, x8_qavgpool_k2s2_nchw_avx2},
+          {"x8-qavgpool-k3s2-nchw-avx2", Isa::avx2,
+           "3x3 stride-2 windows, one pixel of padding before the first row and column, none "
+           "after the last, NCHW rows of at least 16 outputs, ONNX Runtime (scale 1, or "
+           "calibrated with the checked tail)",
+           k3s2_avx2_declines, x8_qavgpool_k3s2_nchw_avx2},
           {"x8-qavgpool-rows16-nchw-avx2", Isa::avx2,
            "rows of at most 16 columns, stride_w 1, integer final step (scale-1 ONNX Runtime, "
            "int_mean)",

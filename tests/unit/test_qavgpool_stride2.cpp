@@ -1,7 +1,9 @@
-// The stride-2 8-bit average kernels x8-qavgpool-k2s2-nchw-avx512vbmi (2x2
-// windows inside the image, the integer final steps) and
-// x8-qavgpool-k3s2-nchw-avx512vbmi (3x3, one pixel of padding before the
-// first row and column, ONNX Runtime) against the reference, bit for
+// The stride-2 8-bit average kernels x8-qavgpool-k2s2-nchw-avx512vbmi and
+// x8-qavgpool-k2s2-nchw-avx2 (2x2 windows inside the image, the integer
+// final steps or the checked float tail; AVX2: rows of at least 16 outputs,
+// the last chunk overlapping) and x8-qavgpool-k3s2-nchw-{avx512vbmi,avx2}
+// (3x3, one pixel of padding before the first row and column, ONNX Runtime)
+// against the reference, bit for
 // bit: every 2x2 window sum of u8 and s8 under every rounding rule and
 // zero-point offset; random geometry (rows up to 80 outputs: the
 // two-rows-per-store and the 64-output steps with their tails, odd row
@@ -194,21 +196,21 @@ bool check_variants(const Case& c, const std::string& context, variant_test::Run
       opt);
 }
 
-// The kernel named by `part` took its share of the calls where it may run
-// (the VBMI kernels decline every call on AVX-512 hosts without VBMI: said,
-// not counted).
+// The kernels named by `part` took their share of the calls where they may
+// run (the VBMI kernels decline every call on AVX-512 hosts without VBMI:
+// said, not counted; the AVX2 kernels are counted wherever they run).
 void expect_ran(const variant_test::Runs& runs, const std::string& part, int64_t more_than) {
 #if defined(__x86_64__)
   const bool vbmi = __builtin_cpu_supports("avx512vbmi");
 #else
   const bool vbmi = false;
 #endif
-  if (!vbmi) {
-    std::printf("[ stride2 ] this host has no AVX-512 VBMI: %s did not run\n", part.c_str());
-    return;
-  }
+  if (!vbmi) std::printf("[ stride2 ] this host has no AVX-512 VBMI: its kernels did not run\n");
   variant_test::expect_each_ran(cpu::qlinear_average_pool_kernels(), runs, more_than,
-                                variant_test::name_has(part));
+                                [&](const std::string& name) {
+                                  return name.find(part) != std::string::npos &&
+                                         (vbmi || name.find("vbmi") == std::string::npos);
+                                });
 }
 
 // `attempts` random calls with the window of `kind`, every variant on each.
@@ -236,7 +238,7 @@ TEST(QAvgPoolStride2Fast, K2s2EqualsReferenceOnRandomCalls) {
 }
 
 TEST(QAvgPoolStride2Fast, K3s2p1EqualsReferenceOnRandomCalls) {
-  random_calls(Kind::k3s2p1, kSeed + 2, 800, "-k3s2-", 150);
+  random_calls(Kind::k3s2p1, kSeed + 2, 1000, "-k3s2-", 150);
 }
 
 // Every window sum each dtype can have (u8 0..1020, s8 -512..508), under
@@ -245,11 +247,11 @@ TEST(QAvgPoolStride2Fast, K3s2p1EqualsReferenceOnRandomCalls) {
 // numerator the kernel can see, in the two-rows and the 64-output steps.
 // Calibrated scales only (the checked float tail and its redone outputs).
 TEST(QAvgPoolStride2Fast, K2s2CalibratedEqualsReference) {
-  random_calls(Kind::k2s2, kSeed + 4, 300, "-k2s2-", 150, true);
+  random_calls(Kind::k2s2, kSeed + 4, 400, "-k2s2-", 150, true);
 }
 
 TEST(QAvgPoolStride2Fast, K3s2p1CalibratedEqualsReference) {
-  random_calls(Kind::k3s2p1, kSeed + 3, 300, "-k3s2-", 100, true);
+  random_calls(Kind::k3s2p1, kSeed + 3, 400, "-k3s2-", 100, true);
 }
 
 TEST(QAvgPoolStride2Fast, K2s2EveryWindowSumUnderEveryRule) {

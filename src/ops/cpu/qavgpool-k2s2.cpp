@@ -93,4 +93,10 @@ const char* k2s2_build(const QAvgPoolProblem& p, K2s2Plan* K) {
   return nullptr;
 }
 
+const char* k2s2_avx2_declines(const QAvgPoolProblem& p) {
+  if (const char* why = k2s2_declines(p)) return why;
+  if (p.plan.w.out < 16) return "rows of fewer than 16 outputs (the u16 kernels take them)";
+  return nullptr;
+}
+
 }  // namespace npukit::cpu

@@ -50,8 +50,13 @@ struct K2s2Plan {
 // nullptr and *K filled (K may be null) when the kernels take p, else why not.
 const char* k2s2_build(const QAvgPoolProblem& p, K2s2Plan* K);
 
+// The AVX2 kernel reads 16-output chunks that stay inside each row (the last
+// one overlaps its neighbour): nullptr when its rows have at least 16 outputs.
+const char* k2s2_avx2_declines(const QAvgPoolProblem& p);
+
 #if defined(__x86_64__)
 void x8_qavgpool_k2s2_nchw_avx512vbmi(const QAvgPoolProblem& p);
+void x8_qavgpool_k2s2_nchw_avx2(const QAvgPoolProblem& p);
 #endif
 
 }  // namespace npukit::cpu

@@ -100,4 +100,10 @@ const char* k3s2_build(const QAvgPoolProblem& p, K3s2Plan* K) {
   return nullptr;
 }
 
+const char* k3s2_avx2_declines(const QAvgPoolProblem& p) {
+  if (const char* why = k3s2_build(p, nullptr)) return why;
+  if (p.plan.w.out < 16) return "rows of fewer than 16 outputs (the u16 kernels take them)";
+  return nullptr;
+}
+
 }  // namespace npukit::cpu

@@ -47,8 +47,13 @@ struct K3s2Plan {
 // nullptr and *K filled (K may be null) when the kernel takes p, else why not.
 const char* k3s2_build(const QAvgPoolProblem& p, K3s2Plan* K);
 
+// The AVX2 kernel's strips of 16 outputs stay inside each row (the last one
+// overlaps its neighbour): nullptr when it takes p (rows of >= 16 outputs).
+const char* k3s2_avx2_declines(const QAvgPoolProblem& p);
+
 #if defined(__x86_64__)
 void x8_qavgpool_k3s2_nchw_avx512vbmi(const QAvgPoolProblem& p);
+void x8_qavgpool_k3s2_nchw_avx2(const QAvgPoolProblem& p);
 #endif
 
 }  // namespace npukit::cpu
