@@ -120,6 +120,15 @@ const KernelList<Pool2dProblem>& pool2d_kernels() {
            "f32 avg/max, NCHW, 2x2 or 3x3 windows at stride 2, >= 8 all-input outputs per row",
            [](const Pool2dProblem& pr) { return cpu::f32_s2_declines(pr, 8); },
            cpu::pool2d_f32_s2_avx2},
+          // The general kernels' 3x3 stride-1 sweep, listed on its own so that
+          // tests and `npukit info --kernels` see when it runs (same entry point).
+          {"f32-pool2d-sweep3x3-nchw-avx512", Isa::avx512,
+           "f32 avg/max/sum, NCHW, 3x3 windows at stride 1, output rows as long as input rows",
+           [](const Pool2dProblem& pr) {
+             if (const char* why = declines_f32_simd(pr, 16)) return why;
+             return cpu::f32_sweep_declines_avx512(pr);
+           },
+           cpu::pool2d_f32_avx512},
           {"f32-pool2d-avx512", Isa::avx512, "f32 avg/max/sum, any layout and semantics",
            [](const Pool2dProblem& pr) { return declines_f32_simd(pr, 16); },
            cpu::pool2d_f32_avx512},
@@ -139,6 +148,13 @@ const KernelList<Pool2dProblem>& pool2d_kernels() {
           {"x8-maxpool2d-avx512", Isa::avx512, "s8/u8 max, any layout and semantics",
            [](const Pool2dProblem& pr) { return declines_x8_simd(pr, 64); },
            cpu::max_pool2d_x8_avx512},
+          {"f32-pool2d-sweep3x3-nchw-avx2", Isa::avx2,
+           "f32 avg/max/sum, NCHW, 3x3 windows at stride 1, output rows as long as input rows",
+           [](const Pool2dProblem& pr) {
+             if (const char* why = declines_f32_simd(pr, 8)) return why;
+             return cpu::f32_sweep_declines_avx2(pr);
+           },
+           cpu::pool2d_f32_avx2},
           {"f32-pool2d-avx2", Isa::avx2, "f32 avg/max/sum, any layout and semantics",
            [](const Pool2dProblem& pr) { return declines_f32_simd(pr, 8); }, cpu::pool2d_f32_avx2},
           {"x8-maxpool2d-same-avx2", Isa::avx2,

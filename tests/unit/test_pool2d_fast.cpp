@@ -6,6 +6,8 @@
 // whole configuration.
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <sstream>
@@ -88,6 +90,9 @@ void fill(const Case& c, const TensorView& x, std::mt19937& g) {
           if (c.values == 1) v = static_cast<float>(static_cast<int>(g() % 5) - 2) * 0.5f;
           if (c.values == 1 && g() % 4 == 0) v = -0.0f;
           if (c.values == 2 && g() % 3 == 0) v = special_value(g);
+          if (c.values == 3 && g() % 3 == 0)  // specials but no NaN
+            do v = special_value(g);
+            while (std::isnan(v));
           x.at<float>(n, ch, h, w) = v;
         }
 }
@@ -742,15 +747,18 @@ TEST(Pool2dFast, SameWindowsOverFlatPlanes) {
 }
 
 // Stride-1 3x3 windows swept down small NCHW planes row by row
-// (f32-pool2d-nchw-sweep.inc: each loaded row chunk feeds 3 output rows):
+// (f32-pool2d-nchw-sweep.inc: each loaded row chunk feeds 3 output rows;
+// the NCHWc max by window rows then columns on planes without NaN):
 // widths 1-17 (one to three chunks of V lanes, partial last chunks), heights
 // 1-20, pads left + right = 2 in every split, top and bottom pads 0-3 (rows
-// of windows wholly in padding), channel counts across groups of 4 (AVX2: 2)
-// planes with a repeated last plane, batch 1-3, gapped row strides in and
+// of windows wholly in padding), odd channel counts (pairs of planes with a
+// repeated last plane), batch 1-3, gapped row strides in and
 // out, every semantic of random_case (the sweep takes the sequential sum,
 // max with pad <= start and the NCHWc loop; the others decline to other
-// kernels), special values (NaN payloads, +-inf, -0, denormals, FTZ),
-// threads 1/2/3, every ISA variant the host runs.
+// kernels), special values (NaN payloads, +-inf, -0, denormals, FTZ; and
+// without NaN, so that the NCHWc max's row folds meet ties of +0 and -0,
+// -inf and -FLT_MAX), threads 1/2/3, every ISA variant the host runs; each
+// f32-pool2d-sweep3x3-nchw variant must run on the cases it can take.
 TEST(Pool2dFast, SameWindowsSweptRowByRow) {
   SettingsGuard guard;
   const uint32_t seed = 20261150;
@@ -776,6 +784,8 @@ TEST(Pool2dFast, SameWindowsSweptRowByRow) {
     w.ceil_mode = g() % 3 == 0;
     c.x_layout = i % 6 == 5 ? 2 : 0;
     c.y_layout = i % 6 == 4 ? 2 : i % 12 == 3 ? 1 : 0;
+    if (i % 7 == 1) c.values = 3;
+    if (i % 7 == 2) c.values = 1;
     const bool orders = c.p.accumulation == Fp32Accumulation::sequential ||
                         c.p.mode == PoolMode::max || c.p.loop == PoolLoop::mlas_nchwc ||
                         c.p.nchwc_block > 0;
@@ -784,6 +794,14 @@ TEST(Pool2dFast, SameWindowsSweptRowByRow) {
   }
   EXPECT_GT(sweep, 300);  // cases the sweep can take
   EXPECT_GT(st.runs, variant_test::scaled_to_runnable(pool2d_kernels(), 600));
+  // Real runs of the sweep (its variants' own run counts, not eligible cases).
+  for (const auto& v : pool2d_kernels().variants) {
+    if (std::string(v.name).find("sweep3x3") == std::string::npos) continue;
+    if (!KernelList<Pool2dProblem>::runnable(v)) continue;
+    std::printf("SameWindowsSweptRowByRow: seed %u, %s ran %lld cases\n", seed, v.name,
+                static_cast<long long>(st.by_kernel[v.name]));
+    EXPECT_GT(st.by_kernel[v.name], 200) << v.name;
+  }
 }
 
 // Planes whose padded rows fit one AVX-512 vector (pad_left + W <= 16, 8..16

@@ -122,6 +122,8 @@ struct Simd {
   NPUKIT_POOL_TARGET static F select(M m, F a, F b) {
     return _mm256_blendv_ps(b, a, _mm256_castsi256_ps(m));
   }
+  // Masked-off elements are not written.
+  NPUKIT_POOL_TARGET static void store_m(M m, float* p, F v) { _mm256_maskstore_ps(p, m, v); }
   NPUKIT_POOL_TARGET static void store(float* p, int64_t ys, F v, int n) {
     if (ys == 1) {
       if (n == V)
@@ -148,6 +150,9 @@ struct Simd {
   NPUKIT_POOL_TARGET static F max(F a, F b) { return _mm256_max_ps(a, b); }
   NPUKIT_POOL_TARGET static F nan_to(F m, F v) {
     return _mm256_blendv_ps(m, v, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+  }
+  NPUKIT_POOL_TARGET static uint32_t nan_lanes(F v) {  // bit i: lane i is NaN
+    return static_cast<uint32_t>(_mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
   }
   NPUKIT_POOL_TARGET static F flush(F v) {
     const __m256i bits = _mm256_castps_si256(v);
@@ -221,6 +226,9 @@ namespace npukit::cpu {
 
 void pool2d_f32_avx2(const Pool2dProblem& pr) {
   avx2::f32_pool2d<avx2::Simd>(pr);
+}
+const char* f32_sweep_declines_avx2(const Pool2dProblem& pr) {
+  return avx2::f32_sweep_declines<avx2::Simd>(pr);
 }
 void max_pool2d_x8_avx2(const Pool2dProblem& pr) {
   avx2::x8_max_pool2d<avx2::Simd>(pr);

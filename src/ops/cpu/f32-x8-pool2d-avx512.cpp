@@ -35,6 +35,7 @@ struct Simd {
   // Masked-off lanes are +0 and their elements are never read.
   NPUKIT_POOL_TARGET static F load_m(M m, const float* p) { return _mm512_maskz_loadu_ps(m, p); }
   NPUKIT_POOL_TARGET static F select(M m, F a, F b) { return _mm512_mask_mov_ps(b, m, a); }
+  NPUKIT_POOL_TARGET static void store_m(M m, float* p, F v) { _mm512_mask_storeu_ps(p, m, v); }
   NPUKIT_POOL_TARGET static F set1(float v) { return _mm512_set1_ps(v); }
   // Loads n lanes at a lane stride of 1, 2 or ls elements; masked-off
   // elements are never read (2: up to the last lane's own element only).
@@ -194,6 +195,12 @@ struct Simd {
     asm("vaddps %2, %1, %0" : "=v"(r) : "v"(a), "v"(b));
     return r;
   }
+  // add(a, b) in the lanes m, a elsewhere (one masked VADDPS; same operand order).
+  NPUKIT_POOL_TARGET static F add_m(M m, F a, F b) {
+    F r = a;
+    asm("vaddps %2, %1, %0%{%3%}" : "+v"(r) : "v"(a), "v"(b), "Yk"(m));
+    return r;
+  }
   NPUKIT_POOL_TARGET static F mul(F a, F b) {
     return _mm512_mul_ps(a, b);
   }
@@ -207,6 +214,9 @@ struct Simd {
   }
   NPUKIT_POOL_TARGET static F nan_to(F m, F v) {
     return _mm512_mask_mov_ps(m, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), v);
+  }
+  NPUKIT_POOL_TARGET static uint32_t nan_lanes(F v) {  // bit i: lane i is NaN
+    return _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
   }
   NPUKIT_POOL_TARGET static F flush(F v) {
     const __m512i bits = _mm512_castps_si512(v);
@@ -280,6 +290,9 @@ namespace npukit::cpu {
 
 void pool2d_f32_avx512(const Pool2dProblem& pr) {
   avx512::f32_pool2d<avx512::Simd>(pr);
+}
+const char* f32_sweep_declines_avx512(const Pool2dProblem& pr) {
+  return avx512::f32_sweep_declines<avx512::Simd>(pr);
 }
 void max_pool2d_x8_avx512(const Pool2dProblem& pr) {
   avx512::x8_max_pool2d<avx512::Simd>(pr);

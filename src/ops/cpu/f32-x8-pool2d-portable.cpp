@@ -82,6 +82,10 @@ struct Simd {
   static void store(float* p, int64_t ys, F v, int n) {
     for (int i = 0; i < n; ++i) p[i * ys] = v.v[i];
   }
+  static void store_m(M m, float* p, F v) {  // masked-off elements are not written
+    for (int i = 0; i < V; ++i)
+      if (m >> i & 1) p[i] = v.v[i];
+  }
   // x86's rule whatever the compiler does with `+` (it may swap operands): a
   // NaN a wins (quieted), else a NaN b, else inf - inf is the default NaN.
   static F add(F a, F b) {

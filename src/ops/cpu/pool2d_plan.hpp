@@ -67,6 +67,10 @@ void pool2d_f32_portable(const Pool2dProblem& pr);
 void pool2d_f32_avx2(const Pool2dProblem& pr);
 void pool2d_f32_avx512(const Pool2dProblem& pr);
 void max_pool2d_x8_portable(const Pool2dProblem& pr);
+// Why pool2d_f32_<isa> does not run pr on its 3x3 stride-1 sweep
+// (f32-pool2d-nchw-sweep.inc), or nullptr when it does.
+const char* f32_sweep_declines_avx2(const Pool2dProblem& pr);
+const char* f32_sweep_declines_avx512(const Pool2dProblem& pr);
 void max_pool2d_x8_avx2(const Pool2dProblem& pr);
 void max_pool2d_x8_avx512(const Pool2dProblem& pr);
 
