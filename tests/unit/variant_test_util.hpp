@@ -92,6 +92,19 @@ void expect_each_ran(
   }
 }
 
+// Every runnable non-reference variant that `selected` names ran exactly
+// `times` times (for loops that give every kernel every case: a decline or
+// a skipped case shows as a short count).
+template <class Problem>
+void expect_each_ran_exactly(const KernelList<Problem>& list, const Runs& runs, int64_t times,
+                             const std::function<bool(const std::string&)>& selected) {
+  for (const auto& v : list.variants) {
+    if (!v.reference && KernelList<Problem>::runnable(v) && selected(v.name)) {
+      EXPECT_EQ(runs.of(v.name), times) << v.name << " did not run every case";
+    }
+  }
+}
+
 // A run-count guard written for a host that runs every variant, scaled to
 // the share of the family's fast variants runnable here (fewer under
 // NPUKIT_MAX_ISA or on an AVX2-only host, where each case runs fewer kernels).
