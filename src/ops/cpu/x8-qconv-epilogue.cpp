@@ -1,6 +1,7 @@
 // The integer convolution's per-channel requantization data (QConvEpilogue):
 // built once per model load from constant parameters, or per call otherwise.
 // The algebra is qconv_problem.hpp's; the multiplier is the reference's.
+#include <bit>
 #include <cmath>
 #include <cstring>
 
@@ -67,9 +68,9 @@ bool qconv_epilogue_matches(const QConvEpilogue& e, const QConvProblem& p) {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
   };
   if (e.x_zp != p.x_zp || e.requantize != p.requantize || e.w_zero_point != p.wq.zero_point ||
-      std::memcmp(&e.x_scale, &p.x_scale, sizeof(float)) != 0 ||
-      std::memcmp(&e.y_scale, &p.y_scale, sizeof(float)) != 0 || e.order != p.multiplier_order ||
-      !same_bits(e.w_scale, p.wq.scale))
+      std::bit_cast<uint32_t>(e.x_scale) != std::bit_cast<uint32_t>(p.x_scale) ||
+      std::bit_cast<uint32_t>(e.y_scale) != std::bit_cast<uint32_t>(p.y_scale) ||
+      e.order != p.multiplier_order || !same_bits(e.w_scale, p.wq.scale))
     return false;
   if (p.bias.raw() == nullptr) return e.bias.empty();
   if (e.bias.size() != e.wzp.size()) return false;
