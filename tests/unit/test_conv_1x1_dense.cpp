@@ -128,11 +128,7 @@ void variants_equal_reference(unsigned seed, int iterations, bool mobilenet) {
       return cpu::ConvProblem{x, c.w, c.b, gapped(got, c.ys, c.y_gap), c.p};
     };
     const auto compare = [&](const cpu::ConvProblem&) {
-      int64_t first = 0;
-      if (mismatches(got, c.want, first) == 0) return std::string();
-      return "first mismatch at element " + std::to_string(first) + ": " +
-             std::to_string(got.data<float>()[first]) + " vs " +
-             std::to_string(c.want.data<float>()[first]);
+      return variant_test::float_difference(got, c.want);  // (the gaps between planes too)
     };
     const std::string context =
         "seed " + std::to_string(seed) + " iter " + std::to_string(iter) + " " + c.text;

@@ -138,15 +138,7 @@ void variants_equal_reference(unsigned seed, int iterations, bool mobilenet) {
       return q;
     };
     const auto compare = [&](const cpu::DwconvProblem&) {
-      int64_t bad = 0, first = 0;
-      for (int64_t i = 0; i < got.numel(); ++i)
-        if (!test::same_bits_or_both_nan(got.data<float>()[i], c.want.data<float>()[i]) &&
-            bad++ == 0)
-          first = i;
-      if (bad == 0) return std::string();
-      return "first mismatch at element " + std::to_string(first) + ": " +
-             std::to_string(got.data<float>()[first]) + " vs " +
-             std::to_string(c.want.data<float>()[first]);
+      return variant_test::float_difference(got, c.want);
     };
     const std::string context =
         "seed " + std::to_string(seed) + " iter " + std::to_string(iter) + " " + c.text;
