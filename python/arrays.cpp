@@ -7,7 +7,7 @@ namespace npukit::python {
 namespace {
 // "float32", or ">f4 (float32, big-endian)" when the byte order is not the host's.
 std::string dtype_text(const py::dtype& d) {
-  const std::string name = py::cast<std::string>(d.attr("name"));
+  std::string name = py::cast<std::string>(d.attr("name"));
   if (!d.attr("isnative").cast<bool>())
     return py::cast<std::string>(d.attr("str")) + " (" + name + ", non-native byte order)";
   return name;

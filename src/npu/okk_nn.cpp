@@ -43,7 +43,7 @@ TensorView scratch_f32(Slot slot, const char* fn, const Dims& d) {
   return TensorView::contiguous(p, DType::f32, {d.n, d.c, d.h, d.w});
 }
 TensorView gathered_f32(Slot slot, const char* fn, const char* name, const Place& p) {
-  const TensorView t = scratch_f32(slot, fn, p.shape);
+  TensorView t = scratch_f32(slot, fn, p.shape);
   gather_f32_into(fn, name, p, t.data<float>());
   return t;
 }

@@ -107,8 +107,8 @@ void clear_warnings() {
 
 RuleViolation::RuleViolation(std::string kernel, std::string function, std::string parameter,
                              std::string value, std::string allowed)
-    : Error("kernel '" + kernel + "': " + function, std::move(parameter), std::move(value),
-            std::move(allowed)),
+    : Error("kernel '" + kernel + "': " + std::move(function), std::move(parameter),
+            std::move(value), std::move(allowed)),
       kernel_(std::move(kernel)) {}
 
 void violation(const std::string& function, const std::string& parameter, const std::string& value,

@@ -38,8 +38,8 @@ std::string attr_string(const Node& n, const char* name, const std::string& dflt
 }
 
 std::vector<int64_t> attr_ints(const Node& n, const char* name, std::vector<int64_t> dflt) {
-  const Attr* a = find(n, name, Attr::Kind::ints);
-  return a ? a->ints : dflt;
+  if (const Attr* a = find(n, name, Attr::Kind::ints)) return a->ints;
+  return dflt;
 }
 
 void expect_attrs(const Node& n, std::initializer_list<const char*> known) {

@@ -46,7 +46,7 @@ Shape validate(const TensorView& x, const TensorView& w, const TensorView* y,
   check(detail::is_integer_dtype(w.dtype()), fn, "w", dtype_name(w.dtype()), "s8, u8, s16 or s32");
   x.expect_rank(4, fn, "x");
   w.expect_rank(4, fn, "w");
-  const Shape out = int_conv2d_output_shape(x.shape(), w.shape(), p);
+  Shape out = int_conv2d_output_shape(x.shape(), w.shape(), p);
   if (y) {
     y->expect_dtype(DType::s32, fn, "y");
     y->expect_shape(out, fn, "y");

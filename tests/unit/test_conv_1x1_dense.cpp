@@ -11,7 +11,6 @@
 // A mismatch prints the seed and the case.
 #include <gtest/gtest.h>
 
-#include <map>
 #include <random>
 #include <sstream>
 
@@ -115,7 +114,7 @@ void variants_equal_reference(unsigned seed, int iterations, bool mobilenet) {
   test::SettingsRestore restore;
   std::mt19937 rng(seed);
   const auto& list = cpu::conv_nchw_kernels();
-  std::map<std::string, int64_t> runs;
+  variant_test::Runs runs;
   // The settings each iteration returns to (NPUKIT_IMPL / NPUKIT_MAX_ISA decide
   // which variants run, in every iteration alike).
   const Impl impl0 = impl();
@@ -123,22 +122,21 @@ void variants_equal_reference(unsigned seed, int iterations, bool mobilenet) {
   for (int iter = 0; iter < iterations; ++iter) {
     Case c = make_case(rng, iter, mobilenet);
     const TensorView x = gapped(c.xstore, c.xs, c.x_gap);
-    for (const auto& v : list.variants) {
-      if (std::string(v.name).find("1x1-dense") == std::string::npos || !list.runnable(v)) continue;
-      for (int threads = 1; threads <= 3; ++threads) {
-        set_num_threads(threads);
-        Tensor got = c.y0;
-        const cpu::ConvProblem prob{x, c.w, c.b, gapped(got, c.ys, c.y_gap), c.p};
-        ASSERT_EQ(v.declines(prob), nullptr) << v.name << ": " << c.text;
-        v.run(prob);
-        int64_t first = 0;
-        ASSERT_EQ(mismatches(got, c.want, first), 0)
-            << "seed " << seed << " iter " << iter << " " << v.name << " threads " << threads << " "
-            << c.text << "; first mismatch at element " << first << ": " << got.data<float>()[first]
-            << " vs " << c.want.data<float>()[first];
-        ++runs[v.name];
-      }
-    }
+    Tensor got;
+    const auto make = [&] {
+      got = c.y0;
+      return cpu::ConvProblem{x, c.w, c.b, gapped(got, c.ys, c.y_gap), c.p};
+    };
+    const auto compare = [&](const cpu::ConvProblem&) {
+      return variant_test::float_difference(got, c.want);  // (the gaps between planes too)
+    };
+    const std::string context =
+        "seed " + std::to_string(seed) + " iter " + std::to_string(iter) + " " + c.text;
+    // Three passes with 1, 2, 3 threads rotating over the variants: every
+    // variant runs the case at each count.
+    for (int threads = 1; threads <= 3; ++threads)
+      ASSERT_TRUE(variant_test::run_every_variant(list, make, compare, context, runs,
+                                                  {"1x1-dense", threads}));
     // The public entry (the family's choice) at each ISA cap and forced to the reference.
     for (int cap = 0; cap < 4; ++cap) {
       const Isa isa = cap == 0 ? Isa::portable : cap == 1 ? Isa::avx2 : Isa::avx512;
@@ -146,10 +144,10 @@ void variants_equal_reference(unsigned seed, int iterations, bool mobilenet) {
       set_impl(cap == 3 ? Impl::reference : Impl::fast);
       set_max_isa(cap == 3 ? host_isa() : isa);
       set_num_threads(1 + iter % 3);
-      Tensor got = c.y0;
-      conv2d(x, c.w, c.b, gapped(got, c.ys, c.y_gap), c.p);
+      Tensor entry = c.y0;
+      conv2d(x, c.w, c.b, gapped(entry, c.ys, c.y_gap), c.p);
       int64_t first = 0;
-      ASSERT_EQ(mismatches(got, c.want, first), 0)
+      ASSERT_EQ(mismatches(entry, c.want, first), 0)
           << "seed " << seed << " iter " << iter << " conv2d at cap " << cap << " " << c.text
           << "; first mismatch at element " << first;
     }
@@ -157,11 +155,9 @@ void variants_equal_reference(unsigned seed, int iterations, bool mobilenet) {
     set_max_isa(isa0);
   }
   std::printf("f32-conv-1x1-dense: seed %u, %d cases\n", seed, iterations);
-  for (const auto& [name, n] : runs) std::printf("  %s: %lld runs\n", name.c_str(), (long long)n);
-  for (const auto& v : list.variants)
-    if (std::string(v.name).find("1x1-dense") != std::string::npos && list.runnable(v)) {
-      EXPECT_EQ(runs[v.name], 3 * iterations) << v.name << " did not run every case";
-    }
+  variant_test::print_runs("f32-conv-1x1-dense", runs);
+  variant_test::expect_each_ran_exactly(list, runs, 3 * iterations,
+                                        variant_test::name_has("1x1-dense"));
 }
 
 TEST(Conv1x1Dense, RandomPointwiseEqualsReferenceBitForBit) {

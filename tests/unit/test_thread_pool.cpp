@@ -113,25 +113,35 @@ TEST(ThreadPool, EnvironmentValuesAreCappedOrIgnored) {
 
 // One region of two chunks in which the caller, its chunk done, waits for a
 // helper that holds the other one (as one that lost its core to another
-// process): 5 ms plus four times its own start delay, so the caller's wait
-// is always more than a quarter of the region however late the helper
-// starts on a loaded machine. Returns whether a helper took a chunk.
+// process). The helper keeps its chunk until the caller has finished its own,
+// then 5 ms plus four times the region so far: the caller's wait is then more
+// than a quarter of the region (a straggle to the pool) however late either
+// thread runs on a loaded machine, unless the caller is preempted for longer
+// than that between finishing its chunk and the pool's clock reading. (The
+// helper used to sleep from its own start: a caller preempted while waiting
+// for it to start then found it nearly done, and the region did not count.)
+// Returns whether a helper took a chunk.
 bool straggling_region() {
   const auto caller = std::this_thread::get_id();
   const auto region_start = std::chrono::steady_clock::now();
-  std::atomic<bool> helper_started{false};
+  std::atomic<bool> helper_started{false}, caller_done{false};
+  const auto wait_for = [](const std::atomic<bool>& flag) {  // bounded: 2 s
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (!flag && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+  };
   parallel_ranges(2, 1, [&](int64_t begin, int64_t end) {
     if (end - begin == 2) return;  // run on the caller alone: no helper to wait for
     if (std::this_thread::get_id() != caller) {
-      const auto delay = std::chrono::steady_clock::now() - region_start;
       helper_started = true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5) + 4 * delay);
+      wait_for(caller_done);
+      const auto so_far = std::chrono::steady_clock::now() - region_start;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5) + 4 * so_far);
       return;
     }
-    // Give a helper time to take the other chunk (bounded: on a very busy
-    // machine it may not come, and the caller takes both).
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-    while (!helper_started && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+    // Give a helper time to take the other chunk (on a very busy machine it
+    // may not come, and the caller takes both).
+    wait_for(helper_started);
+    caller_done = true;
   });
   return helper_started;
 }
@@ -172,9 +182,9 @@ TEST(ThreadPool, StragglingHelpersAreLeftOutThenRetried) {
   bool backed_off = false;
   for (int attempt = 0; attempt < 5 && !backed_off; ++attempt) {
     int in_a_row = 0;
-    for (int tries = 0; tries < 20 && in_a_row < 3; ++tries)
+    for (int tries = 0; tries < 50 && in_a_row < 3; ++tries)
       in_a_row = straggling_region() ? in_a_row + 1 : 0;
-    ASSERT_EQ(in_a_row, 3) << "no helper took a chunk in 3 regions in a row";
+    ASSERT_EQ(in_a_row, 3) << "no helper took a chunk in 3 regions in a row (50 tries)";
     backed_off = region_on_caller_alone();
   }
   ASSERT_TRUE(backed_off) << "3 straggling regions in a row never started a back-off (5 attempts)";
@@ -185,7 +195,7 @@ TEST(ThreadPool, StragglingHelpersAreLeftOutThenRetried) {
   // An explicit set_num_threads ends a back-off at once: straggle until the
   // pool backs off again (a region without helpers), then set it.
   bool backed_off_again = false;
-  for (int tries = 0; tries < 20 && !backed_off_again; ++tries)
+  for (int tries = 0; tries < 50 && !backed_off_again; ++tries)
     backed_off_again = !straggling_region();
   ASSERT_TRUE(backed_off_again);
   ASSERT_TRUE(region_on_caller_alone());

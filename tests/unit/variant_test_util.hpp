@@ -14,6 +14,7 @@
 
 #include "npukit/parallel.hpp"
 #include "ops/kernel_list.hpp"
+#include "test_util.hpp"
 
 namespace npukit::variant_test {
 
@@ -92,6 +93,19 @@ void expect_each_ran(
   }
 }
 
+// Every runnable non-reference variant that `selected` names ran exactly
+// `times` times (for loops that give every kernel every case: a decline or
+// a skipped case shows as a short count).
+template <class Problem>
+void expect_each_ran_exactly(const KernelList<Problem>& list, const Runs& runs, int64_t times,
+                             const std::function<bool(const std::string&)>& selected) {
+  for (const auto& v : list.variants) {
+    if (!v.reference && KernelList<Problem>::runnable(v) && selected(v.name)) {
+      EXPECT_EQ(runs.of(v.name), times) << v.name << " did not run every case";
+    }
+  }
+}
+
 // A run-count guard written for a host that runs every variant, scaled to
 // the share of the family's fast variants runnable here (fewer under
 // NPUKIT_MAX_ISA or on an AVX2-only host, where each case runs fewer kernels).
@@ -108,6 +122,21 @@ int64_t scaled_to_runnable(const KernelList<Problem>& list, int64_t more_than) {
 
 inline std::function<bool(const std::string&)> name_has(const std::string& part) {
   return [part](const std::string& name) { return name.find(part) != std::string::npos; };
+}
+
+// The compare step for fp32 outputs: "" when got and want hold the same bits
+// (NaNs of any payload equal), else the first differing element, both values.
+inline std::string float_difference(const Tensor& got, const Tensor& want) {
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    const float a = got.data<float>()[i], b = want.data<float>()[i];
+    if (!test::same_bits_or_both_nan(a, b)) {
+      char text[96];
+      std::snprintf(text, sizeof text, "first mismatch at element %lld: %.9g vs %.9g",
+                    static_cast<long long>(i), static_cast<double>(a), static_cast<double>(b));
+      return text;
+    }
+  }
+  return "";
 }
 
 inline void print_runs(const char* tag, const Runs& runs) {

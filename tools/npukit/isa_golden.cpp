@@ -124,31 +124,59 @@ std::string json_fields(const Instruction& ins, const HwConfig& hw, bool real) {
   return s + "}";
 }
 
-}  // namespace
-
-void run_golden(const std::string& config, const std::string& out_dir, const std::string& hw_name,
-                const std::string& profile_name_) {
-  const std::vector<char> text =
-      read_file_bounded(kFn, "--config", config, kMaxTextFileBytes, "a readable YAML file");
-  std::string hw_text = hw_name;
+// The config file's cases, hw name (hw_name when given) and base seed.
+struct GoldenConfig {
+  std::string hw_text;
   uint64_t base_seed = 2023;
   std::vector<GoldenCase> cases;
+};
+
+GoldenConfig read_config(const std::string& config, const std::string& hw_name) {
+  const std::vector<char> text =
+      read_file_bounded(kFn, "--config", config, kMaxTextFileBytes, "a readable YAML file");
+  GoldenConfig g;
+  g.hw_text = hw_name;
   // yaml-cpp reports with its own exceptions: turn each into npukit's format.
   try {
     const YAML::Node root = YAML::Load(std::string(text.begin(), text.end()));
     if (!root.IsMap() || !root["cases"] || !root["cases"].IsSequence())
       fail(kFn, "--config", "'" + config + "'", "a YAML mapping with a 'cases:' list");
-    if (hw_text.empty()) hw_text = root["hw"] ? root["hw"].as<std::string>() : "M64P64Q16R16S8";
-    if (root["seed"]) base_seed = root["seed"].as<uint64_t>();
+    if (g.hw_text.empty()) g.hw_text = root["hw"] ? root["hw"].as<std::string>() : "M64P64Q16R16S8";
+    if (root["seed"]) g.base_seed = root["seed"].as<uint64_t>();
     for (size_t k = 0; k < root["cases"].size(); ++k)
-      cases.push_back(parse_case(root["cases"][k], k, base_seed));
+      g.cases.push_back(parse_case(root["cases"][k], k, g.base_seed));
   } catch (const YAML::Exception& e) {
     std::string msg = e.what();
     for (char& ch : msg)
       if (ch == '\0') ch = '?';
     fail(kFn, "--config", "'" + config + "'", "a valid YAML file (yaml-cpp: " + msg + ")");
   }
-  const HwConfig hw = hw_preset(hw_text);
+  return g;
+}
+
+// The manifest's quantization fields of one case.
+std::string quant_json(const GoldenCase& c, const GoldenResult& r) {
+  if (c.op == "add")
+    return fmt::format(
+        "\"a_scale\": {:.17g}, \"a_zero_point\": {}, \"b_scale\": {:.17g}, \"b_zero_point\": {}, "
+        "\"c_scale\": {:.17g}, \"c_zero_point\": {}, \"M1\": {:.17g}, \"M2\": {:.17g}",
+        c.add_q.a_scale, c.add_q.a_zp, c.add_q.b_scale, c.add_q.b_zp, c.add_q.c_scale, c.add_q.c_zp,
+        c.add_q.a_scale / c.add_q.c_scale, c.add_q.b_scale / c.add_q.c_scale);
+  if (c.op == "maxp") return "\"x_zero_point\": 0, \"y_zero_point\": 0";
+  const double n = static_cast<double>(r.ins[f64::vec_size]);
+  return fmt::format(
+      "\"x_scale\": {:.17g}, \"x_zero_point\": {}, \"y_scale\": {:.17g}, \"y_zero_point\": {}, "
+      "\"M1\": {:.17g}",
+      c.q.x_scale, c.q.x_zp, c.q.y_scale, c.q.y_zp, c.q.x_scale / (c.q.y_scale * n));
+}
+
+}  // namespace
+
+void run_golden(const std::string& config, const std::string& out_dir, const std::string& hw_name,
+                const std::string& profile_name_) {
+  const GoldenConfig g = read_config(config, hw_name);
+  const std::vector<GoldenCase>& cases = g.cases;
+  const HwConfig hw = hw_preset(g.hw_text);
   const Profile profile = profile_from_name(profile_name_);
   post_rounding_for(profile);
   const std::vector<GoldenResult> results = make_golden(cases, hw, profile);
@@ -161,43 +189,28 @@ void run_golden(const std::string& config, const std::string& out_dir, const std
       "{{\n  \"hw\": {{\"name\": \"{}\", \"M\": {}, \"P\": {}, \"Q\": {}, "
       "\"R\": {}, \"S\": {}}},\n  \"profile\": \"{}\",\n  \"seed\": {},\n"
       "  \"cases\": [\n",
-      hw.name, hw.M, hw.P, hw.Q, hw.R, hw.S, profile_name(profile), base_seed);
+      hw.name, hw.M, hw.P, hw.Q, hw.R, hw.S, profile_name(profile), g.base_seed);
   for (size_t k = 0; k < results.size(); ++k) {
     const GoldenResult& r = results[k];
     const GoldenCase& c = cases[k];
     const bool add = c.op == "add";
-    const std::string xn = (add ? "A" : "X") + std::to_string(k) + ".bin";
-    const std::string bn = "B" + std::to_string(k) + ".bin";
-    const std::string yn = (add ? "C" : "Y") + std::to_string(k) + ".bin";
+    // (fmt: g++ 12's -Wrestrict misfires on these concatenations once inlined here)
+    const std::string xn = fmt::format("{}{}.bin", add ? "A" : "X", k);
+    const std::string bn = fmt::format("B{}.bin", k);
+    const std::string yn = fmt::format("{}{}.bin", add ? "C" : "Y", k);
     write_bytes((dir / xn).string(), r.x);
     if (add) write_bytes((dir / bn).string(), r.x2);
     write_bytes((dir / yn).string(), r.y);
     ins_txt += ins_txt_line(r.ins) + "\n";
     asm_text += disassemble(r.ins, hw) + "\n";
     program.push_back(r.ins);
-    std::string quant;
-    if (add) {
-      quant = fmt::format(
-          "\"a_scale\": {:.17g}, \"a_zero_point\": {}, \"b_scale\": {:.17g}, \"b_zero_point\": {}, "
-          "\"c_scale\": {:.17g}, \"c_zero_point\": {}, \"M1\": {:.17g}, \"M2\": {:.17g}",
-          c.add_q.a_scale, c.add_q.a_zp, c.add_q.b_scale, c.add_q.b_zp, c.add_q.c_scale,
-          c.add_q.c_zp, c.add_q.a_scale / c.add_q.c_scale, c.add_q.b_scale / c.add_q.c_scale);
-    } else if (c.op != "maxp") {
-      const double n = static_cast<double>(r.ins[f64::vec_size]);
-      quant = fmt::format(
-          "\"x_scale\": {:.17g}, \"x_zero_point\": {}, \"y_scale\": {:.17g}, \"y_zero_point\": {}, "
-          "\"M1\": {:.17g}",
-          c.q.x_scale, c.q.x_zp, c.q.y_scale, c.q.y_zp, c.q.x_scale / (c.q.y_scale * n));
-    } else {
-      quant = "\"x_zero_point\": 0, \"y_zero_point\": 0";
-    }
     manifest += fmt::format(
         "    {{\"index\": {}, \"op\": \"{}\", \"opcode\": \"{}\", \"seed\": {}, \"ceil_mode\": {}, "
         "\"pads\": {},\n     \"x_file\": \"{}\", {}\"y_file\": \"{}\", \"x_shape\": {}, "
         "\"y_shape\": {},\n     {},\n     \"fields\": {},\n     \"stored\": {}}}{}\n",
         k, c.op, op_name(r.ins.op), c.seed, c.attrs.ceil_mode ? 1 : 0, json_ints(c.attrs.pads), xn,
         add ? "\"b_file\": \"" + bn + "\", " : "", yn, json_ints(r.x_shape), json_ints(r.y_shape),
-        quant, json_fields(r.ins, hw, true), json_fields(r.ins, hw, false),
+        quant_json(c, r), json_fields(r.ins, hw, true), json_fields(r.ins, hw, false),
         k + 1 < results.size() ? "," : "");
   }
   manifest += "  ]\n}\n";

@@ -6,7 +6,9 @@
 #include "npukit/error.hpp"
 #include "npukit/version.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
   CLI::App app{
       "npukit: neural-network operators with the exact semantics of NPUs and runtimes.\n"
       "Run `npukit <command> --help` for the options of a command.",
@@ -35,4 +37,18 @@ int main(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+}  // namespace
+
+// Nothing escapes main: setting up the commands can throw too (allocation).
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "npukit: error: %s\n", e.what());
+  } catch (...) {
+    std::fputs("npukit: error: an unknown exception\n", stderr);
+  }
+  return 1;
 }

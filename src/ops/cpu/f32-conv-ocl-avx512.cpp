@@ -32,35 +32,7 @@ NPUKIT_AVX512 inline __m512 clamp(const OclTile& t, __m512 v) {
   return _mm512_min_ps(_mm512_set1_ps(t.clip_max), v);
 }
 
-// In-register transpose of 16 x 16 floats: on return r[k] holds column k
-// (lane j = old r[j][k]). Three stages: 32-bit interleave, 64-bit shuffle,
-// then two 128-bit lane shuffles.
-NPUKIT_AVX512 inline void transpose16(__m512 (&r)[16]) {
-  __m512 t[16], u[16], v[16];
-  for (int i = 0; i < 16; i += 2) {
-    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
-    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
-  }
-  // u[4g + j]: rows 4g .. 4g + 3 of columns j, j + 4, j + 8, j + 12 (one per 128-bit lane).
-  for (int g = 0; g < 4; ++g) {
-    u[4 * g + 0] = _mm512_shuffle_ps(t[4 * g], t[4 * g + 2], 0x44);
-    u[4 * g + 1] = _mm512_shuffle_ps(t[4 * g], t[4 * g + 2], 0xee);
-    u[4 * g + 2] = _mm512_shuffle_ps(t[4 * g + 1], t[4 * g + 3], 0x44);
-    u[4 * g + 3] = _mm512_shuffle_ps(t[4 * g + 1], t[4 * g + 3], 0xee);
-  }
-  for (int j = 0; j < 4; ++j) {
-    v[j] = _mm512_shuffle_f32x4(u[j], u[4 + j], 0x88);
-    v[4 + j] = _mm512_shuffle_f32x4(u[j], u[4 + j], 0xdd);
-    v[8 + j] = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0x88);
-    v[12 + j] = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0xdd);
-  }
-  for (int j = 0; j < 4; ++j) {
-    r[j] = _mm512_shuffle_f32x4(v[j], v[8 + j], 0x88);
-    r[8 + j] = _mm512_shuffle_f32x4(v[j], v[8 + j], 0xdd);
-    r[4 + j] = _mm512_shuffle_f32x4(v[4 + j], v[12 + j], 0x88);
-    r[12 + j] = _mm512_shuffle_f32x4(v[4 + j], v[12 + j], 0xdd);
-  }
-}
+#include "ops/cpu/f32-transpose16-avx512.inc"
 
 // The epilogue without scatters, for outputs with contiguous rows: bias is
 // added per position (acc + bias, the reference's operation), the P x 16

@@ -148,6 +148,14 @@ bool qconv_multipliers_finite(const QConvProblem& p);
 bool weights_symmetric(const QConvProblem& p);
 // Whether `pk` was packed for this problem.
 bool qconv_packed_matches(const QConvPackedWeights& pk, const QConvProblem& p);
+// The drivers' first two steps. The weights: p.packed when it matches p (and,
+// for the channels-last GEMM, holds its layout: nhwc), else a pack made here
+// and kept alive by `own`.
+const QConvPackedWeights& qconv_weights_for(const QConvProblem& p, bool nhwc,
+                                            std::shared_ptr<const QConvPackedWeights>& own);
+// The epilogue: pk's when it matches p, else one built here into `own`.
+const QConvEpilogue& qconv_epilogue_for(const QConvProblem& p, const QConvPackedWeights& pk,
+                                        QConvEpilogue& own);
 
 const KernelList<QConvProblem>& qconv_kernels();
 

@@ -13,7 +13,6 @@
 // Every header the driver (.inc) uses, before the target region opens (clang
 // would apply the target attribute to their declarations).
 #include <algorithm>
-#include <cstring>
 #include <limits>
 #include <type_traits>
 #include <vector>

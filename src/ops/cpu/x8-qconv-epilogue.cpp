@@ -89,6 +89,13 @@ const QConvEpilogue* qconv_packed_epilogue(const QConvPackedWeights* pk, const Q
   return pk->epilogue.get();
 }
 
+const QConvEpilogue& qconv_epilogue_for(const QConvProblem& p, const QConvPackedWeights& pk,
+                                        QConvEpilogue& own) {
+  if (const QConvEpilogue* e = qconv_packed_epilogue(&pk, p)) return *e;
+  own = build_qconv_epilogue(p, pk);
+  return own;
+}
+
 }  // namespace npukit
 
 namespace npukit {

@@ -88,6 +88,14 @@ bool qconv_packed_matches(const QConvPackedWeights& pk, const QConvProblem& p) {
          pk.w_dtype == p.w.dtype() && pk.w_shape == p.w.shape() && pk.groups == p.groups;
 }
 
+const QConvPackedWeights& qconv_weights_for(const QConvProblem& p, bool nhwc,
+                                            std::shared_ptr<const QConvPackedWeights>& own) {
+  const QConvPackedWeights* pk = p.packed;
+  if (pk != nullptr && qconv_packed_matches(*pk, p) && !(nhwc && pk->nhwc_w.empty())) return *pk;
+  own = pack_qconv(p.w, p.wq, p.groups, p.pairs, p.x.dtype());
+  return *own;
+}
+
 namespace qconv {
 
 void gemm_exact_portable(const uint8_t* x, const int8_t* w, int64_t K4, int nvec, int32_t* c) {
@@ -339,16 +347,9 @@ struct Scratch {
   alignas(64) uint8_t codes[kQConvRows * kTile];  // fused codes not written in place
 };
 
-}  // namespace
-
-void run_gemm(const QConvProblem& p, const GemmIsa& isa) {
-  std::shared_ptr<const QConvPackedWeights> own;
-  const QConvPackedWeights* pk = p.packed;
-  if (pk == nullptr || !qconv_packed_matches(*pk, p)) {
-    own = pack_qconv(p.w, p.wq, p.groups, p.pairs, p.x.dtype());
-    pk = own.get();
-  }
-  const GemmFn gemm = p.pairs ? isa.pairs : isa.exact;
+// The geometry of p with weights pk: sizes, taps, and which tile source
+// applies (direct rows, image rows, phase planes or im2col rows).
+Geometry make_geometry(const QConvProblem& p, const QConvPackedWeights& pk) {
   Geometry G;
   G.N = p.x.dim(0), G.C = p.x.dim(1), G.H = p.x.dim(2), G.W = p.x.dim(3);
   G.OC = p.w.dim(0), G.ICg = p.w.dim(1), G.OCg = G.OC / p.groups;
@@ -364,47 +365,22 @@ void run_gemm(const QConvProblem& p, const GemmIsa& isa) {
     G.ow_lo.push_back(lo);
     G.ow_hi.push_back(std::max(lo, hi));
   }
-  G.primed = pk->x_primed;
-  const int32_t xz = p.x_zp + (G.primed ? 128 : 0);  // x_zp'
-  G.pad_code = static_cast<uint8_t>(xz);
+  G.primed = pk.x_primed;
+  G.pad_code = static_cast<uint8_t>(p.x_zp + (G.primed ? 128 : 0));  // x_zp'
   const Window2d& win = p.window;
   G.direct = !G.primed && p.w.dim(2) == 1 && KW == 1 && win.stride_h == 1 && win.stride_w == 1 &&
              win.pad_top == 0 && win.pad_bottom == 0 && win.pad_left == 0 && win.pad_right == 0 &&
              p.x.stride(3) == 1 && p.x.stride(2) == G.W;
   G.image_rows = G.P == 1;
-  for (int64_t k = 0; G.image_rows && k < pk->K; ++k) {
+  for (int64_t k = 0; G.image_rows && k < pk.K; ++k) {
     const size_t i = static_cast<size_t>(k);
-    const int64_t kh = pk->k_kh[i], kw = pk->k_kw[i];
+    const int64_t kh = pk.k_kh[i], kw = pk.k_kw[i];
     G.image_rows = G.th.kind_at(0, kh) == Tap::input && G.tw.kind_at(0, kw) == Tap::input &&
-                   pk->k_ic[i] * p.x.stride(1) + G.th.index_at(0, kh) * p.x.stride(2) +
+                   pk.k_ic[i] * p.x.stride(1) + G.th.index_at(0, kh) * p.x.stride(2) +
                            G.tw.index_at(0, kw) * p.x.stride(3) ==
                        k;
   }
-
-  // Per output channel: w_zp', the constant part of the zero-point algebra,
-  // the multiplier; built at load time when the parameters were constant.
-  const QConvEpilogue* epi = qconv_packed_epilogue(pk, p);
-  QConvEpilogue own_epi;
-  if (epi == nullptr) {
-    own_epi = build_qconv_epilogue(p, *pk);
-    epi = &own_epi;
-  }
-  const int64_t K = pk->K;
-  const bool any_wzp = epi->any_wzp;
-  const int32_t* offset = epi->offset.data();
-  const int32_t* wzp = epi->wzp.data();
-  const float* mult = epi->mult.data();
-  const int32_t* row_offset = epi->row_offset.data();
-  const int32_t* row_wzp = epi->row_wzp.data();
-  const float* row_mult = epi->row_mult.data();
-  // The fused epilogue reads kQConvRows values per weight block (row_*).
-  const FusedFn fused = !p.requantize ? nullptr : p.pairs ? isa.fused_pairs : isa.fused_exact;
-
   G.padded = !G.direct && !G.image_rows && win.stride_h == win.stride_w && win.stride_h <= 4;
-  // Per calling thread and kept between calls: a first layer's planes exceed
-  // malloc's mmap threshold, and a fresh mapping page-faults on every run.
-  thread_local std::vector<uint8_t> planes;
-  std::vector<int64_t> tap_offset(static_cast<size_t>(K));
   if (G.padded) {
     G.s = win.stride_h;
     G.Hp = (G.H + win.pad_top + win.pad_bottom + G.s - 1) / G.s;
@@ -412,64 +388,93 @@ void run_gemm(const QConvProblem& p, const GemmIsa& isa) {
     G.grid_p = G.OH * G.Wp;
     G.tiles_img = (G.grid_p + kTile - 1) / kTile;
     G.tiles = G.N * G.tiles_img;
-    // Slack: a tile row starts at most ((KH-1)*dh/s + OH - 1) * Wp + (KW-1)*dw/s
-    // + Wp - 1 into its phase plane, where (OH-1) + (KH-1)*dh/s <= Hp - 1, and
-    // reads kTile bytes: up to Wp + kTile bytes past the plane.
-    const int64_t plane_bytes = G.N * G.C * G.s * G.s * G.Hp * G.Wp;
-    planes.resize(static_cast<size_t>(plane_bytes + G.Wp + 2 * kTile));
-    std::memset(planes.data() + plane_bytes, 0, static_cast<size_t>(G.Wp + 2 * kTile));
-    fill_planes(p, G, planes.data());
-    G.planes = planes.data();
-    // Each tap's phase plane and start within it, from its group's first plane.
-    for (int64_t k = 0; k < K; ++k) {
-      const size_t i = static_cast<size_t>(k);
-      const int64_t dy = pk->k_kh[i] * win.dilation_h, dx = pk->k_kw[i] * win.dilation_w;
-      tap_offset[i] = ((pk->k_ic[i] * G.s + dy % G.s) * G.s + dx % G.s) * G.Hp * G.Wp +
-                      dy / G.s * G.Wp + dx / G.s;
-    }
   }
+  return G;
+}
 
-  // Tasks: (group, pixel tile, channel chunk); chunks only when tiles are few.
-  const int64_t base_tasks = p.groups * G.tiles;
-  const int64_t want = 4 * std::max(1, num_threads());
-  const int64_t chunks = std::clamp((want + base_tasks - 1) / base_tasks, int64_t{1}, pk->blocks);
-  const int64_t per_chunk = (pk->blocks + chunks - 1) / chunks;
-  const int64_t K4 = pk->K4;
-  const bool y_s8 = p.y.dtype() == DType::s8;
-  const int64_t esize = dtype_size(p.y.dtype());
-  parallel_for(base_tasks * chunks, [&](int64_t task) {
+// G.padded: fills the phase planes (into `planes`, kept by the caller) and
+// returns each tap's offset within its group's planes.
+std::vector<int64_t> prepare_planes(const QConvProblem& p, const QConvPackedWeights& pk,
+                                    Geometry& G, std::vector<uint8_t>& planes) {
+  // Slack: a tile row starts at most ((KH-1)*dh/s + OH - 1) * Wp + (KW-1)*dw/s
+  // + Wp - 1 into its phase plane, where (OH-1) + (KH-1)*dh/s <= Hp - 1, and
+  // reads kTile bytes: up to Wp + kTile bytes past the plane.
+  const int64_t plane_bytes = G.N * G.C * G.s * G.s * G.Hp * G.Wp;
+  planes.resize(static_cast<size_t>(plane_bytes + G.Wp + 2 * kTile));
+  std::memset(planes.data() + plane_bytes, 0, static_cast<size_t>(G.Wp + 2 * kTile));
+  fill_planes(p, G, planes.data());
+  G.planes = planes.data();
+  // Each tap's phase plane and start within it, from its group's first plane.
+  std::vector<int64_t> tap_offset(static_cast<size_t>(pk.K));
+  for (int64_t k = 0; k < pk.K; ++k) {
+    const size_t i = static_cast<size_t>(k);
+    const int64_t dy = pk.k_kh[i] * p.window.dilation_h, dx = pk.k_kw[i] * p.window.dilation_w;
+    tap_offset[i] =
+        ((pk.k_ic[i] * G.s + dy % G.s) * G.s + dx % G.s) * G.Hp * G.Wp + dy / G.s * G.Wp + dx / G.s;
+  }
+  return tap_offset;
+}
+
+// x_sum[t] = sum over the first K rows of row_ptr of row[t] (for w_zp' != 0).
+void sum_rows(const std::vector<const uint8_t*>& row_ptr, int64_t K, std::vector<int32_t>& x_sum) {
+  x_sum.assign(static_cast<size_t>(kTile), 0);
+  for (int64_t k = 0; k < K; ++k) {
+    const uint8_t* r = row_ptr[static_cast<size_t>(k)];
+    for (int64_t t = 0; t < kTile; ++t) x_sum[static_cast<size_t>(t)] += r[t];
+  }
+}
+
+// The parallel part of run_gemm: task = (group, pixel tile, chunk of weight
+// blocks); each builds its tile, then runs every weight block of its chunk.
+struct GemmTasks {
+  const QConvProblem& p;
+  const Geometry& G;
+  const QConvPackedWeights& pk;
+  const QConvEpilogue& epi;
+  GemmFn gemm;
+  FusedFn fused;  // null: gemm, then `store` per row
+  StoreFn store;
+  const int64_t* tap_offset;  // G.padded
+  int64_t chunks, per_chunk;
+
+  void run(int64_t task) const {
     const int64_t chunk = task % chunks, rest = task / chunks;
     const int64_t tile = rest % G.tiles, g = rest / G.tiles;
-    const int64_t b0 = chunk * per_chunk, b1 = std::min(pk->blocks, b0 + per_chunk);
+    const int64_t b0 = chunk * per_chunk, b1 = std::min(pk.blocks, b0 + per_chunk);
     if (b0 >= b1) return;
     // Padded grid: tiles stay within one image; otherwise they run across images.
     const int64_t img = G.padded ? tile / G.tiles_img : 0;
     const int64_t gp0 = G.padded ? tile % G.tiles_img * kTile : tile * kTile;
     const int64_t np = std::min(kTile, (G.padded ? G.grid_p : G.N * G.P) - gp0);
     thread_local Scratch s;
+    build_tile(g, img, gp0, np, s);
+    for (int64_t b = b0; b < b1; ++b) {
+      if (fused)
+        fused_block(g, b, img, gp0, np, s);
+      else
+        block_then_store(g, b, img, gp0, np, s);
+    }
+  }
+
+  // The im2col tile [K4][kTile][4] of (group g, pixels gp0 .. gp0 + np) in
+  // s.tile, and s.x_sum when any w_zp' is non-zero.
+  void build_tile(int64_t g, int64_t img, int64_t gp0, int64_t np, Scratch& s) const {
+    const int64_t K = pk.K, K4 = pk.K4;
     s.rows.resize(static_cast<size_t>((K4 * 4 + 1) * kTile));
     s.tile.resize(static_cast<size_t>(K4 * kTile * 4));
     s.row_ptr.resize(static_cast<size_t>(K4 * 4));
+    if (G.image_rows) {
+      s.x_sum.resize(static_cast<size_t>(kTile));
+      image_rows_tile(p, G, K, K4, g, gp0, np, epi.any_wzp, s.tile.data(), s.x_sum.data());
+      return;
+    }
     if (G.padded) {
       const uint8_t* group_planes =
           G.planes + (img * G.C + g * G.ICg) * G.s * G.s * G.Hp * G.Wp + gp0;
       uint8_t* zero_row = s.rows.data();
       std::memset(zero_row, 0, kTile);
-      for (int64_t k = 0; k < K4 * 4; ++k) {
-        const size_t i = static_cast<size_t>(k);
-        s.row_ptr[i] = k < K ? group_planes + tap_offset[i] : zero_row;
-      }
-      interleave4(s.row_ptr.data(), K4, s.tile.data());
-      if (any_wzp) {
-        s.x_sum.assign(static_cast<size_t>(kTile), 0);
-        for (int64_t k = 0; k < K; ++k) {
-          const uint8_t* r = s.row_ptr[static_cast<size_t>(k)];
-          for (int64_t t = 0; t < kTile; ++t) s.x_sum[static_cast<size_t>(t)] += r[t];
-        }
-      }
-    } else if (G.image_rows) {
-      s.x_sum.resize(static_cast<size_t>(kTile));
-      image_rows_tile(p, G, K, K4, g, gp0, np, any_wzp, s.tile.data(), s.x_sum.data());
+      for (int64_t k = 0; k < K4 * 4; ++k)
+        s.row_ptr[static_cast<size_t>(k)] = k < K ? group_planes + tap_offset[k] : zero_row;
     } else {
       uint8_t* zero_row = s.rows.data() + K4 * 4 * kTile;
       std::memset(zero_row, 0, kTile);
@@ -481,75 +486,102 @@ void run_gemm(const QConvProblem& p, const GemmIsa& isa) {
                             g * G.ICg * p.x.stride(1);
         for (int64_t k = 0; k < K4 * 4; ++k)
           s.row_ptr[static_cast<size_t>(k)] =
-              k < K ? x0 + pk->k_ic[static_cast<size_t>(k)] * p.x.stride(1) : zero_row;
+              k < K ? x0 + pk.k_ic[static_cast<size_t>(k)] * p.x.stride(1) : zero_row;
       } else {
         for (int64_t k = 0; k < K4 * 4; ++k)
           s.row_ptr[static_cast<size_t>(k)] =
-              k < K ? tile_row(p, G, *pk, g, k, gp0, np, s.rows.data() + k * kTile) : zero_row;
-      }
-      interleave4(s.row_ptr.data(), K4, s.tile.data());
-      if (any_wzp) {
-        s.x_sum.assign(static_cast<size_t>(kTile), 0);
-        for (int64_t k = 0; k < K; ++k) {
-          const uint8_t* r = s.row_ptr[static_cast<size_t>(k)];
-          for (int64_t t = 0; t < kTile; ++t) s.x_sum[static_cast<size_t>(t)] += r[t];
-        }
+              k < K ? tile_row(p, G, pk, g, k, gp0, np, s.rows.data() + k * kTile) : zero_row;
       }
     }
-    const int nvec = static_cast<int>((np + 15) / 16);
-    // Fused: a tile within one image (not on the padded grid) is one run of
-    // contiguous outputs per channel, written in place; otherwise the codes
-    // go to s.codes and are copied out per output row or image.
+    interleave4(s.row_ptr.data(), K4, s.tile.data());
+    if (epi.any_wzp) sum_rows(s.row_ptr, K, s.x_sum);
+  }
+
+  // Weight block b with the requantizing store fused: a tile within one
+  // image (not on the padded grid) is one run of contiguous outputs per
+  // channel, written in place; otherwise the codes go to s.codes and are
+  // copied out per output row or image.
+  void fused_block(int64_t g, int64_t b, int64_t img, int64_t gp0, int64_t np, Scratch& s) const {
     const bool in_place = !G.padded && (gp0 % G.P) + np <= G.P;
-    for (int64_t b = b0; b < b1 && fused; ++b) {
-      FusedStore fs;
-      const size_t at = static_cast<size_t>((g * pk->blocks + b) * kQConvRows);
-      fs.offset = row_offset + at, fs.w_zp = row_wzp + at;
-      fs.multiplier = row_mult + at;
-      fs.x_sum = any_wzp ? s.x_sum.data() : nullptr;
-      fs.y_zp = p.y_zp, fs.y_s8 = y_s8, fs.n = np;
-      const int64_t n0 = gp0 / G.P, pix0 = gp0 % G.P;
-      for (int64_t r = 0; r < kQConvRows; ++r) {
-        const int64_t og = b * kQConvRows + r;
-        fs.y[r] = s.codes + r * kTile;
-        if (in_place && og < G.OCg)
-          fs.y[r] = static_cast<uint8_t*>(p.y.raw()) + n0 * p.y.stride(0) +
-                    (g * G.OCg + og) * p.y.stride(1) + pix0;
-      }
-      fused(s.tile.data(), pk->block(g, b), K4, nvec, fs);
-      if (in_place) continue;
-      for (int64_t r = 0; r < kQConvRows && b * kQConvRows + r < G.OCg; ++r) {
-        const int64_t o = g * G.OCg + b * kQConvRows + r;
-        for_each_output_run(G, img, gp0, np, [&](int64_t t, int64_t n, int64_t pix, int64_t len) {
-          std::memcpy(
-              static_cast<uint8_t*>(p.y.raw()) + n * p.y.stride(0) + o * p.y.stride(1) + pix,
-              s.codes + r * kTile + t, static_cast<size_t>(len));
-        });
-      }
+    FusedStore fs;
+    const size_t at = static_cast<size_t>((g * pk.blocks + b) * kQConvRows);
+    fs.offset = epi.row_offset.data() + at, fs.w_zp = epi.row_wzp.data() + at;
+    fs.multiplier = epi.row_mult.data() + at;
+    fs.x_sum = epi.any_wzp ? s.x_sum.data() : nullptr;
+    fs.y_zp = p.y_zp, fs.y_s8 = p.y.dtype() == DType::s8, fs.n = np;
+    const int64_t n0 = gp0 / G.P, pix0 = gp0 % G.P;
+    for (int64_t r = 0; r < kQConvRows; ++r) {
+      const int64_t og = b * kQConvRows + r;
+      fs.y[r] = s.codes + r * kTile;
+      if (in_place && og < G.OCg)
+        fs.y[r] = static_cast<uint8_t*>(p.y.raw()) + n0 * p.y.stride(0) +
+                  (g * G.OCg + og) * p.y.stride(1) + pix0;
     }
-    for (int64_t b = b0; b < b1 && !fused; ++b) {
-      gemm(s.tile.data(), pk->block(g, b), K4, nvec, s.c);
-      for (int64_t r = 0; r < kQConvRows; ++r) {
-        const int64_t og = b * kQConvRows + r;
-        if (og >= G.OCg) break;
-        const int64_t o = g * G.OCg + og;
-        const size_t i = static_cast<size_t>(o);
-        RowStore st;
-        st.offset = offset[i];
-        st.w_zp = wzp[i];
-        st.requantize = p.requantize;
-        st.multiplier = mult[i];
-        st.y_zp = p.y_zp;
-        st.y_s8 = y_s8;
-        for_each_output_run(G, img, gp0, np, [&](int64_t t, int64_t n, int64_t pix, int64_t len) {
-          st.x_sum = any_wzp ? s.x_sum.data() + t : nullptr;
-          char* yp =
-              static_cast<char*>(p.y.raw()) + esize * (n * p.y.stride(0) + o * p.y.stride(1) + pix);
-          isa.store(s.c + r * kTile + t, len, st, yp);
-        });
-      }
+    fused(s.tile.data(), pk.block(g, b), pk.K4, static_cast<int>((np + 15) / 16), fs);
+    if (in_place) return;
+    for (int64_t r = 0; r < kQConvRows && b * kQConvRows + r < G.OCg; ++r) {
+      const int64_t o = g * G.OCg + b * kQConvRows + r;
+      for_each_output_run(G, img, gp0, np, [&](int64_t t, int64_t n, int64_t pix, int64_t len) {
+        std::memcpy(static_cast<uint8_t*>(p.y.raw()) + n * p.y.stride(0) + o * p.y.stride(1) + pix,
+                    s.codes + r * kTile + t, static_cast<size_t>(len));
+      });
     }
-  });
+  }
+
+  // Weight block b's int32 tile, then one row store per channel and output run.
+  void block_then_store(int64_t g, int64_t b, int64_t img, int64_t gp0, int64_t np,
+                        Scratch& s) const {
+    gemm(s.tile.data(), pk.block(g, b), pk.K4, static_cast<int>((np + 15) / 16), s.c);
+    const int64_t esize = dtype_size(p.y.dtype());
+    for (int64_t r = 0; r < kQConvRows; ++r) {
+      const int64_t og = b * kQConvRows + r;
+      if (og >= G.OCg) break;
+      const int64_t o = g * G.OCg + og;
+      const size_t i = static_cast<size_t>(o);
+      RowStore st;
+      st.offset = epi.offset[i];
+      st.w_zp = epi.wzp[i];
+      st.requantize = p.requantize;
+      st.multiplier = epi.mult[i];
+      st.y_zp = p.y_zp;
+      st.y_s8 = p.y.dtype() == DType::s8;
+      for_each_output_run(G, img, gp0, np, [&](int64_t t, int64_t n, int64_t pix, int64_t len) {
+        st.x_sum = epi.any_wzp ? s.x_sum.data() + t : nullptr;
+        char* yp =
+            static_cast<char*>(p.y.raw()) + esize * (n * p.y.stride(0) + o * p.y.stride(1) + pix);
+        store(s.c + r * kTile + t, len, st, yp);
+      });
+    }
+  }
+};
+
+}  // namespace
+
+void run_gemm(const QConvProblem& p, const GemmIsa& isa) {
+  std::shared_ptr<const QConvPackedWeights> own;
+  const QConvPackedWeights& pk = qconv_weights_for(p, false, own);
+  // Per output channel: w_zp', the constant part of the zero-point algebra,
+  // the multiplier; built at load time when the parameters were constant.
+  QConvEpilogue own_epi;
+  const QConvEpilogue& epi = qconv_epilogue_for(p, pk, own_epi);
+  Geometry G = make_geometry(p, pk);
+  // Per calling thread and kept between calls: a first layer's planes exceed
+  // malloc's mmap threshold, and a fresh mapping page-faults on every run.
+  thread_local std::vector<uint8_t> planes;
+  const std::vector<int64_t> tap_offset =
+      G.padded ? prepare_planes(p, pk, G, planes) : std::vector<int64_t>();
+
+  // Tasks: (group, pixel tile, channel chunk); chunks only when tiles are few.
+  const int64_t base_tasks = p.groups * G.tiles;
+  const int64_t want = 4 * std::max(1, num_threads());
+  const int64_t chunks = std::clamp((want + base_tasks - 1) / base_tasks, int64_t{1}, pk.blocks);
+  const GemmTasks tasks{p, G, pk, epi, p.pairs ? isa.pairs : isa.exact,
+                        // The fused epilogue reads kQConvRows values per weight block (row_*).
+                        !p.requantize ? nullptr
+                        : p.pairs     ? isa.fused_pairs
+                                      : isa.fused_exact,
+                        isa.store, tap_offset.data(), chunks, (pk.blocks + chunks - 1) / chunks};
+  parallel_for(base_tasks * chunks, [&](int64_t task) { tasks.run(task); });
 }
 
 }  // namespace qconv

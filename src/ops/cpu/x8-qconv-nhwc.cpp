@@ -170,155 +170,171 @@ void nhwc_block_portable(const NhwcBlock& b, int R) {
     }
 }
 
-void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn, bool int16_weights) {
-  const int64_t N = p.x.dim(0), C = p.x.dim(1), H = p.x.dim(2), W = p.x.dim(3);
-  const int64_t OC = p.w.dim(0), KH = p.w.dim(2), KW = p.w.dim(3);
-  const int64_t OH = p.y.dim(2), OW = p.y.dim(3), P = OH * OW;
-  const Window2d& win = p.window;
-  const int64_t C4 = quads(C), Cp = C4 * 4, OB = oc_blocks(OC), taps = KH * KW;
-  const int64_t Hp = H + win.pad_top + win.pad_bottom, Wp = W + win.pad_left + win.pad_right;
+namespace {
 
-  // Weights: the runner's pack, else one made here.
-  std::shared_ptr<const QConvPackedWeights> own;
-  const QConvPackedWeights* pk = p.packed;
-  if (pk == nullptr || !qconv_packed_matches(*pk, p) || pk->nhwc_w.empty()) {
-    own = pack_qconv(p.w, p.wq, p.groups, false, p.x.dtype());
-    pk = own.get();
-  }
-  std::vector<int16_t> w16_here;  // a pack made before a cap changed, or on a VNNI host
-  const int16_t* w16 = pk->nhwc_w16.empty() ? nullptr : pk->nhwc_w16.data();
-  if (int16_weights && w16 == nullptr) {
-    widen_nhwc(pk->nhwc_w, w16_here);
-    w16 = w16_here.data();
-  }
+// The sizes run_gemm_nhwc's steps share.
+struct NhwcShape {
+  int64_t N, C, H, W, OC, KH, KW, OH, OW, P;
+  int64_t C4, Cp, OB, taps, Hp, Wp;  // channel quads and padded channels, oc blocks, padded map
+  explicit NhwcShape(const QConvProblem& p)
+      : N(p.x.dim(0)),
+        C(p.x.dim(1)),
+        H(p.x.dim(2)),
+        W(p.x.dim(3)),
+        OC(p.w.dim(0)),
+        KH(p.w.dim(2)),
+        KW(p.w.dim(3)),
+        OH(p.y.dim(2)),
+        OW(p.y.dim(3)),
+        P(OH * OW),
+        C4(quads(C)),
+        Cp(C4 * 4),
+        OB(oc_blocks(OC)),
+        taps(KH * KW),
+        Hp(H + p.window.pad_top + p.window.pad_bottom),
+        Wp(W + p.window.pad_left + p.window.pad_right) {}
+};
 
-  // x' (u8; s8 codes flipped) in padded NHWC, x_zp' in the padding (a
-  // padding tap then contributes (x_zp' - x_zp') * w' = 0 to the sum).
-  const uint8_t flip = p.x.dtype() == DType::s8 ? 0x80 : 0;
-  const int32_t xz = p.x_zp + (flip ? 128 : 0);
-  const bool x_cl = is_channels_last(p.x) && C > 1, y_cl = is_channels_last(p.y) && OC > 1;
-  // Channels-last u8 x without padding is read where it is (C % 4 == 0: no quad padding).
-  const bool in_place = x_cl && flip == 0 && C == Cp && Hp == H && Wp == W;
-  const int64_t img = in_place ? p.x.stride(0) : Hp * Wp * Cp;  // bytes per image
-  thread_local std::vector<uint8_t> xn;  // per calling thread: runs may overlap
-  if (!in_place) xn.resize(static_cast<size_t>(N * Hp * Wp * Cp));
-  uint8_t* xw = xn.data();  // (the workers' own thread_local copies are other vectors)
-  const uint8_t* xp = in_place ? static_cast<const uint8_t*>(p.x.raw()) : xw;
-  const int64_t sC = p.x.stride(1), sH = p.x.stride(2), sW = p.x.stride(3);
-  const int64_t C16 = sW == 1 ? C / 16 * 16 : 0;
-  // Maps narrower than 16 columns (7x7, 14x14) with contiguous planes take
-  // their 16 x 16 blocks over (channel, pixel of the flattened plane).
-  const bool flat = !x_cl && sW == 1 && sH == W && W < 16;
-  if (!in_place)
-    parallel_for(N * Hp, [&](int64_t nh) {
-      const int64_t n = nh / Hp, hp = nh % Hp, h = hp - win.pad_top;
-      uint8_t* row = xw + nh * Wp * Cp;
-      if (h < 0 || h >= H) {
-        std::memset(row, xz, static_cast<size_t>(Wp * Cp));
-        return;
-      }
-      std::memset(row, xz, static_cast<size_t>(win.pad_left * Cp));
-      std::memset(row + (win.pad_left + W) * Cp, xz, static_cast<size_t>(win.pad_right * Cp));
-      uint8_t* dst = row + win.pad_left * Cp;
-      const auto* src = static_cast<const uint8_t*>(p.x.raw()) + n * p.x.stride(0) + h * sH;
-      if (Cp == 4 && sW == 1 && !x_cl && !flat)  // a first layer's 3-4 channels
-        return pixels_of_planes4(src, sC, C, W, flip, dst);
-      for (int64_t c = C; c < Cp; ++c)  // channel padding meets zero weights
-        for (int64_t w = 0; w < W; ++w) dst[w * Cp + c] = 0;
-      if (flat) return;  // the interior comes below
-      if (x_cl) {        // a pixel's channels are contiguous: plain copies
-        for (int64_t w = 0; w < W; ++w) {
-          if (flip == 0)
-            std::memcpy(dst + w * Cp, src + w * sW, static_cast<size_t>(C));
-          else
-            for (int64_t c = 0; c < C; ++c) dst[w * Cp + c] = src[w * sW + c] ^ flip;
-        }
-        return;
-      }
-      // 16 x 16 blocks of (channel, column), then the tails one byte at a time.
-      const int64_t W16 = W / 16 * 16;
-      uint8_t* to[16];
-      for (int64_t w = 0; w < W16; w += 16) {
-        for (int i = 0; i < 16; ++i) to[i] = dst + (w + i) * Cp;
-        for (int64_t c = 0; c < C16; c += 16) {
-          transpose16(src + c * sC + w, sC, to, flip);
-          for (int i = 0; i < 16; ++i) to[i] += 16;
-        }
-      }
-      // The rest byte by byte, pixel-major (writes in sequence): channels past
-      // the 16-channel blocks on every column, all channels past W16.
-      for (int64_t w = 0; w < W; ++w) {
-        uint8_t* d = dst + w * Cp;
-        const uint8_t* s = src + w * sW;
-        for (int64_t c = w < W16 ? C16 : 0; c < C; ++c) d[c] = s[c * sC] ^ flip;
-      }
-    });
-  if (flat) {
-    const int64_t HW = H * W, groups = (HW + 15) / 16;
-    parallel_for(N * groups, [&](int64_t task) {
-      const int64_t n = task / groups, f0 = task % groups * 16, np = std::min<int64_t>(16, HW - f0);
-      const auto* src = static_cast<const uint8_t*>(p.x.raw()) + n * p.x.stride(0) + f0;
-      uint8_t* to[16];
-      for (int64_t i = 0; i < np; ++i) {
-        const int64_t h = (f0 + i) / W, w = (f0 + i) % W;
-        to[i] = xw + ((n * Hp + h + win.pad_top) * Wp + w + win.pad_left) * Cp;
-      }
-      const int64_t cb = np == 16 ? C16 : 0;  // whole blocks of 16 pixels only
-      for (int64_t c = 0; c < cb; c += 16) {
-        uint8_t* at[16];
-        for (int i = 0; i < 16; ++i) at[i] = to[i] + c;
-        transpose16(src + c * sC, sC, at, flip);
-      }
-      for (int64_t c = cb; c < C; ++c)
-        for (int64_t i = 0; i < np; ++i) to[i][c] = src[c * sC + i] ^ flip;
-    });
-  }
+// The padded NHWC copy of x' (u8; s8 codes flipped), x_zp' in the padding (a
+// padding tap then contributes (x_zp' - x_zp') * w' = 0 to the sum).
+class PaddedInput {
+ public:
+  PaddedInput(const QConvProblem& p, const NhwcShape& S, uint8_t* xw)
+      : p_(p),
+        S_(S),
+        xw_(xw),
+        flip_(p.x.dtype() == DType::s8 ? 0x80 : 0),
+        xz_(static_cast<uint8_t>(p.x_zp + (flip_ ? 128 : 0))),
+        x_cl_(is_channels_last(p.x) && S.C > 1),
+        sC_(p.x.stride(1)),
+        sH_(p.x.stride(2)),
+        sW_(p.x.stride(3)),
+        C16_(sW_ == 1 ? S.C / 16 * 16 : 0),
+        flat_(!x_cl_ && sW_ == 1 && sH_ == S.W && S.W < 16) {}
 
-  std::vector<int64_t> tap_off(static_cast<size_t>(taps));
-  for (int64_t kh = 0; kh < KH; ++kh)
-    for (int64_t kw = 0; kw < KW; ++kw)
-      tap_off[static_cast<size_t>(kh * KW + kw)] =
-          (kh * win.dilation_h * Wp + kw * win.dilation_w) * Cp;
-  // Per channel (padded to whole blocks): the constant part of the zero-point
-  // algebra (w_zp' = 0) and the multiplier, as run_gemm's.
-  // The load-time epilogue when it matches (its w_zp' are 0 here: symmetric weights).
-  const QConvEpilogue* epi = pk == p.packed ? qconv_packed_epilogue(pk, p) : nullptr;
-  std::vector<int32_t> offset_here;
-  std::vector<float> mult_here;
-  if (epi == nullptr) {
-    offset_here.assign(static_cast<size_t>(OB * kNhwcOcBlock), 0);
-    mult_here.assign(static_cast<size_t>(OB * kNhwcOcBlock), 1.0f);
-    for (int64_t o = 0; o < OC; ++o) {
-      const size_t i = static_cast<size_t>(o);
-      const int64_t b =
-          p.bias.raw() ? static_cast<const int32_t*>(p.bias.raw())[o * p.bias.stride(0)] : 0;
-      offset_here[i] = static_cast<int32_t>(u32(b) - u32(xz) * u32(pk->w_sum[i]));
-      mult_here[i] = p.multiplier(o);
+  void fill() const {
+    parallel_for(S_.N * S_.Hp, [&](int64_t nh) { row(nh); });
+    if (flat_) {
+      const int64_t groups = (S_.H * S_.W + 15) / 16;
+      parallel_for(S_.N * groups, [&](int64_t task) { flat_pixels(task / groups, task % groups); });
     }
   }
-  const int32_t* offset = epi ? epi->offset.data() : offset_here.data();
-  const float* mult = epi ? epi->mult.data() : mult_here.data();
 
-  // Codes in NHWC (pixel-major, OB * 64 per pixel), then transposed into y;
-  // straight into a channels-last y.
-  const int64_t ys = y_cl ? OC : OB * kNhwcOcBlock;
-  const int64_t y_img = y_cl ? p.y.stride(0) : P * ys;
-  thread_local std::vector<uint8_t> yn;
-  if (!y_cl) yn.resize(static_cast<size_t>(N * P * ys));
-  uint8_t* yp = y_cl ? static_cast<uint8_t*>(p.y.raw()) : yn.data();
+ private:
+  // Padded row nh (image n, row hp): borders and channel padding, then the
+  // interior unless flat_ (flat_pixels fills it).
+  void row(int64_t nh) const {
+    const Window2d& win = p_.window;
+    const int64_t Cp = S_.Cp, W = S_.W, C = S_.C;
+    const int64_t n = nh / S_.Hp, h = nh % S_.Hp - win.pad_top;
+    uint8_t* row = xw_ + nh * S_.Wp * Cp;
+    if (h < 0 || h >= S_.H) {
+      std::memset(row, xz_, static_cast<size_t>(S_.Wp * Cp));
+      return;
+    }
+    std::memset(row, xz_, static_cast<size_t>(win.pad_left * Cp));
+    std::memset(row + (win.pad_left + W) * Cp, xz_, static_cast<size_t>(win.pad_right * Cp));
+    uint8_t* dst = row + win.pad_left * Cp;
+    const auto* src = static_cast<const uint8_t*>(p_.x.raw()) + n * p_.x.stride(0) + h * sH_;
+    if (Cp == 4 && sW_ == 1 && !x_cl_ && !flat_)  // a first layer's 3-4 channels
+      return pixels_of_planes4(src, sC_, C, W, flip_, dst);
+    for (int64_t c = C; c < Cp; ++c)  // channel padding meets zero weights
+      for (int64_t w = 0; w < W; ++w) dst[w * Cp + c] = 0;
+    if (flat_) return;
+    if (x_cl_) {  // a pixel's channels are contiguous: plain copies
+      for (int64_t w = 0; w < W; ++w) {
+        if (flip_ == 0)
+          std::memcpy(dst + w * Cp, src + w * sW_, static_cast<size_t>(C));
+        else
+          for (int64_t c = 0; c < C; ++c) dst[w * Cp + c] = src[w * sW_ + c] ^ flip_;
+      }
+      return;
+    }
+    nchw_row(src, dst);
+  }
+
+  // One NCHW row into padded pixels: 16 x 16 blocks of (channel, column), then the tails.
+  void nchw_row(const uint8_t* src, uint8_t* dst) const {
+    const int64_t Cp = S_.Cp, W = S_.W, C = S_.C;
+    const int64_t W16 = W / 16 * 16;
+    uint8_t* to[16];
+    for (int64_t w = 0; w < W16; w += 16) {
+      for (int i = 0; i < 16; ++i) to[i] = dst + (w + i) * Cp;
+      for (int64_t c = 0; c < C16_; c += 16) {
+        transpose16(src + c * sC_ + w, sC_, to, flip_);
+        for (int i = 0; i < 16; ++i) to[i] += 16;
+      }
+    }
+    // The rest byte by byte, pixel-major (writes in sequence): channels past
+    // the 16-channel blocks on every column, all channels past W16.
+    for (int64_t w = 0; w < W; ++w) {
+      uint8_t* d = dst + w * Cp;
+      const uint8_t* s = src + w * sW_;
+      for (int64_t c = w < W16 ? C16_ : 0; c < C; ++c) d[c] = s[c * sC_] ^ flip_;
+    }
+  }
+
+  // Maps narrower than 16 columns (7x7, 14x14) with contiguous planes take
+  // their 16 x 16 blocks over (channel, pixel of the flattened plane): image
+  // n's pixels 16 * group .. + 16.
+  void flat_pixels(int64_t n, int64_t group) const {
+    const Window2d& win = p_.window;
+    const int64_t f0 = group * 16, np = std::min<int64_t>(16, S_.H * S_.W - f0);
+    const auto* src = static_cast<const uint8_t*>(p_.x.raw()) + n * p_.x.stride(0) + f0;
+    uint8_t* to[16];
+    for (int64_t i = 0; i < np; ++i) {
+      const int64_t h = (f0 + i) / S_.W, w = (f0 + i) % S_.W;
+      to[i] = xw_ + ((n * S_.Hp + h + win.pad_top) * S_.Wp + w + win.pad_left) * S_.Cp;
+    }
+    const int64_t cb = np == 16 ? C16_ : 0;  // whole blocks of 16 pixels only
+    for (int64_t c = 0; c < cb; c += 16) {
+      uint8_t* at[16];
+      for (int i = 0; i < 16; ++i) at[i] = to[i] + c;
+      transpose16(src + c * sC_, sC_, at, flip_);
+    }
+    for (int64_t c = cb; c < S_.C; ++c)
+      for (int64_t i = 0; i < np; ++i) to[i][c] = src[c * sC_ + i] ^ flip_;
+  }
+
+  const QConvProblem& p_;
+  const NhwcShape& S_;
+  uint8_t* xw_;
+  uint8_t flip_, xz_;
+  bool x_cl_;
+  int64_t sC_, sH_, sW_, C16_;
+  bool flat_;
+};
+
+// What compute_codes reads besides the shape.
+struct NhwcCodes {
+  NhwcBlock proto;  // the fields common to every block
+  const int8_t* w;
+  const int16_t* w16;  // null: fn reads w
+  const int32_t* offset;
+  const float* multiplier;
+  const uint8_t* x;  // padded x' (or x in place), images x_img bytes apart
+  int64_t x_img;
+  uint8_t* y;  // codes, pixel-major, images y_img bytes apart
+  int64_t y_img;
+  bool y_cl;  // y is the output itself (store OC lanes of the last block)
+};
+
+// Every (image, oc block, pixel block) through fn.
+void compute_codes(const NhwcShape& S, const Window2d& win, const NhwcCodes& c, NhwcFn fn) {
   // Tasks: near-equal ranges of the (image, oc block, pixel block) sequence,
   // one per 8 blocks rounded up to a whole number per thread, at most 8 per
   // thread (one per chunk of the pool). Runs of 8 blocks per oc block left
   // 7x7 maps runs of 8 + 1 blocks and 14x14 maps five runs, so a second
   // thread waited on the first. Each pixel block is computed alone, so the
   // ranges do not change any result.
-  const int64_t PB = (P + kNhwcPixels - 1) / kNhwcPixels;
-  const int64_t total = N * OB * PB, threads = std::max(1, num_threads());
+  const int64_t PB = (S.P + kNhwcPixels - 1) / kNhwcPixels;
+  const int64_t total = S.N * S.OB * PB, threads = std::max(1, num_threads());
   const int64_t tasks = std::max<int64_t>(
       1,
       std::min(total, std::min(8 * threads, ((total + 7) / 8 + threads - 1) / threads * threads)));
-  const int64_t wblock = taps * C4 * kNhwcOcBlock * 4;
-  const int64_t step_w = win.stride_w * Cp, step_h = win.stride_h * Wp * Cp;
+  const int64_t wblock = S.taps * S.C4 * kNhwcOcBlock * 4;
+  const int64_t step_w = win.stride_w * S.Cp, step_h = win.stride_h * S.Wp * S.Cp;
+  const int64_t ys = c.proto.y_stride;
   // The first total % tasks ranges take one block more: threads taking
   // ranges in turn then end together (alternating sizes left one thread a
   // block behind at every turn).
@@ -326,40 +342,40 @@ void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn, bool int16_weights) {
   const auto begin_of = [&](int64_t t) { return t * share + std::min(t, longer); };
   parallel_for(tasks, [&](int64_t task) {
     const int64_t end = begin_of(task + 1);
-    NhwcBlock b;
-    b.tap_off = tap_off.data();
-    b.taps = taps, b.C4 = C4;
-    b.y_zp = p.y_zp, b.y_s8 = p.y.dtype() == DType::s8;
-    b.y_stride = ys;
+    NhwcBlock b = c.proto;
     // One oc block's pixel blocks [pb0, pb1) at a time.
     for (int64_t at = begin_of(task); at < end;) {
-      const int64_t pb0 = at % PB, ob = at / PB % OB, n = at / PB / OB;
+      const int64_t pb0 = at % PB, ob = at / PB % S.OB, n = at / PB / S.OB;
       const int64_t pb1 = std::min(PB, pb0 + (end - at));
       at += pb1 - pb0;
-      b.w = pk->nhwc_w.data() + ob * wblock;
-      if (int16_weights) b.w16 = w16 + ob * wblock;
-      b.offset = offset + ob * kNhwcOcBlock;
-      b.multiplier = mult + ob * kNhwcOcBlock;
-      b.lanes =
-          static_cast<int>(y_cl ? std::min(kNhwcOcBlock, OC - ob * kNhwcOcBlock) : kNhwcOcBlock);
+      b.w = c.w + ob * wblock;
+      if (c.w16) b.w16 = c.w16 + ob * wblock;
+      b.offset = c.offset + ob * kNhwcOcBlock;
+      b.multiplier = c.multiplier + ob * kNhwcOcBlock;
+      b.lanes = static_cast<int>(c.y_cl ? std::min(kNhwcOcBlock, S.OC - ob * kNhwcOcBlock)
+                                        : kNhwcOcBlock);
       // The output pixel (oh, ow) walks in raster order (no division per pixel).
-      int64_t oh = pb0 * kNhwcPixels / OW, ow = pb0 * kNhwcPixels % OW;
+      int64_t oh = pb0 * kNhwcPixels / S.OW, ow = pb0 * kNhwcPixels % S.OW;
       for (int64_t pb = pb0; pb < pb1; ++pb) {
         const int64_t pix0 = pb * kNhwcPixels;
-        const int R = static_cast<int>(std::min<int64_t>(kNhwcPixels, P - pix0));
+        const int R = static_cast<int>(std::min<int64_t>(kNhwcPixels, S.P - pix0));
         for (int r = 0; r < R; ++r) {
-          b.px[r] = xp + n * img + oh * step_h + ow * step_w;
-          if (++ow == OW) ow = 0, ++oh;
+          b.px[r] = c.x + n * c.x_img + oh * step_h + ow * step_w;
+          if (++ow == S.OW) ow = 0, ++oh;
         }
-        b.y = yp + n * y_img + pix0 * ys + ob * kNhwcOcBlock;
+        b.y = c.y + n * c.y_img + pix0 * ys + ob * kNhwcOcBlock;
         fn(b, R);
       }
     }
   });
-  if (y_cl) return;
-  // Transposed 16 x 16 (channel, pixel) blocks at a time; the tails one byte at a time.
+}
+
+// The NHWC codes (pixel-major, ys bytes per pixel) into NCHW y: 16 x 16
+// (channel, pixel) blocks transposed at a time, the tails one byte at a time.
+void transpose_codes(const QConvProblem& p, const NhwcShape& S, const uint8_t* yp, int64_t ys) {
+  const int64_t OC = S.OC, P = S.P;
   const int64_t OB16 = (OC + 15) / 16, P16 = P / 16 * 16;
-  parallel_for(N * OB16, [&](int64_t task) {
+  parallel_for(S.N * OB16, [&](int64_t task) {
     const int64_t n = task / OB16, o0 = task % OB16 * 16, o1 = std::min(OC, o0 + 16);
     auto* dst = static_cast<uint8_t*>(p.y.raw()) + n * p.y.stride(0);
     const uint8_t* src = yp + n * P * ys;
@@ -373,6 +389,81 @@ void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn, bool int16_weights) {
     for (int64_t o = o0; o < o1; ++o)
       for (int64_t i = o1 - o0 == 16 ? P16 : 0; i < P; ++i) dst[o * sO + i] = src[i * ys + o];
   });
+}
+
+// Per channel, padded to whole blocks: the constant part of the zero-point
+// algebra (here w_zp' = 0) and the multiplier, as run_gemm's: the pack's
+// epilogue when it matches, else only these two fields of `own` (a whole
+// epilogue per call cost ~3 us more on a 7x7 map with 960 channels).
+const QConvEpilogue& offsets_and_multipliers(const QConvProblem& p, const QConvPackedWeights& pk,
+                                             QConvEpilogue& own) {
+  if (const QConvEpilogue* e = qconv_packed_epilogue(&pk, p)) return *e;
+  const int64_t OC = p.w.dim(0), padded = oc_blocks(OC) * kNhwcOcBlock;
+  const int32_t xz = p.x_zp + (p.x.dtype() == DType::s8 ? 128 : 0);  // x_zp'
+  own.offset.assign(static_cast<size_t>(padded), 0);
+  own.mult.assign(static_cast<size_t>(padded), 1.0f);
+  for (int64_t o = 0; o < OC; ++o) {
+    const size_t i = static_cast<size_t>(o);
+    const int64_t b =
+        p.bias.raw() ? static_cast<const int32_t*>(p.bias.raw())[o * p.bias.stride(0)] : 0;
+    own.offset[i] = static_cast<int32_t>(u32(b) - u32(xz) * u32(pk.w_sum[i]));
+    own.mult[i] = p.multiplier(o);
+  }
+  return own;
+}
+
+}  // namespace
+
+void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn, bool int16_weights) {
+  const NhwcShape S(p);
+  const Window2d& win = p.window;
+  std::shared_ptr<const QConvPackedWeights> own;
+  const QConvPackedWeights& pk = qconv_weights_for(p, true, own);
+  std::vector<int16_t> w16_here;  // a pack made before a cap changed, or on a VNNI host
+  const int16_t* w16 = pk.nhwc_w16.empty() ? nullptr : pk.nhwc_w16.data();
+  if (int16_weights && w16 == nullptr) {
+    widen_nhwc(pk.nhwc_w, w16_here);
+    w16 = w16_here.data();
+  }
+  QConvEpilogue own_epi;
+  const QConvEpilogue& epi = offsets_and_multipliers(p, pk, own_epi);
+
+  // x': channels-last u8 x without padding is read where it is (C % 4 == 0:
+  // no quad padding), else copied.
+  const bool in_place = is_channels_last(p.x) && S.C > 1 && p.x.dtype() == DType::u8 &&
+                        S.C == S.Cp && S.Hp == S.H && S.Wp == S.W;
+  const int64_t img = in_place ? p.x.stride(0) : S.Hp * S.Wp * S.Cp;  // bytes per image
+  thread_local std::vector<uint8_t> xn;  // per calling thread: runs may overlap
+  if (!in_place) {
+    xn.resize(static_cast<size_t>(S.N * S.Hp * S.Wp * S.Cp));
+    PaddedInput(p, S, xn.data()).fill();
+  }
+  const uint8_t* xp = in_place ? static_cast<const uint8_t*>(p.x.raw()) : xn.data();
+
+  std::vector<int64_t> tap_off(static_cast<size_t>(S.taps));
+  for (int64_t kh = 0; kh < S.KH; ++kh)
+    for (int64_t kw = 0; kw < S.KW; ++kw)
+      tap_off[static_cast<size_t>(kh * S.KW + kw)] =
+          (kh * win.dilation_h * S.Wp + kw * win.dilation_w) * S.Cp;
+
+  // Codes in NHWC (pixel-major, OB * 64 per pixel), then transposed into y;
+  // straight into a channels-last y.
+  const bool y_cl = is_channels_last(p.y) && S.OC > 1;
+  const int64_t ys = y_cl ? S.OC : S.OB * kNhwcOcBlock;
+  const int64_t y_img = y_cl ? p.y.stride(0) : S.P * ys;
+  thread_local std::vector<uint8_t> yn;
+  if (!y_cl) yn.resize(static_cast<size_t>(S.N * S.P * ys));
+  uint8_t* yp = y_cl ? static_cast<uint8_t*>(p.y.raw()) : yn.data();
+  NhwcCodes c{};
+  c.proto.tap_off = tap_off.data();
+  c.proto.taps = S.taps, c.proto.C4 = S.C4;
+  c.proto.y_zp = p.y_zp, c.proto.y_s8 = p.y.dtype() == DType::s8;
+  c.proto.y_stride = ys;
+  c.w = pk.nhwc_w.data(), c.w16 = int16_weights ? w16 : nullptr;
+  c.offset = epi.offset.data(), c.multiplier = epi.mult.data();
+  c.x = xp, c.x_img = img, c.y = yp, c.y_img = y_img, c.y_cl = y_cl;
+  compute_codes(S, win, c, fn);
+  if (!y_cl) transpose_codes(p, S, yp, ys);
 }
 
 }  // namespace npukit::qconv
