@@ -300,8 +300,9 @@ TEST(X8GlobalPool, MaxVariantsEqualReference) {
 
 // The public calls on the race's shape and on odd ones, at every ISA cap the
 // host runs, with the reference forced, and 1-3 threads.
-// Gap-free 7x7 planes (the AVX-512 max kernel's fixed 64-plane passes, one
-// 64-byte load per plane reading into the next plane; the sums' loop with the
+// Gap-free 7x7 planes (the max kernels' fixed passes: AVX-512 64 planes, one
+// 64-byte load per plane reading into the next plane; AVX2 32 planes in their
+// own order, permuted at the end; the sums' loop with the
 // plane stride fixed at 49): each plane's unique maximum sits at position
 // (plane + case) % 49, so every position of every slot of a pass is the
 // answer somewhere; plane counts around the pass size and batches (the last
@@ -329,9 +330,12 @@ TEST(X8GlobalPool, GapFree7x7PlanesAtEveryPosition) {
     const int lo = c.dtype == DType::u8 ? 0 : -128;
     auto* px = static_cast<uint8_t*>(x.raw());
     for (int64_t k = 0; c.values == 0 && k < c.shape[0] * c.shape[1]; ++k) {
-      for (int64_t e = 0; e < 49; ++e)  // below the top, then one top at its position
-        px[k * 49 + e] = static_cast<uint8_t>(lo + static_cast<int>(g() % 255));
-      px[k * 49 + (k + i) % 49] = static_cast<uint8_t>(lo + 255);
+      // Below the top, then one top at its position; the tops differ between the
+      // planes of a pass (lo + 200 + k % 56), so a plane landing in another's
+      // output byte is seen too.
+      for (int64_t e = 0; e < 49; ++e)
+        px[k * 49 + e] = static_cast<uint8_t>(lo + static_cast<int>(g() % 200));
+      px[k * 49 + (k + i) % 49] = static_cast<uint8_t>(lo + 200 + static_cast<int>(k % 56));
     }
     const Shape ys = {c.shape[0], c.shape[1], 1, 1};
     const TensorView r = make_view(rbuf, c.dtype, ys, 0);

@@ -451,6 +451,7 @@ TEST(X8MaxPoolFast, AvxTwoCapTakesColumnMaximaForStrideTwoWindows) {
   test::SettingsRestore restore;
   set_max_isa(Isa::avx2);
   if (max_isa() != Isa::avx2) GTEST_SKIP() << "AVX2 not reachable (host or NPUKIT_MAX_ISA)";
+  if (impl() == Impl::reference) GTEST_SKIP() << "NPUKIT_IMPL=reference: no fast kernel runs";
   for (DType dt : {DType::u8, DType::s8}) {
     for (int k : {2, 3}) {
       Pool2dParams p;
@@ -515,6 +516,9 @@ TEST(X8MaxPoolFast, ChannelsLastWindows) {
 // empty-window rule, across several vectors of row outputs.
 TEST(X8MaxPoolFast, WindowsEntirelyInPadding) {
   test::SettingsRestore restore;
+  // Two kernels must run (the fast ones and the reference): none is fast under
+  // NPUKIT_IMPL=reference.
+  if (impl() == Impl::reference) GTEST_SKIP() << "NPUKIT_IMPL=reference: no fast kernel runs";
   const uint32_t seed = 31;
   std::mt19937 g(seed);
   Stats st;

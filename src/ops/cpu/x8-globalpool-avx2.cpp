@@ -64,6 +64,14 @@ struct GmaxVec {
       hi = _mm256_packus_epi16(_mm256_srli_epi16(a, 8), _mm256_srli_epi16(b, 8));
     }
   }
+  // Byte j of the result = byte plane_of_slot[j] of v (a permute across the
+  // two 128-bit lanes: pshufb of each lane broadcast, then a blend).
+  static V to_plane_order(V v, const uint8_t* plane_of_slot) {
+    const V idx = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(plane_of_slot));
+    const V from_lo = _mm256_shuffle_epi8(_mm256_permute2x128_si256(v, v, 0x00), idx);
+    const V from_hi = _mm256_shuffle_epi8(_mm256_permute2x128_si256(v, v, 0x11), idx);
+    return _mm256_blendv_epi8(from_lo, from_hi, _mm256_cmpgt_epi8(idx, _mm256_set1_epi8(15)));
+  }
   static void store_part(uint8_t* p, V v, int64_t n) {
     alignas(32) uint8_t tmp[32];
     _mm256_store_si256(reinterpret_cast<__m256i*>(tmp), v);
