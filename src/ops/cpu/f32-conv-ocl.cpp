@@ -174,30 +174,33 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
       for (int64_t k = 0; k < rows; ++k) bias_rows[k] = bias[(oc0 + k) * bias_step];
     TaskTiles& tiles = task_tiles();
     tiles.tile.clear();
+    // The fields every tile of the task shares, set once: a tile is copied
+    // from it (value-initializing each tile in place cost a `rep stos` per tile).
+    OclTile proto{};
+    proto.x = in.x + n * in.image + g * in.group;
+    proto.offset = in.offset.data();
+    proto.steps = steps;
+    proto.w = pw->data.data() + (g * blocks + b) * steps * block;
+    proto.rows = rows;
+    proto.y = ybase + n * p.y.stride(0) + oc0 * p.y.stride(1);
+    proto.y_channel = p.y.stride(1);
+    proto.bias = bias ? bias_rows : nullptr;
+    proto.result_add = c.result_add && !first;
+    proto.clip = !clip_is_identity(c.clip);
+    proto.clip_min = c.clip.min;
+    proto.clip_max = c.clip.max;
+    if (!in.chain_end.empty()) {
+      proto.fma = true;
+      proto.chain_end = in.chain_end.data();
+      proto.chains = static_cast<int64_t>(in.chain_end.size());
+      proto.residual_first = first;
+    }
     for (int64_t chunk = r * run; chunk < std::min(chunks, (r + 1) * run); ++chunk) {
       const int64_t p0 = chunk * positions / chunks, p1 = (chunk + 1) * positions / chunks;
-      OclTile& t = tiles.tile.emplace_back();
-      t.x = in.x + n * in.image + g * in.group;
-      t.offset = in.offset.data();
-      t.steps = steps;
-      t.w = pw->data.data() + (g * blocks + b) * steps * block;
-      t.rows = rows;
+      OclTile& t = tiles.tile.emplace_back(proto);
       t.positions = p1 - p0;
       t.q = q.data() + p0;
       t.y_at = y_at.data() + p0;
-      t.y = ybase + n * p.y.stride(0) + oc0 * p.y.stride(1);
-      t.y_channel = p.y.stride(1);
-      t.bias = bias ? bias_rows : nullptr;
-      t.result_add = c.result_add && !first;
-      t.clip = !clip_is_identity(c.clip);
-      t.clip_min = c.clip.min;
-      t.clip_max = c.clip.max;
-      if (!in.chain_end.empty()) {
-        t.fma = true;
-        t.chain_end = in.chain_end.data();
-        t.chains = static_cast<int64_t>(in.chain_end.size());
-        t.residual_first = first;
-      }
       // Channels-last outputs are stored per position (store_contiguous): no runs.
       if (kernel.stores_runs && t.y_channel != 1) set_runs(t);
     }
