@@ -72,22 +72,32 @@ NPUKIT_AVX512 void store_transposed(const OclTile& t, const __m512 (&acc)[P][V])
 
 // Channels-last output (y_channel 1): a position's channels are
 // contiguous, so each vector is one store (masked past the block's channels).
+// The tile's fields are read into locals first: a float store may alias
+// OclTile's clip bounds, so the compiler would reload them after every store.
 template <int V, int P>
 NPUKIT_AVX512 void store_contiguous(const OclTile& t, const __m512 (&acc)[P][V]) {
+  const bool bias = t.bias != nullptr, add = t.result_add, clip = t.clip;
+  const __m512 lo = _mm512_set1_ps(t.clip_min), hi = _mm512_set1_ps(t.clip_max);
+  float* at[P];
+  for (int p = 0; p < P; ++p) at[p] = t.y + t.y_at[p];
+  __mmask16 m[V];
+  __m512 b[V];
   for (int v = 0; v < V; ++v) {
     const int64_t rows = t.rows - v * kLanes;
-    const __mmask16 m =
-        rows >= kLanes ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << rows) - 1u);
-    const __m512 b = t.bias ? _mm512_loadu_ps(t.bias + v * kLanes) : _mm512_setzero_ps();
-    for (int p = 0; p < P; ++p) {
-      float* at = t.y + t.y_at[p] + v * kLanes;
-      __m512 r = acc[p][v];
-      if (t.bias) r = _mm512_add_ps(r, b);
-      if (t.result_add) r = _mm512_add_ps(_mm512_maskz_loadu_ps(m, at), r);
-      if (t.clip) r = clamp(t, r);
-      _mm512_mask_storeu_ps(at, m, r);
-    }
+    m[v] = rows >= kLanes ? static_cast<__mmask16>(0xffff)
+                          : static_cast<__mmask16>(rows > 0 ? (1u << rows) - 1u : 0u);
+    b[v] = bias ? _mm512_loadu_ps(t.bias + v * kLanes) : _mm512_setzero_ps();
   }
+  for (int p = 0; p < P; ++p)
+    for (int v = 0; v < V; ++v) {
+      float* y = at[p] + v * kLanes;
+      __m512 r = acc[p][v];
+      if (bias) r = _mm512_add_ps(r, b[v]);
+      if (add) r = _mm512_add_ps(_mm512_maskz_loadu_ps(m[v], y), r);
+      // clamp()'s two steps, the bound first (a NaN passes, as in the reference).
+      if (clip) r = _mm512_min_ps(hi, _mm512_max_ps(lo, r));
+      _mm512_mask_storeu_ps(y, m[v], r);
+    }
 }
 
 template <int V, int P>
