@@ -51,7 +51,8 @@ const char* f32_s2_declines(const Pool2dProblem& pr, int64_t lanes) {
   if (const char* why = declines_semantics(pr.p, pr.x.dim(1))) return why;
   if (const char* why = declines_window(pr.p.window)) return why;
   if (pr.x.stride(3) != 1 || pr.y.stride(3) != 1) return "columns not contiguous (not NCHW)";
-  const Pool2dPlan plan = make_pool2d_plan(pr);
+  const std::shared_ptr<const Pool2dPlan> held = shared_pool2d_plan(pr);
+  const Pool2dPlan& plan = *held;
   const AxisInterior& in = plan.w_interior;
   if (!strided_interior(in)) return "no run of all-input windows along a row";
   if (in.size() + (lead_output(plan.w, in) ? 1 : 0) < lanes)
@@ -72,7 +73,8 @@ int64_t f32_s2_prefetch_ahead(const Pool2dProblem& pr) {
 
 S2Plan make_s2_plan(const Pool2dProblem& pr) {
   const Pool2dParams& p = pr.p;
-  const Pool2dPlan plan = make_pool2d_plan(pr);
+  const std::shared_ptr<const Pool2dPlan> held = shared_pool2d_plan(pr);
+  const Pool2dPlan& plan = *held;
   S2Plan s;
   s.K = p.window.kernel_h;
   s.OH = pr.y.dim(2);

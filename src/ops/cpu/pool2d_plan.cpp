@@ -63,6 +63,44 @@ Pool2dPlan make_pool2d_plan(const Pool2dProblem& pr) {
   return plan;
 }
 
+Pool2dGeometry Pool2dGeometry::of(const Pool2dProblem& pr) {
+  Pool2dGeometry g;
+  g.window = pr.p.window;
+  g.dtype = pr.x.dtype();
+  for (int i = 0; i < 4; ++i) {
+    g.x_dims[i] = pr.x.dim(i), g.x_strides[i] = pr.x.stride(i);
+    g.y_dims[i] = pr.y.dim(i), g.y_strides[i] = pr.y.stride(i);
+  }
+  return g;
+}
+
+bool Pool2dGeometry::operator==(const Pool2dGeometry& o) const {
+  const Window2d &a = window, &b = o.window;
+  const bool same_window =
+      a.kernel_h == b.kernel_h && a.kernel_w == b.kernel_w && a.stride_h == b.stride_h &&
+      a.stride_w == b.stride_w && a.dilation_h == b.dilation_h && a.dilation_w == b.dilation_w &&
+      a.ins_h == b.ins_h && a.ins_w == b.ins_w && a.pad_top == b.pad_top &&
+      a.pad_bottom == b.pad_bottom && a.pad_left == b.pad_left && a.pad_right == b.pad_right &&
+      a.ceil_mode == b.ceil_mode && a.truncated_count == b.truncated_count;
+  if (!same_window || dtype != o.dtype) return false;
+  for (int i = 0; i < 4; ++i)
+    if (x_dims[i] != o.x_dims[i] || x_strides[i] != o.x_strides[i] || y_dims[i] != o.y_dims[i] ||
+        y_strides[i] != o.y_strides[i])
+      return false;
+  return true;
+}
+
+std::shared_ptr<const Pool2dPlan> shared_pool2d_plan(const Pool2dProblem& pr) {
+  thread_local Pool2dGeometry last_key;
+  thread_local std::shared_ptr<const Pool2dPlan> last;
+  const Pool2dGeometry key = Pool2dGeometry::of(pr);
+  if (!last || !(key == last_key)) {
+    last = std::make_shared<const Pool2dPlan>(make_pool2d_plan(pr));
+    last_key = key;
+  }
+  return last;
+}
+
 void axis_row(const AxisTaps& t, int64_t o, int64_t stride, std::vector<AxisTap>& out) {
   out.resize(static_cast<size_t>(t.kernel));
   for (int64_t k = 0; k < t.kernel; ++k) {

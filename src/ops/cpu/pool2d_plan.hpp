@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "npukit/ops/pool2d.hpp"
@@ -55,6 +56,22 @@ struct Pool2dPlan {
 };
 
 Pool2dPlan make_pool2d_plan(const Pool2dProblem& pr);
+
+// Everything make_pool2d_plan reads from a problem: equal geometries have
+// equal plans (the key of the per-thread plan caches).
+struct Pool2dGeometry {
+  Window2d window;
+  DType dtype = DType::f32;
+  int64_t x_dims[4] = {}, x_strides[4] = {}, y_dims[4] = {}, y_strides[4] = {};
+  static Pool2dGeometry of(const Pool2dProblem& pr);
+  bool operator==(const Pool2dGeometry& o) const;
+};
+
+// make_pool2d_plan(pr), built once per geometry and thread: each thread keeps
+// its last plan (calls of one shape repeat, and the kernel list's decline
+// check and the run would otherwise build it twice per call). Shared, so a
+// caller still holding a plan keeps it when a later call replaces it.
+std::shared_ptr<const Pool2dPlan> shared_pool2d_plan(const Pool2dProblem& pr);
 
 // The taps of output (o) along one axis, offsets scaled by the axis stride.
 void axis_row(const AxisTaps& t, int64_t o, int64_t stride, std::vector<AxisTap>& out);
