@@ -89,6 +89,63 @@ bool qavg_checked_float(const QAvgPlan& P) {
   return P.arith == QAvgArith::float_mean && !P.exact_float_sum && P.fmean_checked && P.vector_tail;
 }
 
+namespace {
+
+// make_qavg_plan's step for ONNX Runtime's float path: the checks that keep
+// the kernels' fp32 sums where the reference's are.
+void plan_float_mean(const QLinearAvgPoolParams& p, double sum_bound, QAvgPlan& P) {
+  // fp32 sums must stay finite (the reference would compute inf - inf = NaN
+  // and throw); an empty window would divide 0 by 0 under valid_count.
+  if (static_cast<double>(p.x_scale) * sum_bound > 1e37 ||
+      static_cast<double>(p.x_scale) * sum_bound / static_cast<double>(p.y_scale) > 1e37)
+    P.unsupported = "x_scale / y_scale so large that fp32 sums may overflow";
+  if (P.divisor != AvgDivisor::kernel_area && (P.h.any_empty || P.w.any_empty))
+    P.unsupported = "a window with no input tap would divide by 0";
+  exact_float_sum(p.x_scale, P);
+}
+
+// make_qavg_plan's step for the integer sums requantized by the scale ratio.
+void plan_int_sum_requant(const TensorView& x, const QLinearAvgPoolParams& p, double sum_bound,
+                          QAvgPlan& P) {
+  P.scale_ratio = p.x_scale / p.y_scale;
+  // The reference rounds v = acc * M to int64 before clamping: keep |v| far
+  // below 2^62 so that it never throws where this kernel would clamp.
+  if (!(static_cast<double>(P.scale_ratio) * sum_bound < 1e18))
+    P.unsupported = "x_scale / y_scale so large that the reference's rounding overflows";
+  if (P.taps < 65536) {  // one division per divisor, not per output
+    P.multiplier_by_divisor.assign(static_cast<size_t>(P.taps + 1), 0.0f);
+    for (int64_t d = 1; d <= P.taps; ++d)
+      P.multiplier_by_divisor[static_cast<size_t>(d)] = P.scale_ratio / static_cast<float>(d);
+  }
+  P.zp_inside =
+      p.zero_point == QZeroPointRounding::inside ||
+      (p.zero_point == QZeroPointRounding::by_memory_format && !channels_last_contiguous(x));
+}
+
+// make_qavg_plan's step for GHP's integer post-processing (and its table of
+// every possible sum's code when that is cheaper than computing them).
+void plan_int_sum_ghp(const TensorView& y, const QLinearAvgPoolParams& p, QAvgPlan& P) {
+  const double m1 = static_cast<double>(p.x_scale) /
+                    (static_cast<double>(P.taps) * static_cast<double>(p.y_scale));
+  P.post.rounding = p.ghp_rounding;
+  const ghp::Multiplier mult = ghp::decompose_multiplier(m1, p.ghp_m1_edge);
+  P.post.m1 = mult.m1;
+  P.post.n1 = mult.n1;
+  P.post.y_zp = p.y_zero_point;
+  ghp::check_post_proc(P.post, "npukit::qlinear_average_pool");
+  P.sum_mask = p.ghp_sum_bits > 0 ? (int64_t{1} << p.ghp_sum_bits) - 1 : -1;
+  // u8 codes and zero point: s <= 255 * taps, and masked s <= sum_mask.
+  const int64_t smax = P.sum_mask >= 0 ? std::min(P.sum_mask, 255 * P.taps) : 255 * P.taps;
+  const int64_t outputs = P.N * P.C * y.dim(2) * y.dim(3);
+  if (P.dtype == DType::u8 && smax < (int64_t{1} << 20) && 4 * (smax + 1) <= outputs) {
+    P.ghp_table.resize(static_cast<size_t>(smax + 1));
+    for (int64_t s = 0; s <= smax; ++s)
+      P.ghp_table[static_cast<size_t>(s)] = ghp::requantize(s - P.taps * P.x_zp, P.post);
+  }
+}
+
+}  // namespace
+
 QAvgPlan make_qavg_plan(const TensorView& x, const TensorView& y, const QLinearAvgPoolParams& p) {
   QAvgPlan P;
   const Window2d& win = p.window;
@@ -118,54 +175,18 @@ QAvgPlan make_qavg_plan(const TensorView& x, const TensorView& y, const QLinearA
   const double sum_bound = 256.0 * static_cast<double>(P.taps);
   switch (P.arith) {
     case QAvgArith::float_mean:
-      // fp32 sums must stay finite (the reference would compute inf - inf = NaN
-      // and throw); an empty window would divide 0 by 0 under valid_count.
-      if (static_cast<double>(p.x_scale) * sum_bound > 1e37 ||
-          static_cast<double>(p.x_scale) * sum_bound / static_cast<double>(p.y_scale) > 1e37)
-        P.unsupported = "x_scale / y_scale so large that fp32 sums may overflow";
-      if (P.divisor != AvgDivisor::kernel_area && (P.h.any_empty || P.w.any_empty))
-        P.unsupported = "a window with no input tap would divide by 0";
-      exact_float_sum(p.x_scale, P);
+      plan_float_mean(p, sum_bound, P);
       break;
     case QAvgArith::int_sum_float:
       P.int_sum_multiplier = p.x_scale / (p.y_scale * taps);
       if (!std::isfinite(P.int_sum_multiplier)) P.unsupported = "the fp32 multiplier is not finite";
       break;
     case QAvgArith::int_sum_requant:
-      P.scale_ratio = p.x_scale / p.y_scale;
-      // The reference rounds v = acc * M to int64 before clamping: keep |v| far
-      // below 2^62 so that it never throws where this kernel would clamp.
-      if (!(static_cast<double>(P.scale_ratio) * sum_bound < 1e18))
-        P.unsupported = "x_scale / y_scale so large that the reference's rounding overflows";
-      if (P.taps < 65536) {  // one division per divisor, not per output
-        P.multiplier_by_divisor.assign(static_cast<size_t>(P.taps + 1), 0.0f);
-        for (int64_t d = 1; d <= P.taps; ++d)
-          P.multiplier_by_divisor[static_cast<size_t>(d)] = P.scale_ratio / static_cast<float>(d);
-      }
-      P.zp_inside =
-          p.zero_point == QZeroPointRounding::inside ||
-          (p.zero_point == QZeroPointRounding::by_memory_format && !channels_last_contiguous(x));
+      plan_int_sum_requant(x, p, sum_bound, P);
       break;
-    case QAvgArith::int_sum_ghp: {
-      const double m1 = static_cast<double>(p.x_scale) /
-                        (static_cast<double>(P.taps) * static_cast<double>(p.y_scale));
-      P.post.rounding = p.ghp_rounding;
-      const ghp::Multiplier mult = ghp::decompose_multiplier(m1, p.ghp_m1_edge);
-      P.post.m1 = mult.m1;
-      P.post.n1 = mult.n1;
-      P.post.y_zp = p.y_zero_point;
-      ghp::check_post_proc(P.post, "npukit::qlinear_average_pool");
-      P.sum_mask = p.ghp_sum_bits > 0 ? (int64_t{1} << p.ghp_sum_bits) - 1 : -1;
-      // u8 codes and zero point: s <= 255 * taps, and masked s <= sum_mask.
-      const int64_t smax = P.sum_mask >= 0 ? std::min(P.sum_mask, 255 * P.taps) : 255 * P.taps;
-      const int64_t outputs = P.N * P.C * y.dim(2) * y.dim(3);
-      if (P.dtype == DType::u8 && smax < (int64_t{1} << 20) && 4 * (smax + 1) <= outputs) {
-        P.ghp_table.resize(static_cast<size_t>(smax + 1));
-        for (int64_t s = 0; s <= smax; ++s)
-          P.ghp_table[static_cast<size_t>(s)] = ghp::requantize(s - P.taps * P.x_zp, P.post);
-      }
+    case QAvgArith::int_sum_ghp:
+      plan_int_sum_ghp(y, p, P);
       break;
-    }
     case QAvgArith::int_mean:
       break;
   }
