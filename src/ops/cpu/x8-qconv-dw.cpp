@@ -91,6 +91,33 @@ void zero_borders(int16_t* plane, int64_t Hrows, int64_t Wp, int64_t top, int64_
 
 }  // namespace
 
+namespace {
+
+// Channel c's weights minus their zero point, row-major (KH * KW <= 64).
+void channel_weights(const QConvProblem& p, int64_t c, int32_t* wv) {
+  const int64_t KH = p.w.dim(2), KW = p.w.dim(3);
+  const int32_t wz = p.wq.zero_point_at(c);
+  for (int64_t kh = 0; kh < KH; ++kh)
+    for (int64_t kw = 0; kw < KW; ++kw)
+      wv[kh * KW + kw] =
+          detail::code_at(p.w.raw(), p.w.dtype(),
+                          c * p.w.stride(0) + kh * p.w.stride(2) + kw * p.w.stride(3)) -
+          wz;
+}
+
+// How channel c's sums become codes.
+RowStore row_store_for(const QConvProblem& p, int64_t c, bool y_s8) {
+  RowStore st;
+  st.offset = p.bias.raw() ? static_cast<const int32_t*>(p.bias.raw())[c * p.bias.stride(0)] : 0;
+  st.requantize = p.requantize;
+  st.multiplier = p.multiplier(c);  // as the reference
+  st.y_zp = p.y_zp;
+  st.y_s8 = y_s8;
+  return st;
+}
+
+}  // namespace
+
 void run_depthwise(const QConvProblem& p, DwRowFn row_fn, StoreFn store, DwFillFn fill) {
   const int64_t N = p.x.dim(0), C = p.x.dim(1), H = p.x.dim(2), W = p.x.dim(3);
   const int64_t KH = p.w.dim(2), KW = p.w.dim(3), OH = p.y.dim(2), OW = p.y.dim(3);
@@ -131,20 +158,9 @@ void run_depthwise(const QConvProblem& p, DwRowFn row_fn, StoreFn store, DwFillF
     const int64_t xo = n * p.x.stride(0) + c * p.x.stride(1);
     fill(static_cast<const uint8_t*>(p.x.raw()) + xo, p.x.stride(2), p.x.stride(3), H, W, p.x_zp,
          p.x.dtype() == DType::s8 ? 0x80 : 0, interior, Wp);
-    const int32_t wz = p.wq.zero_point_at(c);
     int32_t wv[64];  // KH * KW <= 64 (the kernel list declines larger windows)
-    for (int64_t kh = 0; kh < KH; ++kh)
-      for (int64_t kw = 0; kw < KW; ++kw)
-        wv[kh * KW + kw] =
-            detail::code_at(p.w.raw(), p.w.dtype(),
-                            c * p.w.stride(0) + kh * p.w.stride(2) + kw * p.w.stride(3)) -
-            wz;
-    RowStore st;
-    st.offset = p.bias.raw() ? static_cast<const int32_t*>(p.bias.raw())[c * p.bias.stride(0)] : 0;
-    st.requantize = p.requantize;
-    st.multiplier = p.multiplier(c);  // as the reference
-    st.y_zp = p.y_zp;
-    st.y_s8 = y_s8;
+    channel_weights(p, c, wv);
+    const RowStore st = row_store_for(p, c, y_s8);
     DwRow r{nullptr, Wp, KH, KW, dh, dw, sw, wv, OW};
     const bool one_store = p.y.stride(2) == OW;
     char* y0 = static_cast<char*>(p.y.raw()) + esize * (n * p.y.stride(0) + c * p.y.stride(1));
