@@ -50,6 +50,24 @@ Scratch& scratch() {
   return s;
 }
 
+// Each chain's steps as (channel within the group) * K + tap, in its order:
+// one chain in the sequential order, BM1684's four interleaved accumulators
+// otherwise (channel pairs and taps alternating between them).
+std::vector<std::vector<int64_t>> chain_step_order(int64_t IC, int64_t ICG, int64_t K,
+                                                   bool interleaved) {
+  std::vector<std::vector<int64_t>> chain_steps(interleaved ? 4 : 1);
+  if (interleaved) {
+    const int64_t ICn = (IC + 1) / 2;
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t j = 0; j < ICn; ++j)
+        for (int64_t ic = 2 * j; ic < 2 * j + 2 && ic < IC; ++ic)
+          chain_steps[static_cast<size_t>(((k * ICn + j) % 2) * 2 + ic % 2)].push_back(ic * K + k);
+  } else {
+    for (int64_t ick = 0; ick < ICG * K; ++ick) chain_steps[0].push_back(ick);
+  }
+  return chain_steps;
+}
+
 }  // namespace
 
 bool conv2d_f32(const TensorView& x, const TensorView& w, const TensorView& bias,
@@ -88,17 +106,7 @@ bool conv2d_f32(const TensorView& x, const TensorView& w, const TensorView& bias
       for (int64_t ow = 0; ow < OW; ++ow)
         d.base[static_cast<size_t>((n * OH + oh) * OW + ow)] =
             n * IC * xp.plane + oh * win.stride_h * xp.Wp + ow * win.stride_w;
-  // Steps as (channel within the group, tap), in the order of each chain.
-  std::vector<std::vector<int64_t>> chain_steps(interleaved ? 4 : 1);
-  if (interleaved) {
-    const int64_t ICn = (IC + 1) / 2;
-    for (int64_t k = 0; k < K; ++k)
-      for (int64_t j = 0; j < ICn; ++j)
-        for (int64_t ic = 2 * j; ic < 2 * j + 2 && ic < IC; ++ic)
-          chain_steps[static_cast<size_t>(((k * ICn + j) % 2) * 2 + ic % 2)].push_back(ic * K + k);
-  } else {
-    for (int64_t ick = 0; ick < ICG * K; ++ick) chain_steps[0].push_back(ick);
-  }
+  const std::vector<std::vector<int64_t>> chain_steps = chain_step_order(IC, ICG, K, interleaved);
   std::vector<int64_t> step_ick;
   for (const auto& c : chain_steps) {
     step_ick.insert(step_ick.end(), c.begin(), c.end());
