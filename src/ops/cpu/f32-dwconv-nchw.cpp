@@ -150,20 +150,56 @@ bool dwconv_flat_walk(int64_t oh, int64_t ow, int64_t row, int64_t lanes) {
   return 4 * flat + rows < 4 * rows;
 }
 
+namespace {
+
+// Each tap's offset in the padded (phase-split) input plane, row-major taps.
+std::vector<int64_t> tap_offsets(const Window2d& win, const Layout& l) {
+  std::vector<int64_t> tap(static_cast<size_t>(win.kernel_h * win.kernel_w));
+  for (int64_t kh = 0; kh < win.kernel_h; ++kh)
+    for (int64_t kw = 0; kw < win.kernel_w; ++kw) {
+      const int64_t r = kh * win.dilation_h, col = kw * win.dilation_w;
+      tap[static_cast<size_t>(kh * win.kernel_w + kw)] =
+          col % win.stride_w * l.phase_size + r % win.stride_h * l.row_phase +
+          r / win.stride_h * l.row + col / win.stride_w;
+    }
+  return tap;
+}
+
+// A strided output plane: the kernel works on a contiguous copy (it may read
+// the plane first, for result_add), copied back after.
+void run_through_contiguous(const DwconvProblem& p, DwPlaneKernel kernel, DwPlane& d, float* yplane,
+                            std::vector<float>& plane) {
+  const int64_t OH = p.y.dim(2), OW = p.y.dim(3);
+  d.y = plane.data();
+  d.y_row = OW;
+  for (int64_t h = 0; h < OH; ++h)
+    for (int64_t w = 0; w < OW; ++w)
+      plane[static_cast<size_t>(h * OW + w)] = yplane[h * p.y.stride(2) + w * p.y.stride(3)];
+  kernel(d);
+  for (int64_t h = 0; h < OH; ++h)
+    for (int64_t w = 0; w < OW; ++w)
+      yplane[h * p.y.stride(2) + w * p.y.stride(3)] = plane[static_cast<size_t>(h * OW + w)];
+}
+
+// Output channel oc's weights, row-major taps.
+void plane_weights(const TensorView& w, int64_t oc, std::vector<float>& weights) {
+  const auto* base = static_cast<const float*>(w.raw());
+  const int64_t KH = w.dim(2), KW = w.dim(3);
+  for (int64_t kh = 0; kh < KH; ++kh)
+    for (int64_t kw = 0; kw < KW; ++kw)
+      weights[static_cast<size_t>(kh * KW + kw)] =
+          base[oc * w.stride(0) + kh * w.stride(2) + kw * w.stride(3)];
+}
+
+}  // namespace
+
 void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel, int64_t lanes, RowSplit split) {
   const Window2d& win = p.window;
   const int64_t N = p.y.dim(0), OC = p.y.dim(1), OH = p.y.dim(2), OW = p.y.dim(3);
   const int64_t KH = win.kernel_h, KW = win.kernel_w;
   const Layout l = layout(p);
   const PlaneMap map = plane_map(p, l);
-  std::vector<int64_t> tap(static_cast<size_t>(KH * KW));
-  for (int64_t kh = 0; kh < KH; ++kh)
-    for (int64_t kw = 0; kw < KW; ++kw) {
-      const int64_t r = kh * win.dilation_h, col = kw * win.dilation_w;
-      tap[static_cast<size_t>(kh * KW + kw)] = col % win.stride_w * l.phase_size +
-                                               r % win.stride_h * l.row_phase +
-                                               r / win.stride_h * l.row + col / win.stride_w;
-    }
+  const std::vector<int64_t> tap = tap_offsets(win, l);
   const bool flat = dwconv_flat_walk(OH, OW, l.row, lanes);
   // The lines walk's tap structure (DwPlane::line_stride).
   const bool lines3x3 = lanes > 1 && KH == 3 && KW == 3 && win.dilation_h == 1 &&
@@ -186,7 +222,6 @@ void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel, int64_t lanes, Row
     if (!y_rows_contiguous) buf.output.resize(static_cast<size_t>(OH * OW));
     if (flat) buf.scratch.resize(static_cast<size_t>(OH * l.row + kMaxLanes));
     std::vector<float> weights(static_cast<size_t>(KH * KW));
-    const auto* wbase = static_cast<const float*>(p.w.raw());
     int64_t filled = -1;  // the (n, ic) plane now in buf.input
     // (n, oc) counted along, not divided out per plane: 7x7 planes are short.
     int64_t n = begin / OC, oc = begin % OC;
@@ -196,10 +231,7 @@ void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel, int64_t lanes, Row
         fill_plane(p, l, map, n, ic, buf.input.data(), split);
         filled = n * p.x.dim(1) + ic;
       }
-      for (int64_t kh = 0; kh < KH; ++kh)
-        for (int64_t kw = 0; kw < KW; ++kw)
-          weights[static_cast<size_t>(kh * KW + kw)] =
-              wbase[oc * p.w.stride(0) + kh * p.w.stride(2) + kw * p.w.stride(3)];
+      plane_weights(p.w, oc, weights);
       DwPlane d;
       d.x = buf.input.data();
       d.row = l.row;
@@ -234,18 +266,7 @@ void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel, int64_t lanes, Row
         kernel(d);
         continue;
       }
-      // Strided output: through a contiguous plane.
-      d.y = buf.output.data();
-      d.y_row = OW;
-      for (int64_t h = 0; h < OH; ++h)
-        for (int64_t w = 0; w < OW; ++w)
-          buf.output[static_cast<size_t>(h * OW + w)] =
-              yplane[h * p.y.stride(2) + w * p.y.stride(3)];
-      kernel(d);
-      for (int64_t h = 0; h < OH; ++h)
-        for (int64_t w = 0; w < OW; ++w)
-          yplane[h * p.y.stride(2) + w * p.y.stride(3)] =
-              buf.output[static_cast<size_t>(h * OW + w)];
+      run_through_contiguous(p, kernel, d, yplane, buf.output);
     }
   });
   if (clipped && !fused_clip) ref::clip_f32(p.y, p.y, p.clip);
