@@ -136,6 +136,55 @@ void prefetch_outputs(const OclTile& first, const OclTile& last) {
 
 }  // namespace
 
+namespace {
+
+// The runner's packed weights when they fit this kernel, else a packing made
+// here (in this thread's scratch).
+const ConvPackedWeights* packed_weights_for(const ConvProblem& p, int64_t block) {
+  const Conv2dParams& c = p.params;
+  const ConvPackedWeights* pw = p.packed;
+  if (pw == nullptr || !matches(*pw, p.w, c.groups, block, c.accumulation)) {
+    ConvPackedWeights& s = packed_scratch();
+    s.oc = 0;  // not a packing of any w while it is rewritten
+    pack_into(p.w, c.groups, block, c.accumulation, s.data);
+    pw = &s;
+  }
+  return pw;
+}
+
+// Each output position's input offset (q) and output offset (y_at). Sized
+// first and filled by index: push_back's capacity check per position was ~1%
+// of the stem (12544 positions).
+void position_tables(const ConvProblem& p, const ConvInput& in, std::vector<int64_t>& q,
+                     std::vector<int64_t>& y_at) {
+  const int64_t OH = p.y.dim(2), OW = p.y.dim(3);
+  q.resize(static_cast<size_t>(OH * OW));
+  y_at.resize(static_cast<size_t>(OH * OW));
+  const int64_t y_row = p.y.stride(2), y_col = p.y.stride(3);
+  for (int64_t oh = 0, i = 0; oh < OH; ++oh)
+    for (int64_t ow = 0; ow < OW; ++ow, ++i) {
+      q[static_cast<size_t>(i)] = oh * in.q_row + ow * in.q_col;
+      y_at[static_cast<size_t>(i)] = oh * y_row + ow * y_col;
+    }
+}
+
+// A task's tiles chain-outer: each chain over every tile before the next
+// chain (running totals per tile in tiles.tot).
+void run_chain_outer(TaskTiles& tiles, const OclKernel& kernel, int64_t chains) {
+  if (tiles.tile.front().y_channel == 1) prefetch_outputs(tiles.tile.front(), tiles.tile.back());
+  tiles.tot.resize(tiles.tile.size() * kOclTotFloats);
+  for (size_t i = 0; i < tiles.tile.size(); ++i)
+    tiles.tile[i].tot = tiles.tot.data() + i * kOclTotFloats;
+  for (int64_t chain = 0; chain < chains; ++chain)
+    for (OclTile& t : tiles.tile) {
+      t.chain0 = chain;
+      t.chain1 = chain + 1;
+      kernel.tile(t);
+    }
+}
+
+}  // namespace
+
 void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
   const Conv2dParams& c = p.params;
   const int64_t N = p.x.dim(0), OC = p.y.dim(1), OH = p.y.dim(2), OW = p.y.dim(3);
@@ -144,22 +193,9 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
   const ConvInput in =
       is_channels_last(p.x) ? prepare_conv_input_channels_last(p) : prepare_conv_input(p, 0, false);
   const int64_t steps = static_cast<int64_t>(in.offset.size());
-  const ConvPackedWeights* pw = p.packed;
-  if (pw == nullptr || !matches(*pw, p.w, G, block, c.accumulation)) {
-    ConvPackedWeights& s = packed_scratch();
-    s.oc = 0;  // not a packing of any w while it is rewritten
-    pack_into(p.w, G, block, c.accumulation, s.data);
-    pw = &s;
-  }
-  // Sized first and filled by index: push_back's capacity check per position
-  // was ~1% of the stem (12544 positions).
-  std::vector<int64_t> q(static_cast<size_t>(OH * OW)), y_at(static_cast<size_t>(OH * OW));
-  const int64_t y_row = p.y.stride(2), y_col = p.y.stride(3);
-  for (int64_t oh = 0, i = 0; oh < OH; ++oh)
-    for (int64_t ow = 0; ow < OW; ++ow, ++i) {
-      q[static_cast<size_t>(i)] = oh * in.q_row + ow * in.q_col;
-      y_at[static_cast<size_t>(i)] = oh * y_row + ow * y_col;
-    }
+  const ConvPackedWeights* pw = packed_weights_for(p, block);
+  std::vector<int64_t> q, y_at;
+  position_tables(p, in, q, y_at);
   const int64_t positions = OH * OW;
   const int64_t most = kernel.max_positions(std::min(OCG, block));
   const int64_t chunks = (positions + most - 1) / most;
@@ -219,16 +255,7 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
       for (const OclTile& t : tiles.tile) kernel.tile(t);
       return;
     }
-    if (proto.y_channel == 1) prefetch_outputs(tiles.tile.front(), tiles.tile.back());
-    tiles.tot.resize(tiles.tile.size() * kOclTotFloats);
-    for (size_t i = 0; i < tiles.tile.size(); ++i)
-      tiles.tile[i].tot = tiles.tot.data() + i * kOclTotFloats;
-    for (int64_t chain = 0; chain < static_cast<int64_t>(in.chain_end.size()); ++chain)
-      for (OclTile& t : tiles.tile) {
-        t.chain0 = chain;
-        t.chain1 = chain + 1;
-        kernel.tile(t);
-      }
+    run_chain_outer(tiles, kernel, static_cast<int64_t>(in.chain_end.size()));
   });
 }
 
