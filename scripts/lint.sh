@@ -32,11 +32,36 @@ else
   mapfile -t files < <(git ls-files "${sources[@]}")
 fi
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+db=$(mktemp -d)
+trap 'rm -rf "$log" "$db"' EXIT
+# A unity-built target (the Python module always; the unit tests in builds
+# without a compiler launcher) has only its unity files in the compile
+# database: give each source such a file includes its own entry with the
+# unity file's command, so that clang-tidy sees the target's flags.
+python3 - "$build/compile_commands.json" "$db/compile_commands.json" <<'PY'
+import json, re, sys
+entries = json.load(open(sys.argv[1]))
+out = []
+for e in entries:
+    out.append(e)
+    if "/Unity/unity_" not in e["file"]:
+        continue
+    for line in open(e["file"]):
+        m = re.match(r'#include "(.+)"', line.strip())
+        if m:
+            source = dict(e)
+            for key in ("command", "arguments"):
+                if key in source:
+                    text = json.dumps(source[key]).replace(e["file"], m.group(1))
+                    source[key] = json.loads(text)
+            source["file"] = m.group(1)
+            out.append(source)
+json.dump(out, open(sys.argv[2], "w"))
+PY
 # clang-tidy's exit status also reports compile errors, which the log shows
 # as errors; a file it could not read at all fails xargs (123/127): say so.
 rc=0
-printf '%s\n' "${files[@]}" | xargs -P "$(nproc)" -n 4 clang-tidy -p "$build" --quiet >"$log" 2>/dev/null || rc=$?
+printf '%s\n' "${files[@]}" | xargs -P "$(nproc)" -n 4 clang-tidy -p "$db" --quiet >"$log" 2>/dev/null || rc=$?
 if grep -E ': (warning|error):' "$log"; then
   echo "lint: clang-tidy found the problems above" >&2
   exit 1
