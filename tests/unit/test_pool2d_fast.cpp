@@ -115,9 +115,7 @@ TensorView make_view(std::vector<uint8_t>& buf, DType dt, const Shape& s, int la
 }
 
 Case random_case(std::mt19937& g) {
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(g() % (hi - lo + 1));
-  };
+  auto pick = test::picker(g);
   Case c;
   const int shape_kind = static_cast<int>(g() % 10);
   const int64_t H = shape_kind == 0 ? 1 : pick(1, 12), W = shape_kind == 1 ? 1 : pick(1, 40);
@@ -460,9 +458,7 @@ TEST(Pool2dFast, NarrowPlanesWithBordersInLanes) {
   SettingsGuard guard;
   const uint32_t seed = 20261128;
   std::mt19937 g(seed);
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(g() % (hi - lo + 1));
-  };
+  auto pick = test::picker(g);
   Stats st;
   int narrow = 0;
   for (int i = 0; i < 600; ++i) {
@@ -515,9 +511,7 @@ TEST(Pool2dFast, MlasOrdersOnWideAndTallPlanes) {
   SettingsGuard guard;
   const uint32_t seed = 4242;
   std::mt19937 g(seed);
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(g() % (hi - lo + 1));
-  };
+  auto pick = test::picker(g);
   Stats st;
   for (int i = 0; i < 400; ++i) {
     Case c = random_case(g);
@@ -677,9 +671,7 @@ TEST(Pool2dFast, GlobalPoolsByQuadsAndChannelLanes) {
   SettingsGuard guard;
   const uint32_t seed = 20261140;
   std::mt19937 g(seed);
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(g() % (hi - lo + 1));
-  };
+  auto pick = test::picker(g);
   Stats st;
   const int64_t channels[] = {1, 3, 15, 16, 17, 37, 63, 64, 65, 130, 200};
   for (int i = 0; i < 400; ++i) {
@@ -715,9 +707,7 @@ TEST(Pool2dFast, SameWindowsOverFlatPlanes) {
   SettingsGuard guard;
   const uint32_t seed = 20261141;
   std::mt19937 g(seed);
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(g() % (hi - lo + 1));
-  };
+  auto pick = test::picker(g);
   Stats st;
   int flat = 0;
   for (int i = 0; i < 500; ++i) {
@@ -763,9 +753,7 @@ TEST(Pool2dFast, SameWindowsSweptRowByRow) {
   SettingsGuard guard;
   const uint32_t seed = 20261150;
   std::mt19937 g(seed);
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(g() % (hi - lo + 1));
-  };
+  auto pick = test::picker(g);
   Stats st;
   int sweep = 0;
   for (int i = 0; i < 600; ++i) {
@@ -815,9 +803,7 @@ TEST(Pool2dFast, PaddedRowsWithinOneVector) {
   SettingsGuard guard;
   const uint32_t seed = 20261127;
   std::mt19937 g(seed);
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(g() % (hi - lo + 1));
-  };
+  auto pick = test::picker(g);
   Stats st;
   int narrow = 0;
   for (int i = 0; i < 600; ++i) {

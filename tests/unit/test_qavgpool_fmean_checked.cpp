@@ -87,9 +87,7 @@ void random_scales(std::mt19937& g, Case& c) {
 }
 
 bool random_case(std::mt19937& g, Case& c) {
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(g() % static_cast<uint64_t>(hi - lo + 1));
-  };
+  auto pick = test::picker(g);
   c.dtype = g() % 2 ? DType::s8 : DType::u8;
   c.layout = g() % 3 == 0 ? Layout::nhwc : Layout::nchw;
   // Some tall planes: narrow rows whose window rows exceed the kernels' row buffer.

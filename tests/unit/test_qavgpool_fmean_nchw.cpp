@@ -91,9 +91,7 @@ void random_scales(std::mt19937& g, Problem& c) {
 
 // A random problem; false when the window does not fit the shape.
 bool random_problem(std::mt19937& g, Problem& c) {
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(g() % static_cast<uint64_t>(hi - lo + 1));
-  };
+  auto pick = test::picker(g);
   c.dtype = g() % 2 ? DType::s8 : DType::u8;
   const int64_t H = g() % 6 == 0 ? 1 : pick(1, 20);
   const int64_t W = g() % 6 == 0 ? 1 : g() % 3 == 0 ? 2 * pick(0, 20) + 1 : pick(1, 45);

@@ -78,9 +78,7 @@ struct Case {
 
 // Stride-2 rows (or any stride with a large window), integer final steps.
 bool make_case(std::mt19937& g, int attempt, Case& c) {
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(g() % static_cast<uint64_t>(hi - lo + 1));
-  };
+  auto pick = test::picker(g);
   const Profile profiles[] = {Profile::onnxruntime, Profile::tflite, Profile::mico};
   c.profile = profiles[attempt % 3];
   c.t = g() % 2 ? DType::u8 : DType::s8;

@@ -65,9 +65,7 @@ std::vector<int64_t> pitched(const Shape& s, int64_t extra) {
 // planes of 1 to 20 rows, 20 to 70 channels (at least 64 planes in most
 // draws), dense tensors in 3 draws of 4.
 bool draw(std::mt19937& g, Case& c, bool k3s1p1 = false) {
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(g() % static_cast<uint64_t>(hi - lo + 1));
-  };
+  auto pick = test::picker(g);
   const int kind = static_cast<int>(g() % 4);  // 0-1 ONNX Runtime, 2 TFLite, 3 MiCo
   c.profile = kind < 2 ? Profile::onnxruntime : kind == 2 ? Profile::tflite : Profile::mico;
   c.t = g() % 2 ? DType::u8 : DType::s8;

@@ -103,9 +103,7 @@ void set_window(Kind kind, Window2d& w) {
 // after the last row or column in half of the draws), or false when the draw
 // is not a valid call.
 bool draw(std::mt19937& g, Case& c, Kind window = Kind::k2s2, bool calibrated = false) {
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(g() % static_cast<uint64_t>(hi - lo + 1));
-  };
+  auto pick = test::picker(g);
   // 0-3 ONNX Runtime scale 2^j, 4 TFLite, 5 MiCo, 6 ONNX Runtime calibrated, 7 PyTorch
   const int kind = calibrated ? 6 : static_cast<int>(g() % 8);
   c.profile = kind < 4 || kind == 6 ? Profile::onnxruntime

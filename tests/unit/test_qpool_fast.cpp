@@ -407,9 +407,7 @@ TEST(QPoolFast, K2S2WindowsUnderEveryProfile) {
   Restore restore;
   const uint32_t seed = kSeed + 6;
   std::mt19937 g(seed);
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(g() % (hi - lo + 1));
-  };
+  auto pick = test::picker(g);
   Runs runs;
   for (int attempt = 0; attempt < 300; ++attempt) {
     Case c;
@@ -463,9 +461,7 @@ TEST(QPoolFast, K2S2WindowsUnderEveryProfile) {
 // A random window over c.x_shape (padding, ceil mode, both divisors, strides
 // 1-3) with calibrated scales under ONNX Runtime's profile.
 void calibrated_window(std::mt19937& g, Case& c) {
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(g() % (hi - lo + 1));
-  };
+  auto pick = test::picker(g);
   const int64_t H = c.x_shape[2], W = c.x_shape[3];
   qpool_test::random_avg_window(g, std::min<int64_t>(H + 1, 4), std::min<int64_t>(W + 1, 5), 3, 3,
                                 c.p);
@@ -493,9 +489,7 @@ TEST(QPoolFast, FloatPathNchwOnWideImagesWithCalibratedScales) {
   const uint32_t seed = kSeed + 5;
   std::mt19937 g(seed);
   const auto& list = cpu::qlinear_average_pool_kernels();
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(g() % (hi - lo + 1));
-  };
+  auto pick = test::picker(g);
   Runs runs;
   int cases = 0;
   for (int attempt = 0; attempt < 400; ++attempt) {
@@ -549,9 +543,7 @@ TEST(QPoolFast, FloatPathNhwcOnManyChannelsWithCalibratedScales) {
   const uint32_t seed = kSeed + 7;
   std::mt19937 g(seed);
   const auto& list = cpu::qlinear_average_pool_kernels();
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(g() % (hi - lo + 1));
-  };
+  auto pick = test::picker(g);
   Runs runs;
   int cases = 0;
   for (int attempt = 0; attempt < 300; ++attempt) {

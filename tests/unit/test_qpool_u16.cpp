@@ -25,6 +25,7 @@
 #include "ops/cpu/qavgpool.hpp"
 #include "ops/quantized_common.hpp"
 #include "qpool_test_util.hpp"
+#include "test_util.hpp"
 
 namespace npukit {
 namespace test_qpool_u16 {
@@ -92,9 +93,7 @@ TEST(QPoolU16, EveryVariantEqualsReferenceOnWideRowsUnderEveryProfile) {
   Restore restore;
   std::mt19937 g(kSeed);
   const auto& list = cpu::qlinear_average_pool_kernels();
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(g() % static_cast<uint64_t>(hi - lo + 1));
-  };
+  auto pick = test::picker(g);
   std::map<std::string, int> runs;
   for (int attempt = 0; attempt < 700; ++attempt) {
     const Profile profile = kProfiles[attempt % 4];
@@ -176,9 +175,7 @@ TEST(QPoolU16, BmPoolAverageOnWideRows) {
   const uint32_t seed = kSeed + 1;
   std::mt19937 g(seed);
   const auto& list = cpu::bm_pool_quantized_kernels();
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(g() % static_cast<uint64_t>(hi - lo + 1));
-  };
+  auto pick = test::picker(g);
   int u16_runs = 0;
   for (int attempt = 0; attempt < 300; ++attempt) {
     const DType t = g() % 2 ? DType::u8 : DType::s8;

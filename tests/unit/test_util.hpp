@@ -19,6 +19,14 @@ namespace npukit::test {
 inline constexpr float kInf = std::numeric_limits<float>::infinity();
 inline constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
+// The randomized tests' draw of an integer in [lo, hi]: g() % (hi - lo + 1)
+// from lo (their seeds keep reproducing the same cases).
+inline auto picker(std::mt19937& g) {
+  return [&g](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(g() % static_cast<uint64_t>(hi - lo + 1));
+  };
+}
+
 // 1, 2, ..., n (times `sign`) in an (N, C, H, W) tensor.
 inline Tensor iota4(const Shape& shape, float first = 1.0f, float sign = 1.0f) {
   std::vector<float> v(static_cast<size_t>(shape_numel(shape)));

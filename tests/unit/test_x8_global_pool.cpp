@@ -153,9 +153,7 @@ float random_scale(std::mt19937& g) {
 }
 
 Case random_case(std::mt19937& g) {
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(g() % static_cast<uint32_t>(hi - lo + 1));
-  };
+  auto pick = test::picker(g);
   Case c;
   const int64_t C = g() % 4 == 0 ? pick(250, 700) : pick(1, 40);
   int64_t H = g() % 5 == 0 ? 1 : pick(1, 9), W = g() % 5 == 0 ? 1 : pick(1, 9);

@@ -96,9 +96,7 @@ void fill(const Case& c, const TensorView& x, std::mt19937& g) {
 }
 
 Case random_case(std::mt19937& g) {
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(g() % static_cast<uint32_t>(hi - lo + 1));
-  };
+  auto pick = test::picker(g);
   Case c;
   const int shape_kind = static_cast<int>(g() % 10);
   const int64_t H = shape_kind == 0 ? 1 : pick(1, 14);
@@ -266,9 +264,7 @@ TEST(X8MaxPoolFast, FlatPlaneKernelsOnSameSizeAndGlobalWindows) {
   test::SettingsRestore restore;
   const uint32_t seed = 20261128;
   std::mt19937 g(seed);
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(g() % static_cast<uint32_t>(hi - lo + 1));
-  };
+  auto pick = test::picker(g);
   Stats st;
   for (int i = 0; i < 600; ++i) {
     Case c;
@@ -312,9 +308,7 @@ TEST(X8MaxPoolFast, StrideTwoRows) {
   test::SettingsRestore restore;
   const uint32_t seed = 20261133;
   std::mt19937 g(seed);
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(g() % static_cast<uint32_t>(hi - lo + 1));
-  };
+  auto pick = test::picker(g);
   Stats st;
   for (int i = 0; i < 900; ++i) {
     Case c;
@@ -365,9 +359,7 @@ TEST(X8MaxPoolFast, StrideTwoColumnMaxima) {
   test::SettingsRestore restore;
   const uint32_t seed = 20261209;
   std::mt19937 g(seed);
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(g() % static_cast<uint32_t>(hi - lo + 1));
-  };
+  auto pick = test::picker(g);
   Stats st;
   for (int i = 0; i < 1500; ++i) {
     Case c;
@@ -416,9 +408,7 @@ TEST(X8MaxPoolFast, StrideTwoColumnMaximaOverhangPastThePadding) {
   test::SettingsRestore restore;
   const uint32_t seed = 20261127;
   std::mt19937 g(seed);
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(g() % static_cast<uint32_t>(hi - lo + 1));
-  };
+  auto pick = test::picker(g);
   Stats st;
   for (int i = 0; i < 300; ++i) {
     Case c;
@@ -476,9 +466,7 @@ TEST(X8MaxPoolFast, ChannelsLastWindows) {
   test::SettingsRestore restore;
   const uint32_t seed = 20261134;
   std::mt19937 g(seed);
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(g() % static_cast<uint32_t>(hi - lo + 1));
-  };
+  auto pick = test::picker(g);
   Stats st;
   for (int i = 0; i < 600; ++i) {
     Case c;

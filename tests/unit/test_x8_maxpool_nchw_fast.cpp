@@ -153,9 +153,7 @@ bool check_case(const Case& c, uint32_t seed, int index, variant_test::Runs& run
 
 // A same-size stride-1 window (pads total the dilated kernel minus one).
 Case same_size_case(std::mt19937& g, const Shape& shape) {
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(g() % static_cast<uint32_t>(hi - lo + 1));
-  };
+  auto pick = test::picker(g);
   Case c;
   c.shape = shape;
   c.dtype = g() % 2 ? DType::u8 : DType::s8;
@@ -193,9 +191,7 @@ TEST(X8MaxPoolNchwFast, SameSizeWindowsOnSmallPlanes) {
   test::SettingsRestore restore;
   const uint32_t seed = 20261201;
   std::mt19937 g(seed);
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(g() % static_cast<uint32_t>(hi - lo + 1));
-  };
+  auto pick = test::picker(g);
   variant_test::Runs runs;
   int cases = 0;
   for (int i = 0; i < 700; ++i, ++cases) {
@@ -287,9 +283,7 @@ TEST(X8MaxPoolNchwFast, GlobalMaxOverManyPlanes) {
   test::SettingsRestore restore;
   const uint32_t seed = 20261204;
   std::mt19937 g(seed);
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(g() % static_cast<uint32_t>(hi - lo + 1));
-  };
+  auto pick = test::picker(g);
   variant_test::Runs runs;
   int cases = 0;
   for (int i = 0; i < 300; ++i, ++cases) {
