@@ -53,8 +53,7 @@ bool channels_last_conv(const LayoutStep& s, const std::vector<Operand>& types) 
 }
 
 bool enabled() {
-  const char* env = std::getenv("NPUKIT_FP32_LAYOUT");
-  if (env && std::string(env) == "nchw") return false;
+  if (!layout_switch_on("NPUKIT_FP32_LAYOUT")) return false;
   // The channels-last convolution that makes it pay is AVX-512's.
   return kernel_allowed(Isa::avx512, false);
 }

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "npukit/error.hpp"
 #include "npukit/kernels.hpp"
 #include "npukit/ops/quantized.hpp"
 #include "onnx/attributes.hpp"
@@ -69,13 +70,20 @@ bool channels_last_conv(const LayoutStep& s, const std::vector<Operand>& types) 
 }
 
 bool enabled() {
-  const char* env = std::getenv("NPUKIT_INT8_LAYOUT");
-  if (env && std::string(env) == "nchw") return false;
+  if (!layout_switch_on("NPUKIT_INT8_LAYOUT")) return false;
   // The channels-last convolutions that make it pay run from AVX2.
   return kernel_allowed(Isa::avx2, false);
 }
 
 }  // namespace
+
+bool layout_switch_on(const char* variable) {
+  const char* env = std::getenv(variable);
+  const std::string mode = env && *env ? env : "channels_last";
+  check(mode == "channels_last" || mode == "nchw", "npukit::onnx::Model::run", variable, mode,
+        "channels_last or nchw");
+  return mode == "channels_last";
+}
 
 std::vector<bool> channels_last_values(const std::vector<LayoutStep>& steps,
                                        const std::vector<Operand>& types,

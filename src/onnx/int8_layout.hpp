@@ -39,6 +39,11 @@ std::vector<bool> channels_last_values(const std::vector<LayoutStep>& steps,
                                        const std::vector<Operand>& types,
                                        const std::vector<size_t>& output_ids);
 
+// A layout pass's switch, the environment variable `variable`: unset, empty or
+// "channels_last" leaves the pass on, "nchw" turns it off; any other value is
+// an npukit::Error naming the variable and the allowed values.
+bool layout_switch_on(const char* variable);
+
 // The NCHW-shaped view of a channels-last buffer of shape (N, H, W, C).
 TensorView channels_last_view(void* data, DType dtype, const Shape& nchw);
 

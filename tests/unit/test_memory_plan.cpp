@@ -145,6 +145,24 @@ TEST(MemoryPlan, UnsharedPlanGivesTheSameBitsAndEveryValue) {
   ::unsetenv("NPUKIT_MEMORY_PLAN");
 }
 
+// The layout passes' switches take channels_last (the default) or nchw;
+// anything else is refused when the model is planned.
+TEST(MemoryPlan, LayoutSwitchesRefuseUnknownValues) {
+  const Tensor x = tempting_input();
+  const std::vector<float> want = tempting_model().run({x.view()})[0].to_vector<float>();
+  for (const char* variable : {"NPUKIT_FP32_LAYOUT", "NPUKIT_INT8_LAYOUT"}) {
+    for (const char* ok : {"nchw", "channels_last", ""}) {
+      ::setenv(variable, ok, 1);
+      EXPECT_TRUE(same_bits(tempting_model().run({x.view()})[0], want)) << variable << "=" << ok;
+    }
+    ::setenv(variable, "sideways", 1);
+    EXPECT_TRUE(raises([&] { tempting_model().run({x.view()}); }, "npukit::onnx::Model::run",
+                       variable, "sideways"))
+        << variable;
+    ::unsetenv(variable);
+  }
+}
+
 std::set<std::string> listed_value_names(const onnx::Model& m) {
   std::set<std::string> out;
   for (const onnx::NamedValue& v : m.values()) out.insert(v.name);
