@@ -238,6 +238,40 @@ Pool2dParams avg_params_of(const Case& c, std::mt19937& g) {
   return p;
 }
 
+// One average/sum case through every f32-globalpool-avg variant; false after a
+// difference (reported with `where`).
+bool avg_case_matches(const Case& c, std::mt19937& g, int threads, const std::string& where,
+                      variant_test::Runs& runs) {
+  const Pool2dParams p = avg_params_of(c, g);
+  Input in = make_input(c, g);
+  const Shape ys = {c.shape[0], c.shape[1], 1, 1};
+  const Shape y_strides = {c.shape[1] * c.y_stride, c.y_stride, 1, 1};
+  std::vector<float> want_buf(static_cast<size_t>(c.shape[0] * c.shape[1] * c.y_stride), 7.0f);
+  const TensorView want(want_buf.data(), DType::f32, ys, y_strides);
+  set_num_threads(1);
+  ref::pool2d_f32(in.x, want, p);
+  std::vector<float> got_buf;
+  const auto make = [&] {
+    got_buf.assign(want_buf.size(), 7.0f);
+    return Pool2dProblem{in.x, TensorView(got_buf.data(), DType::f32, ys, y_strides), p};
+  };
+  const auto compare = [&](const Pool2dProblem& pr) {
+    std::string d = first_difference(pr.y, want);
+    for (size_t k = 0; d.empty() && k < got_buf.size(); ++k)
+      if (k % static_cast<size_t>(c.y_stride) != 0 && got_buf[k] != 7.0f)
+        d = "wrote into the output's gap at " + std::to_string(k);
+    return d;
+  };
+  variant_test::Options opt;
+  opt.only = "f32-globalpool-avg";
+  opt.threads = threads;
+  return variant_test::run_every_variant(pool2d_kernels(), make, compare,
+                                         where + " " + c.text(p) + " mode " +
+                                             pool_mode_name(p.mode) + " accumulation " +
+                                             std::to_string(static_cast<int>(p.accumulation)),
+                                         runs, opt);
+}
+
 TEST(F32GlobalAvgFast, EveryVariantEqualsReferenceBitForBit) {
   Restore restore;
   const uint32_t seed = 20261129;
@@ -246,38 +280,38 @@ TEST(F32GlobalAvgFast, EveryVariantEqualsReferenceBitForBit) {
   variant_test::Runs runs;
   for (int i = 0; i < 1500; ++i) {
     const Case c = random_case(g);
-    const Pool2dParams p = avg_params_of(c, g);
-    Input in = make_input(c, g);
-    const Shape ys = {c.shape[0], c.shape[1], 1, 1};
-    const Shape y_strides = {c.shape[1] * c.y_stride, c.y_stride, 1, 1};
-    std::vector<float> want_buf(static_cast<size_t>(c.shape[0] * c.shape[1] * c.y_stride), 7.0f);
-    const TensorView want(want_buf.data(), DType::f32, ys, y_strides);
-    set_num_threads(1);
-    ref::pool2d_f32(in.x, want, p);
-    std::vector<float> got_buf;
-    const auto make = [&] {
-      got_buf.assign(want_buf.size(), 7.0f);
-      return Pool2dProblem{in.x, TensorView(got_buf.data(), DType::f32, ys, y_strides), p};
-    };
-    const auto compare = [&](const Pool2dProblem& pr) {
-      std::string d = first_difference(pr.y, want);
-      for (size_t k = 0; d.empty() && k < got_buf.size(); ++k)
-        if (k % static_cast<size_t>(c.y_stride) != 0 && got_buf[k] != 7.0f)
-          d = "wrote into the output's gap at " + std::to_string(k);
-      return d;
-    };
-    variant_test::Options opt;
-    opt.only = "f32-globalpool-avg";
-    opt.threads = 1 + i % 3;
-    const std::string where = "seed " + std::to_string(seed) + " case " + std::to_string(i) + " " +
-                              c.text(p) + " mode " + pool_mode_name(p.mode) + " accumulation " +
-                              std::to_string(static_cast<int>(p.accumulation));
-    if (!variant_test::run_every_variant(pool2d_kernels(), make, compare, where, runs, opt)) break;
+    const std::string where = "seed " + std::to_string(seed) + " case " + std::to_string(i);
+    if (!avg_case_matches(c, g, 1 + i % 3, where, runs)) break;
   }
   variant_test::print_runs("f32 global avg/sum", runs);
   // The declines above are real cases too: FTZ, interleaved sums, MLAS's loop.
   EXPECT_GT(runs.declines(), 200);
-  variant_test::expect_each_ran(pool2d_kernels(), runs, 500,
+  // (The 7x7 kernel takes few of these planes: its own test below.)
+  variant_test::expect_each_ran(pool2d_kernels(), runs, 500, [](const std::string& name) {
+    return name.find("f32-globalpool-avg") != std::string::npos &&
+           name.find("7x7") == std::string::npos;
+  });
+}
+
+// Gap-free 7x7 planes (f32-globalpool-avg-7x7-nchw-avx512: its per-lane
+// barrel shift of the rows of 16 planes): channel counts around the 16-plane
+// groups and the 256-plane chunks, batches, strided outputs, special values.
+TEST(F32GlobalAvgFast, SevenBySevenPlanesEqualReferenceBitForBit) {
+  Restore restore;
+  const uint32_t seed = 20261302;
+  std::printf("f32 global avg/sum of 7x7 planes: seed %u\n", seed);
+  std::mt19937 g(seed);
+  variant_test::Runs runs;
+  const int64_t channels[] = {1, 15, 16, 17, 31, 32, 48, 64, 70, 255, 256, 257, 300, 2048};
+  for (int i = 0; i < 400; ++i) {
+    Case c = random_case(g);
+    c.shape = {1 + static_cast<int64_t>(g() % 3), channels[g() % 14], 7, 7};
+    c.plane_gap = 0;
+    const std::string where = "seed " + std::to_string(seed) + " case " + std::to_string(i);
+    if (!avg_case_matches(c, g, 1 + i % 3, where, runs)) break;
+  }
+  variant_test::print_runs("f32 global avg/sum of 7x7 planes", runs);
+  variant_test::expect_each_ran(pool2d_kernels(), runs, 150,
                                 variant_test::name_has("f32-globalpool-avg"));
 }
 

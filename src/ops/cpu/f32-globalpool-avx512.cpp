@@ -1,5 +1,6 @@
-// AVX-512 f32 global max over NCHW planes (f32-globalpool.hpp): the lane shim
-// of f32-globalmax-nchw-body.inc, 16 planes per pass.
+// AVX-512 f32 global pools over NCHW planes (f32-globalpool.hpp): max through
+// the lane shim of f32-globalmax-nchw-body.inc (16 planes per pass), and the
+// averages and sums of gap-free 7x7 planes in the reference's order (below).
 #include <algorithm>
 #include <cfloat>
 #include <cstdint>
@@ -58,6 +59,102 @@ struct GfVec {
   static void store(float* p, F v) { _mm512_storeu_ps(p, v); }
 };
 
+// Averages and sums of gap-free 7x7 planes, each plane summed from +0 in
+// element order as the reference does, 16 planes (lane q: plane q) at a time.
+//
+// The 16 planes are 49 rows of 16 floats; plane q's element e sits in lane
+// (q + e) % 16 of row 3 * (lane - e) % 49 (16 * 46 = 1 mod 49, 46 = -3). So
+// with S_k = row (-3k) % 49, the vector of every plane's element e is, in
+// lane l, S_(e - l) % 49's lane l: a per-lane barrel shift of the S sequence
+// (four blends of S_k with S_(k - 8), then k - 4, k - 2, k - 1), rotated by e
+// lanes so that plane q lands in lane q. 4 blends, 1 rotation and the add per
+// element vector, no cross-lane transpose: in a same-process A/B on
+// 1x2048x7x7 (load average 7-12) 3.3-3.5 µs against 4.2-4.4 µs for the AVX2
+// kernel's 4x4 transposes; L1-resident the 49 dependent adds of a group (2
+// cycles each) set its time.
+constexpr int kHw7x7 = 49;
+constexpr int s_row(int k) {
+  return ((-3 * k) % kHw7x7 + kHw7x7) % kHw7x7;
+}
+
+// a + b and a * b with a as the first source (its NaN wins; the compiler
+// may swap the operands of the intrinsics).
+inline __m512 ga512_add(__m512 a, __m512 b) {
+  __m512 r;
+  asm("vaddps %2, %1, %0" : "=v"(r) : "v"(a), "v"(b));
+  return r;
+}
+inline __m512 ga512_mul(__m512 a, __m512 b) {
+  __m512 r;
+  asm("vmulps %2, %1, %0" : "=v"(r) : "v"(a), "v"(b));
+  return r;
+}
+
+// Lane i := lane (i + N) % 16.
+template <int N>
+inline __m512 rotate_lanes(__m512 v) {
+  const __m512i a = _mm512_castps_si512(v);
+  return _mm512_castsi512_ps(_mm512_mask_alignr_epi32(a, 0xFFFF, a, a, N));
+}
+// The same for r in 0..15 (a constant once the caller's loop is unrolled).
+inline __m512 rotate_lanes(__m512 v, int r) {
+  switch (r) {
+    case 1:
+      return rotate_lanes<1>(v);
+    case 2:
+      return rotate_lanes<2>(v);
+    case 3:
+      return rotate_lanes<3>(v);
+    case 4:
+      return rotate_lanes<4>(v);
+    case 5:
+      return rotate_lanes<5>(v);
+    case 6:
+      return rotate_lanes<6>(v);
+    case 7:
+      return rotate_lanes<7>(v);
+    case 8:
+      return rotate_lanes<8>(v);
+    case 9:
+      return rotate_lanes<9>(v);
+    case 10:
+      return rotate_lanes<10>(v);
+    case 11:
+      return rotate_lanes<11>(v);
+    case 12:
+      return rotate_lanes<12>(v);
+    case 13:
+      return rotate_lanes<13>(v);
+    case 14:
+      return rotate_lanes<14>(v);
+    case 15:
+      return rotate_lanes<15>(v);
+    default:
+      return v;
+  }
+}
+
+// Sums of the 16 planes at g (784 floats), plane q in lane q. Step i handles
+// k = i - 15: the shift-8 stage from k = -7 on, shift 4 from -3, shift 2
+// from -1, and from k = 0 the last shift and the add of element k (the
+// earlier k are the wrap-around of the first elements' lanes).
+inline __m512 sums_7x7(const float* g) {
+  __m512 t8[64], t4[64], t2[64];
+  __m512 acc = _mm512_setzero_ps();
+#pragma GCC unroll 64
+  for (int i = 0; i < 64; ++i) {
+    const int k = i - 15;
+    if (k >= -7)
+      t8[i] = _mm512_mask_blend_ps(0xFF00, _mm512_loadu_ps(g + 16 * s_row(k)),
+                                   _mm512_loadu_ps(g + 16 * s_row(k - 8)));
+    if (k >= -3) t4[i] = _mm512_mask_blend_ps(0xF0F0, t8[i], t8[i - 4]);
+    if (k >= -1) t2[i] = _mm512_mask_blend_ps(0xCCCC, t4[i], t4[i - 2]);
+    if (k >= 0)
+      acc = ga512_add(acc, rotate_lanes(_mm512_mask_blend_ps(0xAAAA, t2[i], t2[i - 1]), k & 15));
+  }
+  return acc;
+}
+
 }  // namespace
 }  // namespace npukit::cpu
 
@@ -68,6 +165,29 @@ namespace npukit::cpu {
 void f32_global_max_avx512(const F32GlobalPlanes& b, const F32GlobalMaxRule& r, float* out,
                            uint32_t* redo) {
   gf_planes(b, r, out, redo);
+}
+
+// Whole groups of 16 planes by sums_7x7, the rest by the AVX2 kernel.
+void f32_global_avg_7x7_avx512(const F32GlobalPlanes& b, const F32GlobalAvgRule& r, float* out,
+                               int64_t os) {
+  const __m512 div = _mm512_set1_ps(static_cast<float>(kHw7x7)), coeff = _mm512_set1_ps(r.coeff);
+  int64_t k0 = 0;
+  for (; k0 + 16 <= b.count; k0 += 16) {
+    const __m512 s = sums_7x7(b.x + k0 * kHw7x7);
+    const __m512 v = r.sum ? ga512_mul(s, coeff) : _mm512_div_ps(s, div);
+    if (os == 1) {
+      _mm512_storeu_ps(out + k0, v);
+    } else {
+      alignas(64) float lanes[16];
+      _mm512_store_ps(lanes, v);
+      for (int q = 0; q < 16; ++q) out[(k0 + q) * os] = lanes[q];
+    }
+  }
+  if (k0 == b.count) return;
+  F32GlobalPlanes rest = b;
+  rest.x += k0 * b.cs;
+  rest.count -= k0;
+  f32_global_avg_avx2(rest, r, out + k0 * os, os);
 }
 
 }  // namespace npukit::cpu

@@ -153,6 +153,14 @@ const char* f32_global_avg_declines(const Pool2dProblem& pr) {
   return nullptr;
 }
 
+// The AVX-512 kernel's planes: 7x7, one right after the other.
+const char* f32_global_avg_7x7_declines(const Pool2dProblem& pr) {
+  if (const char* why = f32_global_avg_declines(pr)) return why;
+  if (pr.x.dim(2) * pr.x.dim(3) != 49 || pr.x.stride(1) != 49)
+    return "planes are not 49 floats with no gap between them (7x7)";
+  return nullptr;
+}
+
 // Portable: every plane by the reference's loop, chunks shared by the threads.
 void f32_global_max_portable(const F32GlobalPlanes& b, const F32GlobalMaxRule& r, float* out,
                              uint32_t*) {
@@ -177,6 +185,9 @@ void avg_pool2d_f32_global_portable(const Pool2dProblem& pr) {
 #if defined(__x86_64__)
 void avg_pool2d_f32_global_avx2(const Pool2dProblem& pr) {
   run_avg(pr, f32_global_avg_avx2);
+}
+void avg_pool2d_f32_global_7x7_avx512(const Pool2dProblem& pr) {
+  run_avg(pr, f32_global_avg_7x7_avx512);
 }
 #endif
 
