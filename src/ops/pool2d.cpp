@@ -98,9 +98,10 @@ const KernelList<Pool2dProblem>& pool2d_kernels() {
            cpu::x8_global_max_declines, cpu::max_pool2d_x8_global_avx2},
           {"x8-globalmax-portable", Isa::portable, "s8/u8 max over whole planes, NCHW or NHWC",
            cpu::x8_global_max_declines, cpu::max_pool2d_x8_global_portable},
-          {"f32-globalpool-avg-7x7-nchw-avx512", Isa::avx512,
-           "f32 avg/sum over gap-free 7x7 planes (NCHW), sequential sums",
-           cpu::f32_global_avg_7x7_declines, cpu::avg_pool2d_f32_global_7x7_avx512},
+          {"f32-globalpool-avg-odd-nchw-avx512", Isa::avx512,
+           "f32 avg/sum over gap-free planes of 9, 25, 49, 81, 121, 169 or 225 floats (NCHW), "
+           "sequential sums",
+           cpu::f32_global_avg_odd_declines, cpu::avg_pool2d_f32_global_odd_avx512},
           {"f32-globalpool-avg-nchw-avx2", Isa::avx2,
            "f32 avg/sum over whole contiguous planes (NCHW), sequential sums",
            cpu::f32_global_avg_declines, cpu::avg_pool2d_f32_global_avx2},

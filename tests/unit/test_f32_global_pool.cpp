@@ -286,32 +286,37 @@ TEST(F32GlobalAvgFast, EveryVariantEqualsReferenceBitForBit) {
   variant_test::print_runs("f32 global avg/sum", runs);
   // The declines above are real cases too: FTZ, interleaved sums, MLAS's loop.
   EXPECT_GT(runs.declines(), 200);
-  // (The 7x7 kernel takes few of these planes: its own test below.)
+  // (The odd-size kernel takes few of these planes: its own test below.)
   variant_test::expect_each_ran(pool2d_kernels(), runs, 500, [](const std::string& name) {
     return name.find("f32-globalpool-avg") != std::string::npos &&
-           name.find("7x7") == std::string::npos;
+           name.find("-odd-") == std::string::npos;
   });
 }
 
-// Gap-free 7x7 planes (f32-globalpool-avg-7x7-nchw-avx512: its per-lane
-// barrel shift of the rows of 16 planes): channel counts around the 16-plane
-// groups and the 256-plane chunks, batches, strided outputs, special values.
-TEST(F32GlobalAvgFast, SevenBySevenPlanesEqualReferenceBitForBit) {
+// Gap-free planes of the odd square sizes (f32-globalpool-avg-odd-nchw-avx512:
+// its per-lane barrel shift of the rows of 16 planes), as squares and as
+// single rows or columns: channel counts around the 16-plane groups and the
+// 256-plane chunks, batches, strided outputs, special values.
+TEST(F32GlobalAvgFast, OddSquarePlanesEqualReferenceBitForBit) {
   Restore restore;
   const uint32_t seed = 20261302;
-  std::printf("f32 global avg/sum of 7x7 planes: seed %u\n", seed);
+  std::printf("f32 global avg/sum of odd square planes: seed %u\n", seed);
   std::mt19937 g(seed);
   variant_test::Runs runs;
   const int64_t channels[] = {1, 15, 16, 17, 31, 32, 48, 64, 70, 255, 256, 257, 300, 2048};
-  for (int i = 0; i < 400; ++i) {
+  for (int i = 0; i < 700; ++i) {
     Case c = random_case(g);
-    c.shape = {1 + static_cast<int64_t>(g() % 3), channels[g() % 14], 7, 7};
+    const int64_t side = 3 + 2 * static_cast<int64_t>(g() % 7);  // 3 .. 15
+    const int64_t C = channels[g() % 14] / (side > 7 ? 8 : 1) + 1;
+    c.shape = {1 + static_cast<int64_t>(g() % 3), C, side, side};
+    if (g() % 4 == 0) c.shape = {c.shape[0], C, 1, side * side};
+    if (g() % 8 == 0) c.shape = {c.shape[0], C, side * side, 1};
     c.plane_gap = 0;
     const std::string where = "seed " + std::to_string(seed) + " case " + std::to_string(i);
     if (!avg_case_matches(c, g, 1 + i % 3, where, runs)) break;
   }
-  variant_test::print_runs("f32 global avg/sum of 7x7 planes", runs);
-  variant_test::expect_each_ran(pool2d_kernels(), runs, 150,
+  variant_test::print_runs("f32 global avg/sum of odd square planes", runs);
+  variant_test::expect_each_ran(pool2d_kernels(), runs, 250,
                                 variant_test::name_has("f32-globalpool-avg"));
 }
 

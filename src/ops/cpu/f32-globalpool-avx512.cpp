@@ -1,6 +1,7 @@
 // AVX-512 f32 global pools over NCHW planes (f32-globalpool.hpp): max through
 // the lane shim of f32-globalmax-nchw-body.inc (16 planes per pass), and the
-// averages and sums of gap-free 7x7 planes in the reference's order (below).
+// averages and sums of gap-free planes of odd square sizes in the reference's
+// order (below).
 #include <algorithm>
 #include <cfloat>
 #include <cstdint>
@@ -59,22 +60,33 @@ struct GfVec {
   static void store(float* p, F v) { _mm512_storeu_ps(p, v); }
 };
 
-// Averages and sums of gap-free 7x7 planes, each plane summed from +0 in
-// element order as the reference does, 16 planes (lane q: plane q) at a time.
+// Averages and sums of gap-free planes of an odd size HW (the odd squares
+// 3x3 .. 15x15), each plane summed from +0 in element order as the reference
+// does, 16 planes at a time.
 //
-// The 16 planes are 49 rows of 16 floats; plane q's element e sits in lane
-// (q + e) % 16 of row 3 * (lane - e) % 49 (16 * 46 = 1 mod 49, 46 = -3). So
-// with S_k = row (-3k) % 49, the vector of every plane's element e is, in
-// lane l, S_(e - l) % 49's lane l: a per-lane barrel shift of the S sequence
-// (four blends of S_k with S_(k - 8), then k - 4, k - 2, k - 1), rotated by e
-// lanes so that plane q lands in lane q. 4 blends, 1 rotation and the add per
-// element vector, no cross-lane transpose: in a same-process A/B on
-// 1x2048x7x7 (load average 7-12) 3.3-3.5 µs against 4.2-4.4 µs for the AVX2
-// kernel's 4x4 transposes; L1-resident the 49 dependent adds of a group (2
-// cycles each) set its time.
-constexpr int kHw7x7 = 49;
+// The 16 planes are HW rows of 16 floats. Plane q's element e is at
+// HW*q + e = 16*row + lane: lanes (HW*q + e) % 16 differ for the 16 planes (HW
+// odd) and all move up by one from e to e + 1, and row = u*(e - lane) mod HW
+// with u = 1/16 mod HW. So with S_k = row u*k mod HW, the vector of every
+// plane's element e is, in lane l, lane l of S_(e - l) mod HW: a per-lane
+// barrel shift of the S sequence (blends of S_k with S_(k-8), then k-4, k-2,
+// k-1), rotated down by e % 16 lanes, after which plane q sits in lane
+// (HW*q) % 16 at every e (lane q when HW % 16 == 1; else one permute at the
+// end). Per element vector 4 blends, 1 rotation and the add, no 16x16
+// transpose. Same-process minima against the AVX2 kernel's 4x4 transposes
+// (load average 7-18): 2048 planes of 9 / 25 / 49 0.70 / 1.85 / 3.3 µs vs
+// 1.18 / 2.47 / 4.2; 512 of 81 / 121 / 169 1.31 / 2.11 / 2.84 vs 1.69 / 2.55
+// / 3.59. L1-resident, the HW dependent adds of a group (2 cycles each) set
+// its time.
+constexpr int inverse_of_16(int hw) {
+  for (int u = 1; u < hw; ++u)
+    if (16 * u % hw == 1) return u;
+  return 0;  // hw == 1: every row is row 0
+}
+template <int HW>
 constexpr int s_row(int k) {
-  return ((-3 * k) % kHw7x7 + kHw7x7) % kHw7x7;
+  constexpr int u = inverse_of_16(HW);
+  return ((u * k) % HW + HW) % HW;
 }
 
 // a + b and a * b with a as the first source (its NaN wins; the compiler
@@ -134,46 +146,41 @@ inline __m512 rotate_lanes(__m512 v, int r) {
   }
 }
 
-// Sums of the 16 planes at g (784 floats), plane q in lane q. Step i handles
-// k = i - 15: the shift-8 stage from k = -7 on, shift 4 from -3, shift 2
-// from -1, and from k = 0 the last shift and the add of element k (the
-// earlier k are the wrap-around of the first elements' lanes).
-inline __m512 sums_7x7(const float* g) {
-  __m512 t8[64], t4[64], t2[64];
+// Sums of the 16 planes at g (16 * HW floats), plane q in lane q. Step i
+// handles k = i - 15: the shift-8 stage from k = -7 on, shift 4 from -3,
+// shift 2 from -1, and from k = 0 the last shift and the add of element k
+// (the earlier k are the wrap-around of the first elements' lanes).
+template <int HW>
+__m512 odd_plane_sums(const float* g) {
+  static_assert(HW % 2 == 1 && HW + 15 <= 256, "odd sizes, unrolled below");
+  __m512 t8[HW + 15], t4[HW + 15], t2[HW + 15];
   __m512 acc = _mm512_setzero_ps();
-#pragma GCC unroll 64
-  for (int i = 0; i < 64; ++i) {
+#pragma GCC unroll 256
+  for (int i = 0; i < HW + 15; ++i) {
     const int k = i - 15;
     if (k >= -7)
-      t8[i] = _mm512_mask_blend_ps(0xFF00, _mm512_loadu_ps(g + 16 * s_row(k)),
-                                   _mm512_loadu_ps(g + 16 * s_row(k - 8)));
+      t8[i] = _mm512_mask_blend_ps(0xFF00, _mm512_loadu_ps(g + 16 * s_row<HW>(k)),
+                                   _mm512_loadu_ps(g + 16 * s_row<HW>(k - 8)));
     if (k >= -3) t4[i] = _mm512_mask_blend_ps(0xF0F0, t8[i], t8[i - 4]);
     if (k >= -1) t2[i] = _mm512_mask_blend_ps(0xCCCC, t4[i], t4[i - 2]);
     if (k >= 0)
       acc = ga512_add(acc, rotate_lanes(_mm512_mask_blend_ps(0xAAAA, t2[i], t2[i - 1]), k & 15));
   }
-  return acc;
+  if constexpr (HW % 16 == 1) return acc;
+  const __m512i lane_of_plane =
+      _mm512_setr_epi32(0, HW % 16, 2 * HW % 16, 3 * HW % 16, 4 * HW % 16, 5 * HW % 16, 6 * HW % 16,
+                        7 * HW % 16, 8 * HW % 16, 9 * HW % 16, 10 * HW % 16, 11 * HW % 16,
+                        12 * HW % 16, 13 * HW % 16, 14 * HW % 16, 15 * HW % 16);
+  return _mm512_mask_permutexvar_ps(acc, 0xFFFF, lane_of_plane, acc);
 }
 
-}  // namespace
-}  // namespace npukit::cpu
-
-#include "ops/cpu/f32-globalmax-nchw-body.inc"
-
-namespace npukit::cpu {
-
-void f32_global_max_avx512(const F32GlobalPlanes& b, const F32GlobalMaxRule& r, float* out,
-                           uint32_t* redo) {
-  gf_planes(b, r, out, redo);
-}
-
-// Whole groups of 16 planes by sums_7x7, the rest by the AVX2 kernel.
-void f32_global_avg_7x7_avx512(const F32GlobalPlanes& b, const F32GlobalAvgRule& r, float* out,
-                               int64_t os) {
-  const __m512 div = _mm512_set1_ps(static_cast<float>(kHw7x7)), coeff = _mm512_set1_ps(r.coeff);
+// Whole groups of 16 planes by odd_plane_sums<HW>, the rest by the AVX2 kernel.
+template <int HW>
+void odd_planes(const F32GlobalPlanes& b, const F32GlobalAvgRule& r, float* out, int64_t os) {
+  const __m512 div = _mm512_set1_ps(static_cast<float>(HW)), coeff = _mm512_set1_ps(r.coeff);
   int64_t k0 = 0;
   for (; k0 + 16 <= b.count; k0 += 16) {
-    const __m512 s = sums_7x7(b.x + k0 * kHw7x7);
+    const __m512 s = odd_plane_sums<HW>(b.x + k0 * HW);
     const __m512 v = r.sum ? ga512_mul(s, coeff) : _mm512_div_ps(s, div);
     if (os == 1) {
       _mm512_storeu_ps(out + k0, v);
@@ -188,6 +195,40 @@ void f32_global_avg_7x7_avx512(const F32GlobalPlanes& b, const F32GlobalAvgRule&
   rest.x += k0 * b.cs;
   rest.count -= k0;
   f32_global_avg_avx2(rest, r, out + k0 * os, os);
+}
+
+}  // namespace
+}  // namespace npukit::cpu
+
+#include "ops/cpu/f32-globalmax-nchw-body.inc"
+
+namespace npukit::cpu {
+
+void f32_global_max_avx512(const F32GlobalPlanes& b, const F32GlobalMaxRule& r, float* out,
+                           uint32_t* redo) {
+  gf_planes(b, r, out, redo);
+}
+
+void f32_global_avg_odd_avx512(const F32GlobalPlanes& b, const F32GlobalAvgRule& r, float* out,
+                               int64_t os) {
+  switch (b.hw) {
+    case 9:
+      return odd_planes<9>(b, r, out, os);
+    case 25:
+      return odd_planes<25>(b, r, out, os);
+    case 49:
+      return odd_planes<49>(b, r, out, os);
+    case 81:
+      return odd_planes<81>(b, r, out, os);
+    case 121:
+      return odd_planes<121>(b, r, out, os);
+    case 169:
+      return odd_planes<169>(b, r, out, os);
+    case 225:
+      return odd_planes<225>(b, r, out, os);
+    default:
+      return f32_global_avg_avx2(b, r, out, os);  // not reached: declined
+  }
 }
 
 }  // namespace npukit::cpu

@@ -153,12 +153,17 @@ const char* f32_global_avg_declines(const Pool2dProblem& pr) {
   return nullptr;
 }
 
-// The AVX-512 kernel's planes: 7x7, one right after the other.
-const char* f32_global_avg_7x7_declines(const Pool2dProblem& pr) {
+// The AVX-512 kernel's planes: odd squares 3x3 .. 15x15, one right after the other.
+const char* f32_global_avg_odd_declines(const Pool2dProblem& pr) {
   if (const char* why = f32_global_avg_declines(pr)) return why;
-  if (pr.x.dim(2) * pr.x.dim(3) != 49 || pr.x.stride(1) != 49)
-    return "planes are not 49 floats with no gap between them (7x7)";
+  const int64_t hw = pr.x.dim(2) * pr.x.dim(3);
+  if (pr.x.stride(1) != hw) return "gaps between the planes";
+  if (!f32_global_avg_odd_size(hw)) return "H*W is not 9, 25, 49, 81, 121, 169 or 225";
   return nullptr;
+}
+
+bool f32_global_avg_odd_size(int64_t hw) {
+  return hw == 9 || hw == 25 || hw == 49 || hw == 81 || hw == 121 || hw == 169 || hw == 225;
 }
 
 // Portable: every plane by the reference's loop, chunks shared by the threads.
@@ -186,8 +191,8 @@ void avg_pool2d_f32_global_portable(const Pool2dProblem& pr) {
 void avg_pool2d_f32_global_avx2(const Pool2dProblem& pr) {
   run_avg(pr, f32_global_avg_avx2);
 }
-void avg_pool2d_f32_global_7x7_avx512(const Pool2dProblem& pr) {
-  run_avg(pr, f32_global_avg_7x7_avx512);
+void avg_pool2d_f32_global_odd_avx512(const Pool2dProblem& pr) {
+  run_avg(pr, f32_global_avg_odd_avx512);
 }
 #endif
 

@@ -3,8 +3,8 @@
 // Averages and sums keep the reference's order (each plane summed element by
 // element from +0, then one division or product): lanes are planes, kLanes
 // planes x 4 elements transposed in registers (f32-globalpool-avx2.cpp), or
-// for gap-free 7x7 planes a per-lane barrel shift of the planes' rows
-// (f32-globalpool-avx512.cpp).
+// for gap-free planes of odd square sizes a per-lane barrel shift of the
+// planes' rows (f32-globalpool-avx512.cpp).
 //
 // A max keeps one of its inputs, so apart from NaN and the sign of a zero the
 // result does not depend on the order: each plane is folded into one vector
@@ -50,6 +50,9 @@ void f32_global_max_avx512(const F32GlobalPlanes& b, const F32GlobalMaxRule& r, 
                            uint32_t* redo);
 #endif
 
+// The plane sizes (H*W) of f32_global_avg_odd_avx512: the odd squares 9 .. 225.
+bool f32_global_avg_odd_size(int64_t hw);
+
 // The reference's last step of a plane's sum (FTZ is declined).
 struct F32GlobalAvgRule {
   bool sum = false;  // PoolMode::sum: sum * coeff, else sum / hw
@@ -62,18 +65,18 @@ void f32_global_avg_portable(const F32GlobalPlanes& b, const F32GlobalAvgRule& r
 #if defined(__x86_64__)
 void f32_global_avg_avx2(const F32GlobalPlanes& b, const F32GlobalAvgRule& r, float* out,
                          int64_t os);
-// Planes of 49 floats, 49 apart (b.hw == b.cs == 49).
-void f32_global_avg_7x7_avx512(const F32GlobalPlanes& b, const F32GlobalAvgRule& r, float* out,
+// Planes of hw floats, hw apart (b.hw == b.cs), f32_global_avg_odd_size(hw).
+void f32_global_avg_odd_avx512(const F32GlobalPlanes& b, const F32GlobalAvgRule& r, float* out,
                                int64_t os);
 #endif
 
 // pool2d entries.
 const char* f32_global_avg_declines(const Pool2dProblem& pr);
-const char* f32_global_avg_7x7_declines(const Pool2dProblem& pr);
+const char* f32_global_avg_odd_declines(const Pool2dProblem& pr);
 void avg_pool2d_f32_global_portable(const Pool2dProblem& pr);
 #if defined(__x86_64__)
 void avg_pool2d_f32_global_avx2(const Pool2dProblem& pr);
-void avg_pool2d_f32_global_7x7_avx512(const Pool2dProblem& pr);
+void avg_pool2d_f32_global_odd_avx512(const Pool2dProblem& pr);
 #endif
 const char* f32_global_max_declines(const Pool2dProblem& pr);
 void max_pool2d_f32_global_portable(const Pool2dProblem& pr);
