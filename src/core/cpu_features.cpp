@@ -19,9 +19,7 @@ uint64_t read_xcr0() {
   return (uint64_t{hi} << 32) | lo;
 }
 
-}  // namespace
-
-CpuFeatures host_cpu_features() {
+CpuFeatures read_cpu_features() {
   CpuFeatures f;
   unsigned a = 0, b = 0, c = 0, d = 0;
   if (!__get_cpuid(1, &a, &b, &c, &d)) return f;
@@ -40,6 +38,15 @@ CpuFeatures host_cpu_features() {
   f.avx512f = (ebx7 & 0x10000u) != 0 && (xcr0 & 0xE0) == 0xE0;
   f.avx512_core = f.avx512f && (ebx7 & 0xC0020000u) == 0xC0020000u;
   f.avx512_vnni = f.avx512_core && (ecx7 & 0x800u) != 0;
+  return f;
+}
+
+}  // namespace
+
+// Read once: CPUID is slow (a VM exit under a hypervisor) and convolutions
+// ask on every call (conv2d.cpp's onnxruntime accumulation).
+CpuFeatures host_cpu_features() {
+  static const CpuFeatures f = read_cpu_features();
   return f;
 }
 #else

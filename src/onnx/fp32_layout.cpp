@@ -11,6 +11,7 @@
 #include "npukit/ops/conv2d.hpp"
 #include "onnx/attributes.hpp"
 #include "ops/cpu/conv_nchw.hpp"
+#include "ops/cpu/dwconv.hpp"
 
 namespace npukit::onnx {
 
@@ -52,6 +53,21 @@ bool channels_last_conv(const LayoutStep& s, const std::vector<Operand>& types) 
   return cpu::conv_ocl_channels_last(w.shape, p);
 }
 
+// Whether the depthwise family runs this depthwise Conv / FusedConv (no Z)
+// fast on channels-last operands.
+bool channels_last_dwconv(const LayoutStep& s, const std::vector<Operand>& types) {
+  const Node& n = *s.node;
+  if (!is_op(n, "", "Conv") && !is_fused_conv(n)) return false;
+  const size_t xi = at(*s.in, 0), wi = at(*s.in, 1), yi = at(*s.out, 0);
+  if (xi == SIZE_MAX || wi == SIZE_MAX || yi == SIZE_MAX || at(*s.in, 3) != SIZE_MAX) return false;
+  const Operand &x = types[xi], &w = types[wi];
+  if (x.elem != Elem::f32 || w.value == nullptr) return false;
+  Conv2dParams p;
+  p.groups = attr_int(n, "group", 1);
+  apply_profile(p, s.profile);
+  return cpu::dwconv_channels_last(x.shape, w.shape, types[yi].shape, p);
+}
+
 bool enabled() {
   if (!layout_switch_on("NPUKIT_FP32_LAYOUT")) return false;
   // The channels-last convolution that makes it pay is AVX-512's.
@@ -63,7 +79,7 @@ bool reads_channels_last(const LayoutStep& s, size_t i, const std::vector<Operan
   const Node& n = *s.node;
   if (i == 0 && (is_maxpool(n) || is_global_pool(n))) return true;
   if (i == 3 && is_fused_conv(n)) return true;  // Z, checked against the output below
-  return i == 0 && channels_last_conv(s, types);
+  return i == 0 && (channels_last_conv(s, types) || channels_last_dwconv(s, types));
 }
 
 }  // namespace
@@ -74,7 +90,8 @@ std::vector<bool> channels_last_f32_values(const std::vector<LayoutStep>& steps,
   std::vector<bool> cl(types.size(), false);
   if (!enabled()) return cl;
   for (const LayoutStep& s : steps) {
-    if (!is_maxpool(*s.node) && !channels_last_conv(s, types)) continue;
+    if (!is_maxpool(*s.node) && !channels_last_conv(s, types) && !channels_last_dwconv(s, types))
+      continue;
     const size_t v = at(*s.out, 0);
     if (v != SIZE_MAX) cl[v] = is_f32_activation(types[v]);
   }

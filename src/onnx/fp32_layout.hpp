@@ -19,7 +19,8 @@ namespace npukit::onnx {
 // Per value id: whether to hold it channels-last. A value qualifies when it
 // is a rank-4 f32 activation (not a graph output) written by a Conv or
 // FusedConv that conv2d runs fast on channels-last operands
-// (cpu::conv_ocl_channels_last, constant weights) or by a MaxPool, and every
+// (cpu::conv_ocl_channels_last, constant weights; or a depthwise one without
+// Z: cpu::dwconv_channels_last) or by a MaxPool, and every
 // reader is such a convolution (x), a FusedConv's Z whose output is
 // channels-last too (y starts as a copy of Z), a MaxPool or a global pool.
 // Off (all false) when NPUKIT_FP32_LAYOUT=nchw or when the allowed kernels

@@ -4,7 +4,8 @@
 // with channel counts that fill whole groups of 8 and 16 lanes and ones that
 // leave a partial last group, and seeded random geometry (kernels 1..5,
 // strides 1..3, dilation 1..2, pads up to windows entirely in padding, planes
-// 1..20 wide and high, batch > 1, gaps between planes), ONNX Runtime's FMA
+// 1..20 wide and high, batch > 1, gaps between planes), NCHW planes and
+// channels-last views (gaps between positions) for x and y, ONNX Runtime's FMA
 // chains and the sequential order, bias, result_add, fused clips, special
 // values, 1, 2 and 3 threads. A mismatch prints the seed and the case.
 #include <gtest/gtest.h>
@@ -30,10 +31,19 @@ float value(std::mt19937& rng, int rare) {
   return std::uniform_real_distribution<float>(-2.0f, 2.0f)(rng);
 }
 
-// (N, C, H, W) with `gap` floats after every plane.
-TensorView gapped(Tensor& t, const Shape& s, int64_t gap) {
+// (N, C, H, W) with `gap` floats after every plane, or channels-last (the
+// runner's NHWC activations) with `gap` floats after every position's channels.
+TensorView gapped(Tensor& t, const Shape& s, int64_t gap, bool channels_last) {
+  if (channels_last) {
+    const int64_t at = s[1] + gap;
+    return TensorView(t.view().raw(), DType::f32, s, {s[2] * s[3] * at, 1, s[3] * at, at});
+  }
   const int64_t plane = s[2] * s[3] + gap;
   return TensorView(t.view().raw(), DType::f32, s, {s[1] * plane, plane, s[3], 1});
+}
+Tensor storage(const Shape& s, int64_t gap, bool channels_last) {
+  if (channels_last) return Tensor(DType::f32, {s[0], s[2] * s[3], s[1] + gap});
+  return Tensor(DType::f32, {s[0], s[1], s[2] * s[3] + gap});
 }
 
 struct Case {
@@ -41,6 +51,7 @@ struct Case {
   Tensor xstore, w, b, y0, want;
   Shape ys;
   int64_t y_gap = 0;
+  bool y_cl = false;
   std::string text;
 };
 
@@ -78,6 +89,11 @@ bool make_case(std::mt19937& rng, int iter, bool mobilenet, Case& c) {
     x_gap = iter % 4 == 1 ? 1 + rng() % 5 : 0;
     c.y_gap = iter % 5 == 2 ? 1 + rng() % 5 : 0;
   }
+  // Layouts: planes / planes, channels-last / channels-last (the runner's
+  // case), and either one alone, in turn.
+  const int layout = mobilenet ? iter / 8 % 4 : iter % 4;
+  const bool x_cl = layout == 1 || layout == 2, y_cl = layout == 1 || layout == 3;
+  c.y_cl = y_cl;
   p.has_bias = rng() % 4 != 0;
   p.result_add = rng() % 3 == 0;
   p.clip = test::fused_clip_case(static_cast<uint32_t>(iter) + (mobilenet ? 900u : 400u));
@@ -90,20 +106,20 @@ bool make_case(std::mt19937& rng, int iter, bool mobilenet, Case& c) {
     return false;
   }
   const int rare = iter % 3 == 1 ? 0 : 40;
-  c.xstore = Tensor(DType::f32, {N, C, H * W + x_gap});
+  c.xstore = storage(xs, x_gap, x_cl);
   c.w = Tensor(DType::f32, ws);
   c.b = Tensor(DType::f32, {C});
-  c.y0 = Tensor(DType::f32, {N, C, c.ys[2] * c.ys[3] + c.y_gap});
+  c.y0 = storage(c.ys, c.y_gap, y_cl);
   // Non-finite weights only without padding (the fast kernels decline them with it).
   const bool padded = w.pad_top || w.pad_bottom || w.pad_left || w.pad_right;
   for (Tensor* t : {&c.xstore, &c.b, &c.y0})
     for (int64_t i = 0; i < t->numel(); ++i) t->data<float>()[i] = value(rng, rare);
   for (int64_t i = 0; i < c.w.numel(); ++i) c.w.data<float>()[i] = value(rng, padded ? 0 : rare);
-  p.x = gapped(c.xstore, xs, x_gap);
+  p.x = gapped(c.xstore, xs, x_gap, x_cl);
   p.w = c.w;
   p.bias = c.b;
   c.want = c.y0;
-  p.y = gapped(c.want, c.ys, c.y_gap);
+  p.y = gapped(c.want, c.ys, c.y_gap, y_cl);
   const Conv2dParams cp{w, C, p.has_bias, p.result_add, p.accumulation, false};
   if (p.accumulation == A::sequential)
     ref::conv2d_f32(p.x, p.w, p.bias, p.y, cp);
@@ -111,11 +127,13 @@ bool make_case(std::mt19937& rng, int iter, bool mobilenet, Case& c) {
     ref::conv2d_f32_mlas(p.x, p.w, p.bias, p.y, cp);
   ref::clip_f32(p.y, p.y, p.clip);
   std::ostringstream s;
-  s << "x " << shape_text(xs) << " gaps " << x_gap << "/" << c.y_gap << " k " << w.kernel_h << "x"
-    << w.kernel_w << " stride " << w.stride_h << "x" << w.stride_w << " dilation " << w.dilation_h
-    << "x" << w.dilation_w << " pads " << w.pad_top << "," << w.pad_bottom << "," << w.pad_left
-    << "," << w.pad_right << " " << fp32_accumulation_name(p.accumulation) << " bias " << p.has_bias
-    << " result_add " << p.result_add << " " << test::clip_text(p.clip);
+  s << "x " << shape_text(xs) << (x_cl ? " x channels-last" : "")
+    << (y_cl ? " y channels-last" : "") << " gaps " << x_gap << "/" << c.y_gap << " k "
+    << w.kernel_h << "x" << w.kernel_w << " stride " << w.stride_h << "x" << w.stride_w
+    << " dilation " << w.dilation_h << "x" << w.dilation_w << " pads " << w.pad_top << ","
+    << w.pad_bottom << "," << w.pad_left << "," << w.pad_right << " "
+    << fp32_accumulation_name(p.accumulation) << " bias " << p.has_bias << " result_add "
+    << p.result_add << " " << test::clip_text(p.clip);
   c.text = s.str();
   return true;
 }
@@ -134,7 +152,7 @@ void variants_equal_reference(unsigned seed, int iterations, bool mobilenet) {
     const auto make = [&] {
       got = c.y0;
       cpu::DwconvProblem q = c.p;
-      q.y = gapped(got, c.ys, c.y_gap);
+      q.y = gapped(got, c.ys, c.y_gap, c.y_cl);
       return q;
     };
     const auto compare = [&](const cpu::DwconvProblem&) {
@@ -184,7 +202,7 @@ TEST(DwconvNchwc, RandomGeometryEqualsReferenceBitForBit) {
 
 TEST(DwconvNchwc, MobilenetLayersEqualReferenceBitForBit) {
   if (!any_nchwc_kernel_runs()) GTEST_SKIP() << kNoKernel;
-  variants_equal_reference(20261130, 16, true);
+  variants_equal_reference(20261130, 32, true);
 }
 
 // What the kernels leave to the plane kernels, each with its reason.
@@ -240,9 +258,17 @@ TEST(DwconvNchwc, Declines) {
   q.x = TensorView(x14.view().raw(), DType::f32, {1, 4, 14, 13}, {728, 182, 13, 1});
   q.y = y11;
   EXPECT_EQ(cpu::dwconv_nchwc_declines(q), nullptr);
-  q = p;  // NHWC-strided output
+  q = p;  // NHWC-strided output: channels in the lanes already, any plane
   q.y = TensorView(y.view().raw(), DType::f32, {1, 4, 6, 6}, {144, 1, 24, 4});
-  EXPECT_STREQ(cpu::dwconv_nchwc_declines(q), "input or output planes not dense");
+  EXPECT_EQ(cpu::dwconv_nchwc_declines(q), nullptr);
+  q.x = TensorView(big.view().raw(), DType::f32, {1, 4, 57, 56}, {12768, 1, 224, 4});
+  q.y = TensorView(ybig.view().raw(), DType::f32, {1, 4, 55, 54}, {11880, 1, 216, 4});
+  EXPECT_EQ(cpu::dwconv_nchwc_declines(q), nullptr);
+  EXPECT_EQ(cpu::dwconv_nchwc_avx2_declines(q), nullptr);
+  q = p;  // every other column of a wider plane: neither form
+  q.y = TensorView(ybig.view().raw(), DType::f32, {1, 4, 6, 6}, {144, 36, 12, 2});
+  EXPECT_STREQ(cpu::dwconv_nchwc_declines(q),
+               "input or output neither dense planes nor channels contiguous");
 }
 
 }  // namespace

@@ -82,8 +82,15 @@ bool dwconv_flat_walk(int64_t oh, int64_t ow, int64_t row, int64_t lanes);
 struct DwGroup {
   const float* x;     // the group's first input plane (rows contiguous, planes dense)
   int64_t x_channel;  // floats between input planes
-  int64_t channels;   // channels of the group, 1 .. the kernel's lanes
-  int64_t h, w;       // input plane size
+  // Channels-last input (x_channel 1): each position's channels are
+  // contiguous, positions x_row and x_col floats apart; read per position,
+  // no transposes. Likewise y_* for the output.
+  bool x_channels_last = false;
+  int64_t x_row = 0, x_col = 0;
+  bool y_channels_last = false;
+  int64_t y_row = 0, y_col = 0;
+  int64_t channels;  // channels of the group, 1 .. the kernel's lanes
+  int64_t h, w;      // input plane size
   int64_t pad_top, pad_left;
   int64_t wp;             // padded row length (positions)
   float* padded;          // [Hp][wp][lanes], borders zero: the kernel writes the interior
@@ -118,6 +125,13 @@ const char* dwconv_declines_fast(const DwconvProblem& p);
 // up to 56x56).
 const char* dwconv_nchwc_declines(const DwconvProblem& p);
 const char* dwconv_nchwc_avx2_declines(const DwconvProblem& p);
+// Whether the depthwise family runs this depthwise convolution (x (N, C, H,
+// W), w (C, 1, KH, KW), y (N, C, OH, OW), groups = C) on channels-last
+// operands at the allowed ISA level (f32-dwconv-nchwc-avx512, no gathers)
+// and it pays: output planes up to 14x14. The runner then holds the
+// activations around it channels-last (src/onnx/fp32_layout.hpp).
+bool dwconv_channels_last(const Shape& x, const Shape& w, const Shape& y, const Conv2dParams& p);
+
 // Runs the group kernel (`lanes` channels per group) over every (n, group), threaded.
 void run_dwconv_nchwc(const DwconvProblem& p, DwGroupKernel kernel, int64_t lanes);
 

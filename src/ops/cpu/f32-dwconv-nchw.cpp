@@ -311,10 +311,11 @@ void run_nchwc_avx2(const DwconvProblem& p) {
 constexpr const char* kNchwcApplies =
     "as f32-dwconv-nchw, sequential or mlas_nchwc accumulation, multiplier 1, no inserted zeros, "
     "dense input and output planes, input planes of at most 28x28 positions, not 3x3 stride 1 "
-    "on rows of 12+ outputs";
+    "on rows of 12+ outputs; or any plane with channels-last (channels contiguous) x or y";
 constexpr const char* kNchwcAvx2Applies =
     "as f32-dwconv-nchw, sequential or mlas_nchwc accumulation, multiplier 1, no inserted zeros, "
-    "dense input and output planes, input planes of at most 56x56 positions";
+    "dense input and output planes, input planes of at most 56x56 positions; or any plane with "
+    "channels-last (channels contiguous) x or y";
 
 constexpr const char* kApplies =
     "fp32 NCHW, every accumulation (mlas_nchwc: one chain), any geometry without negative pads; "

@@ -26,9 +26,24 @@ namespace {
 constexpr int64_t kMaxInputPlane = 28 * 28;
 constexpr int64_t kMinInPlaceWidth = 12;
 constexpr int64_t kMaxInputPlaneAvx2 = 56 * 56;
+// Output planes up to this many positions have the runner hold the
+// depthwise layer's input and output channels-last (dwconv_channels_last).
+// mobilenet_v2, 1 thread, per-layer bests: on 14x14 and 7x7 outputs the
+// expansions before them store whole vectors (64->384@14 0.073 -> 0.056 ms,
+// 96->576@14 0.139 -> 0.112) and these layers drop their transposes (960@7
+// 0.030 -> 0.025, 576@14 s2 0.029 -> 0.021); on 28x28 outputs the in-place
+// plane kernel is faster (192@28 0.044 vs 0.061) and the 32-channel
+// projection after it slower from channels-last (0.049 vs 0.080).
+constexpr int64_t kMaxChannelsLastPlane = 14 * 14;
 
 bool dense_planes(const TensorView& t) {
   return t.stride(3) == 1 && t.stride(2) == t.dim(3) && t.stride(1) >= t.dim(2) * t.dim(3);
+}
+// Not dense planes, but channels contiguous at each position (the runner's
+// channels-last activations, NHWC views): read or written per position, no
+// transposes.
+bool lanes_contiguous(const TensorView& t) {
+  return !dense_planes(t) && (t.dim(1) == 1 || t.stride(1) == 1);
 }
 
 struct GroupBuffers {
@@ -51,7 +66,11 @@ const char* declines_any_width(const DwconvProblem& p) {
   if (p.flush_denormals) return "flushing denormals";
   if (p.multiplier != 1) return "a channel multiplier";
   if (p.window.ins_h || p.window.ins_w) return "inserted zeros";
-  if (!dense_planes(p.x) || !dense_planes(p.y)) return "input or output planes not dense";
+  const bool x_cl = lanes_contiguous(p.x), y_cl = lanes_contiguous(p.y);
+  if ((!dense_planes(p.x) && !x_cl) || (!dense_planes(p.y) && !y_cl))
+    return "input or output neither dense planes nor channels contiguous";
+  // The plane kernels would gather channels-last operands: this one is faster on any plane.
+  if (x_cl || y_cl) return nullptr;
   if (p.x.dim(2) * p.x.dim(3) > kMaxInputPlaneAvx2)
     return "an input plane over 56x56 positions (the plane kernels are faster)";
   return nullptr;
@@ -61,6 +80,7 @@ const char* declines_any_width(const DwconvProblem& p) {
 
 const char* dwconv_nchwc_declines(const DwconvProblem& p) {
   if (const char* why = declines_any_width(p)) return why;
+  if (lanes_contiguous(p.x) || lanes_contiguous(p.y)) return nullptr;
   if (p.x.dim(2) * p.x.dim(3) > kMaxInputPlane)
     return "an input plane over 28x28 positions (the plane kernels are faster)";
   if (dwconv_reads_in_place(p) && p.window.stride_h == 1 && p.y.dim(3) >= kMinInPlaceWidth)
@@ -74,6 +94,13 @@ const char* dwconv_nchwc_avx2_declines(const DwconvProblem& p) {
   // in the list) is the faster one on what the AVX-512 rule leaves to it.
   if (kernel_allowed(Isa::avx512, false)) return dwconv_nchwc_declines(p);
   return declines_any_width(p);
+}
+
+bool dwconv_channels_last(const Shape& x, const Shape& w, const Shape& y, const Conv2dParams& p) {
+  return kernel_allowed(Isa::avx512, false) && x.size() == 4 && w.size() == 4 && y.size() == 4 &&
+         p.groups == x[1] && w[0] == x[1] && w[1] == 1 && !p.residual_first &&
+         p.accumulation != Fp32Accumulation::interleaved && !p.flush_denormals &&
+         y[2] * y[3] <= kMaxChannelsLastPlane;
 }
 
 void run_dwconv_nchwc(const DwconvProblem& p, DwGroupKernel kernel, int64_t lanes) {
@@ -114,6 +141,9 @@ void run_dwconv_nchwc(const DwconvProblem& p, DwGroupKernel kernel, int64_t lane
                 w[(c0 + c) * p.w.stride(0) + kh * p.w.stride(2) + kw * p.w.stride(3)];
       g.x = x + n * p.x.stride(0) + c0 * p.x.stride(1);
       g.x_channel = p.x.stride(1);
+      g.x_channels_last = lanes_contiguous(p.x);
+      g.x_row = p.x.stride(2);
+      g.x_col = p.x.stride(3);
       g.h = H;
       g.w = W;
       g.pad_top = win.pad_top;
@@ -129,6 +159,9 @@ void run_dwconv_nchwc(const DwconvProblem& p, DwGroupKernel kernel, int64_t lane
       g.ow = OW;
       g.y = y + n * p.y.stride(0) + c0 * p.y.stride(1);
       g.y_channel = p.y.stride(1);
+      g.y_channels_last = lanes_contiguous(p.y);
+      g.y_row = p.y.stride(2);
+      g.y_col = p.y.stride(3);
       g.bias = bias ? bias + c0 * bias_step : nullptr;
       g.bias_step = bias_step;
       g.fma = mlas_nchwc_block(p.accumulation) != 0;
