@@ -78,8 +78,11 @@ const char* declines_k3s2_vbmi(const QAvgPoolProblem& p) {
   return vbmi_host() ? k3s2_build(p, nullptr) : "the host has no AVX-512 VBMI";
 }
 
+// The plan is kept for the kernel (flat3x3_plan): built once per geometry.
 const char* declines_flat3x3(const QAvgPoolProblem& p) {
-  return flat3x3_build(p, nullptr);
+  const char* why = nullptr;
+  flat3x3_plan(p, &why);
+  return why;
 }
 
 // Two output rows per step; AVX-512 reads a step's window rows in one load.
