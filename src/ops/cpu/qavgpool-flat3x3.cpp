@@ -138,6 +138,7 @@ const char* flat3x3_build(const QAvgPoolProblem& p, Flat3x3Plan* F) {
   F->cpp = period / 64;
   F->positions = N * C * plane;
   F->any_even = R.any_even;
+  F->clamp_free = R.clamp_free;
   F->sh = R.sh;
   F->K = R.K;
   fill_chunks(*F, R, H);

@@ -19,11 +19,12 @@
 namespace npukit::cpu {
 
 struct Flat3x3Plan {
-  int64_t W = 0;          // plane width: the vertical neighbour is W positions away
-  int64_t cpp = 0;        // chunks per period
-  int64_t positions = 0;  // N * C * H * W
-  bool any_even = false;  // some divisor is even (the second quotient of rows16)
-  int sh = 0, K = 0;      // rows16's shift and offset
+  int64_t W = 0;            // plane width: the vertical neighbour is W positions away
+  int64_t cpp = 0;          // chunks per period
+  int64_t positions = 0;    // N * C * H * W
+  bool any_even = false;    // some divisor is even (the second quotient of rows16)
+  bool clamp_free = false;  // rows16's clamp changes no code (Rows16Plan::clamp_free)
+  int sh = 0, K = 0;        // rows16's shift and offset
   // Per chunk of the period, the bytes kept of x's 64-byte loads at the
   // chunk's offsets -1, 0 and +1 (3 masks; bit k: position 64c + k):
   //   -1: even k: the left tap of position k (if it has one); odd k: the

@@ -115,7 +115,7 @@ inline Vec window(Vec own, __mmask32 up, __mmask32 down, Vec prev, Vec cur, Vec 
   return add16(add16(above, own), below);
 }
 
-template <bool Even, bool OddW, class T>
+template <bool Even, bool OddW, bool Clamp, class T>
 void flat_chunks(const Stream& stream, int sh_count, int K_value, const QAvgPlan& P, const T* x,
                  T* y, int64_t begin, int64_t end) {
   const Stream s = stream;
@@ -123,7 +123,8 @@ void flat_chunks(const Stream& stream, int sh_count, int K_value, const QAvgPlan
   const Vec K = _mm512_set1_epi16(static_cast<int16_t>(K_value)),
             lo = _mm512_set1_epi16(static_cast<int16_t>(P.lo)),
             hi = _mm512_set1_epi16(static_cast<int16_t>(P.hi)),
-            low_bytes = _mm512_set1_epi16(0x00ff);
+            low_bytes = _mm512_set1_epi16(0x00ff),
+            K8 = _mm512_set1_epi8(static_cast<char>(K_value));
   int64_t pc = begin % s.cpp;
   Rows prev = s.row_sums<false>(x, begin - 1, pc == 0 ? s.cpp - 1 : pc - 1);
   Rows cur = s.row_sums<false>(x, begin, pc);
@@ -136,10 +137,19 @@ void flat_chunks(const Stream& stream, int sh_count, int K_value, const QAvgPlan
     const Vec od = window(cur.o, m[2], m[3], OddW ? prev.e : prev.o, OddW ? cur.e : cur.o,
                           OddW ? next.e : next.o, s.o_up, s.o_down);
     const uint16_t* f = s.fields + 192 * pc;
-    const Vec ce = rows16_codes<Even>(e, f, 32, sh, K, lo, hi);
-    const Vec co = rows16_codes<Even>(od, f + 96, 32, sh, K, lo, hi);
-    // (ce & 0xff) | co << 8: the codes fit the dtype, so their low bytes are them.
-    const Vec b = _mm512_ternarylogic_epi32(ce, low_bytes, _mm512_slli_epi16(co, 8), 0xea);
+    Vec b;
+    if constexpr (Clamp) {
+      const Vec ce = rows16_codes<Even>(e, f, 32, sh, K, lo, hi);
+      const Vec co = rows16_codes<Even>(od, f + 96, 32, sh, K, lo, hi);
+      // (ce & 0xff) | co << 8: the codes fit the dtype, so their low bytes are them.
+      b = _mm512_ternarylogic_epi32(ce, low_bytes, _mm512_slli_epi16(co, 8), 0xea);
+    } else {
+      // Every q - K is a code: the low bytes of q, less K's, are the codes' bytes.
+      const Vec qe = rows16_quotients<Even>(e, f, 32, sh);
+      const Vec qo = rows16_quotients<Even>(od, f + 96, 32, sh);
+      b = _mm512_sub_epi8(_mm512_ternarylogic_epi32(qe, low_bytes, _mm512_slli_epi16(qo, 8), 0xea),
+                          K8);
+    }
     if (c + 1 < s.chunks)
       _mm512_storeu_si512(y + 64 * c, b);
     else
@@ -168,16 +178,17 @@ void flat3x3(const QAvgPoolProblem& p) {
   const Stream s(F);
   const T* x = static_cast<const T*>(p.x.raw());
   T* y = static_cast<T*>(p.y.raw());
-  const bool odd_w = F.W % 2 != 0;
+  // One instantiation per (even divisors, odd W, clamp) for the call.
+  using Run = void (*)(const Stream&, int, int, const QAvgPlan&, const T*, T*, int64_t, int64_t);
+  static constexpr Run runs[8] = {
+      flat_chunks<false, false, false, T>, flat_chunks<false, false, true, T>,
+      flat_chunks<false, true, false, T>,  flat_chunks<false, true, true, T>,
+      flat_chunks<true, false, false, T>,  flat_chunks<true, false, true, T>,
+      flat_chunks<true, true, false, T>,   flat_chunks<true, true, true, T>};
+  const Run run = runs[4 * F.any_even + 2 * (F.W % 2) + !F.clamp_free];
   // 64 chunks (4 KiB of input) per piece of a thread's work.
-  parallel_ranges(s.chunks, 64, [&](int64_t begin, int64_t end) {
-    if (F.any_even)
-      odd_w ? flat_chunks<true, true, T>(s, F.sh, F.K, p.plan, x, y, begin, end)
-            : flat_chunks<true, false, T>(s, F.sh, F.K, p.plan, x, y, begin, end);
-    else
-      odd_w ? flat_chunks<false, true, T>(s, F.sh, F.K, p.plan, x, y, begin, end)
-            : flat_chunks<false, false, T>(s, F.sh, F.K, p.plan, x, y, begin, end);
-  });
+  parallel_ranges(s.chunks, 64,
+                  [&](int64_t begin, int64_t end) { run(s, F.sh, F.K, p.plan, x, y, begin, end); });
 }
 
 }  // namespace
