@@ -90,11 +90,13 @@ struct Stream {
   // The row sums of chunk c (pattern pc). Interior: every byte from x + 64c
   // - 1 to x + 64c + 64 is in the tensor; else the loads also leave out the
   // bytes outside it (lanes past the tensor are never used).
-  template <bool Interior, class T>
+  // W even: rows start on even positions, so every odd position has a left
+  // neighbour (the load at 0 keeps every byte).
+  template <bool Interior, bool OddW, class T>
   Rows row_sums(const T* x, int64_t c, int64_t pc) const {
     const T* p = x + 64 * c;
     const uint64_t* b = byte_masks + 3 * pc;
-    __mmask64 km = b[0], kz = b[1], kp = b[2];
+    __mmask64 km = b[0], kz = OddW ? b[1] : ~__mmask64{0}, kp = b[2];
     if constexpr (!Interior) {
       if (c < 0 || c >= chunks) return {_mm512_setzero_si512(), _mm512_setzero_si512()};
       km &= inside(64 * c - 1), kz &= inside(64 * c), kp &= inside(64 * c + 1);
@@ -126,16 +128,18 @@ void flat_chunks(const Stream& stream, int sh_count, int K_value, const QAvgPlan
             low_bytes = _mm512_set1_epi16(0x00ff),
             K8 = _mm512_set1_epi8(static_cast<char>(K_value));
   int64_t pc = begin % s.cpp;
-  Rows prev = s.row_sums<false>(x, begin - 1, pc == 0 ? s.cpp - 1 : pc - 1);
-  Rows cur = s.row_sums<false>(x, begin, pc);
+  Rows prev = s.row_sums<false, OddW>(x, begin - 1, pc == 0 ? s.cpp - 1 : pc - 1);
+  Rows cur = s.row_sums<false, OddW>(x, begin, pc);
   // Chunk c's codes from prev, cur and next (the row sums of c - 1, c, c + 1).
   const auto step = [&](int64_t c, int64_t pn, Rows next) {
     const uint32_t* m = s.lane_masks + 4 * pc;
     // W odd: the vertical neighbours of even positions are odd ones and back.
-    const Vec e = window(cur.e, m[0], m[1], OddW ? prev.o : prev.e, OddW ? cur.o : cur.e,
+    // W even: lanes i of both parities lie on one row, so share its masks.
+    const __mmask32 up = m[0], down = m[1];
+    const Vec e = window(cur.e, up, down, OddW ? prev.o : prev.e, OddW ? cur.o : cur.e,
                          OddW ? next.o : next.e, s.e_up, s.e_down);
-    const Vec od = window(cur.o, m[2], m[3], OddW ? prev.e : prev.o, OddW ? cur.e : cur.o,
-                          OddW ? next.e : next.o, s.o_up, s.o_down);
+    const Vec od = window(cur.o, OddW ? m[2] : up, OddW ? m[3] : down, OddW ? prev.e : prev.o,
+                          OddW ? cur.e : cur.o, OddW ? next.e : next.o, s.o_up, s.o_down);
     const uint16_t* f = s.fields + 192 * pc;
     Vec b;
     if constexpr (Clamp) {
@@ -161,11 +165,11 @@ void flat_chunks(const Stream& stream, int sh_count, int K_value, const QAvgPlan
   int64_t c = begin;
   for (; c < interior_end; ++c) {
     const int64_t pn = pc + 1 == s.cpp ? 0 : pc + 1;
-    step(c, pn, s.row_sums<true>(x, c + 1, pn));
+    step(c, pn, s.row_sums<true, OddW>(x, c + 1, pn));
   }
   for (; c < end; ++c) {
     const int64_t pn = pc + 1 == s.cpp ? 0 : pc + 1;
-    step(c, pn, s.row_sums<false>(x, c + 1, pn));
+    step(c, pn, s.row_sums<false, OddW>(x, c + 1, pn));
   }
 }
 
