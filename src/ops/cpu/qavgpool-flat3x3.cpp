@@ -35,6 +35,8 @@ void fill_chunks(Flat3x3Plan& F, const Rows16Plan& R, int64_t H) {
   F.lane_masks.assign(static_cast<size_t>(4 * F.cpp), 0);
   F.field_storage.assign(static_cast<size_t>(192 * F.cpp + 32), 0);
   auto* fields = const_cast<uint16_t*>(F.fields());
+  F.weight_storage.assign(static_cast<size_t>(128 * F.cpp + 64), 0);
+  auto* weights = const_cast<uint8_t*>(F.weights());
   for (int64_t c = 0; c < F.cpp; ++c) {
     uint64_t* b = F.byte_masks.data() + 3 * c;
     uint32_t* l = F.lane_masks.data() + 4 * c;
@@ -46,6 +48,8 @@ void fill_chunks(Flat3x3Plan& F, const Rows16Plan& R, int64_t H) {
       if (even ? at.left : true) b[0] |= bit;
       if (even ? next.left : true) b[1] |= bit;
       if (at.right) b[2] |= bit;
+      weights[128 * c + k] = (b[0] & bit) != 0;
+      weights[128 * c + 64 + k] = !even && at.right;
       const int parity = even ? 0 : 1;
       const int64_t i = k / 2;
       if (at.up) l[2 * parity] |= uint32_t{1} << i;

@@ -44,6 +44,16 @@ struct Flat3x3Plan {
     return field_storage.data() + ((64 - a % 64) % 64) / 2;
   }
   std::vector<uint16_t> field_storage;  // 192 * cpp words and 32 for the alignment
+  // Even W only (odd positions always have a left neighbour, even ones a
+  // right one): per chunk, 64-byte aligned, the vpmaddubsw weights that
+  // replace the masks of the loads at -1 and +1 (bit k of a mask -> byte k),
+  // the second without its even bytes: E = pairs(-1, w0) + low bytes(+1),
+  // O = pairs(0) + pairs(+1, w1).
+  const uint8_t* weights() const {
+    const auto a = reinterpret_cast<uintptr_t>(weight_storage.data());
+    return weight_storage.data() + (64 - a % 64) % 64;
+  }
+  std::vector<uint8_t> weight_storage;  // 128 * cpp bytes and 64 for the alignment
 };
 
 // nullptr and *F filled (F may be null) when the kernel takes p, else why not.

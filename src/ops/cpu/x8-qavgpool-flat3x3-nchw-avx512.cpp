@@ -54,6 +54,7 @@ struct Rows {
 // stores may alias anything it reaches through a pointer).
 struct Stream {
   const uint64_t* byte_masks;
+  const uint8_t* weights;
   const uint32_t* lane_masks;
   const uint16_t* fields;
   int64_t cpp, chunks, positions;
@@ -62,6 +63,7 @@ struct Stream {
 
   explicit Stream(const Flat3x3Plan& F)
       : byte_masks(F.byte_masks.data()),
+        weights(F.weights()),
         lane_masks(F.lane_masks.data()),
         fields(F.fields()),
         cpp(F.cpp),
@@ -91,12 +93,26 @@ struct Stream {
   // - 1 to x + 64c + 64 is in the tensor; else the loads also leave out the
   // bytes outside it (lanes past the tensor are never used).
   // W even: rows start on even positions, so every odd position has a left
-  // neighbour (the load at 0 keeps every byte).
+  // neighbour and every even one a right one (Flat3x3Plan::weights).
   template <bool Interior, bool OddW, class T>
   Rows row_sums(const T* x, int64_t c, int64_t pc) const {
     const T* p = x + 64 * c;
+    if constexpr (!OddW) {  // the weights leave out the taps beyond a row's ends
+      Vec m, z, r;
+      if constexpr (Interior) {
+        m = _mm512_loadu_si512(p - 1), z = _mm512_loadu_si512(p), r = _mm512_loadu_si512(p + 1);
+      } else {
+        if (c < 0 || c >= chunks) return {_mm512_setzero_si512(), _mm512_setzero_si512()};
+        m = _mm512_maskz_loadu_epi8(inside(64 * c - 1), p - 1);
+        z = _mm512_maskz_loadu_epi8(inside(64 * c), p);
+        r = _mm512_maskz_loadu_epi8(inside(64 * c + 1), p + 1);
+      }
+      const uint8_t* w = weights + 128 * pc;
+      return {add16(pairs<T>(m, _mm512_load_si512(w)), pairs<T>(r, low)),
+              add16(pairs<T>(z, ones), pairs<T>(r, _mm512_load_si512(w + 64)))};
+    }
     const uint64_t* b = byte_masks + 3 * pc;
-    __mmask64 km = b[0], kz = OddW ? b[1] : ~__mmask64{0}, kp = b[2];
+    __mmask64 km = b[0], kz = b[1], kp = b[2];
     if constexpr (!Interior) {
       if (c < 0 || c >= chunks) return {_mm512_setzero_si512(), _mm512_setzero_si512()};
       km &= inside(64 * c - 1), kz &= inside(64 * c), kp &= inside(64 * c + 1);
