@@ -203,7 +203,9 @@ TEST(QAvgPoolRows16Fast, EveryVariantEqualsReferenceOnK3s1p1) {
   }
   std::printf("[ k3s1p1 ] %d cases (seed %u)\n", cases, seed);
   variant_test::print_runs("k3s1p1", runs);
-  variant_test::expect_each_ran(list, runs, 150, variant_test::name_has("-flat3x3-"));
+  variant_test::expect_each_ran(list, runs, 150, variant_test::name_has("-flat3x3-nchw-avx512"));
+  // The AVX2 one declines odd W (about half the draws).
+  variant_test::expect_each_ran(list, runs, 100, variant_test::name_has("-flat3x3-nchw-avx2"));
 }
 
 // The public call picks rows16 where it applies: at every ISA cap the host

@@ -37,6 +37,8 @@ void fill_chunks(Flat3x3Plan& F, const Rows16Plan& R, int64_t H) {
   auto* fields = const_cast<uint16_t*>(F.fields());
   F.weight_storage.assign(static_cast<size_t>(128 * F.cpp + 64), 0);
   auto* weights = const_cast<uint8_t*>(F.weights());
+  if (F.W % 2 == 0) F.row_word_storage.assign(static_cast<size_t>(64 * F.cpp + 32), 0);
+  auto* row_words = const_cast<uint16_t*>(F.row_words());
   for (int64_t c = 0; c < F.cpp; ++c) {
     uint64_t* b = F.byte_masks.data() + 3 * c;
     uint32_t* l = F.lane_masks.data() + 4 * c;
@@ -52,6 +54,10 @@ void fill_chunks(Flat3x3Plan& F, const Rows16Plan& R, int64_t H) {
       weights[128 * c + 64 + k] = !even && at.right;
       const int parity = even ? 0 : 1;
       const int64_t i = k / 2;
+      if (even && F.W % 2 == 0) {
+        row_words[64 * c + i] = at.up ? 0xffff : 0;
+        row_words[64 * c + 32 + i] = at.down ? 0xffff : 0;
+      }
       if (at.up) l[2 * parity] |= uint32_t{1} << i;
       if (at.down) l[2 * parity + 1] |= uint32_t{1} << i;
       const uint16_t* src = R.lanes.data() + int64_t{R.group_class[static_cast<size_t>(row)]} * 48;

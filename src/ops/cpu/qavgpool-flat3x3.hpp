@@ -54,6 +54,15 @@ struct Flat3x3Plan {
     return weight_storage.data() + (64 - a % 64) % 64;
   }
   std::vector<uint8_t> weight_storage;  // 128 * cpp bytes and 64 for the alignment
+  // Even W only, for the AVX2 kernel (no mask registers): per chunk, 64-byte
+  // aligned, 0xffff or 0 per lane i for "position 64c + 2i has an upper
+  // neighbour" (32 words), then the same for a lower one; the odd lanes share
+  // them (lanes i of both parities lie on one row).
+  const uint16_t* row_words() const {
+    const auto a = reinterpret_cast<uintptr_t>(row_word_storage.data());
+    return row_word_storage.data() + ((64 - a % 64) % 64) / 2;
+  }
+  std::vector<uint16_t> row_word_storage;  // 64 * cpp words and 32 for the alignment
 };
 
 // nullptr and *F filled (F may be null) when the kernel takes p, else why not.
