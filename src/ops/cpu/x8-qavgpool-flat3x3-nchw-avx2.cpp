@@ -39,14 +39,15 @@ inline __m256i pairs(__m256i x, __m256i w) {
   return _mm256_maddubs_epi16(x, w);
 }
 
-// The row sums of 32 positions at q (even and odd lanes), weights w (the
-// left taps of the even positions) and wo (the right taps of the odd ones).
+// The row sums of 32 positions at q (even and odd lanes): each lane's byte
+// pair (2i, 2i+1), plus the even lane's left tap (weights wl: 0 where it is
+// off the row) or the odd lane's right tap (wo). Even W: an even position's
+// right tap and an odd one's left tap are always on its row.
 template <class T>
-inline void row(const uint8_t* q, __m256i w, __m256i wo, __m256i& e, __m256i& o) {
-  const __m256i ones = _mm256_set1_epi16(0x0101), low = _mm256_set1_epi16(0x0001);
-  const __m256i r = ld(q + 1);
-  e = _mm256_add_epi16(pairs<T>(ld(q - 1), w), pairs<T>(r, low));
-  o = _mm256_add_epi16(pairs<T>(ld(q), ones), pairs<T>(r, wo));
+inline void row(const uint8_t* q, __m256i wl, __m256i wo, __m256i& e, __m256i& o) {
+  const __m256i s = pairs<T>(ld(q), _mm256_set1_epi16(0x0101));
+  e = _mm256_add_epi16(s, pairs<T>(ld(q - 1), wl));
+  o = _mm256_add_epi16(s, pairs<T>(ld(q + 1), wo));
 }
 
 // The window sums of the 32 positions at q (half h of chunk pattern pc).
@@ -55,7 +56,9 @@ inline void half(const Flat3x3Plan& F, const uint8_t* q, int64_t pc, int h, __m2
                  __m256i& o) {
   const uint8_t* w = F.weights() + 128 * pc + 32 * h;
   const uint16_t* rw = F.row_words() + 64 * pc + 16 * h;
-  const __m256i wm = ld(w), wo = ld(w + 64), up = ld(rw), down = ld(rw + 32);
+  // The plan's weights of the load at -1 are (left tap, 1) per pair: keep the first.
+  const __m256i wm = _mm256_and_si256(ld(w), _mm256_set1_epi16(0x00ff)), wo = ld(w + 64);
+  const __m256i up = ld(rw), down = ld(rw + 32);
   __m256i ea, oa, eb, ob;
   row<T>(q, wm, wo, e, o);
   row<T>(q - F.W, wm, wo, ea, oa);
