@@ -78,8 +78,18 @@ const char* declines_k3s2_vbmi(const QAvgPoolProblem& p) {
   return vbmi_host() ? k3s2_build(p, nullptr) : "the host has no AVX-512 VBMI";
 }
 
+// The plan is kept for the kernel (flat3x3_plan): built once per geometry.
 const char* declines_flat3x3(const QAvgPoolProblem& p) {
-  return flat3x3_build(p, nullptr);
+  const char* why = nullptr;
+  flat3x3_plan(p, &why);
+  return why;
+}
+
+// The AVX2 flat kernel reads the plan's row-tap weights (even W only).
+const char* declines_flat3x3_avx2(const QAvgPoolProblem& p) {
+  if (const char* why = declines_flat3x3(p)) return why;
+  return p.plan.W % 2 ? "odd W (the AVX2 kernel's row-tap weights need rows on even positions)"
+                      : nullptr;
 }
 
 // Two output rows per step; AVX-512 reads a step's window rows in one load.
@@ -153,6 +163,10 @@ const KernelList<QAvgPoolProblem>& qlinear_average_pool_kernels() {
            "after the last, NCHW rows of at least 16 outputs, ONNX Runtime (scale 1, or "
            "calibrated with the checked tail)",
            k3s2_avx2_declines, x8_qavgpool_k3s2_nchw_avx2},
+          {"x8-qavgpool-flat3x3-nchw-avx2", Isa::avx2,
+           "k3s1p1 on dense NCHW tensors of at least 64 planes, rows of an even number of at "
+           "most 16 columns, integer final step (scale-1 ONNX Runtime, int_mean)",
+           declines_flat3x3_avx2, x8_qavgpool_flat3x3_nchw_avx2},
           {"x8-qavgpool-rows16-nchw-avx2", Isa::avx2,
            "rows of at most 16 columns, stride_w 1, integer final step (scale-1 ONNX Runtime, "
            "int_mean)",

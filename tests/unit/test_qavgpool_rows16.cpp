@@ -203,7 +203,9 @@ TEST(QAvgPoolRows16Fast, EveryVariantEqualsReferenceOnK3s1p1) {
   }
   std::printf("[ k3s1p1 ] %d cases (seed %u)\n", cases, seed);
   variant_test::print_runs("k3s1p1", runs);
-  variant_test::expect_each_ran(list, runs, 150, variant_test::name_has("-flat3x3-"));
+  variant_test::expect_each_ran(list, runs, 150, variant_test::name_has("-flat3x3-nchw-avx512"));
+  // The AVX2 one declines odd W (about half the draws).
+  variant_test::expect_each_ran(list, runs, 100, variant_test::name_has("-flat3x3-nchw-avx2"));
 }
 
 // The public call picks rows16 where it applies: at every ISA cap the host
@@ -233,6 +235,78 @@ TEST(QAvgPoolRows16Fast, PublicCallAtEveryIsaCap) {
     }
   }
   EXPECT_GT(cases, 150);
+}
+
+// The flat kernel keeps its plan per geometry and thread: back-to-back calls
+// on one 1x96x14x14 k3s1p1 shape that differ only in what the plan's final
+// step depends on (zero points, the divisor rule, the rounding rule, the
+// dtype and so the clamp) must each give the reference's codes, i.e. not
+// reuse the previous call's plan. The kernel list's walk runs the decline
+// check and the kernel per call, as the public entry does.
+TEST(QAvgPoolRows16Fast, FlatPlanKeptPerCallFollowsEveryChange) {
+  qpool_test::Restore restore;
+  const uint32_t seed = kSeed + 3;
+  std::mt19937 g(seed);
+  const auto& list = cpu::qlinear_average_pool_kernels();
+  variant_test::Runs runs;
+  variant_test::Options opt;
+  opt.threads = 1;
+  struct Change {
+    Profile profile;
+    DType t;
+    bool include_pad;
+    int x_zp, y_zp;
+    Rounding rounding;
+  };
+  const Change changes[] = {
+      {Profile::onnxruntime, DType::u8, true, 0, 0, Rounding::half_to_even},
+      {Profile::onnxruntime, DType::u8, false, 0, 0, Rounding::half_to_even},
+      {Profile::onnxruntime, DType::u8, false, 3, 250, Rounding::half_to_even},  // clamps
+      {Profile::onnxruntime, DType::u8, false, 0, 0, Rounding::half_to_even},
+      {Profile::onnxruntime, DType::s8, false, 0, 0, Rounding::half_to_even},
+      {Profile::tflite, DType::s8, true, -5, -5, Rounding::half_up},
+      {Profile::tflite, DType::s8, true, -5, -5, Rounding::half_down},
+      {Profile::tflite, DType::u8, false, 7, 7, Rounding::half_away_from_zero},
+      {Profile::onnxruntime, DType::u8, true, 0, 0, Rounding::half_to_even},
+  };
+  int index = 0;
+  for (const Change& ch : changes) {
+    Case c;
+    c.profile = ch.profile;
+    c.t = ch.t;
+    c.xs = Shape{1, 96, 14, 14};
+    Window2d& w = c.p.window;
+    w.kernel_h = w.kernel_w = 3;
+    w.pad_top = w.pad_bottom = w.pad_left = w.pad_right = 1;
+    c.p.count_include_pad = ch.include_pad;
+    c.p.x_scale = c.p.y_scale = 0.5f;
+    apply_profile(c.p, c.profile);
+    c.p.x_zero_point = ch.x_zp;
+    c.p.y_zero_point = ch.y_zp;
+    if (c.profile != Profile::onnxruntime) c.p.rounding = ch.rounding;
+    c.ys = qlinear_average_pool_output_shape(c.xs, c.p);
+    const int64_t span = shape_numel(c.xs);
+    c.xmem = std::make_shared<test::GuardedBytes>(static_cast<size_t>(span));
+    c.x = TensorView(c.xmem->data(), c.t, c.xs, pitched(c.xs, 0));
+    for (int64_t i = 0; i < span; ++i) c.xmem->data()[i] = static_cast<uint8_t>(g());
+    Tensor want(c.t, c.ys);
+    ref::qlinear_average_pool(c.x, want, c.p);
+    c.want = qpool_test::bytes_nchw(want);
+    std::unique_ptr<YBuffer> y;
+    const bool ok = variant_test::run_every_variant(
+        list,
+        [&] {
+          y = std::make_unique<YBuffer>(c);
+          return cpu::QAvgPoolProblem{c.x, y->view, &c.p, cpu::make_qavg_plan(c.x, y->view, c.p)};
+        },
+        [&](const cpu::QAvgPoolProblem&) { return y->check(c); },
+        "seed " + std::to_string(seed) + " change " + std::to_string(index) + ": " + c.describe(),
+        runs, opt);
+    if (!ok) break;
+    ++index;
+  }
+  variant_test::print_runs("kept flat plan", runs);
+  variant_test::expect_each_ran_exactly(list, runs, 9, variant_test::name_has("-flat3x3-"));
 }
 
 }  // namespace

@@ -238,6 +238,35 @@ TEST(X8MaxPoolNchwFast, StreamsOfManyPlanes) {
     }
 }
 
+// The kernels keep their plan per geometry and thread: back-to-back calls of
+// one shape and window that differ only in the padding value (which decides
+// whether a window touching padding takes max with 0) or in the strides (a
+// stream of planes or one group per plane) must not reuse the other's plan.
+TEST(X8MaxPoolNchwFast, KeptPlanFollowsPaddingValueAndStrides) {
+  test::SettingsRestore restore;
+  const uint32_t seed = 20261203;
+  variant_test::Runs runs;
+  int cases = 0;
+  const PadValue pads[] = {PadValue::zero, PadValue::neg_inf, PadValue::zero};
+  for (int i = 0; i < 12; ++i, ++cases) {
+    Case c;
+    c.shape = {1, 96, 14, 14};
+    c.dtype = DType::s8;
+    c.p.mode = PoolMode::max;
+    c.p.window.kernel_h = c.p.window.kernel_w = 3;
+    c.p.window.pad_top = c.p.window.pad_bottom = c.p.window.pad_left = c.p.window.pad_right = 1;
+    c.p.pad_value = pads[i % 3];
+    c.x_layout = c.y_layout = i / 3 % 2;  // dense, then gaps between planes
+    c.values = 2;  // the lowest codes: padding with zero wins every edge window
+    if (!check_case(c, seed, i, runs)) break;
+  }
+  print_runs("kept plan", seed, cases, runs);
+  for (const auto& v : pool2d_kernels().variants)
+    if (is_same_kernel(v.name) && KernelList<Pool2dProblem>::runnable(v)) {
+      EXPECT_GE(runs.of(v.name), 12) << v.name;
+    }
+}
+
 // The public entry under each ISA cap and the reference policy: the kernel
 // the list picks gives the reference's bytes (the list is walked, not one
 // kernel called).

@@ -58,6 +58,10 @@ int max_sh(int64_t d) {
   return sh;
 }
 
+int64_t floor_div(int64_t a, int64_t b) {
+  return a / b - (a % b != 0 && (a < 0) != (b < 0));
+}
+
 struct Lane {
   int32_t d = 0, c0 = 0, valid = 0;
   bool real = false;
@@ -111,12 +115,14 @@ std::vector<uint64_t> group_classes(const QAvgPlan& P, int rows,
 // `lanes` ([class][16 * rows]); the shared shift sh and the even offset
 // multiple K that makes every numerator n = t + K*d non-negative.
 const char* lane_divisors(const QAvgPlan& P, int rows, const std::vector<uint64_t>& keys,
-                          const Rule& rule, std::vector<Lane>& lanes, int& sh, int& K) {
+                          const Rule& rule, std::vector<Lane>& lanes, int& sh, int& K,
+                          bool& clamp_free) {
   const bool int_float_mean = qavg_int_float_mean(P);
   const int64_t L = 16 * int64_t{rows};
   lanes.assign(keys.size() * static_cast<size_t>(L), Lane{});
   bool any_one = false;
   sh = 16, K = 0;
+  clamp_free = true;
   int64_t last_tmin = 0, last_kd = 0, last_k = 0, last_sd = 0, last_sh = 0;
   for (size_t c = 0; c < keys.size(); ++c)
     for (int64_t i = 0; i < rows; ++i)
@@ -133,6 +139,9 @@ const char* lane_divisors(const QAvgPlan& P, int rows, const std::vector<uint64_
         if (l.d < 1) return "a window with no tap to divide by (the reference gives y_zp)";
         l.c0 = int_float_mean ? -P.x_zp * l.valid + P.y_zp * l.d : 0;
         const int64_t tmin = int64_t{P.lo} * l.valid + l.c0;
+        // q - K = floor((t + h) / d) (h < d), or the one below it on a tie.
+        const int64_t tmax = int64_t{P.hi} * l.valid + l.c0;
+        if (floor_div(tmin, l.d) < P.lo || -floor_div(-tmax, l.d) > P.hi) clamp_free = false;
         if (!rule.sign_free && tmin < 0) return "a sign-dependent rounding with negative sums";
         if (tmin != last_tmin || l.d != last_kd) {  // neighbouring lanes repeat them
           last_tmin = tmin, last_kd = l.d;
@@ -197,7 +206,8 @@ const char* rows16_build(const QAvgPoolProblem& p, int rows, bool one_load, Rows
   R.rows = rows;
   const std::vector<uint64_t> keys = group_classes(P, rows, R.group_class);
   std::vector<Lane> lanes;
-  if (const char* why = lane_divisors(P, rows, keys, rule, lanes, R.sh, R.K)) return why;
+  if (const char* why = lane_divisors(P, rows, keys, rule, lanes, R.sh, R.K, R.clamp_free))
+    return why;
   if (const char* why = lane_fields(P, lanes, keys.size(), rule, R)) return why;
   if (T) *T = std::move(R);
   return nullptr;

@@ -21,6 +21,9 @@ namespace npukit::cpu {
 struct Rows16Plan {
   int rows = 1;
   bool any_even = false;  // some lane has an even divisor (q2 differs from q1)
+  // Every lane's q - K lies in [lo, hi] for every input (the clamp changes
+  // nothing): floor(tmin / d) >= lo and ceil(tmax / d) <= hi, t = s + c0.
+  bool clamp_free = false;
   int sh = 0, K = 0;
   std::vector<int32_t> group_class;
   std::vector<uint16_t> lanes;

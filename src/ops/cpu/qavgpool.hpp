@@ -141,6 +141,8 @@ void x8_qavgpool_rows16_nchw_avx2(const QAvgPoolProblem& p);
 // k3s1p1 over dense NCHW tensors as one flat stream, the rows16 final step
 // (x8-qavgpool-flat3x3-nchw-avx512.cpp; flat3x3_build says when).
 void x8_qavgpool_flat3x3_nchw_avx512(const QAvgPoolProblem& p);
+// The same stream on AVX2 hosts, even W (x8-qavgpool-flat3x3-nchw-avx2.cpp).
+void x8_qavgpool_flat3x3_nchw_avx2(const QAvgPoolProblem& p);
 // x8-qavgpool-u16-avx2.cpp (AVX2 hosts; NCHW through a zero-bordered row copy).
 void x8_qavgpool_u16_nchw_avx2(const QAvgPoolProblem& p);
 void x8_qavgpool_u16_nhwc_avx2(const QAvgPoolProblem& p);

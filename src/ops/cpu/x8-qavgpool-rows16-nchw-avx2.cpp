@@ -25,35 +25,10 @@ namespace {
 #include "ops/cpu/x8-store-codes16-avx2.inc"
 
 // Output rows oh (a) and oh + 1 (b).
-struct Vec {
-  __m256i a, b;
-};
+#include "ops/cpu/x8-qavgpool-lanes16x2-avx2.inc"
 constexpr int kRows = 2;
 constexpr bool kOneLoad = false;
 constexpr int64_t kLanes = 32;
-
-#define NPUKIT_VEC2(name, op)               \
-  inline Vec name(Vec x, Vec y) {           \
-    return Vec{op(x.a, y.a), op(x.b, y.b)}; \
-  }
-NPUKIT_VEC2(add16, _mm256_add_epi16)
-NPUKIT_VEC2(sub16, _mm256_sub_epi16)
-NPUKIT_VEC2(and16, _mm256_and_si256)
-NPUKIT_VEC2(mulhi16, _mm256_mulhi_epu16)
-NPUKIT_VEC2(min16, _mm256_min_epi16)
-NPUKIT_VEC2(max16, _mm256_max_epi16)
-#undef NPUKIT_VEC2
-inline Vec srl16(Vec x, __m128i n) {
-  return Vec{_mm256_srl_epi16(x.a, n), _mm256_srl_epi16(x.b, n)};
-}
-inline Vec load16(const uint16_t* p) {
-  return Vec{_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)),
-             _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 16))};
-}
-inline Vec splat16(int v) {
-  const __m256i r = _mm256_set1_epi16(static_cast<int16_t>(v));
-  return Vec{r, r};
-}
 
 struct Ctx {
   int64_t KW = 1, KH = 1, pl = 0, H = 0, W = 0, OH = 0, OW = 0, sH = 0, ysH = 0;
