@@ -61,9 +61,14 @@ constexpr int kMaxThreads = 1024;
 // it blocks. Long enough to bridge the gap between two layers of a network,
 // short enough to cost another process little.
 constexpr auto kSpin = std::chrono::microseconds(50);
-// Chunks per thread: small chunks let the threads that run finish the work of
-// one that the OS has descheduled.
-constexpr int64_t kChunksPerThread = 8;
+// Chunk sizes shrink as the work runs out (guided): each chunk is the
+// indices left divided by kPartsPerThread x threads, at least `grain`. The
+// first chunks are large (few atomic steps), the last ones one grain, so the
+// threads finish within a grain of each other (fixed chunks of 1/16 of the
+// region left a thread idle for up to a chunk at the end: resnet18 fp32 at 2
+// threads lost 0.33 ms of 9.5 that way), and the threads that run can still
+// finish the work of one the OS has descheduled.
+constexpr int64_t kPartsPerThread = 4;
 // When the caller, its own chunks done, keeps waiting for a helper's chunk
 // (the helper lost its core to another process mid-chunk), a region takes
 // longer than the caller alone would. After kStrikes such regions in a row
@@ -179,26 +184,44 @@ bool spin_until(Done done) {
 
 struct Job {
   const std::function<void(int64_t, int64_t)>* body = nullptr;
-  int64_t count = 0, chunk = 1, chunks = 0;
-  std::atomic<int64_t> next{0};      // next chunk to hand out
-  std::atomic<int64_t> finished{0};  // chunks completed
+  int64_t count = 0, grain = 1, parts = 1;  // parts: kPartsPerThread x threads
+  std::atomic<int64_t> next{0};             // first index not handed out
+  std::atomic<int64_t> finished{0};         // indices completed
   std::exception_ptr error;
   std::mutex error_mutex;
 
+  bool done() const { return finished.load() == count; }
+
+  // Claims the next chunk [begin, end): the indices left / parts, at least
+  // a grain, and all of them when fewer than a grain would remain after it.
+  bool take(int64_t& begin, int64_t& end) {
+    int64_t at = next.load(std::memory_order_relaxed);
+    for (;;) {
+      if (at >= count) return false;
+      const int64_t left = count - at;
+      int64_t size = std::max(grain, (left + parts - 1) / parts);
+      if (left - size < grain) size = left;
+      if (next.compare_exchange_weak(at, at + size)) {
+        begin = at;
+        end = at + size;
+        return true;
+      }
+    }
+  }
+
   // Takes and runs chunks until none is left; returns how many it ran.
   int64_t work() {
-    for (int64_t ran = 0;; ++ran) {
-      const int64_t c = next.fetch_add(1);
-      if (c >= chunks) return ran;
-      const int64_t begin = c * chunk, end = std::min(count, begin + chunk);
+    int64_t ran = 0;
+    for (int64_t begin = 0, end = 0; take(begin, end); ++ran) {
       try {
         (*body)(begin, end);
       } catch (...) {
         std::lock_guard<std::mutex> lock(error_mutex);
         if (!error) error = std::current_exception();
       }
-      finished.fetch_add(1);
+      finished.fetch_add(end - begin);
     }
+    return ran;
   }
 };
 
@@ -283,7 +306,7 @@ class Pool {
 
   // The caller's wait for the chunks helpers still hold.
   void wait(Job& job) {
-    auto done = [&] { return job.finished.load() == job.chunks; };
+    auto done = [&] { return job.done(); };
     const auto since = std::chrono::steady_clock::now();
     if (done()) {
       NPUKIT_COUNT(caller_spin_ok, 1);
@@ -354,7 +377,7 @@ class Pool {
         NPUKIT_COUNT(helper_chunks, ran);
         if (ran == 0) NPUKIT_COUNT(late_helpers, 1);
         // The caller may be asleep waiting for the chunk this thread finished last.
-        if (job->finished.load() == job->chunks) wake(sleeping_caller_, caller_cv_);
+        if (job->done()) wake(sleeping_caller_, caller_cv_);
       }
       inside_.fetch_sub(1);
     }
@@ -480,11 +503,9 @@ void parallel_ranges(int64_t count, int64_t grain,
   Job job;
   job.body = &body;
   job.count = count;
-  const int64_t max_chunks = std::max<int64_t>(1, count / grain);
-  job.chunks = std::min<int64_t>(max_chunks, int64_t{threads} * kChunksPerThread);
-  job.chunk = (count + job.chunks - 1) / job.chunks;
-  job.chunks = (count + job.chunk - 1) / job.chunk;
-  const int helpers = static_cast<int>(std::min<int64_t>(threads - 1, job.chunks - 1));
+  job.grain = grain;
+  job.parts = int64_t{threads} * kPartsPerThread;
+  const int helpers = static_cast<int>(std::min<int64_t>(threads - 1, count / grain - 1));
   t_in_parallel = true;
   p.run(job, helpers);
   t_in_parallel = false;
