@@ -3,6 +3,7 @@
 // strides, element sizes 1/2/4/8. copy merges axes on which both views are
 // dense; this checks every element lands where the logical index says and no
 // byte outside the destination view changes. A failure prints seed and case.
+// Large dense runs are split over the threads: checked at 1-3 threads.
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -89,6 +90,42 @@ TEST(TensorCopy, MatchesElementwiseCopyOnRandomViews) {
     if (!same) break;
   }
   EXPECT_GT(merged_runs, 300);  // dense pairs (one memcpy) are a good part of the cases
+}
+
+// A dense pair is one run, copied over the threads in 16 KB blocks when it
+// is 128 KB or more: every byte lands, none past the view changes, for sizes
+// around the block and the two-grain threshold, 1-3 threads, and a
+// channels-last pair (one run too).
+TEST(TensorCopy, LargeRunsSplitOverThreadsCopyEveryByte) {
+  test::SettingsRestore restore;
+  const uint32_t seed = 20261127;
+  std::mt19937 g(seed);
+  constexpr int64_t kGuard = 64;
+  for (int threads = 1; threads <= 3; ++threads) {
+    set_num_threads(threads);
+    for (int64_t bytes : {int64_t{1}, int64_t{16383}, int64_t{65536}, int64_t{131068},
+                          int64_t{131072}, int64_t{131076}, int64_t{1048588}}) {
+      std::vector<uint8_t> src(static_cast<size_t>(bytes)),
+          dst(static_cast<size_t>(bytes + 2 * kGuard));
+      for (uint8_t& b : src) b = static_cast<uint8_t>(g());
+      for (uint8_t& b : dst) b = static_cast<uint8_t>(g());
+      std::vector<uint8_t> want = dst;
+      std::copy(src.begin(), src.end(), want.begin() + kGuard);
+      const TensorView from(src.data(), DType::u8, {bytes}, {1});
+      const TensorView to(dst.data() + kGuard, DType::u8, {bytes}, {1});
+      copy(from, to);
+      ASSERT_TRUE(want == dst) << "seed " << seed << ", threads " << threads << ", " << bytes
+                               << " bytes";
+    }
+    // Channels-last (NHWC strides behind an NCHW shape) on both sides: 1x64x56x56 f32, 800 KB.
+    const Shape shape{1, 64, 56, 56}, nhwc{56 * 56 * 64, 1, 56 * 64, 64};
+    std::vector<float> a(static_cast<size_t>(shape_numel(shape))), b(a.size(), -1.0f);
+    for (float& v : a) v = static_cast<float>(g() % 1000);
+    copy(TensorView(a.data(), DType::f32, shape, nhwc),
+         TensorView(b.data(), DType::f32, shape, nhwc));
+    ASSERT_TRUE(a == b) << "seed " << seed << ", threads " << threads
+                        << ", channels-last 1x64x56x56";
+  }
 }
 
 }  // namespace

@@ -2,18 +2,22 @@
 // thread count; small loops stay on the caller; nested and concurrent calls;
 // errors reach the caller; NPUKIT_NUM_THREADS values are capped or ignored
 // with a message; straggling helpers are left out for a while, then retried;
-// a helper that can only run on its caller's CPU takes no chunk; a process
+// a helper that can only run on its caller's CPU takes no chunk; chunks
+// shrink to a grain at the end of a region; a process
 // allowed fewer CPUs than threads still completes every region.
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <iterator>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "core/parallel_testing.hpp"
@@ -232,6 +236,40 @@ class AllThreadsOnOneCpu {
   std::vector<std::pair<pid_t, cpu_set_t>> saved_;
   bool ok_ = false;
 };
+
+// Chunks shrink as the region's indices run out (guided): in the order they
+// cover [0, count) none but the last is longer than the one before it (the
+// last takes the remainder under a grain), and the last is shorter than two
+// grains, so the threads finish within about a grain of
+// each other. Fixed chunks of count / 16 (the pool before session 13) fail
+// the last check: their last chunk of 1000 indices was 55 long.
+TEST(ThreadPool, ChunksShrinkToAGrainAtTheEnd) {
+  test::SettingsRestore restore;
+  if (allowed_cpus() < 2) GTEST_SKIP() << "needs 2 CPUs (one CPU runs each region whole)";
+  for (int threads : {2, 3}) {
+    for (int64_t grain : {1, 3, 10}) {
+      set_num_threads(threads);  // also ends any back-off: this region is split
+      std::mutex mutex;
+      std::vector<std::pair<int64_t, int64_t>> ranges;
+      parallel_ranges(1000, grain, [&](int64_t begin, int64_t end) {
+        std::lock_guard<std::mutex> lock(mutex);
+        ranges.emplace_back(begin, end);
+      });
+      std::sort(ranges.begin(), ranges.end());
+      ASSERT_GE(ranges.size(), 2u) << "threads " << threads << " grain " << grain;
+      for (size_t i = 0; i < ranges.size(); ++i) {
+        const int64_t size = ranges[i].second - ranges[i].first;
+        EXPECT_GE(size, grain) << "threads " << threads << " grain " << grain << " chunk " << i;
+        if (i > 0 && i + 1 < ranges.size()) {
+          EXPECT_LE(size, ranges[i - 1].second - ranges[i - 1].first)
+              << "threads " << threads << " grain " << grain << " chunk " << i;
+        }
+      }
+      EXPECT_LT(ranges.back().second - ranges.back().first, 2 * grain)
+          << "threads " << threads << " grain " << grain << ": the last chunk is long";
+    }
+  }
+}
 
 TEST(ThreadPool, HelpersOnTheCallersCpuTakeNoChunk) {
   if (allowed_cpus() < 2) GTEST_SKIP() << "needs 2 CPUs";

@@ -104,7 +104,9 @@ ConvInput prepare_conv_input_channels_last(const ConvProblem& p) {
     return in;
   }
   std::vector<float>& xp = padded_scratch();
-  xp.resize(static_cast<size_t>(N * in.image));
+  // Grown only (fill_row writes every float): a resize after a smaller
+  // layer zeroed the regrown part serially before the region.
+  if (xp.size() < static_cast<size_t>(N * in.image)) xp.resize(static_cast<size_t>(N * in.image));
   float* base = xp.data();
   parallel_for(N * Hp, std::max<int64_t>(1, 16384 / (Wp * C)), [&](int64_t nr) {
     const int64_t n = nr / Hp, r = nr % Hp;

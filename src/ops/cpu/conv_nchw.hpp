@@ -139,6 +139,9 @@ struct ConvPackedWeights {
 // Whether every weight of p.w is finite: p.packed's answer when it is a
 // packing of this very tensor, else a scan.
 bool conv_weights_finite(const ConvProblem& p);
+// Whether p.packed is a packing of p.w whose floats are all finite: the
+// answer without a scan (false also when it would take one).
+bool conv_weights_known_finite(const ConvProblem& p);
 std::shared_ptr<const ConvPackedWeights> pack_conv_weights(
     const TensorView& w, int64_t groups, int64_t block,
     Fp32Accumulation accumulation = Fp32Accumulation::sequential);

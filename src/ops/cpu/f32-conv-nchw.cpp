@@ -5,6 +5,7 @@
 #include <climits>
 #include <cmath>
 #include <cstddef>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -195,33 +196,41 @@ ConvInput prepare_conv_input(const ConvProblem& p, int64_t slack, bool overreads
   const auto planes = static_cast<size_t>(N * IC * l.plane);
   const auto size = planes + static_cast<size_t>(slack + l.wq + 64);
   const bool in_place = reads_input_in_place(p, l, overreads);
+  // Nothing padded and one phase: fill_plane writes the planes whole. Else
+  // each plane is zeroed first, in its own task (zeroing the scratch before
+  // the region was serial: ~600 KB for a stem's phase planes).
+  const bool zero_planes = has_zero_taps(win) || l.sh != 1 || l.sw != 1;
   if (!fill) {
     in.x = nullptr;  // the caller pads the images itself
-  } else if (in_place) {
-    // x is read where it is: no scratch.
-  } else if (!has_zero_taps(win) && l.sh == 1 && l.sw == 1) {
-    // Nothing padded and one phase: the planes are written whole, only the
-    // slack after them needs its zeros.
-    xp.resize(size);
-    std::fill(xp.begin() + static_cast<std::ptrdiff_t>(planes), xp.end(), 0.0f);
-  } else {
-    xp.assign(size, 0.0f);
+  } else if (!in_place) {
+    if (xp.size() < size) xp.resize(size);  // never shrunk: regrowing zeroed it again
+    std::fill(xp.begin() + static_cast<std::ptrdiff_t>(planes),
+              xp.begin() + static_cast<std::ptrdiff_t>(size), 0.0f);  // the slack
   }
   if (fill) in.x = in_place ? static_cast<const float*>(p.x.raw()) : xp.data();
   if (fill && !in_place) {
     const std::vector<int64_t> columns = column_map(p, l);
     parallel_for(N * IC, std::max<int64_t>(1, 4096 / l.plane), [&](int64_t nc) {
-      fill_plane(p, l, columns, nc / IC, nc % IC, xp.data() + nc * l.plane);
+      float* plane = xp.data() + nc * l.plane;
+      if (zero_planes) std::fill(plane, plane + l.plane, 0.0f);
+      fill_plane(p, l, columns, nc / IC, nc % IC, plane);
     });
   }
-  in.offset.reserve(static_cast<size_t>(ICG * KH * KW));
+  // Each tap's offset within a channel's phase planes, then per step the
+  // channel's plane added (the divisions once per tap, not once per step:
+  // 960 steps of a 1x1 layer were ~1 us of serial time per call).
+  const int64_t K = KH * KW;
+  std::vector<int64_t> tap(static_cast<size_t>(K));
+  for (int64_t kh = 0; kh < KH; ++kh)
+    for (int64_t kw = 0; kw < KW; ++kw) {
+      const int64_t r = kh * win.dilation_h, col = kw * win.dilation_w;
+      tap[static_cast<size_t>(kh * KW + kw)] =
+          ((r % l.sh) * l.sw + col % l.sw) * l.phase_size + (r / l.sh) * l.wq + col / l.sw;
+    }
+  in.offset.resize(static_cast<size_t>(ICG * K));
   for (int64_t ic = 0; ic < ICG; ++ic)
-    for (int64_t kh = 0; kh < KH; ++kh)
-      for (int64_t kw = 0; kw < KW; ++kw) {
-        const int64_t r = kh * win.dilation_h, col = kw * win.dilation_w;
-        in.offset.push_back(ic * l.plane + ((r % l.sh) * l.sw + col % l.sw) * l.phase_size +
-                            (r / l.sh) * l.wq + col / l.sw);
-      }
+    for (int64_t k = 0; k < K; ++k)
+      in.offset[static_cast<size_t>(ic * K + k)] = ic * l.plane + tap[static_cast<size_t>(k)];
   in.image = IC * l.plane;
   in.group = ICG * l.plane;
   in.q_row = l.wq;
@@ -230,18 +239,45 @@ ConvInput prepare_conv_input(const ConvProblem& p, int64_t slack, bool overreads
   return in;
 }
 
+namespace {
+
+// MLAS's order for one shape, kept per thread: a network asks for the same
+// few orders on every run, and building one (two vectors grown step by step,
+// 4608 steps for a 512-channel 3x3 layer) was serial time before each
+// convolution's parallel region (about 2 us per 1x1 layer of mobilenet_v2).
+struct StepOrder {
+  int64_t icg, ocg, k, groups, block;
+  std::vector<int64_t> offset_at;  // order.step
+  std::vector<int32_t> w_index;    // the same, as the kernels' weight index
+  std::vector<int64_t> chain_end;
+};
+
+const StepOrder& step_order(int64_t icg, int64_t ocg, int64_t k, int64_t groups, int64_t block) {
+  constexpr size_t kKept = 64;  // more shapes than any network here has
+  thread_local std::vector<std::unique_ptr<StepOrder>> kept;
+  for (const auto& o : kept)
+    if (o->icg == icg && o->ocg == ocg && o->k == k && o->groups == groups && o->block == block)
+      return *o;
+  if (kept.size() == kKept) kept.erase(kept.begin());
+  detail::MlasConvOrder order = detail::mlas_conv_order(icg, ocg, k, groups, block);
+  auto o = std::make_unique<StepOrder>(
+      StepOrder{icg, ocg, k, groups, block, std::move(order.step), {}, std::move(order.chain_end)});
+  o->w_index.assign(o->offset_at.begin(), o->offset_at.end());
+  return *kept.emplace_back(std::move(o));
+}
+
+}  // namespace
+
 void order_conv_steps(const ConvProblem& p, ConvInput& in) {
   const int64_t block = mlas_nchwc_block(p.params.accumulation);
   if (block == 0) return;
   const int64_t G = p.params.groups, ICG = p.x.dim(1) / G;
-  const detail::MlasConvOrder order =
-      detail::mlas_conv_order(ICG, p.y.dim(1) / G, p.w.dim(2) * p.w.dim(3), G, block);
-  std::vector<int64_t> offset;
-  for (int64_t s : order.step) {
-    offset.push_back(in.offset[static_cast<size_t>(s)]);
-    in.w_index.push_back(static_cast<int32_t>(s));
-  }
+  const StepOrder& order = step_order(ICG, p.y.dim(1) / G, p.w.dim(2) * p.w.dim(3), G, block);
+  std::vector<int64_t> offset(order.offset_at.size());
+  for (size_t i = 0; i < offset.size(); ++i)
+    offset[i] = in.offset[static_cast<size_t>(order.offset_at[i])];
   in.offset = std::move(offset);
+  in.w_index = order.w_index;
   in.chain_end = order.chain_end;
 }
 
@@ -361,6 +397,15 @@ bool any_nan(const TensorView& y) {
   return any != 0;
 }
 
+// After a fast run: whether a NaN in y may come from a non-finite weight on
+// a padded tap (then the reference computes y again). Weights a packing
+// found finite need no scan of y (a serial pass over the output of every
+// padded layer: ~50 us of resnet18's run).
+bool output_may_need_reference(const ConvProblem& p) {
+  return has_zero_taps(p.params.window) && checks_output(p) && !conv_weights_known_finite(p) &&
+         any_nan(p.y) && !conv_weights_finite(p);
+}
+
 void run_reference(const ConvProblem& p) {
   if (p.params.accumulation == Fp32Accumulation::interleaved)
     ref::conv2d_f32_interleaved(p.x, p.w, p.bias, p.y, p.params);
@@ -379,8 +424,7 @@ void run_reference(const ConvProblem& p) {
 // the reference recomputes the whole output (y is not an input then).
 void run_checked(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape shape) {
   run_conv_nchw(p, kernel, shape);
-  if (has_zero_taps(p.params.window) && checks_output(p) && any_nan(p.y) && !conv_weights_finite(p))
-    run_reference(p);
+  if (output_may_need_reference(p)) run_reference(p);
 }
 
 void run_avx512(const ConvProblem& p) {
@@ -482,8 +526,7 @@ bool conv_ocl_channels_last(const Shape& w, const Conv2dParams& p) {
 
 void run_conv_ocl_exact(const ConvProblem& p, const OclKernel& kernel) {
   run_conv_ocl(p, kernel);
-  if (has_zero_taps(p.params.window) && checks_output(p) && any_nan(p.y) && !conv_weights_finite(p))
-    run_reference(p);
+  if (output_may_need_reference(p)) run_reference(p);
 }
 
 namespace {

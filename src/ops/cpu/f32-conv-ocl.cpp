@@ -82,12 +82,22 @@ std::shared_ptr<const ConvPackedWeights> pack_conv_weights(const TensorView& w, 
   return pw;
 }
 
-bool conv_weights_finite(const ConvProblem& p) {
+namespace {
+
+bool packs_w(const ConvProblem& p) {
   const ConvPackedWeights* pw = p.packed;
-  if (pw != nullptr && pw->source == p.w.raw() && p.w.is_contiguous() && pw->oc == p.w.dim(0) &&
-      pw->icg == p.w.dim(1) && pw->kh == p.w.dim(2) && pw->kw == p.w.dim(3))
-    return pw->finite;
-  return all_finite_f32(p.w);
+  return pw != nullptr && pw->source == p.w.raw() && p.w.is_contiguous() && pw->oc == p.w.dim(0) &&
+         pw->icg == p.w.dim(1) && pw->kh == p.w.dim(2) && pw->kw == p.w.dim(3);
+}
+
+}  // namespace
+
+bool conv_weights_finite(const ConvProblem& p) {
+  return packs_w(p) ? p.packed->finite : all_finite_f32(p.w);
+}
+
+bool conv_weights_known_finite(const ConvProblem& p) {
+  return packs_w(p) && p.packed->finite;
 }
 
 namespace {
@@ -98,9 +108,12 @@ namespace {
 // from memory once, not once per tile (resnet18's 7x7 layers, whose 9.4 MB of
 // weights are not in cache in a model: 8-12% faster; its stem 1.57 ms against
 // 1.79 tile-at-a-time; with the weights hot in L3, BM_Layer, 64 positions,
-// 1000 and one tile measured the same). 64 leaves tasks for two threads on
-// 7x7 and 14x14 planes.
+// 1000 and one tile measured the same).
 constexpr int64_t kChainRunPositions = 64;
+// Tasks a layer is cut into at least, runs made shorter if need be: the
+// threads take whole tasks, so 3 channel blocks of 64, 64 and 32 (mobilenet_v2's
+// 7x7 projections, 960 -> 160) left one thread idle a third of the layer.
+constexpr int64_t kMinTasks = 8;
 
 // A task's tiles and their totals, kept per thread.
 struct TaskTiles {
@@ -203,12 +216,14 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
   // chain over all its tiles before the next chain.
   const bool chain_outer = kernel.resumes && in.chain_end.size() > 1;
   const int64_t run = chain_outer ? std::max<int64_t>(1, kChainRunPositions / most) : 1;
-  const int64_t runs_per_block = (chunks + run - 1) / run;
-  const int64_t tasks = N * G * blocks * runs_per_block;
+  const int64_t block_tasks = N * G * blocks;
+  const int64_t runs_per_block = std::min(
+      chunks, std::max((chunks + run - 1) / run, (kMinTasks + block_tasks - 1) / block_tasks));
+  const int64_t tasks = block_tasks * runs_per_block;
   const float* bias = c.has_bias ? static_cast<const float*>(p.bias.raw()) : nullptr;
   const int64_t bias_step = c.has_bias ? p.bias.stride(p.bias.rank() == 1 ? 0 : 1) : 0;
   float* ybase = static_cast<float*>(p.y.raw());
-  const int64_t flops_per_task = 2 * block * most * run * steps;
+  const int64_t flops_per_task = 2 * block * most * (chunks / runs_per_block) * steps;
   // The old output starts the FMA chains' total (mlas orders only).
   const bool first = c.result_add && c.residual_first && !in.chain_end.empty();
   parallel_for(tasks, std::max<int64_t>(1, 65536 / flops_per_task), [&](int64_t task) {
@@ -242,7 +257,9 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
       proto.chains = static_cast<int64_t>(in.chain_end.size());
       proto.residual_first = first;
     }
-    for (int64_t chunk = r * run; chunk < std::min(chunks, (r + 1) * run); ++chunk) {
+    // Runs of a block as even as whole chunks allow.
+    for (int64_t chunk = r * chunks / runs_per_block; chunk < (r + 1) * chunks / runs_per_block;
+         ++chunk) {
       const int64_t p0 = chunk * positions / chunks, p1 = (chunk + 1) * positions / chunks;
       OclTile& t = tiles.tile.emplace_back(proto);
       t.positions = p1 - p0;
