@@ -3,7 +3,9 @@
 // task. Lanes are consecutive outputs of a row; each window row is loaded
 // once per vector (two loads, an even/odd deinterleave, and for K = 3 the
 // third tap as the even lanes shifted by one with the next even element
-// broadcast in: no third and fourth load), and with K = 3 the window row two
+// broadcast in: no third and fourth load; when the columns start at an odd
+// element the loads start one further on and tap 0 is the shifted one, so
+// that they stay on cache-line boundaries), and with K = 3 the window row two
 // output rows share is loaded and deinterleaved once. Per output the taps,
 // their order and every operation are the reference's (src/ops/reference/
 // pool2d.cpp) for the semantics accepted below, except that a division by
