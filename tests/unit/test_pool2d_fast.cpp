@@ -844,15 +844,59 @@ TEST(Pool2dFast, PaddedRowsWithinOneVector) {
   EXPECT_GT(st.runs, variant_test::scaled_to_runnable(pool2d_kernels(), 600));
 }
 
-// The whole-plane stride-2 kernels (f32-pool2d-stride2-nchw-*: f32-pool2d-s2.inc):
-// K x K windows (K = 2, 3) at stride 2 with output rows of 8-70 all-input
-// outputs (one vector, several, the last one overlapping), pads 0..K-1 on
-// every side (the left border output in lane 0 or alone; padded and
-// ceil-mode rows at the top and bottom), ONNX Runtime's truncated count,
-// channel counts that fill NCHWc blocks or not, batch 1-2, gapped NCHW
-// strides in and out, every semantic of random_case (ONNX Runtime's NCHWc
-// loop, taps max with both NaN rules and every pad value, sequential sums
-// with every divisor; the rest must decline), special values, threads 1/2/3.
+// One random case of the whole-plane stride-2 kernels: K x K windows (K = 2
+// for even i, 3 for odd) at stride 2 with output rows of ow_min ..
+// ow_min + ow_span - 1 all-input outputs, pads 0..K-1 on every side, ceil
+// mode, ONNX Runtime's truncated count, channel counts that fill NCHWc blocks
+// or not, batch 1-2, gapped NCHW strides in and out, every semantic of
+// random_case (the rest must decline).
+Case stride_two_case(std::mt19937& g, int i, int64_t ow_min, int64_t ow_span) {
+  Case c = random_case(g);
+  c.dtype = DType::f32;
+  if (c.p.loop == PoolLoop::mlas || i % 3 == 0) c.p.loop = PoolLoop::mlas_nchwc;
+  if (i % 4 == 1) c.p.flush_denormals = false;
+  if (i % 4 == 2) c.p.accumulation = Fp32Accumulation::sequential;
+  const int64_t K = i % 2 ? 3 : 2;
+  const int64_t ow = ow_min + static_cast<int64_t>(g() % static_cast<uint32_t>(ow_span));
+  const int64_t C = i % 5 == 0 ? 16 * (1 + static_cast<int64_t>(g() % 2)) : 1 + g() % 9;
+  c.shape = {1 + static_cast<int64_t>(g() % 2), C, 1 + static_cast<int64_t>(g() % 24),
+             2 * ow + static_cast<int64_t>(g() % 3)};
+  Window2d& w = c.p.window;
+  w = Window2d{};
+  w.kernel_h = w.kernel_w = K;
+  w.stride_h = w.stride_w = 2;
+  w.pad_top = static_cast<int64_t>(g() % K);
+  w.pad_left = static_cast<int64_t>(g() % K);
+  w.pad_bottom = static_cast<int64_t>(g() % K);
+  w.pad_right = static_cast<int64_t>(g() % K);
+  w.ceil_mode = g() % 3 == 0;
+  w.truncated_count = !w.ceil_mode && g() % 5 == 0;
+  c.x_layout = g() % 4 == 3 ? 2 : 0;
+  c.y_layout = g() % 4 == 3 ? 2 : 0;
+  return c;
+}
+
+// Each of the stride-2 kernels ran at least `least` of the cases, where it can run.
+void expect_stride_two_runs(const Stats& st, int64_t least, const char* test) {
+  for (const char* name : {"f32-pool2d-stride2-nchw-avx512", "f32-pool2d-stride2-nchw-avx2"}) {
+    const auto& list = pool2d_kernels().variants;
+    const auto v = std::find_if(list.begin(), list.end(),
+                                [&](const auto& k) { return std::string(k.name) == name; });
+    ASSERT_NE(v, list.end()) << name;
+    const auto ran = st.by_kernel.find(name);
+    const int64_t runs = ran == st.by_kernel.end() ? 0 : ran->second;
+    std::printf("%s: %s ran %lld times\n", test, name, static_cast<long long>(runs));
+    if (KernelList<Pool2dProblem>::runnable(*v)) {
+      EXPECT_GT(runs, least) << name;
+    }
+  }
+}
+
+// The whole-plane stride-2 kernels (f32-pool2d-stride2-nchw-*: f32-pool2d-s2.inc)
+// on output rows of 8-70 all-input outputs (one vector, several, the last one
+// overlapping; the left border output in lane 0 or alone; padded and
+// ceil-mode rows at the top and bottom), stride_two_case's semantics, special
+// values, threads 1/2/3.
 TEST(Pool2dFast, StrideTwoWholePlanes) {
   if (max_isa() < Isa::avx2) GTEST_SKIP() << "needs AVX2 kernels (NPUKIT_MAX_ISA is below avx2)";
   if (impl() == Impl::reference) GTEST_SKIP() << "NPUKIT_IMPL=reference: no fast kernel runs";
@@ -861,42 +905,24 @@ TEST(Pool2dFast, StrideTwoWholePlanes) {
   std::mt19937 g(seed);
   std::printf("StrideTwoWholePlanes: seed %u\n", seed);
   Stats st;
-  for (int i = 0; i < 500; ++i) {
-    Case c = random_case(g);
-    c.dtype = DType::f32;
-    if (c.p.loop == PoolLoop::mlas || i % 3 == 0) c.p.loop = PoolLoop::mlas_nchwc;
-    if (i % 4 == 1) c.p.flush_denormals = false;
-    if (i % 4 == 2) c.p.accumulation = Fp32Accumulation::sequential;
-    const int64_t K = i % 2 ? 3 : 2;
-    const int64_t ow = 8 + static_cast<int64_t>(g() % 63);
-    const int64_t C = i % 5 == 0 ? 16 * (1 + static_cast<int64_t>(g() % 2)) : 1 + g() % 9;
-    c.shape = {1 + static_cast<int64_t>(g() % 2), C, 1 + static_cast<int64_t>(g() % 24),
-               2 * ow + static_cast<int64_t>(g() % 3)};
-    Window2d& w = c.p.window;
-    w = Window2d{};
-    w.kernel_h = w.kernel_w = K;
-    w.stride_h = w.stride_w = 2;
-    w.pad_top = static_cast<int64_t>(g() % K);
-    w.pad_left = static_cast<int64_t>(g() % K);
-    w.pad_bottom = static_cast<int64_t>(g() % K);
-    w.pad_right = static_cast<int64_t>(g() % K);
-    w.ceil_mode = g() % 3 == 0;
-    w.truncated_count = !w.ceil_mode && g() % 5 == 0;
-    c.x_layout = g() % 4 == 3 ? 2 : 0;
-    c.y_layout = g() % 4 == 3 ? 2 : 0;
-    if (!check_case(c, seed, i, st)) break;
-  }
-  for (const char* name : {"f32-pool2d-stride2-nchw-avx512", "f32-pool2d-stride2-nchw-avx2"}) {
-    const auto& list = pool2d_kernels().variants;
-    const auto v = std::find_if(list.begin(), list.end(),
-                                [&](const auto& k) { return std::string(k.name) == name; });
-    ASSERT_NE(v, list.end()) << name;
-    std::printf("StrideTwoWholePlanes: %s ran %lld times\n", name,
-                static_cast<long long>(st.by_kernel[name]));
-    if (KernelList<Pool2dProblem>::runnable(*v)) {
-      EXPECT_GT(st.by_kernel[name], 100) << name;
-    }
-  }
+  for (int i = 0; i < 500; ++i)
+    if (!check_case(stride_two_case(g, i, 8, 63), seed, i, st)) break;
+  expect_stride_two_runs(st, 100, "StrideTwoWholePlanes");
+}
+
+// Wide rows (64-200 all-input outputs): 4-13 vectors of 16 lanes, 8-25 of 8,
+// walked in one pass of up to 8 vectors or in several equal passes.
+TEST(Pool2dFast, StrideTwoWideRowsInPasses) {
+  if (max_isa() < Isa::avx2) GTEST_SKIP() << "needs AVX2 kernels (NPUKIT_MAX_ISA is below avx2)";
+  if (impl() == Impl::reference) GTEST_SKIP() << "NPUKIT_IMPL=reference: no fast kernel runs";
+  SettingsGuard guard;
+  const uint32_t seed = 20261206;
+  std::mt19937 g(seed);
+  std::printf("StrideTwoWideRowsInPasses: seed %u\n", seed);
+  Stats st;
+  for (int i = 0; i < 160; ++i)
+    if (!check_case(stride_two_case(g, i, 64, 137), seed, i, st)) break;
+  expect_stride_two_runs(st, 30, "StrideTwoWideRowsInPasses");
 }
 
 // Calls moving 24 MB or more prefetch 16 KB ahead (f32-pool2d-s2.hpp): the

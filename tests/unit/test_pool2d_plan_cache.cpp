@@ -1,5 +1,6 @@
-// The per-thread plan caches of the pool2d kernels (cpu::shared_pool2d_plan
-// and the 3x3 sweep's table, pool2d_plan.hpp / f32-pool2d-nchw-sweep.inc):
+// The per-thread plan caches of the pool2d kernels (cpu::shared_pool2d_plan,
+// the 3x3 sweep's table and the stride-2 plan, pool2d_plan.hpp /
+// f32-pool2d-nchw-sweep.inc / f32-pool2d-s2.hpp):
 // the kernel list's decline check and the run share one plan, and calls of
 // one geometry reuse it. A reused plan must give the reference's result bit
 // for bit, also when the next call changes only the semantics (mode, divisor,
@@ -200,6 +201,33 @@ TEST(Pool2dPlanCache, ThreadsWithDifferentGeometries) {
   for (auto& th : threads) th.join();
   for (int t = 0; t < 4; ++t)
     EXPECT_EQ(failures[static_cast<size_t>(t)], "") << "seed " << seed + t << ", thread " << t;
+}
+
+// The stride-2 kernel's own plan (cpu::shared_s2_plan) on one geometry while
+// only the semantics change from call to call: every field of its key (mode,
+// divisor, pad value, NaN rule, loop) in turn, each call against the
+// reference. (Checked to fail when the key ignores the divisor.)
+TEST(Pool2dPlanCache, StrideTwoPlanFollowsTheSemantics) {
+  SettingsGuard guard;
+  const uint32_t seed = 20261205;
+  std::mt19937 g(seed);
+  const Geometry geo = {"40x40 k3s2p1", DType::f32, {1, 4, 40, 40}, 3, 2, 1, 1, false};
+  std::map<std::string, int> runs;
+  for (int i = 0; i < 120; ++i) {
+    Pool2dParams p = params_for(geo, g);
+    p.accumulation = Fp32Accumulation::sequential;  // what the stride-2 kernel takes
+    p.flush_denormals = false;
+    if (p.loop == PoolLoop::mlas) p.loop = PoolLoop::taps;
+    if (p.mode == PoolMode::sum) p.mode = i % 2 ? PoolMode::avg : PoolMode::max;
+    const std::string name = check_call(geo, p, 1 + i % 2, g);
+    ASSERT_FALSE(name.empty()) << "seed " << seed << ", call " << i;
+    ++runs[name];
+  }
+  std::printf("StrideTwoPlanFollowsTheSemantics: seed %u, stride-2 kernels ran %d calls\n", seed,
+              runs["f32-pool2d-stride2-nchw-avx512"] + runs["f32-pool2d-stride2-nchw-avx2"]);
+  if (max_isa() >= Isa::avx2 && impl() != Impl::reference) {
+    EXPECT_EQ(runs["f32-pool2d-stride2-nchw-avx512"] + runs["f32-pool2d-stride2-nchw-avx2"], 120);
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // AVX2 lanes of the stride-2 fp32 kernel (f32-pool2d-s2.hpp): 8 outputs per
-// vector; even/odd taps by vshufps and a 64-bit lane permute, tap 2 as the
-// odd taps of the loads one element further on.
+// vector; even/odd taps by vshufps alone (the sums run with the outputs in
+// vshufps's order, put in order by one 64-bit lane permute per store), tap 2
+// as the odd taps of the loads one element further on.
 #include "f32-pool2d-s2.hpp"
 
 #if defined(__x86_64__)
@@ -28,14 +29,21 @@ struct S {
   static F load_skip0(const float* p) {
     return _mm256_maskload_ps(p, _mm256_setr_epi32(0, -1, -1, -1, -1, -1, -1, -1));
   }
-  // [a0 a2 b0 b2 | a4 a6 b4 b6] -> [a0 a2 a4 a6 b0 b2 b4 b6]
-  static F even(F a, F b) {
-    const F s = _mm256_shuffle_ps(a, b, 0x88);
-    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(s), 0xd8));
+  // Kernel order [a0 a2 b0 b2 | a4 a6 b4 b6]: outputs 0 1 4 5 | 2 3 6 7. Every
+  // tap comes out in this order, so the sums run in it and one lane-crossing
+  // permute per stored vector (output_order) replaces one per tap.
+  static F even(F a, F b) { return _mm256_shuffle_ps(a, b, 0x88); }
+  static F odd(F a, F b) { return _mm256_shuffle_ps(a, b, 0xdd); }
+  static F output_order(F v) {
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), 0xd8));
   }
-  static F odd(F a, F b) {
-    const F s = _mm256_shuffle_ps(a, b, 0xdd);
-    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(s), 0xd8));
+  // s, then the outputs of v moved up by one, in kernel order: output j's
+  // lane takes output j - 1's (lanes 0 1 2 3 4 5 6 7 hold outputs
+  // 0 1 4 5 2 3 6 7).
+  static constexpr bool kShiftIn = true;
+  static F shift_in(F v, float s) {
+    const F m = _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(0, 0, 5, 2, 1, 4, 3, 6));
+    return _mm256_blend_ps(m, _mm256_set1_ps(s), 1);
   }
   static F tap2(F, const float* r) { return odd(loadu(r + 1), loadu(r + V + 1)); }
   // MAXPS returns its second operand unless the first is greater: a > b ? a : b.

@@ -35,6 +35,13 @@ struct S {
     return _mm512_permutex2var_ps(
         a, _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31), b);
   }
+  static F output_order(F v) { return v; }  // even/odd give the outputs in order
+  // s, then lanes 0..14 of v.
+  static constexpr bool kShiftIn = true;
+  static F shift_in(F v, float s) {
+    return _mm512_castsi512_ps(_mm512_maskz_alignr_epi32(
+        0xffff, _mm512_castps_si512(v), _mm512_castps_si512(_mm512_set1_ps(s)), 15));
+  }
   // Lanes 1..15 of t0, then r[2V]. (maskz: GCC 12 warns on the unmasked form.)
   static F tap2(F t0, const float* r) {
     return _mm512_castsi512_ps(_mm512_maskz_alignr_epi32(

@@ -1,6 +1,7 @@
 // What the stride-2 fp32 kernel accepts and its per-call plan (f32-pool2d-s2.hpp).
 #include <cfloat>
 #include <limits>
+#include <memory>
 
 #include "f32-pool2d-s2.hpp"
 
@@ -128,6 +129,41 @@ S2Plan make_s2_plan(const Pool2dProblem& pr) {
                              : avg_divisor(divisor, s.K * s.K, valid * (s.K - 1), clipped * s.K));
   }
   return s;
+}
+
+namespace {
+
+// Everything make_s2_plan reads from a problem.
+struct S2Key {
+  Pool2dGeometry geometry;
+  PoolMode mode = PoolMode::avg;
+  PoolLoop loop = PoolLoop::taps;  // effective_pool_loop
+  MaxNaN nan = MaxNaN::propagate;
+  PadValue pad_value = PadValue::neg_inf;
+  AvgDivisor divisor = AvgDivisor::kernel_area;
+  bool operator==(const S2Key& o) const {
+    return geometry == o.geometry && mode == o.mode && loop == o.loop && nan == o.nan &&
+           pad_value == o.pad_value && divisor == o.divisor;
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<const S2Plan> shared_s2_plan(const Pool2dProblem& pr) {
+  thread_local S2Key last_key;
+  thread_local std::shared_ptr<const S2Plan> last;
+  const Pool2dParams& p = pr.p;
+  const S2Key key{Pool2dGeometry::of(pr),
+                  p.mode,
+                  effective_pool_loop(p, pr.x.dim(1)),
+                  p.nan,
+                  p.pad_value,
+                  p.divisor};
+  if (!last || !(key == last_key)) {
+    last = std::make_shared<const S2Plan>(make_s2_plan(pr));
+    last_key = key;
+  }
+  return last;
 }
 
 }  // namespace npukit::cpu
