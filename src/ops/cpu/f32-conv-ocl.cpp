@@ -169,18 +169,34 @@ void position_tables(const ConvProblem& p, const ConvInput& in, std::vector<int6
 }
 
 // A task's tiles chain-outer: each chain over every tile before the next
-// chain (running totals per tile in tiles.tot).
-void run_chain_outer(TaskTiles& tiles, const OclKernel& kernel, int64_t chains) {
-  if (tiles.tile.front().y_channel == 1) prefetch_outputs(tiles.tile.front(), tiles.tile.back());
+// chain (running totals per tile in tiles.tot). While a chain runs, its
+// tiles ask the weights read next into L2, each tile a slice of them (all
+// in one tile stalled on the outstanding misses): the next chain's when
+// `cold` (the task is its block's first: later tasks find them in L2), after
+// the last chain those at next_block (the block the thread's next task
+// likely runs), if any. block: floats per step.
+void run_chain_outer(TaskTiles& tiles, const OclKernel& kernel, int64_t chains, int64_t block,
+                     bool cold, const float* next_block) {
+  OclTile& first = tiles.tile.front();
+  if (first.y_channel == 1) prefetch_outputs(first, tiles.tile.back());
   tiles.tot.resize(tiles.tile.size() * kOclTotFloats);
   for (size_t i = 0; i < tiles.tile.size(); ++i)
     tiles.tile[i].tot = tiles.tot.data() + i * kOclTotFloats;
-  for (int64_t chain = 0; chain < chains; ++chain)
-    for (OclTile& t : tiles.tile) {
+  const int64_t* end = first.chain_end;
+  const auto n = static_cast<int64_t>(tiles.tile.size());
+  for (int64_t chain = 0; chain < chains; ++chain) {
+    const bool last = chain + 1 == chains;
+    const float* next = last ? next_block : cold ? first.w + end[chain] * block : nullptr;
+    const int64_t len = last ? end[0] : end[chain + 1] - end[chain];
+    for (int64_t i = 0; i < n; ++i) {
+      OclTile& t = tiles.tile[static_cast<size_t>(i)];
       t.chain0 = chain;
       t.chain1 = chain + 1;
+      t.prefetch = next == nullptr ? nullptr : next + i * len / n * block;
+      t.prefetch_steps = (i + 1) * len / n - i * len / n;
       kernel.tile(t);
     }
+  }
 }
 
 }  // namespace
@@ -255,7 +271,13 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
       for (const OclTile& t : tiles.tile) kernel.tile(t);
       return;
     }
-    run_chain_outer(tiles, kernel, static_cast<int64_t>(in.chain_end.size()));
+    // The next task runs this block again (its weights are in L2 by then)
+    // or the next one, whose weights follow.
+    const float* next_block = r + 1 < runs_per_block ? nullptr
+                              : b + 1 < blocks       ? proto.w + steps * block
+                                                     : nullptr;
+    run_chain_outer(tiles, kernel, static_cast<int64_t>(in.chain_end.size()), block, r == 0,
+                    next_block);
   });
 }
 
