@@ -199,6 +199,29 @@ void run_chain_outer(TaskTiles& tiles, const OclKernel& kernel, int64_t chains, 
   }
 }
 
+// The fields every tile of a call shares (first: the old output starts the
+// totals). Each tile is copied from it, then given its task's and positions'
+// fields: copying a per-task prototype stalled on store forwarding (its
+// fields had just been written one by one; ~2% of the stem).
+OclTile call_tile(const ConvProblem& p, const ConvInput& in, bool first) {
+  const Conv2dParams& c = p.params;
+  OclTile t{};
+  t.offset = in.offset.data();
+  t.steps = static_cast<int64_t>(in.offset.size());
+  t.y_channel = p.y.stride(1);
+  t.result_add = c.result_add && !first;
+  t.clip = !clip_is_identity(c.clip);
+  t.clip_min = c.clip.min;
+  t.clip_max = c.clip.max;
+  if (!in.chain_end.empty()) {
+    t.fma = true;
+    t.chain_end = in.chain_end.data();
+    t.chains = static_cast<int64_t>(in.chain_end.size());
+    t.residual_first = first;
+  }
+  return t;
+}
+
 }  // namespace
 
 void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
@@ -227,6 +250,7 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
   const int64_t flops_per_task = 2 * block * most * run * steps;
   // The old output starts the FMA chains' total (mlas orders only).
   const bool first = c.result_add && c.residual_first && !in.chain_end.empty();
+  const OclTile shared = call_tile(p, in, first);
   parallel_for(tasks, std::max<int64_t>(1, 65536 / flops_per_task), [&](int64_t task) {
     const int64_t r = task % runs_per_block, b = task / runs_per_block % blocks;
     const int64_t g = task / runs_per_block / blocks % G, n = task / runs_per_block / blocks / G;
@@ -237,30 +261,17 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
       for (int64_t k = 0; k < rows; ++k) bias_rows[k] = bias[(oc0 + k) * bias_step];
     TaskTiles& tiles = task_tiles();
     tiles.tile.clear();
-    // The fields every tile of the task shares, set once: a tile is copied
-    // from it (value-initializing each tile in place cost a `rep stos` per tile).
-    OclTile proto{};
-    proto.x = in.x + n * in.image + g * in.group;
-    proto.offset = in.offset.data();
-    proto.steps = steps;
-    proto.w = pw->data.data() + (g * blocks + b) * steps * block;
-    proto.rows = rows;
-    proto.y = ybase + n * p.y.stride(0) + oc0 * p.y.stride(1);
-    proto.y_channel = p.y.stride(1);
-    proto.bias = bias ? bias_rows : nullptr;
-    proto.result_add = c.result_add && !first;
-    proto.clip = !clip_is_identity(c.clip);
-    proto.clip_min = c.clip.min;
-    proto.clip_max = c.clip.max;
-    if (!in.chain_end.empty()) {
-      proto.fma = true;
-      proto.chain_end = in.chain_end.data();
-      proto.chains = static_cast<int64_t>(in.chain_end.size());
-      proto.residual_first = first;
-    }
+    const float* x = in.x + n * in.image + g * in.group;
+    const float* w = pw->data.data() + (g * blocks + b) * steps * block;
+    float* y = ybase + n * p.y.stride(0) + oc0 * p.y.stride(1);
     for (int64_t chunk = r * run; chunk < std::min(chunks, (r + 1) * run); ++chunk) {
       const int64_t p0 = chunk * positions / chunks, p1 = (chunk + 1) * positions / chunks;
-      OclTile& t = tiles.tile.emplace_back(proto);
+      OclTile& t = tiles.tile.emplace_back(shared);
+      t.x = x;
+      t.w = w;
+      t.rows = rows;
+      t.y = y;
+      t.bias = bias ? bias_rows : nullptr;
       t.positions = p1 - p0;
       t.q = q.data() + p0;
       t.y_at = y_at.data() + p0;
@@ -274,7 +285,7 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
     // The next task runs this block again (its weights are in L2 by then)
     // or the next one, whose weights follow.
     const float* next_block = r + 1 < runs_per_block ? nullptr
-                              : b + 1 < blocks       ? proto.w + steps * block
+                              : b + 1 < blocks       ? w + steps * block
                                                      : nullptr;
     run_chain_outer(tiles, kernel, static_cast<int64_t>(in.chain_end.size()), block, r == 0,
                     next_block);
