@@ -124,15 +124,17 @@ void set_runs(OclTile& t) {
   }
 }
 
-// The channels-last outputs of a chain-outer task (contiguous from the
-// first tile's first position to the last tile's last) asked into L2 before
-// its first chain: they are written only after the last chain, and in a
-// model they are cold (resnet18's stem: 16 KB per task of its 3.2 MB).
+// Channels-last outputs from first's first position to last's last
+// (contiguous), asked for writing: in a model they are cold, and a
+// residual_first tile reads them in its first chain.
 void prefetch_outputs(const OclTile& first, const OclTile& last) {
   const float* from = first.y + first.y_at[0];
   const float* to = last.y + last.y_at[last.positions - 1] + last.rows;
   for (const float* a = from; a < to; a += 16) __builtin_prefetch(a, 1, 2);
 }
+
+// Output bytes beyond which a conv's outputs come from memory (an L2's worth).
+constexpr int64_t kOutputsFromMemory = int64_t{1} << 20;
 
 }  // namespace
 
@@ -176,9 +178,15 @@ void position_tables(const ConvProblem& p, const ConvInput& in, std::vector<int6
 // the last chain those at next_block (the block the thread's next task
 // likely runs), if any. block: floats per step.
 void run_chain_outer(TaskTiles& tiles, const OclKernel& kernel, int64_t chains, int64_t block,
-                     bool cold, const float* next_block) {
+                     bool cold, const float* next_block, bool streamed) {
   OclTile& first = tiles.tile.front();
-  if (first.y_channel == 1) prefetch_outputs(first, tiles.tile.back());
+  // Channels-last outputs: a task's lines asked at its start; when they come
+  // from memory (`streamed`: resnet18's stem, 3.2 MB), the first tile's at
+  // the start and each next tile's while its predecessor runs the first
+  // chain (a task's 256 lines at once filled the outstanding misses: 5% of
+  // the stem; spread so, the layers whose outputs were in L2 ran 1-2% slower).
+  const bool outputs = first.y_channel == 1;
+  if (outputs) prefetch_outputs(first, streamed ? first : tiles.tile.back());
   tiles.tot.resize(tiles.tile.size() * kOclTotFloats);
   for (size_t i = 0; i < tiles.tile.size(); ++i)
     tiles.tile[i].tot = tiles.tot.data() + i * kOclTotFloats;
@@ -194,6 +202,9 @@ void run_chain_outer(TaskTiles& tiles, const OclKernel& kernel, int64_t chains, 
       t.chain1 = chain + 1;
       t.prefetch = next == nullptr ? nullptr : next + i * len / n * block;
       t.prefetch_steps = (i + 1) * len / n - i * len / n;
+      if (outputs && streamed && chain == 0 && i + 1 < n)
+        prefetch_outputs(tiles.tile[static_cast<size_t>(i + 1)],
+                         tiles.tile[static_cast<size_t>(i + 1)]);
       kernel.tile(t);
     }
   }
@@ -251,6 +262,7 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
   // The old output starts the FMA chains' total (mlas orders only).
   const bool first = c.result_add && c.residual_first && !in.chain_end.empty();
   const OclTile shared = call_tile(p, in, first);
+  const bool streamed = N * OC * positions * int64_t{sizeof(float)} > kOutputsFromMemory;
   parallel_for(tasks, std::max<int64_t>(1, 65536 / flops_per_task), [&](int64_t task) {
     const int64_t r = task % runs_per_block, b = task / runs_per_block % blocks;
     const int64_t g = task / runs_per_block / blocks % G, n = task / runs_per_block / blocks / G;
@@ -288,7 +300,7 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
                               : b + 1 < blocks       ? w + steps * block
                                                      : nullptr;
     run_chain_outer(tiles, kernel, static_cast<int64_t>(in.chain_end.size()), block, r == 0,
-                    next_block);
+                    next_block, streamed);
   });
 }
 
