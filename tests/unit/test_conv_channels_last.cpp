@@ -7,9 +7,10 @@
 // inserted zeros, pads up to the kernel, 1x1 with and without padding, batch
 // 1-2), special
 // values, bias, result_add and residual_first, fused clips, both MLAS orders
-// and the sequential one, 1 to 3 threads, every ISA level of the form; plus
-// the public entry's dispatch and the form's refusals. A mismatch prints the
-// seed and the case.
+// and the sequential one, 1 to 3 threads, every ISA level of the form;
+// resnet18-sized planes (the driver's many tasks and blocks, its prefetches);
+// plus the public entry's dispatch and the form's refusals. A mismatch prints
+// the seed and the case.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -177,6 +178,67 @@ TEST(ConvChannelsLast, OclFormEqualsReferenceBitForBit) {
   const int64_t kernels = max_isa() >= Isa::avx512 ? 2 : 1;
   EXPECT_EQ(runs, kernels * 16 * 3 * 3 * 3 * 3);  // cases, orders, layouts, residuals, threads
   EXPECT_EQ(cl_both, runs / 3);
+}
+
+// Planes as large as resnet18's: the driver's many tasks per channel block
+// (only a block's first task asks its next chains' weights into L2), two or
+// more blocks (the next block's first chain asked after a task's last
+// chain), outputs larger than an L2 (asked for writing tile by tile; the
+// 7x7 stride-2 stem from NCHW, and a 3x3 layer with and without its
+// residual first), with the weights packed ahead (as planned) and on the
+// call, 1 and 2 threads, both ISA levels of the form.
+TEST(ConvChannelsLast, LargePlanesEqualReferenceBitForBit) {
+  test::SettingsRestore restore;
+  if (max_isa() < Isa::avx2) GTEST_SKIP() << "the ocl form needs AVX2 (NPUKIT_MAX_ISA below avx2)";
+  const unsigned seed = 20261127;
+  std::mt19937 rng(seed);
+  // n, ic, oc, h, w, k, stride, dilation, pad, groups: 4356 x 72 outputs
+  // (1.25 MB, 3 chains of 16, 16 and 8 steps' channels), the stem (3.2 MB).
+  const Case cases[] = {{1, 40, 72, 66, 66, 3, 1, 1, 1, 1}, {1, 3, 64, 224, 224, 7, 2, 1, 3, 1}};
+  int64_t runs = 0;
+  for (const Case& c : cases)
+    for (int residual = 0; residual < 2; ++residual) {
+      if (c.ic == 3 && residual) continue;  // the stem has no residual
+      Conv2dParams p;
+      p.window.kernel_h = p.window.kernel_w = c.k;
+      p.window.stride_h = p.window.stride_w = c.stride;
+      p.window.pad_top = p.window.pad_left = p.window.pad_bottom = p.window.pad_right = c.pad;
+      p.accumulation = Fp32Accumulation::mlas_nchwc16;
+      p.has_bias = true;
+      p.result_add = residual == 1;
+      p.residual_first = residual == 1;
+      p.clip = {0.0f, std::numeric_limits<float>::infinity()};
+      const Shape xs{c.n, c.ic, c.h, c.w}, ws{c.oc, c.ic, c.k, c.k};
+      const Shape ys = conv2d_output_shape(xs, ws, p);
+      const bool cl_x = c.ic > 3;  // the stem reads the NCHW image
+      Operand x(xs, cl_x), y0(ys, true);
+      Tensor w(DType::f32, ws), b(DType::f32, {c.oc});
+      for (Tensor* t : {&x.store, &y0.store, &b, &w})
+        for (float& v : std::span(t->data<float>(), t->numel())) v = value(rng, t == &w ? 0 : 200);
+      Tensor want = y0.store;
+      const TensorView want_view(want.view().raw(), DType::f32, ys, y0.view.strides());
+      reference(x.view, w, b, want_view, p);
+      Operand got(ys, true);
+      for (const cpu::OclKernel* kernel : {&cpu::kOclAvx512, &cpu::kOclAvx2}) {
+        const Isa isa = kernel == &cpu::kOclAvx512 ? Isa::avx512 : Isa::avx2;
+        if (isa > max_isa()) continue;
+        const auto packed = cpu::pack_conv_weights(w, 1, kernel->channels, p.accumulation);
+        for (const bool planned : {true, false})
+          for (int threads = 1; threads <= 2; ++threads) {
+            set_num_threads(threads);
+            cpu::ConvProblem prob{x.view, w, b, got.view, p};
+            if (planned) prob.packed = packed.get();
+            std::copy_n(y0.store.data<float>(), y0.store.numel(), got.store.data<float>());
+            cpu::run_conv_ocl_exact(prob, *kernel);
+            ASSERT_TRUE(same_values(got.view, want_view))
+                << "seed " << seed << " " << text(c, p, cl_x, true, isa_name(isa), threads)
+                << (planned ? " planned" : " packed on the call");
+            ++runs;
+          }
+      }
+    }
+  const int64_t kernels = max_isa() >= Isa::avx512 ? 2 : 1;
+  EXPECT_EQ(runs, kernels * 3 * 2 * 2);  // problems, packings, threads
 }
 
 // The public entry: channels-last problems that cpu::conv_ocl_channels_last

@@ -6,7 +6,8 @@
 // tile lie C floats apart, and for C = 256 or 512 a tile's taps fall into
 // two or four L1 sets (4 KB apart) and evict each other (resnet18's 7x7 and
 // 14x14 layers ran 5-10% slower than from NCHW planes); in blocks they are
-// consecutive lines.
+// consecutive lines. A 1x1 unpadded strided convolution's copy holds only
+// the pixels it reads (see Sampling).
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -25,19 +26,30 @@ std::vector<float>& padded_scratch() {
 
 constexpr int64_t kBlock = 16;
 
-// Padded row r of image n, every block of channels: zeros, or the input
-// row's channels in blocks (each group's channels in blocks of their own,
-// the lanes past a group's last channel zero) with zeroed borders. dst is
-// the row in the first block; blocks are `block_plane` apart.
-void fill_row(const TensorView& x, const Window2d& win, int64_t groups, int64_t n, int64_t r,
-              int64_t Wp, int64_t block_plane, float* dst) {
-  const int64_t C = x.dim(1), H = x.dim(2), W = x.dim(3), icg = C / groups;
+// Which input pixels the copy holds: padded row r is input row
+// (r - pad_top) / (ins_h + 1) * row_step when that is a row (else zeros), its
+// columns input columns j * col_step for j < cols, at pad_left + j *
+// (ins_w + 1). A 1x1 unpadded strided convolution reads every stride-th
+// pixel only: row_step, col_step = the strides, and the copy is the output
+// grid (a quarter of the image at stride 2: resnet18's downsamples).
+struct Sampling {
+  int64_t row_step = 1, col_step = 1, rows = 0, cols = 0;
+};
+
+// Padded row r of image n, every block of channels: zeros, or the sampled
+// input row's channels in blocks (each group's channels in blocks of their
+// own, the lanes past a group's last channel zero) with zeroed borders. dst
+// is the row in the first block; blocks are `block_plane` apart.
+void fill_row(const TensorView& x, const Window2d& win, const Sampling& s, int64_t groups,
+              int64_t n, int64_t r, int64_t Wp, int64_t block_plane, float* dst) {
+  const int64_t C = x.dim(1), icg = C / groups;
   const int64_t per_group = (icg + kBlock - 1) / kBlock;
-  // Input row h sits at padded row pad_top + h * (ins_h + 1); the rows
+  // Sampled row i sits at padded row pad_top + i * (ins_h + 1); the rows
   // between are inserted zeros.
-  const int64_t from_top = r - win.pad_top, h = from_top / (win.ins_h + 1);
-  const bool input_row = from_top >= 0 && from_top % (win.ins_h + 1) == 0 && h < H;
+  const int64_t from_top = r - win.pad_top, i = from_top / (win.ins_h + 1);
+  const bool input_row = from_top >= 0 && from_top % (win.ins_h + 1) == 0 && i < s.rows;
   const int64_t step = (win.ins_w + 1) * kBlock;  // floats between input columns
+  const int64_t src_step = s.col_step * C;
   for (int64_t b = 0; b < groups * per_group; ++b) {
     float* row = dst + b * block_plane;
     if (!input_row || win.ins_w) {
@@ -45,18 +57,18 @@ void fill_row(const TensorView& x, const Window2d& win, int64_t groups, int64_t 
       if (!input_row) continue;
     } else {
       std::fill(row, row + win.pad_left * kBlock, 0.0f);
-      std::fill(row + (win.pad_left + W) * kBlock, row + Wp * kBlock, 0.0f);
+      std::fill(row + (win.pad_left + s.cols) * kBlock, row + Wp * kBlock, 0.0f);
     }
     const int64_t c0 = b % per_group * kBlock, lanes = std::min(kBlock, icg - c0);
-    const float* src = static_cast<const float*>(x.raw()) + n * x.stride(0) + h * x.stride(2) +
-                       b / per_group * icg + c0;
+    const float* src = static_cast<const float*>(x.raw()) + n * x.stride(0) +
+                       i * s.row_step * x.stride(2) + b / per_group * icg + c0;
     float* d = row + win.pad_left * kBlock;
     if (lanes == kBlock) {  // a constant size: one vector move, not a call per position
-      for (int64_t w = 0; w < W; ++w, d += step, src += C)
+      for (int64_t w = 0; w < s.cols; ++w, d += step, src += src_step)
         std::memcpy(d, src, kBlock * sizeof(float));
       continue;
     }
-    for (int64_t w = 0; w < W; ++w, d += step, src += C) {
+    for (int64_t w = 0; w < s.cols; ++w, d += step, src += src_step) {
       std::memcpy(d, src, static_cast<size_t>(lanes) * sizeof(float));
       std::fill(d + lanes, d + kBlock, 0.0f);
     }
@@ -76,20 +88,29 @@ ConvInput prepare_conv_input_channels_last(const ConvProblem& p) {
   const Window2d& win = p.params.window;
   const TensorView& x = p.x;
   const int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
-  const int64_t Hp = (H - 1) * (win.ins_h + 1) + 1 + win.pad_top + win.pad_bottom;
-  const int64_t Wp = (W - 1) * (win.ins_w + 1) + 1 + win.pad_left + win.pad_right;
   const int64_t G = p.params.groups, ICG = C / G, KH = p.w.dim(2), KW = p.w.dim(3);
+  Sampling s{1, 1, H, W};
+  const bool unpadded = win.pad_top == 0 && win.pad_bottom == 0 && win.pad_left == 0 &&
+                        win.pad_right == 0 && win.ins_h == 0 && win.ins_w == 0;
+  if (KH == 1 && KW == 1 && unpadded)
+    s = {win.stride_h, win.stride_w, (H - 1) / win.stride_h + 1, (W - 1) / win.stride_w + 1};
+  const int64_t Hp = (s.rows - 1) * (win.ins_h + 1) + 1 + win.pad_top + win.pad_bottom;
+  const int64_t Wp = (s.cols - 1) * (win.ins_w + 1) + 1 + win.pad_left + win.pad_right;
+  // Strides the q layout takes: those the sampling has not.
+  const int64_t sh = win.stride_h / s.row_step, sw = win.stride_w / s.col_step;
   const int64_t per_group = (ICG + kBlock - 1) / kBlock, block_plane = Hp * Wp * kBlock;
   ConvInput in;
   in.plane = Hp * Wp;
   in.wq = Wp;
   in.image = G * per_group * block_plane;
   in.group = per_group * block_plane;
-  in.q_row = win.stride_h * Wp * kBlock;
-  in.q_col = win.stride_w * kBlock;
-  if (!(win.pad_top | win.pad_bottom | win.pad_left | win.pad_right | win.ins_h | win.ins_w)) {
+  in.q_row = sh * Wp * kBlock;
+  in.q_col = sw * kBlock;
+  if (unpadded && s.row_step == 1 && s.col_step == 1) {
     // Nothing to write out: the steps read the NHWC activation in place
-    // (mobilenet_v2's 1x1 layers on 14x14 and 7x7: ~10% faster each).
+    // (mobilenet_v2's 1x1 layers on 14x14 and 7x7: ~10% faster each). 1x1
+    // stride-2 layers copy only the pixels they read instead (the two were
+    // within a few % of each other on resnet18's downsamples).
     in.x = static_cast<const float*>(x.raw());
     in.image = H * W * C;
     in.group = ICG;
@@ -110,7 +131,7 @@ ConvInput prepare_conv_input_channels_last(const ConvProblem& p) {
   float* base = xp.data();
   parallel_for(N * Hp, std::max<int64_t>(1, 16384 / (Wp * C)), [&](int64_t nr) {
     const int64_t n = nr / Hp, r = nr % Hp;
-    fill_row(x, win, G, n, r, Wp, block_plane, base + n * in.image + r * Wp * kBlock);
+    fill_row(x, win, s, G, n, r, Wp, block_plane, base + n * in.image + r * Wp * kBlock);
   });
   in.x = base;
   in.offset.reserve(static_cast<size_t>(ICG * KH * KW));

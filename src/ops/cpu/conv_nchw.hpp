@@ -181,6 +181,12 @@ struct OclTile {
   // stay in L1 instead of streaming the whole block's per tile.
   float* tot = nullptr;
   int64_t chain0 = 0, chain1 = 0;
+  // Chain-outer only, set on the first tile of a chain's pass: the packed
+  // weights of the chain the task runs next, asked into L2 step for step
+  // while this chain runs (their first reader would otherwise wait on
+  // memory: a model's weights are not in cache), and how many steps of them.
+  const float* prefetch = nullptr;
+  int64_t prefetch_steps = 0;
 };
 using OclTileKernel = void (*)(const OclTile& t);
 inline constexpr int64_t kOclTotFloats = 24 * 16;  // P x V x lanes, at most

@@ -137,15 +137,17 @@ void set_runs(OclTile& t) {
   }
 }
 
-// The channels-last outputs of a chain-outer task (contiguous from the
-// first tile's first position to the last tile's last) asked into L2 before
-// its first chain: they are written only after the last chain, and in a
-// model they are cold (resnet18's stem: 16 KB per task of its 3.2 MB).
+// Channels-last outputs from first's first position to last's last
+// (contiguous), asked for writing: in a model they are cold, and a
+// residual_first tile reads them in its first chain.
 void prefetch_outputs(const OclTile& first, const OclTile& last) {
   const float* from = first.y + first.y_at[0];
   const float* to = last.y + last.y_at[last.positions - 1] + last.rows;
   for (const float* a = from; a < to; a += 16) __builtin_prefetch(a, 1, 2);
 }
+
+// Output bytes beyond which a conv's outputs come from memory (an L2's worth).
+constexpr int64_t kOutputsFromMemory = int64_t{1} << 20;
 
 }  // namespace
 
@@ -182,18 +184,66 @@ void position_tables(const ConvProblem& p, const ConvInput& in, std::vector<int6
 }
 
 // A task's tiles chain-outer: each chain over every tile before the next
-// chain (running totals per tile in tiles.tot).
-void run_chain_outer(TaskTiles& tiles, const OclKernel& kernel, int64_t chains) {
-  if (tiles.tile.front().y_channel == 1) prefetch_outputs(tiles.tile.front(), tiles.tile.back());
+// chain (running totals per tile in tiles.tot). While a chain runs, its
+// tiles ask the weights read next into L2, each tile a slice of them (all
+// in one tile stalled on the outstanding misses): the next chain's when
+// `cold` (the task is its block's first: later tasks find them in L2), after
+// the last chain those at next_block (the block the thread's next task
+// likely runs), if any. block: floats per step.
+void run_chain_outer(TaskTiles& tiles, const OclKernel& kernel, int64_t chains, int64_t block,
+                     bool cold, const float* next_block, bool streamed) {
+  OclTile& first = tiles.tile.front();
+  // Channels-last outputs: a task's lines asked at its start; when they come
+  // from memory (`streamed`: resnet18's stem, 3.2 MB), the first tile's at
+  // the start and each next tile's while its predecessor runs the first
+  // chain (a task's 256 lines at once filled the outstanding misses: 5% of
+  // the stem; spread so, the layers whose outputs were in L2 ran 1-2% slower).
+  const bool outputs = first.y_channel == 1;
+  if (outputs) prefetch_outputs(first, streamed ? first : tiles.tile.back());
   tiles.tot.resize(tiles.tile.size() * kOclTotFloats);
   for (size_t i = 0; i < tiles.tile.size(); ++i)
     tiles.tile[i].tot = tiles.tot.data() + i * kOclTotFloats;
-  for (int64_t chain = 0; chain < chains; ++chain)
-    for (OclTile& t : tiles.tile) {
+  const int64_t* end = first.chain_end;
+  const auto n = static_cast<int64_t>(tiles.tile.size());
+  for (int64_t chain = 0; chain < chains; ++chain) {
+    const bool last = chain + 1 == chains;
+    const float* next = last ? next_block : cold ? first.w + end[chain] * block : nullptr;
+    const int64_t len = last ? end[0] : end[chain + 1] - end[chain];
+    for (int64_t i = 0; i < n; ++i) {
+      OclTile& t = tiles.tile[static_cast<size_t>(i)];
       t.chain0 = chain;
       t.chain1 = chain + 1;
+      t.prefetch = next == nullptr ? nullptr : next + i * len / n * block;
+      t.prefetch_steps = (i + 1) * len / n - i * len / n;
+      if (outputs && streamed && chain == 0 && i + 1 < n)
+        prefetch_outputs(tiles.tile[static_cast<size_t>(i + 1)],
+                         tiles.tile[static_cast<size_t>(i + 1)]);
       kernel.tile(t);
     }
+  }
+}
+
+// The fields every tile of a call shares (first: the old output starts the
+// totals). Each tile is copied from it, then given its task's and positions'
+// fields: copying a per-task prototype stalled on store forwarding (its
+// fields had just been written one by one; ~2% of the stem).
+OclTile call_tile(const ConvProblem& p, const ConvInput& in, bool first) {
+  const Conv2dParams& c = p.params;
+  OclTile t{};
+  t.offset = in.offset.data();
+  t.steps = static_cast<int64_t>(in.offset.size());
+  t.y_channel = p.y.stride(1);
+  t.result_add = c.result_add && !first;
+  t.clip = !clip_is_identity(c.clip);
+  t.clip_min = c.clip.min;
+  t.clip_max = c.clip.max;
+  if (!in.chain_end.empty()) {
+    t.fma = true;
+    t.chain_end = in.chain_end.data();
+    t.chains = static_cast<int64_t>(in.chain_end.size());
+    t.residual_first = first;
+  }
+  return t;
 }
 
 }  // namespace
@@ -226,6 +276,8 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
   const int64_t flops_per_task = 2 * block * most * (chunks / runs_per_block) * steps;
   // The old output starts the FMA chains' total (mlas orders only).
   const bool first = c.result_add && c.residual_first && !in.chain_end.empty();
+  const OclTile shared = call_tile(p, in, first);
+  const bool streamed = N * OC * positions * int64_t{sizeof(float)} > kOutputsFromMemory;
   parallel_for(tasks, std::max<int64_t>(1, 65536 / flops_per_task), [&](int64_t task) {
     const int64_t r = task % runs_per_block, b = task / runs_per_block % blocks;
     const int64_t g = task / runs_per_block / blocks % G, n = task / runs_per_block / blocks / G;
@@ -236,32 +288,20 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
       for (int64_t k = 0; k < rows; ++k) bias_rows[k] = bias[(oc0 + k) * bias_step];
     TaskTiles& tiles = task_tiles();
     tiles.tile.clear();
-    // The fields every tile of the task shares, set once: a tile is copied
-    // from it (value-initializing each tile in place cost a `rep stos` per tile).
-    OclTile proto{};
-    proto.x = in.x + n * in.image + g * in.group;
-    proto.offset = in.offset.data();
-    proto.steps = steps;
-    proto.w = pw->data.data() + (g * blocks + b) * steps * block;
-    proto.rows = rows;
-    proto.y = ybase + n * p.y.stride(0) + oc0 * p.y.stride(1);
-    proto.y_channel = p.y.stride(1);
-    proto.bias = bias ? bias_rows : nullptr;
-    proto.result_add = c.result_add && !first;
-    proto.clip = !clip_is_identity(c.clip);
-    proto.clip_min = c.clip.min;
-    proto.clip_max = c.clip.max;
-    if (!in.chain_end.empty()) {
-      proto.fma = true;
-      proto.chain_end = in.chain_end.data();
-      proto.chains = static_cast<int64_t>(in.chain_end.size());
-      proto.residual_first = first;
-    }
-    // Runs of a block as even as whole chunks allow.
-    for (int64_t chunk = r * chunks / runs_per_block; chunk < (r + 1) * chunks / runs_per_block;
-         ++chunk) {
+    const float* x = in.x + n * in.image + g * in.group;
+    const float* w = pw->data.data() + (g * blocks + b) * steps * block;
+    float* y = ybase + n * p.y.stride(0) + oc0 * p.y.stride(1);
+    // Runs of equal size (+-1 tile): 33 tiles as 10, 10, 10 and 3 left a
+    // second thread idle for up to 10 tiles at the end of a 14x14 layer.
+    const int64_t chunk0 = r * chunks / runs_per_block, chunk1 = (r + 1) * chunks / runs_per_block;
+    for (int64_t chunk = chunk0; chunk < chunk1; ++chunk) {
       const int64_t p0 = chunk * positions / chunks, p1 = (chunk + 1) * positions / chunks;
-      OclTile& t = tiles.tile.emplace_back(proto);
+      OclTile& t = tiles.tile.emplace_back(shared);
+      t.x = x;
+      t.w = w;
+      t.rows = rows;
+      t.y = y;
+      t.bias = bias ? bias_rows : nullptr;
       t.positions = p1 - p0;
       t.q = q.data() + p0;
       t.y_at = y_at.data() + p0;
@@ -272,7 +312,13 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
       for (const OclTile& t : tiles.tile) kernel.tile(t);
       return;
     }
-    run_chain_outer(tiles, kernel, static_cast<int64_t>(in.chain_end.size()));
+    // The next task runs this block again (its weights are in L2 by then)
+    // or the next one, whose weights follow.
+    const float* next_block = r + 1 < runs_per_block ? nullptr
+                              : b + 1 < blocks       ? w + steps * block
+                                                     : nullptr;
+    run_chain_outer(tiles, kernel, static_cast<int64_t>(in.chain_end.size()), block, r == 0,
+                    next_block, streamed);
   });
 }
 
