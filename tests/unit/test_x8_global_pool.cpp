@@ -300,7 +300,8 @@ TEST(X8GlobalPool, MaxVariantsEqualReference) {
 // host runs, with the reference forced, and 1-3 threads.
 // Gap-free 7x7 planes (the max kernels' fixed passes: AVX-512 64 planes, one
 // 64-byte load per plane reading into the next plane; AVX2 32 planes in their
-// own order, permuted at the end; the sums' loop with the
+// own order, each from two overlapping 32-byte loads, merged at the 128-bit
+// halves and permuted at the end; the sums' loop with the
 // plane stride fixed at 49): each plane's unique maximum sits at position
 // (plane + case) % 49, so every position of every slot of a pass is the
 // answer somewhere; plane counts around the pass size and batches (the last

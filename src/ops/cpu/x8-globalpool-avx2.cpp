@@ -37,6 +37,13 @@ struct GmaxVec {
   static V max(V a, V b) {
     return std::is_signed_v<T> ? _mm256_max_epi8(a, b) : _mm256_max_epu8(a, b);
   }
+  static V load(const uint8_t* p) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  }
+  template <class T>
+  static V merge_halves(V a, V b) {
+    return max<T>(_mm256_permute2x128_si256(a, b, 0x20), _mm256_permute2x128_si256(a, b, 0x31));
+  }
   template <int Level, class T>
   static V merge(V a, V b) {
     V lo, hi;
