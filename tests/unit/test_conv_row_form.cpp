@@ -65,10 +65,9 @@ std::string text(const cpu::ConvProblem& p, int threads, bool nhwc) {
     << shape_text(p.w.shape()) << " y " << shape_text(p.y.shape()) << " groups " << c.groups
     << " stride " << w.stride_h << "x" << w.stride_w << " dilation " << w.dilation_h << "x"
     << w.dilation_w << " pads " << w.pad_top << "," << w.pad_bottom << "," << w.pad_left << ","
-    << w.pad_right << " bias " << c.has_bias << " result_add " << c.result_add
-    << " residual_first " << c.residual_first << " accumulation "
-    << fp32_accumulation_name(c.accumulation) << " " << test::clip_text(c.clip) << " threads "
-    << threads;
+    << w.pad_right << " bias " << c.has_bias << " result_add " << c.result_add << " residual_first "
+    << c.residual_first << " accumulation " << fp32_accumulation_name(c.accumulation) << " "
+    << test::clip_text(c.clip) << " threads " << threads;
   return s.str();
 }
 
@@ -78,9 +77,8 @@ std::string text(const cpu::ConvProblem& p, int threads, bool nhwc) {
 Conv2dParams draw_params(std::mt19937& rng, int iter) {
   Conv2dParams p;
   apply_profile(p, Profile::onnxruntime);
-  const Fp32Accumulation accumulations[] = {Fp32Accumulation::mlas_nchwc16,
-                                            Fp32Accumulation::mlas_nchwc8,
-                                            Fp32Accumulation::sequential};
+  const Fp32Accumulation accumulations[] = {
+      Fp32Accumulation::mlas_nchwc16, Fp32Accumulation::mlas_nchwc8, Fp32Accumulation::sequential};
   p.accumulation = accumulations[iter % 3];
   Window2d& w = p.window;
   w.kernel_h = 1 + rng() % 3;

@@ -6,7 +6,8 @@
 // copied once per call with its padding and inserted zeros written out and
 // split into stride phases, so that output q = oh * Wq + ow of every step
 // reads phase-plane element q + offset[step]: positions ow >= OW of the q
-// layout are computed and discarded.
+// layout are computed and discarded (or, in the row form, never computed:
+// ConvTile::row_vectors).
 #pragma once
 
 #include <cstdint>
