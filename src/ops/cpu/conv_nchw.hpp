@@ -6,7 +6,8 @@
 // copied once per call with its padding and inserted zeros written out and
 // split into stride phases, so that output q = oh * Wq + ow of every step
 // reads phase-plane element q + offset[step]: positions ow >= OW of the q
-// layout are computed and discarded.
+// layout are computed and discarded (or, in the row form, never computed:
+// ConvTile::row_vectors).
 #pragma once
 
 #include <cstdint>
@@ -61,12 +62,24 @@ struct ConvTile {
   // fma only: the total starts from the old output (Conv2dParams::
   // residual_first; result_add is then false).
   bool residual_first = false;
+  // 0, or the row form (ConvKernelShape::row_lanes = L): positions [q0, q1)
+  // then number vectors of L lanes, vector k = q / L covering output row
+  // k / row_vectors, columns L * (k % row_vectors) + 0 .. L - 1 (read from
+  // x + row * wq + column, stored at row * y_row + column): no vector spans
+  // two output rows nor the q layout's padding columns.
+  int64_t row_vectors = 0;
 };
 using ConvTileKernel = void (*)(const ConvTile& t);
 
 struct ConvKernelShape {
   int64_t rows;       // output channels per tile the kernel is fastest with
   int64_t positions;  // positions per inner block (its reads may run this far past q1)
+  // The kernel's lanes when it takes ConvTile::row_vectors, else 0. The
+  // driver uses the row form where the output width is a multiple of the
+  // lanes and the q layout has padding columns (mobilenet_v2's stem: q rows
+  // of 113 for outputs of 112, whose vectors otherwise straddle two rows and
+  // end in masked stores split across lines).
+  int64_t row_lanes = 0;
 };
 
 // The input as the kernels read it: padded, phase-split planes (x itself when
@@ -110,6 +123,11 @@ void f32_conv_tile_avx512(const ConvTile& t);
 void f32_conv_tile_avx2(const ConvTile& t);
 
 void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape shape);
+// The row form's vectors per output row for a kernel of `lanes` lanes
+// (ConvKernelShape::row_lanes; 0: none), or 0 where the driver keeps the q
+// layout: output widths that are not a multiple of the lanes, and dense
+// layouts (no padding columns, nothing to gain).
+int64_t conv_nchw_row_vectors(const ConvProblem& p, int64_t lanes);
 
 // The output-channels-in-lanes form (f32-conv-ocl-*): SIMD lanes hold output
 // channels of one position, each step broadcasts one input per position and

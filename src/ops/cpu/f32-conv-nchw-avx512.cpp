@@ -1,6 +1,7 @@
 // Tile kernel of the fp32 NCHW convolution family for AVX-512: blocks of
-// 4 x 16 consecutive positions (q layout; the last one of a tile 1 to 4
-// vectors) times up to 6 output channels, 24 accumulators; per step one
+// 4 x 16 consecutive positions (q layout, or the row form's vectors of one
+// output row each; the last block of a tile 1 to 4 vectors) times up to 6
+// output channels, 24 accumulators; per step one
 // rounded product and one rounded addition per lane (mul and add
 // intrinsics; -ffp-contract=off keeps them apart).
 #include <immintrin.h>
@@ -38,20 +39,44 @@ NPUKIT_AVX512 inline __m512 clamp(const ConvTile& t, __m512 v) {
 // Stores lanes of `acc` (row r, positions q .. q + 15, valid below q_end) to
 // the output rows they belong to, finishing each output as the reference:
 // acc + bias, then old + that.
+// Row r's lanes m of acc, finished, to base + lane.
+NPUKIT_AVX512 inline void store_lanes(const ConvTile& t, int r, __m512 v, float* base,
+                                      __mmask16 m) {
+  if (t.has_bias) v = _mm512_add_ps(v, _mm512_set1_ps(t.bias[r]));
+  if (t.result_add) v = _mm512_add_ps(_mm512_maskz_loadu_ps(m, base), v);
+  if (t.clip) v = clamp(t, v);
+  _mm512_mask_storeu_ps(base, m, v);
+}
+
+// The row form's vector at q (a multiple of 16): its output offset in a
+// plane, its input offset from t.x, and its lanes inside the row.
+struct RowVector {
+  int64_t out, in;
+  __mmask16 lanes;
+};
+NPUKIT_AVX512 inline RowVector row_vector(const ConvTile& t, int64_t q) {
+  const int64_t k = q / kLanes, oh = k / t.row_vectors, col = k % t.row_vectors * kLanes;
+  const int64_t valid = std::min(t.ow - col, kLanes);
+  return {oh * t.y_row + col, oh * t.wq + col, static_cast<__mmask16>((1u << valid) - 1u)};
+}
+
+// Where the vector of positions q .. q + 15 reads x (offset from t.x).
+NPUKIT_AVX512 inline int64_t input_at(const ConvTile& t, int64_t q) {
+  return t.row_vectors ? row_vector(t, q).in : q;
+}
+
 template <int R>
 NPUKIT_AVX512 void finish(const ConvTile& t, const Rows<R> rows, int64_t q, int64_t q_end) {
   const __m512* acc = rows.v;
+  if (t.row_vectors) {  // one output row's columns
+    const RowVector at = row_vector(t, q);
+    for (int r = 0; r < R; ++r) store_lanes(t, r, acc[r], t.y[r] + at.out, at.lanes);
+    return;
+  }
   if (t.dense) {  // one segment, no division: lanes [0, q_end - q) go to q ..
     const int64_t valid = std::min(q_end - q, kLanes);
     const __mmask16 m = static_cast<__mmask16>((1u << valid) - 1u);
-    for (int r = 0; r < R; ++r) {
-      float* base = t.y[r] + q;
-      __m512 v = acc[r];
-      if (t.has_bias) v = _mm512_add_ps(v, _mm512_set1_ps(t.bias[r]));
-      if (t.result_add) v = _mm512_add_ps(_mm512_maskz_loadu_ps(m, base), v);
-      if (t.clip) v = clamp(t, v);
-      _mm512_mask_storeu_ps(base, m, v);
-    }
+    for (int r = 0; r < R; ++r) store_lanes(t, r, acc[r], t.y[r] + q, m);
     return;
   }
   int64_t oh = q / t.wq, ow = q % t.wq, lane = 0;
@@ -61,15 +86,8 @@ NPUKIT_AVX512 void finish(const ConvTile& t, const Rows<R> rows, int64_t q, int6
     const int64_t valid = std::clamp<int64_t>(t.ow - ow, 0, seg);
     if (valid > 0) {
       const __mmask16 m = static_cast<__mmask16>(((1u << valid) - 1u) << lane);
-      for (int r = 0; r < R; ++r) {
-        // Lane l goes to base + l; the lanes outside m are not touched.
-        float* base = t.y[r] + oh * t.y_row + ow - lane;
-        __m512 v = acc[r];
-        if (t.has_bias) v = _mm512_add_ps(v, _mm512_set1_ps(t.bias[r]));
-        if (t.result_add) v = _mm512_add_ps(_mm512_maskz_loadu_ps(m, base), v);
-        if (t.clip) v = clamp(t, v);
-        _mm512_mask_storeu_ps(base, m, v);
-      }
+      // Lane l goes to base + l; the lanes outside m are not touched.
+      for (int r = 0; r < R; ++r) store_lanes(t, r, acc[r], t.y[r] + oh * t.y_row + ow - lane, m);
     }
     lane += seg;
     q += seg;
@@ -86,6 +104,11 @@ template <int R>
 NPUKIT_AVX512 void load_old(const ConvTile& t, int64_t q, int64_t q_end, __m512 (&old)[R]) {
   for (int r = 0; r < R; ++r) old[r] = _mm512_setzero_ps();
   if (q >= q_end) return;
+  if (t.row_vectors) {
+    const RowVector at = row_vector(t, q);
+    for (int r = 0; r < R; ++r) old[r] = _mm512_maskz_loadu_ps(at.lanes, t.y[r] + at.out);
+    return;
+  }
   if (t.dense) {
     const int64_t valid = std::min(q_end - q, kLanes);
     const __mmask16 m = static_cast<__mmask16>((1u << valid) - 1u);
@@ -120,11 +143,11 @@ __attribute__((noinline)) NPUKIT_AVX512 void block(const ConvTile& t, int64_t qb
   __m512 acc[V][R];
   for (int v = 0; v < V; ++v)
     for (int r = 0; r < R; ++r) acc[v][r] = _mm512_setzero_ps();
-  const float* x = t.x + qb;
+  const float* x[V];
+  for (int v = 0; v < V; ++v) x[v] = t.x + input_at(t, qb + v * kLanes);
   for (int64_t e = 0; e < t.steps; ++e) {
-    const float* xe = x + t.offset[e];
     __m512 xv[V];
-    for (int v = 0; v < V; ++v) xv[v] = _mm512_loadu_ps(xe + v * kLanes);
+    for (int v = 0; v < V; ++v) xv[v] = _mm512_loadu_ps(x[v] + t.offset[e]);
     for (int r = 0; r < R; ++r) {
       const __m512 wr = _mm512_set1_ps(w[r][e]);
       for (int v = 0; v < V; ++v) acc[v][r] = _mm512_add_ps(acc[v][r], _mm512_mul_ps(xv[v], wr));
@@ -147,17 +170,17 @@ __attribute__((noinline)) NPUKIT_AVX512 void block_fma(const ConvTile& t, int64_
   __m512 tot[V][R];
   if (t.residual_first)
     for (int v = 0; v < V; ++v) load_old<R>(t, qb + v * kLanes, t.q1, tot[v]);
-  const float* x = t.x + qb;
+  const float* x[V];
+  for (int v = 0; v < V; ++v) x[v] = t.x + input_at(t, qb + v * kLanes);
   int64_t e = 0;
   for (int64_t c = 0; c < t.chains; ++c) {
     __m512 acc[V][R];
     for (int v = 0; v < V; ++v)
       for (int r = 0; r < R; ++r) acc[v][r] = _mm512_setzero_ps();
     for (const int64_t end = t.chain_end[c]; e < end; ++e) {
-      const float* xe = x + t.offset[e];
       const int32_t wi = t.w_index[e];
       __m512 xv[V];
-      for (int v = 0; v < V; ++v) xv[v] = _mm512_loadu_ps(xe + v * kLanes);
+      for (int v = 0; v < V; ++v) xv[v] = _mm512_loadu_ps(x[v] + t.offset[e]);
       for (int r = 0; r < R; ++r) {
         const __m512 wr = _mm512_set1_ps(w[r][wi]);
         for (int v = 0; v < V; ++v) acc[v][r] = _mm512_fmadd_ps(xv[v], wr, acc[v][r]);
@@ -204,11 +227,11 @@ NPUKIT_AVX512 void tile(const ConvTile& t) {
     __m512 acc[kVectors][R];
     for (int v = 0; v < kVectors; ++v)
       for (int r = 0; r < R; ++r) acc[v][r] = _mm512_setzero_ps();
-    const float* x = t.x + qb;
+    const float* x[kVectors];
+    for (int v = 0; v < kVectors; ++v) x[v] = t.x + input_at(t, qb + v * kLanes);
     for (int64_t e = 0; e < t.steps; ++e) {
-      const float* xe = x + t.offset[e];
       __m512 xv[kVectors];
-      for (int v = 0; v < kVectors; ++v) xv[v] = _mm512_loadu_ps(xe + v * kLanes);
+      for (int v = 0; v < kVectors; ++v) xv[v] = _mm512_loadu_ps(x[v] + t.offset[e]);
       for (int r = 0; r < R; ++r) {
         const __m512 wr = _mm512_set1_ps(w[r][e]);
         for (int v = 0; v < kVectors; ++v)

@@ -299,6 +299,13 @@ bool pads_per_image(const ConvProblem& p, const Layout& l) {
 
 }  // namespace
 
+int64_t conv_nchw_row_vectors(const ConvProblem& p, int64_t lanes) {
+  const Layout l = layout(p);
+  const int64_t OW = p.y.dim(3);
+  const bool dense = l.wq == OW && p.y.stride(2) == OW;
+  return lanes > 0 && !dense && OW % lanes == 0 ? OW / lanes : 0;
+}
+
 void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape shape) {
   const Conv2dParams& c = p.params;
   const int64_t N = p.x.dim(0), IC = p.x.dim(1), OC = p.y.dim(1), OH = p.y.dim(2), OW = p.y.dim(3);
@@ -309,7 +316,10 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
   const int64_t slack = shape.positions + l.wq + 64;
   const ConvInput in = prepare_conv_input(p, shape.positions, true, !per_image);
   const int64_t steps = static_cast<int64_t>(in.offset.size());
-  const int64_t Q = (OH - 1) * in.wq + OW;  // q of the last real output + 1
+  const bool dense = in.wq == OW && p.y.stride(2) == OW;
+  const int64_t row_vectors = conv_nchw_row_vectors(p, shape.row_lanes);
+  // q of the last real output + 1 (the row form: vectors of whole rows).
+  const int64_t Q = row_vectors ? OH * OW : (OH - 1) * in.wq + OW;
   // Tiles of a few blocks of positions: enough tiles to share, each a
   // cache-friendly slice of the input.
   const int64_t q_tile = shape.positions * 4;
@@ -321,7 +331,6 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
   const float* bias = c.has_bias ? static_cast<const float*>(p.bias.raw()) : nullptr;
   const int64_t bias_step = c.has_bias ? p.bias.stride(p.bias.rank() == 1 ? 0 : 1) : 0;
   float* ybase = static_cast<float*>(p.y.raw());
-  const bool dense = in.wq == OW && p.y.stride(2) == OW;
   // The old output starts the FMA chains' total (mlas orders only).
   const bool first = c.result_add && c.residual_first && !in.w_index.empty();
   // Tile `tile` of image n, whose padded planes start at `image`.
@@ -347,6 +356,7 @@ void run_conv_nchw(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape 
     t.has_bias = bias != nullptr;
     t.result_add = c.result_add && !first;
     t.dense = dense;
+    t.row_vectors = row_vectors;
     t.clip = !clip_is_identity(c.clip);
     t.clip_min = c.clip.min;
     t.clip_max = c.clip.max;
@@ -428,7 +438,7 @@ void run_checked(const ConvProblem& p, ConvTileKernel kernel, ConvKernelShape sh
 }
 
 void run_avx512(const ConvProblem& p) {
-  run_checked(p, f32_conv_tile_avx512, {6, 64});
+  run_checked(p, f32_conv_tile_avx512, {6, 64, 16});
 }
 
 // The output-channels-in-lanes form where it is the faster one: small planes
