@@ -43,8 +43,11 @@ endfunction()
 # The portable pool2d kernels (every template of ops/cpu/pool2d_core.inc over
 # plain lane loops, the fallback below AVX2) at -O2 instead of Release's -O3:
 # g++ spent 104 s of CPU on this one file at -O3 (a fifth of the library),
-# 43 s at -O2. The AVX2 and AVX-512 copies keep -O3.
+# 43 s at -O2. The AVX2 and AVX-512 copies keep -O3. With flags of its own,
+# the file goes without the room's precompiled header (built at -O3).
 function(npukit_lighter_portable_pools target)
-  set_property(SOURCE ${PROJECT_SOURCE_DIR}/src/ops/cpu/f32-x8-pool2d-portable.cpp
-    TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS $<$<CONFIG:Release>:-O2>)
+  set(f ${PROJECT_SOURCE_DIR}/src/ops/cpu/f32-x8-pool2d-portable.cpp)
+  set_property(SOURCE ${f} TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS
+               $<$<CONFIG:Release>:-O2>)
+  set_property(SOURCE ${f} TARGET_DIRECTORY ${target} PROPERTY SKIP_PRECOMPILE_HEADERS ON)
 endfunction()
