@@ -36,7 +36,8 @@ struct Case {
   DType dtype = DType::f32;
   Pool2dParams p;
   int x_layout = 0, y_layout = 0;  // 0 NCHW, 1 NHWC, 2 NCHW with padded strides
-  int values = 0;                  // 0 plain, 1 ties and zeros, 2 special values
+  int values = 0;                  // 0 plain, 1 ties and zeros, 2 special values, 3 without NaN,
+                                   // 4 without NaN but for one NaN in one or two planes
 };
 
 std::string describe(const Case& c) {
@@ -90,11 +91,21 @@ void fill(const Case& c, const TensorView& x, std::mt19937& g) {
           if (c.values == 1) v = static_cast<float>(static_cast<int>(g() % 5) - 2) * 0.5f;
           if (c.values == 1 && g() % 4 == 0) v = -0.0f;
           if (c.values == 2 && g() % 3 == 0) v = special_value(g);
-          if (c.values == 3 && g() % 3 == 0)  // specials but no NaN
+          if ((c.values == 3 || c.values == 4) && g() % 3 == 0)  // specials but no NaN
             do v = special_value(g);
             while (std::isnan(v));
           x.at<float>(n, ch, h, w) = v;
         }
+  if (c.values != 4 || c.dtype != DType::f32) return;
+  // One NaN (quiet or signalling, either sign) at a random element of a random
+  // plane, once or twice: the other planes of a pass stay NaN-free.
+  static const uint32_t nans[] = {0x7fc00000, 0xffc00001, 0x7fa00123, 0xffa00456};
+  for (int k = 0; k < 1 + static_cast<int>(g() % 2); ++k)
+    x.at<float>(static_cast<int64_t>(g() % static_cast<uint32_t>(x.dim(0))),
+                static_cast<int64_t>(g() % static_cast<uint32_t>(x.dim(1))),
+                static_cast<int64_t>(g() % static_cast<uint32_t>(x.dim(2))),
+                static_cast<int64_t>(g() % static_cast<uint32_t>(x.dim(3)))) =
+        std::bit_cast<float>(nans[g() % 4]);
 }
 
 // A view over `buf` in the chosen layout (2: NCHW with gaps between rows,
@@ -741,14 +752,16 @@ TEST(Pool2dFast, SameWindowsOverFlatPlanes) {
 // the NCHWc max by window rows then columns on planes without NaN):
 // widths 1-17 (one to three chunks of V lanes, partial last chunks), heights
 // 1-20, pads left + right = 2 in every split, top and bottom pads 0-3 (rows
-// of windows wholly in padding), odd channel counts (pairs of planes with a
-// repeated last plane), batch 1-3, gapped row strides in and
+// of windows wholly in padding), odd channel counts (passes of 2 or 4 planes
+// with a repeated last plane), batch 1-3, gapped row strides in and
 // out, every semantic of random_case (the sweep takes the sequential sum,
 // max with pad <= start and the NCHWc loop; the others decline to other
 // kernels), special values (NaN payloads, +-inf, -0, denormals, FTZ; and
 // without NaN, so that the NCHWc max's row folds meet ties of +0 and -0,
-// -inf and -FLT_MAX), threads 1/2/3, every ISA variant the host runs; each
-// f32-pool2d-sweep3x3-nchw variant must run on the cases it can take.
+// -inf and -FLT_MAX; and a NaN in one or two planes only, with the NCHWc max
+// on every other such case, so that a pass's NaN plane is swept again tap by
+// tap beside row-folded ones), threads 1/2/3, every ISA variant the host
+// runs; each f32-pool2d-sweep3x3-nchw variant must run on the cases it can take.
 TEST(Pool2dFast, SameWindowsSweptRowByRow) {
   SettingsGuard guard;
   const uint32_t seed = 20261150;
@@ -774,6 +787,8 @@ TEST(Pool2dFast, SameWindowsSweptRowByRow) {
     c.y_layout = i % 6 == 4 ? 2 : i % 12 == 3 ? 1 : 0;
     if (i % 7 == 1) c.values = 3;
     if (i % 7 == 2) c.values = 1;
+    if (i % 7 == 3) c.values = 4;
+    if (i % 14 == 3) c.p.mode = PoolMode::max, c.p.loop = PoolLoop::mlas_nchwc;
     const bool orders = c.p.accumulation == Fp32Accumulation::sequential ||
                         c.p.mode == PoolMode::max || c.p.loop == PoolLoop::mlas_nchwc ||
                         c.p.nchwc_block > 0;
