@@ -3,6 +3,9 @@
 // the call), or holds a temporary view moved into it (tests build problems
 // from temporaries). Copying a TensorView cost two heap allocations, and the
 // pooling problems held two views: four allocations per call.
+// A problem built from a `const TensorView&` borrows it: a function that
+// returns a problem must not build it from its own reference parameters
+// (they may be bound to temporaries); take the views by value and move them.
 #pragma once
 
 #include <cstdint>
