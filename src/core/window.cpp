@@ -4,6 +4,7 @@
 #include <limits>
 #include <string>
 
+#include "core/window_output.hpp"
 #include "npukit/error.hpp"
 #include "npukit/tensor.hpp"
 
@@ -26,6 +27,17 @@ std::string field(const char* base, char axis) {
 const char* name_of(const char* h_name, const char* w_name, char axis) {
   return axis == 'h' ? h_name : w_name;
 }
+// Fields checked in order, the compares inline: check_range (out of line)
+// runs only for the first field out of its range, to throw its message.
+struct RangeCheck {
+  const char* name;
+  int64_t value, lo, hi;
+};
+template <size_t K>
+void check_ranges(const char* fn, const RangeCheck (&fields)[K]) {
+  for (const RangeCheck& f : fields)
+    if (f.value < f.lo || f.value > f.hi) check_range(fn, f.name, f.value, f.lo, f.hi);
+}
 }  // namespace
 
 AxisWindow axis_h(const Window2d& w, int64_t in_h) {
@@ -39,15 +51,16 @@ AxisWindow axis_w(const Window2d& w, int64_t in_w) {
 }
 
 int64_t axis_output_size(const AxisWindow& a, const char* fn, char axis) {
-  check_range(fn, axis == 'h' ? "x.H" : "x.W", a.in, 1, kMax);
-  check_range(fn, name_of("kernel_h", "kernel_w", axis), a.kernel, 1, kMax);
-  check_range(fn, name_of("stride_h", "stride_w", axis), a.stride, 1, kMax);
-  check_range(fn, name_of("dilation_h", "dilation_w", axis), a.dilation, 1, kMax);
-  check_range(fn, name_of("ins_h", "ins_w", axis), a.ins, 0, kMax);
   const bool is_h = axis == 'h';
   const int64_t pad_min = a.truncated_count ? -kMax : 0;
-  check_range(fn, is_h ? "pad_top" : "pad_left", a.pad_begin, pad_min, kMax);
-  check_range(fn, is_h ? "pad_bottom" : "pad_right", a.pad_end, pad_min, kMax);
+  const RangeCheck fields[] = {{is_h ? "x.H" : "x.W", a.in, 1, kMax},
+                               {name_of("kernel_h", "kernel_w", axis), a.kernel, 1, kMax},
+                               {name_of("stride_h", "stride_w", axis), a.stride, 1, kMax},
+                               {name_of("dilation_h", "dilation_w", axis), a.dilation, 1, kMax},
+                               {name_of("ins_h", "ins_w", axis), a.ins, 0, kMax},
+                               {is_h ? "pad_top" : "pad_left", a.pad_begin, pad_min, kMax},
+                               {is_h ? "pad_bottom" : "pad_right", a.pad_end, pad_min, kMax}};
+  check_ranges(fn, fields);
   const int64_t span = a.inserted_size() + a.pad_begin + a.pad_end;
   const int64_t k_eff = a.effective_kernel();
   const int64_t num = span - k_eff;
@@ -140,8 +153,21 @@ void resolve_pool_auto_pad(Window2d& w, AutoPad mode, int64_t in_h, int64_t in_w
 std::vector<int64_t> window_output_shape(const std::vector<int64_t>& x, const Window2d& w,
                                          const char* fn) {
   if (x.size() != 4) fail(fn, "x", "shape " + shape_text(x), "a 4-D (N, C, H, W) tensor");
-  check_range(fn, "x.N", x[0], 1, INT32_MAX);
-  check_range(fn, "x.C", x[1], 1, INT32_MAX);
+  const WindowOutputDims d = window_output_dims(x.data(), w, fn);
+  return {d.n, d.c, d.oh, d.ow};
+}
+
+void expect_window_output(const TensorView& x, const TensorView& y, const Window2d& w,
+                          const char* fn) {
+  x.expect_rank(4, fn, "x");
+  const WindowOutputDims d = window_output_dims(x.shape().data(), w, fn);
+  if (y.rank() != 4 || y.dim(0) != d.n || y.dim(1) != d.c || y.dim(2) != d.oh || y.dim(3) != d.ow)
+    y.expect_shape({d.n, d.c, d.oh, d.ow}, fn, "y");  // throws the usual message
+}
+
+WindowOutputDims window_output_dims(const int64_t* x, const Window2d& w, const char* fn) {
+  const RangeCheck batch[] = {{"x.N", x[0], 1, INT32_MAX}, {"x.C", x[1], 1, INT32_MAX}};
+  check_ranges(fn, batch);
   const int64_t oh = axis_output_size(axis_h(w, x[2]), fn, 'h');
   const int64_t ow = axis_output_size(axis_w(w, x[3]), fn, 'w');
   // Bounded work from small inputs: every output visits KH x KW taps, and the

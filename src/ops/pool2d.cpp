@@ -4,6 +4,7 @@
 #include <tuple>
 #include <utility>
 
+#include "core/window_output.hpp"
 #include "cpu/f32-globalpool.hpp"
 #include "cpu/f32-pool2d-s2.hpp"
 #include "cpu/pool2d_plan.hpp"
@@ -382,10 +383,8 @@ void check_nchwc_window(const Window2d& w, const char* fn) {
   check_range(fn, "ins_w", w.ins_w, 0, 0);
 }
 
-}  // namespace
-
-Shape pool2d_output_shape(const Shape& x, const Pool2dParams& p) {
-  const PoolLoop loop = x.size() == 4 ? effective_pool_loop(p, x[1]) : p.loop;
+// The MLAS loops' own window limits (pool2d_output_shape checks them first).
+void check_pool_loop_window(const Pool2dParams& p, PoolLoop loop) {
   if (loop == PoolLoop::mlas) {
     check_mlas_window(p.window, "npukit::pool2d");
     // MLAS divides by the kernel area or by the input taps; it has no
@@ -395,20 +394,28 @@ Shape pool2d_output_shape(const Shape& x, const Pool2dParams& p) {
           "kernel_area or valid_count for PoolLoop::mlas (ONNX Runtime's MLAS pooling)");
   }
   if (loop == PoolLoop::mlas_nchwc) check_nchwc_window(p.window, "npukit::pool2d");
+}
+
+}  // namespace
+
+Shape pool2d_output_shape(const Shape& x, const Pool2dParams& p) {
+  check_pool_loop_window(p, x.size() == 4 ? effective_pool_loop(p, x[1]) : p.loop);
   return window_output_shape(x, p.window, "npukit::pool2d");
 }
 
 void pool2d(const TensorView& x, const TensorView& y, const Pool2dParams& p) {
   constexpr const char* fn = "npukit::pool2d";
   x.expect_rank(4, fn, "x");
-  y.expect_shape(pool2d_output_shape(x.shape(), p), fn, "y");
-  check(x.dtype() == y.dtype(), fn, "y.dtype", dtype_name(y.dtype()), dtype_name(x.dtype()));
+  check_pool_loop_window(p, effective_pool_loop(p, x.dim(1)));
+  expect_window_output(x, y, p.window, fn);  // pool2d_output_shape's checks, allocation-free
+  // fail, not check: check's string arguments would be built on every call.
+  if (x.dtype() != y.dtype()) fail(fn, "y.dtype", dtype_name(y.dtype()), dtype_name(x.dtype()));
   if (x.dtype() != DType::f32 && p.mode != PoolMode::max)  // message built only on failure
     fail(fn, "x.dtype", dtype_name(x.dtype()),
          std::string("f32 for ") + pool_mode_name(p.mode) +
              " pooling (quantized averages: qlinear_average_pool in npukit/ops/quantized.hpp)");
-  check(x.dtype() == DType::f32 || x.dtype() == DType::s8 || x.dtype() == DType::u8, fn, "x.dtype",
-        dtype_name(x.dtype()), "f32, s8 or u8");
+  if (x.dtype() != DType::f32 && x.dtype() != DType::s8 && x.dtype() != DType::u8)
+    fail(fn, "x.dtype", dtype_name(x.dtype()), "f32, s8 or u8");
   pool2d_kernels().run(Pool2dProblem{x, y, p});
 }
 
@@ -423,7 +430,7 @@ Pool2dParams global_pool2d_params(const Shape& x, PoolMode mode) {
 }
 
 void global_pool2d(const TensorView& x, const TensorView& y, PoolMode mode) {
-  check(mode != PoolMode::sum, "npukit::global_pool2d", "mode", "sum", "avg or max");
+  if (mode == PoolMode::sum) fail("npukit::global_pool2d", "mode", "sum", "avg or max");
   pool2d(x, y, global_pool2d_params(x.shape(), mode));
 }
 

@@ -1,6 +1,7 @@
 // QLinearAveragePool / QLinearGlobalAveragePool: validation and profiles.
 #include <cmath>
 
+#include "core/window_output.hpp"
 #include "npukit/error.hpp"
 #include "npukit/ops/quantized.hpp"
 #include "ops/cpu/qavgpool-flat3x3.hpp"
@@ -280,11 +281,13 @@ Shape qlinear_average_pool_output_shape(const Shape& x, const QLinearAvgPoolPara
 
 void qlinear_average_pool(const TensorView& x, const TensorView& y, const QLinearAvgPoolParams& p) {
   constexpr const char* fn = "npukit::qlinear_average_pool";
-  detail::expect_code_dtype(x, fn, "x.dtype");
+  // (expect_code_dtype's `check` builds its allowed-values string, longer than
+  // the small-string buffer, on every call: a heap allocation. Called on failure only.)
+  if (x.dtype() != DType::s8 && x.dtype() != DType::u8) detail::expect_code_dtype(x, fn, "x.dtype");
   x.expect_rank(4, fn, "x");
   // Messages are built only on failure (fail, not check): this runs per call.
   if (y.dtype() != x.dtype()) fail(fn, "y.dtype", dtype_name(y.dtype()), dtype_name(x.dtype()));
-  y.expect_shape(qlinear_average_pool_output_shape(x.shape(), p), fn, "y");
+  expect_window_output(x, y, p.window, fn);  // the output shape's checks, allocation-free
   if (p.window.dilation_h != 1 || p.window.dilation_w != 1)
     fail(fn, "dilation",
          std::to_string(p.window.dilation_h) + "x" + std::to_string(p.window.dilation_w),

@@ -243,8 +243,8 @@ TEST(X8GlobalPool, AverageVariantsEqualReferenceUnderEveryProfile) {
     }
     ++st.cases;
     const std::vector<uint8_t> want = logical_bytes(r);
-    const auto make = [&](const TensorView& xv, const TensorView& yv) {
-      return QGlobalAvgProblem{xv, yv, &c.q};
+    const auto make = [&](TensorView xv, TensorView yv) {  // owned: yv is a temporary
+      return QGlobalAvgProblem{std::move(xv), std::move(yv), &c.q};
     };
     if (c.float_mean && cpu::x8_global_avg_declines(QGlobalAvgProblem{x, r, &c.q}) != nullptr)
       ++declined_float_mean;
@@ -284,8 +284,8 @@ TEST(X8GlobalPool, MaxVariantsEqualReference) {
     else
       ref::max_pool2d_int<uint8_t>(x, r, p);
     ++st.cases;
-    const auto make = [&](const TensorView& xv, const TensorView& yv) {
-      return Pool2dProblem{xv, yv, p};
+    const auto make = [&](TensorView xv, TensorView yv) {  // owned: yv is a temporary
+      return Pool2dProblem{std::move(xv), std::move(yv), p};
     };
     if (!check_variants(pool2d_kernels(), "globalmax", c, x, ys, logical_bytes(r), make, seed, i,
                         st))
@@ -343,8 +343,8 @@ TEST(X8GlobalPool, GapFree7x7PlanesAtEveryPosition) {
     else
       ref::max_pool2d_int<uint8_t>(x, r, p);
     ++st.cases;
-    const auto make = [&](const TensorView& xv, const TensorView& yv) {
-      return Pool2dProblem{xv, yv, p};
+    const auto make = [&](TensorView xv, TensorView yv) {  // owned: yv is a temporary
+      return Pool2dProblem{std::move(xv), std::move(yv), p};
     };
     if (!check_variants(pool2d_kernels(), "globalmax", c, x, ys, logical_bytes(r), make, seed, i,
                         st))
@@ -356,8 +356,8 @@ TEST(X8GlobalPool, GapFree7x7PlanesAtEveryPosition) {
     std::vector<uint8_t> abuf;
     const TensorView ra = make_view(abuf, c.dtype, ys, 0);
     ref::qlinear_average_pool(x, ra, c.q);
-    const auto make_avg = [&](const TensorView& xv, const TensorView& yv) {
-      return QGlobalAvgProblem{xv, yv, &c.q};
+    const auto make_avg = [&](TensorView xv, TensorView yv) {  // owned: yv is a temporary
+      return QGlobalAvgProblem{std::move(xv), std::move(yv), &c.q};
     };
     if (!check_variants(cpu::qlinear_global_average_pool_kernels(), "globalavg", c, x, ys,
                         logical_bytes(ra), make_avg, seed, i, avg))

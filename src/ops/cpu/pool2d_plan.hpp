@@ -17,11 +17,12 @@
 #include <vector>
 
 #include "npukit/ops/pool2d.hpp"
+#include "ops/borrowed_view.hpp"
 
 namespace npukit::cpu {
 
 struct Pool2dProblem {
-  TensorView x, y;  // validated: rank 4, y shaped by the window, same dtype
+  BorrowedView x, y;  // validated: rank 4, y shaped by the window, same dtype
   Pool2dParams p;
 };
 

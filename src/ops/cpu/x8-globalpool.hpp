@@ -69,7 +69,7 @@ void max_pool2d_x8_global_avx512(const Pool2dProblem& pr);
 // QLinearAveragePool whose window is the whole plane (no padding, one output
 // per plane): QLinearGlobalAveragePool under every profile.
 struct QGlobalAvgProblem {
-  TensorView x, y;
+  BorrowedView x, y;
   const QLinearAvgPoolParams* params = nullptr;
 };
 
