@@ -5,6 +5,7 @@
 #include "ops/cpu/conv_interleaved.hpp"
 #include "ops/cpu/conv_nchw.hpp"
 #include "ops/cpu/dwconv.hpp"
+#include "ops/cpu/finite.hpp"
 #include "ops/fp32_product_profile.hpp"
 
 namespace npukit {
@@ -107,6 +108,7 @@ void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, co
                          p.accumulation,
                          p.flush_denormals,
                          p.clip};
+    d.w_known_finite = cpu::all_finite_f32(w);  // once, not in each variant's check
     return cpu::dwconv_kernels().run(d);
   }
   if (interleaved) return cpu::conv_interleaved_kernels().run({x, w, bias, y, p, packed});
@@ -177,6 +179,8 @@ void depthwise2d(const TensorView& x, const TensorView& w, const TensorView& bia
                        p.accumulation,
                        p.flush_denormals,
                        p.clip};
+  if (p.accumulation != Fp32Accumulation::interleaved)  // (which adds 0 * w as the kernels do)
+    d.w_known_finite = cpu::all_finite_f32(w);          // once, not in each variant's check
   cpu::dwconv_kernels().run(d);
 }
 
