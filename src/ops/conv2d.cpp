@@ -5,6 +5,7 @@
 #include "ops/cpu/conv_interleaved.hpp"
 #include "ops/cpu/conv_nchw.hpp"
 #include "ops/cpu/dwconv.hpp"
+#include "ops/cpu/finite.hpp"
 #include "ops/fp32_product_profile.hpp"
 
 namespace npukit {
@@ -60,6 +61,17 @@ void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, co
   conv2d(x, w, bias, y, p, nullptr);
 }
 
+namespace {
+
+// Whether conv2d hands a convolution of these weights to the depthwise family
+// (one input channel per group, w.dim(1) = 1: groups = C; residual_first
+// goes to the conv2d family).
+bool takes_depthwise(int64_t icg, const Conv2dParams& p) {
+  return p.accumulation != Fp32Accumulation::interleaved && icg == 1 && !p.residual_first;
+}
+
+}  // namespace
+
 std::shared_ptr<const cpu::ConvPackedWeights> conv2d_pack_weights(const TensorView& w,
                                                                   const Conv2dParams& p,
                                                                   int64_t y_h, int64_t y_w) {
@@ -69,9 +81,30 @@ std::shared_ptr<const cpu::ConvPackedWeights> conv2d_pack_weights(const TensorVi
   check(p.groups >= 1 && w.dim(0) % p.groups == 0, "npukit::conv2d_pack_weights", "groups",
         std::to_string(p.groups), "a divisor of the output channels " + std::to_string(w.dim(0)));
   const int64_t block = cpu::conv_ocl_block(w.shape(), p, y_h, y_w);
-  if (block == 0) return nullptr;
-  return cpu::pack_conv_weights(w, p.groups, block, p.accumulation);
+  if (block != 0) return cpu::pack_conv_weights(w, p.groups, block, p.accumulation);
+  if (!takes_depthwise(w.dim(1), p)) return nullptr;
+  // Depthwise: nothing to pack, but whether every weight is finite is found
+  // here, once, instead of on every call (the scan reads the weights cold).
+  auto pw = std::make_shared<cpu::ConvPackedWeights>();
+  pw->oc = w.dim(0);
+  pw->icg = w.dim(1);
+  pw->kh = w.dim(2);
+  pw->kw = w.dim(3);
+  pw->groups = p.groups;
+  pw->source = w.raw();
+  pw->finite = cpu::all_finite_f32(w);
+  return pw;
 }
+
+namespace {
+
+// Whether `pw` describes this very tensor w and found it all finite.
+bool known_finite(const cpu::ConvPackedWeights* pw, const TensorView& w) {
+  return pw != nullptr && pw->finite && pw->source == w.raw() && w.is_contiguous() &&
+         pw->oc == w.dim(0) && pw->icg == w.dim(1) && pw->kh == w.dim(2) && pw->kw == w.dim(3);
+}
+
+}  // namespace
 
 void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, const TensorView& y,
             const Conv2dParams& p, const cpu::ConvPackedWeights* packed) {
@@ -107,8 +140,11 @@ void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, co
                          p.accumulation,
                          p.flush_denormals,
                          p.clip};
+    // Once (at planning, or here), not in each variant's decline check.
+    d.w_known_finite = known_finite(packed, w) || cpu::all_finite_f32(w);
     return cpu::dwconv_kernels().run(d);
   }
+  if (packed != nullptr && packed->block == 0) packed = nullptr;  // a depthwise record: no packing
   if (interleaved) return cpu::conv_interleaved_kernels().run({x, w, bias, y, p, packed});
   cpu::conv_nchw_kernels().run({x, w, bias, y, p, packed});
 }
@@ -177,6 +213,8 @@ void depthwise2d(const TensorView& x, const TensorView& w, const TensorView& bia
                        p.accumulation,
                        p.flush_denormals,
                        p.clip};
+  if (p.accumulation != Fp32Accumulation::interleaved)  // (which adds 0 * w as the kernels do)
+    d.w_known_finite = cpu::all_finite_f32(w);          // once, not in each variant's check
   cpu::dwconv_kernels().run(d);
 }
 

@@ -26,6 +26,9 @@ struct DwconvProblem {
   Fp32Accumulation accumulation = Fp32Accumulation::sequential;
   bool flush_denormals = false;
   ClipParams clip = {};  // applied last (Conv2dParams::clip)
+  // Set by a caller that has scanned w and found every weight finite, so the
+  // fast variants' decline checks (up to three per call) need not scan it.
+  bool w_known_finite = false;
 };
 
 // One output plane for a plane kernel. The window of output (oh, ow) starts

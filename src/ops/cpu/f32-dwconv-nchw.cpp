@@ -32,7 +32,8 @@ const char* dwconv_declines_fast(const DwconvProblem& p) {
   // The sequential reference skips padded and inserted taps, where the fast
   // kernels add 0 * w: the same sum (the accumulator is never -0) unless a
   // weight is infinite or NaN.
-  if (p.accumulation != Fp32Accumulation::interleaved && has_zero_taps(win) && !all_finite_f32(p.w))
+  if (p.accumulation != Fp32Accumulation::interleaved && has_zero_taps(win) && !p.w_known_finite &&
+      !all_finite_f32(p.w))
     return "a non-finite weight with padded or inserted taps";
   if (const int64_t block = mlas_nchwc_block(p.accumulation)) {
     const int64_t C = p.x.dim(1);
