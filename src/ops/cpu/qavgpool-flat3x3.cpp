@@ -3,7 +3,7 @@
 #include "ops/cpu/qavgpool-flat3x3.hpp"
 
 #include <algorithm>
-#include <cstring>
+#include <bit>
 #include <numeric>
 
 #include "ops/cpu/qavgpool-rows16.hpp"
@@ -115,7 +115,8 @@ struct Flat3x3Key {
            unsupported == P.unsupported && bm_shift == P.bm_shift &&
            exact_float_sum == P.exact_float_sum && vector_tail == P.vector_tail && lo == P.lo &&
            hi == P.hi && x_zp == P.x_zp && y_zp == P.y_zp && sum_m == P.sum_m &&
-           std::memcmp(&x_scale, &P.x_scale, 4) == 0 && std::memcmp(&y_scale, &P.y_scale, 4) == 0 &&
+           std::bit_cast<uint32_t>(x_scale) == std::bit_cast<uint32_t>(P.x_scale) &&
+           std::bit_cast<uint32_t>(y_scale) == std::bit_cast<uint32_t>(P.y_scale) &&
            std::equal(dims, dims + 5, n.dims) &&
            std::equal(&axes[0][0], &axes[0][0] + 8, &n.axes[0][0]) &&
            std::equal(strides, strides + 8, n.strides) && counts[0] == P.h.valid &&
