@@ -24,6 +24,7 @@ class BorrowedView {
   BorrowedView(Tensor&&) = delete;                                     // its data would go with it
   BorrowedView(const BorrowedView& o) : own_(o.own_), view_(own_ ? &*own_ : o.view_) {}
   BorrowedView& operator=(const BorrowedView& o) {
+    if (this == &o) return *this;
     own_ = o.own_;
     view_ = own_ ? &*own_ : o.view_;
     return *this;
