@@ -16,20 +16,17 @@ operands, so that it cannot pass by comparing the plain plan with itself.
 Seeded (NPUKIT_SEED); a failure prints the graph and the setting.
 """
 import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper, numpy_helper
 
 from harness import ort_missing, run_ort_model
+from layout_graphs import F, classifier_model, differing, run
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-NPUKIT = os.environ.get("NPUKIT_BIN", os.path.join(ROOT, "build", "bin", "npukit"))
 SEED = int(os.environ.get("NPUKIT_SEED", "20261214"))
-F = np.float32
 # The 1x1 kernel's refusal, printed only for a convolution with channels-last operands.
 CHANNELS_LAST_MARK = "channels-last operands (f32-conv-ocl takes them)"
 
@@ -73,44 +70,7 @@ def resnet_like(rng, c, batch, hw):
     t = b.conv(t, 2 * c, 2 * c, 3, 1, relu=False)
     d = b.conv(r, c, 2 * c, 1, 2, relu=False)
     r = b.add_relu(t, d)
-    b.nodes.append(helper.make_node("GlobalAveragePool", [r], ["gap"], name="gap"))
-    b.nodes.append(helper.make_node("Flatten", ["gap"], ["flat"], name="flatten"))
-    fc_w = (rng.standard_normal((10, 2 * c)) / np.sqrt(2 * c)).astype(F)
-    fc_b = rng.uniform(-0.1, 0.1, 10).astype(F)
-    b.inits += [numpy_helper.from_array(fc_w, "fc_w"), numpy_helper.from_array(fc_b, "fc_b")]
-    b.nodes.append(helper.make_node("Gemm", ["flat", "fc_w", "fc_b"], ["logits"], name="fc",
-                                    transB=1))
-    g = helper.make_graph(b.nodes, "fp32_layout",
-                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, 3, hw, hw])],
-                          [helper.make_tensor_value_info("logits", TensorProto.FLOAT, None)],
-                          b.inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
-    m.ir_version = 8
-    return m
-
-
-def run(model_path, x_path, out_dir, env_extra, threads, dump=False):
-    env = dict(os.environ, NPUKIT_NUM_THREADS=str(threads), NPUKIT_LOG_KERNELS="1", **env_extra)
-    cmd = [NPUKIT, "run", model_path, "-i", f"x={x_path}", "-o", out_dir]
-    if dump:
-        cmd += ["--dump-all", out_dir]
-    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    if r.returncode:
-        raise RuntimeError(f"npukit failed: {r.stderr[-2000:]}")
-    if not dump:
-        return {"logits": np.load(os.path.join(out_dir, "logits.npy"))}, r.stderr
-    values = {}
-    with open(os.path.join(out_dir, "values.tsv")) as index:
-        next(index)
-        for line in index:
-            f, name = line.split("\t")[:2]
-            values[name] = np.load(os.path.join(out_dir, f))
-    return values, r.stderr
-
-
-def differing(want, got):
-    return [k for k in want if k not in got or want[k].shape != got[k].shape
-            or want[k].tobytes() != got[k].tobytes()]
+    return classifier_model(rng, b.nodes, b.inits, r, 2 * c, "fp32_layout", batch, hw)
 
 
 def main():

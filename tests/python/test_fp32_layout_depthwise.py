@@ -17,20 +17,17 @@ them f32-dwconv-nchwc-avx512 leaves it to the plane kernel), so that it
 cannot pass by comparing the plain plan with itself. Seeded (NPUKIT_SEED).
 """
 import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper, numpy_helper
 
 from harness import ort_missing, run_ort_model
+from layout_graphs import F, classifier_model, differing, run
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-NPUKIT = os.environ.get("NPUKIT_BIN", os.path.join(ROOT, "build", "bin", "npukit"))
 SEED = int(os.environ.get("NPUKIT_SEED", "20261313"))
-F = np.float32
 # Printed for a 3x3 stride-1 depthwise layer on 14-wide NCHW rows only.
 PLANE_KERNEL_MARK = "a 3x3 stride-1 window on rows of 12+ outputs"
 
@@ -75,44 +72,7 @@ def mobilenet_like(rng, batch, hw, c, hidden1, hidden2):
     t = b.block(t, c, hidden1, c, 1)  # 14x14 stride 1, residual
     t = b.block(t, c, hidden2, 32, 2)  # 14x14 -> 7x7 stride 2
     t = b.block(t, 32, 96, 32, 1)  # 7x7 stride 1, residual
-    b.nodes.append(helper.make_node("GlobalAveragePool", [t], ["gap"], name="gap"))
-    b.nodes.append(helper.make_node("Flatten", ["gap"], ["flat"], name="flatten"))
-    fc_w = (rng.standard_normal((10, 32)) / np.sqrt(32)).astype(F)
-    fc_b = rng.uniform(-0.1, 0.1, 10).astype(F)
-    b.inits += [numpy_helper.from_array(fc_w, "fc_w"), numpy_helper.from_array(fc_b, "fc_b")]
-    b.nodes.append(helper.make_node("Gemm", ["flat", "fc_w", "fc_b"], ["logits"], name="fc",
-                                    transB=1))
-    g = helper.make_graph(b.nodes, "fp32_layout_depthwise",
-                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, 3, hw, hw])],
-                          [helper.make_tensor_value_info("logits", TensorProto.FLOAT, None)],
-                          b.inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
-    m.ir_version = 8
-    return m
-
-
-def run(model_path, x_path, out_dir, env_extra, threads, dump=False):
-    env = dict(os.environ, NPUKIT_NUM_THREADS=str(threads), NPUKIT_LOG_KERNELS="1", **env_extra)
-    cmd = [NPUKIT, "run", model_path, "-i", f"x={x_path}", "-o", out_dir]
-    if dump:
-        cmd += ["--dump-all", out_dir]
-    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    if r.returncode:
-        raise RuntimeError(f"npukit failed: {r.stderr[-2000:]}")
-    if not dump:
-        return {"logits": np.load(os.path.join(out_dir, "logits.npy"))}, r.stderr
-    values = {}
-    with open(os.path.join(out_dir, "values.tsv")) as index:
-        next(index)
-        for line in index:
-            f, name = line.split("\t")[:2]
-            values[name] = np.load(os.path.join(out_dir, f))
-    return values, r.stderr
-
-
-def differing(want, got):
-    return [k for k in want if k not in got or want[k].shape != got[k].shape
-            or want[k].tobytes() != got[k].tobytes()]
+    return classifier_model(rng, b.nodes, b.inits, t, 32, "fp32_layout_depthwise", batch, hw)
 
 
 def main():
