@@ -19,8 +19,10 @@ inline CodeRange code_range(DType t) {
 }
 
 inline void expect_code_dtype(const TensorView& t, const char* fn, const char* parameter) {
-  check(t.dtype() == DType::s8 || t.dtype() == DType::u8, fn, parameter, dtype_name(t.dtype()),
-        "s8 (int8) or u8 (uint8)");
+  // fail, not check: check's string arguments (the allowed-values text is
+  // longer than the small-string buffer) were built on every call.
+  if (t.dtype() != DType::s8 && t.dtype() != DType::u8)
+    fail(fn, parameter, dtype_name(t.dtype()), "s8 (int8) or u8 (uint8)");
 }
 
 // A zero point must be a code of the tensor's type.
