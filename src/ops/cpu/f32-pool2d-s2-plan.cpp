@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "f32-pool2d-s2.hpp"
+#include "last_plan.hpp"
 
 namespace npukit::cpu {
 
@@ -150,8 +151,7 @@ struct S2Key {
 }  // namespace
 
 std::shared_ptr<const S2Plan> shared_s2_plan(const Pool2dProblem& pr) {
-  thread_local S2Key last_key;
-  thread_local std::shared_ptr<const S2Plan> last;
+  thread_local LastPlan<S2Key, S2Plan> kept;
   const Pool2dParams& p = pr.p;
   const S2Key key{Pool2dGeometry::of(pr),
                   p.mode,
@@ -159,11 +159,7 @@ std::shared_ptr<const S2Plan> shared_s2_plan(const Pool2dProblem& pr) {
                   p.nan,
                   p.pad_value,
                   p.divisor};
-  if (!last || !(key == last_key)) {
-    last = std::make_shared<const S2Plan>(make_s2_plan(pr));
-    last_key = key;
-  }
-  return last;
+  return kept.get(key, [&] { return make_s2_plan(pr); });
 }
 
 }  // namespace npukit::cpu

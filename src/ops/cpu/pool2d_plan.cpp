@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include "last_plan.hpp"
+
 namespace npukit::cpu {
 
 namespace {
@@ -91,14 +93,8 @@ bool Pool2dGeometry::operator==(const Pool2dGeometry& o) const {
 }
 
 std::shared_ptr<const Pool2dPlan> shared_pool2d_plan(const Pool2dProblem& pr) {
-  thread_local Pool2dGeometry last_key;
-  thread_local std::shared_ptr<const Pool2dPlan> last;
-  const Pool2dGeometry key = Pool2dGeometry::of(pr);
-  if (!last || !(key == last_key)) {
-    last = std::make_shared<const Pool2dPlan>(make_pool2d_plan(pr));
-    last_key = key;
-  }
-  return last;
+  thread_local LastPlan<Pool2dGeometry, Pool2dPlan> kept;
+  return kept.get(Pool2dGeometry::of(pr), [&] { return make_pool2d_plan(pr); });
 }
 
 void axis_row(const AxisTaps& t, int64_t o, int64_t stride, std::vector<AxisTap>& out) {
