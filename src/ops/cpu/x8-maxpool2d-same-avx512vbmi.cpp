@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "last_plan.hpp"
 #include "x8-maxpool2d-same.hpp"
 
 #if defined(__x86_64__)

@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "last_plan.hpp"
 #include "npukit/parallel.hpp"
 #include "x8-maxpool2d-same.hpp"
 
