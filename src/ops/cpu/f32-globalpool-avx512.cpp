@@ -32,10 +32,15 @@ struct GfVec {
     return _mm512_mask_loadu_ps(_mm512_set1_ps(-std::numeric_limits<float>::infinity()), m, p);
   }
   static F max_masked(F a, F b, Mask m) { return _mm512_mask_max_ps(a, m, a, b); }
+  static F blend(Mask m, F a, F b) { return _mm512_mask_blend_ps(m, a, b); }
+  using Index = __m512i;
+  static Index lane_index(const int* p) { return _mm512_loadu_si512(p); }
+  static F permute(F v, Index i) { return _mm512_permutexvar_ps(i, v); }
   static F set1(float v) { return _mm512_set1_ps(v); }
   static F max(F a, F b) { return _mm512_max_ps(a, b); }
   static constexpr int kNanChains = 4;
   static F nan_acc(F acc, F v) { return _mm512_fmadd_ps(v, _mm512_setzero_ps(), acc); }
+  static F nan_pair(F acc, F a, F b) { return _mm512_fmadd_ps(a, b, acc); }
   static uint32_t nan_bits(F a, F b) { return _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q); }
   template <int Level>
   static void merge_parts(F a, F b, F& lo, F& hi) {
@@ -203,127 +208,10 @@ void odd_planes(const F32GlobalPlanes& b, const F32GlobalAvgRule& r, float* out,
 #include "ops/cpu/f32-globalmax-nchw-body.inc"
 
 namespace npukit::cpu {
-namespace {
-
-// Max of 16 gap-free planes of HW floats (33 <= HW: every plane spans three
-// or more of the pass's HW rows of 16 floats), leaf q = plane q of the merge
-// tree (gf_tree), every row loaded once, every mask a compile-time constant.
-// Plane q covers lanes sh.. of its first row a (the lanes below belong to
-// plane q - 1), rows a+1 .. z-1 whole and lanes ..st of its last row z. Its
-// first row is blended with row a+1 below sh (the mask of plane q - 1's
-// tail: one mask register per boundary) and its last row maxed under a mask:
-// 3 maxes and about 1 mask move per 7x7 plane, where gf_packed_pass<4> takes
-// 4 maxes, 2 mask moves and per-slot offsets from memory. On this Zen 5 the
-// mask moves (kmovw) issue on the two pipes that run vmaxps. NaN: one FMA per
-// pair of rows (a * b + acc is NaN if a or b is; +-inf * 0 and inf - inf
-// only send a pass to the scalar loop), half of gf_packed_pass's FMAs.
-// Kernel alone (min of 1000 x 20 calls, same process, load 19): 1x2048x7x7
-// 2.31 vs 2.91 µs, 2048 planes of 36 / 100 / 196 floats: 3.0 / 2.1 / 2.1 vs
-// 5.6 / 2.5 / 4.0 µs.
-template <int HW>
-inline __m512 gf_fixed_pass(const float* x, bool& nan) {
-  static_assert(HW >= 33 && HW <= 256, "three or more rows per plane, unrolled below");
-  const __m512 zero = _mm512_setzero_ps();
-  __m512 acc[4] = {zero, zero, zero, zero};
-  __m512 pending = zero, carry = zero;  // a row waiting for its NaN pair; the last row loaded
-  int carry_row = -1;
-  const auto row = [&](int j) {
-    if (j == carry_row) return carry;
-    const __m512 v = _mm512_loadu_ps(x + 16 * j);
-    if (j % 2 == 1)
-      acc[j / 2 % 4] = _mm512_fmadd_ps(pending, v, acc[j / 2 % 4]);
-    else if (j == HW - 1)
-      acc[j / 2 % 4] = _mm512_fmadd_ps(v, v, acc[j / 2 % 4]);
-    else
-      pending = v;
-    carry = v;
-    carry_row = j;
-    return v;
-  };
-  __m512 r[16];
-#pragma GCC unroll 16
-  for (int q = 0; q < 16; ++q) {
-    const int f = q * HW, l = f + HW - 1, a = f / 16, z = l / 16, sh = f % 16, st = l % 16;
-    const __m512 first = row(a), next = row(a + 1);
-    __m512 m = next;
-#pragma GCC unroll 16
-    for (int j = a + 2; j < z; ++j) m = _mm512_max_ps(m, row(j));
-    const auto below = [](int n) { return static_cast<__mmask16>((1u << n) - 1); };
-    m = _mm512_max_ps(m, sh == 0 ? first : _mm512_mask_blend_ps(below(sh), first, next));
-    const __m512 last = row(z);
-    r[q] = st == 15 ? _mm512_max_ps(m, last) : _mm512_mask_max_ps(m, below(st + 1), m, last);
-  }
-  nan = (_mm512_cmp_ps_mask(acc[0], acc[1], _CMP_UNORD_Q) |
-         _mm512_cmp_ps_mask(acc[2], acc[3], _CMP_UNORD_Q)) != 0;
-  gf_tree(r);
-  return r[0];
-}
-
-// Whole passes of gf_fixed_pass<HW> (as gf_planes: start clamp, redo bits);
-// returns the planes done, a multiple of 16.
-template <int HW>
-int64_t gf_fixed_planes(const F32GlobalPlanes& b, const F32GlobalMaxRule& r, float* out,
-                        uint32_t* redo) {
-  static const GfOrder order;
-  // The tree leaves leaf s in lane order.plane_of_slot[s]; leaf s is plane s here.
-  const __m512i to_plane = _mm512_loadu_si512(order.plane_of_slot);
-  const __m512 start = _mm512_set1_ps(r.start);
-  int64_t k0 = 0;
-  for (; k0 + 16 <= b.count; k0 += 16) {
-    bool nan;
-    const __m512 tree = gf_fixed_pass<HW>(b.x + k0 * HW, nan);
-    const __m512 m = _mm512_max_ps(_mm512_permutexvar_ps(to_plane, tree), start);
-    const uint32_t bits = nan ? 0xFFFFu : GfVec::order_bits(m, r.flush);
-    redo[k0 / 32] |= bits << (k0 % 32);
-    _mm512_storeu_ps(out + k0, m);
-  }
-  return k0;
-}
-
-// Planes of b done by gf_fixed_planes (0 when their size has none).
-int64_t gf_fixed_sizes(const F32GlobalPlanes& b, const F32GlobalMaxRule& r, float* out,
-                       uint32_t* redo) {
-  if (b.cs != b.hw) return 0;
-  switch (b.hw) {
-    case 36:
-      return gf_fixed_planes<36>(b, r, out, redo);
-    case 49:
-      return gf_fixed_planes<49>(b, r, out, redo);
-    case 64:
-      return gf_fixed_planes<64>(b, r, out, redo);
-    case 81:
-      return gf_fixed_planes<81>(b, r, out, redo);
-    case 100:
-      return gf_fixed_planes<100>(b, r, out, redo);
-    case 121:
-      return gf_fixed_planes<121>(b, r, out, redo);
-    case 144:
-      return gf_fixed_planes<144>(b, r, out, redo);
-    case 169:
-      return gf_fixed_planes<169>(b, r, out, redo);
-    case 196:
-      return gf_fixed_planes<196>(b, r, out, redo);
-    case 225:
-      return gf_fixed_planes<225>(b, r, out, redo);
-    default:
-      return 0;
-  }
-}
-
-}  // namespace
 
 void f32_global_max_avx512(const F32GlobalPlanes& b, const F32GlobalMaxRule& r, float* out,
                            uint32_t* redo) {
-  const int64_t done = gf_fixed_sizes(b, r, out, redo);
-  if (done == 0) return gf_planes(b, r, out, redo);
-  if (done == b.count) return;
-  F32GlobalPlanes rest = b;  // the last planes, fewer than 16
-  rest.x += done * b.cs;
-  rest.count -= done;
-  uint32_t rest_redo[kF32GlobalChunk / 32] = {};
-  gf_planes(rest, r, out + done, rest_redo);
-  for (int64_t k = 0; k < rest.count; ++k)
-    redo[(done + k) / 32] |= (rest_redo[k / 32] >> (k % 32) & 1u) << ((done + k) % 32);
+  gf_planes(b, r, out, redo);
 }
 
 void f32_global_avg_odd_avx512(const F32GlobalPlanes& b, const F32GlobalAvgRule& r, float* out,
