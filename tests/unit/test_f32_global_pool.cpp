@@ -172,6 +172,35 @@ std::string first_difference(const TensorView& got, const TensorView& want) {
   return "";
 }
 
+// One max case through every f32-globalpool-max variant; false after a
+// difference (reported with `where`).
+bool max_case_matches(const Case& c, const Input& in, const Pool2dParams& p, int threads,
+                      const std::string& where, variant_test::Runs& runs) {
+  const Shape ys = {c.shape[0], c.shape[1], 1, 1};
+  const Shape y_strides = {c.shape[1] * c.y_stride, c.y_stride, 1, 1};
+  std::vector<float> want_buf(static_cast<size_t>(c.shape[0] * c.shape[1] * c.y_stride), 7.0f);
+  const TensorView want(want_buf.data(), DType::f32, ys, y_strides);
+  set_num_threads(1);
+  ref::pool2d_f32(in.x, want, p);
+  std::vector<float> got_buf;
+  const auto make = [&] {
+    got_buf.assign(want_buf.size(), 7.0f);
+    return Pool2dProblem{in.x, TensorView(got_buf.data(), DType::f32, ys, y_strides), p};
+  };
+  const auto compare = [&](const Pool2dProblem& pr) {
+    std::string d = first_difference(pr.y, want);
+    for (size_t k = 0; d.empty() && k < got_buf.size(); ++k)
+      if (k % static_cast<size_t>(c.y_stride) != 0 && got_buf[k] != 7.0f)
+        d = "wrote into the output's gap at " + std::to_string(k);
+    return d;
+  };
+  variant_test::Options opt;
+  opt.only = "f32-globalpool-max";
+  opt.threads = threads;
+  return variant_test::run_every_variant(pool2d_kernels(), make, compare, where + " " + c.text(p),
+                                         runs, opt);
+}
+
 TEST(F32GlobalMaxFast, EveryVariantEqualsReferenceBitForBit) {
   Restore restore;
   const uint32_t seed = 20261127;
@@ -182,38 +211,56 @@ TEST(F32GlobalMaxFast, EveryVariantEqualsReferenceBitForBit) {
   for (int i = 0; i < 1500; ++i) {
     const Case c = random_case(g);
     const Pool2dParams p = params_of(c, g);
-    Input in = make_input(c, g);
-    const Shape ys = {c.shape[0], c.shape[1], 1, 1};
-    const Shape y_strides = {c.shape[1] * c.y_stride, c.y_stride, 1, 1};
-    std::vector<float> want_buf(static_cast<size_t>(c.shape[0] * c.shape[1] * c.y_stride), 7.0f);
-    const TensorView want(want_buf.data(), DType::f32, ys, y_strides);
-    set_num_threads(1);
-    ref::pool2d_f32(in.x, want, p);
+    const Input in = make_input(c, g);
     redo_cases += c.special > 0 || c.zeros > 0;
-    std::vector<float> got_buf;
-    const auto make = [&] {
-      got_buf.assign(want_buf.size(), 7.0f);
-      return Pool2dProblem{in.x, TensorView(got_buf.data(), DType::f32, ys, y_strides), p};
-    };
-    const auto compare = [&](const Pool2dProblem& pr) {
-      std::string d = first_difference(pr.y, want);
-      for (size_t k = 0; d.empty() && k < got_buf.size(); ++k)
-        if (k % static_cast<size_t>(c.y_stride) != 0 && got_buf[k] != 7.0f)
-          d = "wrote into the output's gap at " + std::to_string(k);
-      return d;
-    };
-    variant_test::Options opt;
-    opt.only = "f32-globalpool-max";
-    opt.threads = 1 + i % 3;
-    if (!variant_test::run_every_variant(
-            pool2d_kernels(), make, compare,
-            "seed " + std::to_string(seed) + " case " + std::to_string(i) + " " + c.text(p), runs,
-            opt))
-      break;
+    const std::string where = "seed " + std::to_string(seed) + " case " + std::to_string(i);
+    if (!max_case_matches(c, in, p, 1 + i % 3, where, runs)) break;
   }
   variant_test::print_runs("f32 global max", runs);
   EXPECT_GT(redo_cases, 500);
   variant_test::expect_each_ran(pool2d_kernels(), runs, 600,
+                                variant_test::name_has("f32-globalpool-max"));
+}
+
+// Gap-free planes of the sizes with a fixed pass on AVX-512 (gf_fixed_pass:
+// 36, 49, 64, ..., 225 floats, as squares, single rows or columns), channel
+// counts around the 16-plane passes and 256-plane chunks, batches, strided
+// outputs, special values and zero-max planes, every rule, 1-3 threads; a
+// third of the cases hold normal numbers and exactly one NaN (the pass's NaN
+// check must see every row, the last one of an odd count included).
+TEST(F32GlobalMaxFast, FixedSizePackedPlanesEqualReferenceBitForBit) {
+  Restore restore;
+  const uint32_t seed = 20261401;
+  std::printf("f32 global max of fixed-size gap-free planes: seed %u\n", seed);
+  std::mt19937 g(seed);
+  variant_test::Runs runs;
+  const int64_t channels[] = {1, 15, 16, 17, 31, 32, 33, 48, 255, 256, 257, 300, 2048};
+  int64_t one_nan_cases = 0;
+  for (int i = 0; i < 600; ++i) {
+    Case c = random_case(g);
+    const int64_t side = 6 + static_cast<int64_t>(g() % 10);  // 6 .. 15
+    const int64_t C = channels[g() % 13] / (side > 10 ? 8 : 1) + 1;
+    c.shape = {1 + static_cast<int64_t>(g() % 3), C, side, side};
+    if (g() % 4 == 0) c.shape = {c.shape[0], C, 1, side * side};
+    if (g() % 8 == 0) c.shape = {c.shape[0], C, side * side, 1};
+    c.plane_gap = 0;
+    const bool one_nan = i % 3 == 0;
+    if (one_nan) c.special = c.zeros = 0;
+    const Pool2dParams p = params_of(c, g);
+    Input in = make_input(c, g);
+    std::string where = "seed " + std::to_string(seed) + " case " + std::to_string(i);
+    if (one_nan) {
+      const int64_t count = in.x.numel();
+      const int64_t at = static_cast<int64_t>(g() % static_cast<uint32_t>(count));
+      in.x.data<float>()[at] = bits_float(0x7fc00000u | (g() & 0x3fffffu));
+      where += " one NaN at element " + std::to_string(at);
+      ++one_nan_cases;
+    }
+    if (!max_case_matches(c, in, p, 1 + i % 3, where, runs)) break;
+  }
+  variant_test::print_runs("f32 global max of fixed-size gap-free planes", runs);
+  EXPECT_EQ(one_nan_cases, 200);
+  variant_test::expect_each_ran(pool2d_kernels(), runs, 400,
                                 variant_test::name_has("f32-globalpool-max"));
 }
 

@@ -41,10 +41,17 @@ struct GfVec {
                             _mm256_loadu_ps(p), m);
   }
   static F max_masked(F a, F b, Mask m) { return _mm256_blendv_ps(a, _mm256_max_ps(a, b), m); }
+  static F blend(Mask m, F a, F b) { return _mm256_blendv_ps(a, b, m); }
+  using Index = __m256i;
+  static Index lane_index(const int* p) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  }
+  static F permute(F v, Index i) { return _mm256_permutevar8x32_ps(v, i); }
   static F set1(float v) { return _mm256_set1_ps(v); }
   static F max(F a, F b) { return _mm256_max_ps(a, b); }
-  static constexpr int kNanChains = 0;        // a compare per pair (GfNanSum)
-  static F nan_acc(F acc, F) { return acc; }  // not called: no chains
+  static constexpr int kNanChains = 0;            // a compare per pair (GfNanSum)
+  static F nan_acc(F acc, F) { return acc; }      // not called: no chains
+  static F nan_pair(F acc, F, F) { return acc; }  // not called: no chains
   static uint32_t nan_bits(F a, F b) {
     return static_cast<uint32_t>(_mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_UNORD_Q)));
   }

@@ -32,10 +32,15 @@ struct GfVec {
     return _mm512_mask_loadu_ps(_mm512_set1_ps(-std::numeric_limits<float>::infinity()), m, p);
   }
   static F max_masked(F a, F b, Mask m) { return _mm512_mask_max_ps(a, m, a, b); }
+  static F blend(Mask m, F a, F b) { return _mm512_mask_blend_ps(m, a, b); }
+  using Index = __m512i;
+  static Index lane_index(const int* p) { return _mm512_loadu_si512(p); }
+  static F permute(F v, Index i) { return _mm512_permutexvar_ps(i, v); }
   static F set1(float v) { return _mm512_set1_ps(v); }
   static F max(F a, F b) { return _mm512_max_ps(a, b); }
   static constexpr int kNanChains = 4;
   static F nan_acc(F acc, F v) { return _mm512_fmadd_ps(v, _mm512_setzero_ps(), acc); }
+  static F nan_pair(F acc, F a, F b) { return _mm512_fmadd_ps(a, b, acc); }
   static uint32_t nan_bits(F a, F b) { return _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q); }
   template <int Level>
   static void merge_parts(F a, F b, F& lo, F& hi) {
