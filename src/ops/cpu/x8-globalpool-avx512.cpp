@@ -60,15 +60,46 @@ struct GmaxVec {
     constexpr uint64_t tail = (uint64_t{1} << (N - 32)) - 1;
     return mask_max<T>(x, tail | tail << 32, x, y);
   }
+  // Plane K of a run of N-code planes, N apart, from x (64-byte aligned):
+  // the aligned vector(s) holding it, shifted by whole dwords (valignd, an
+  // immediate) so that the plane sits in lanes s..s+N-1, s = N*K mod 4, and
+  // the other lanes set to the neutral code. Every load is aligned and stays
+  // inside the run's N*64 bytes (64-byte loads at N*K split a cache line in
+  // 63 of 64 planes). keep[s]: 0xff in lanes s..s+N-1.
+  static constexpr bool kAlignedWindows = true;
+  template <int N, int K>
+  static V window(const uint8_t* x, const V* keep, V neutral) {
+    constexpr int at = N * K, j = at / 64, o = at % 64, d = o / 4;
+    static_assert(N > 32 && N <= 61, "a plane and its dword shift fit one vector");
+    const V a = _mm512_load_si512(x + 64 * j);
+    V p = a;
+    if constexpr (o + N > 64)
+      p = _mm512_alignr_epi32(_mm512_load_si512(x + 64 * j + 64), a, d);
+    else if constexpr (d > 0)
+      p = _mm512_alignr_epi32(a, a, d);
+    return _mm512_ternarylogic_epi32(keep[at % 4], p, neutral, 0xca);  // keep ? p : neutral
+  }
+  static V keep_lanes(int n, int s) {
+    return _mm512_maskz_mov_epi8(((uint64_t{1} << n) - 1) << s, _mm512_set1_epi8(-1));
+  }
+  template <class T>
+  static V neutral() {
+    return _mm512_set1_epi8(std::is_signed_v<T> ? static_cast<char>(0x80) : 0);
+  }
+  static void store(uint8_t* p, V v) { _mm512_storeu_si512(p, v); }
   // One merge: the first half of each run keeps a's plane, the second half
   // b's. w holds, at each lane, the other half of the same plane's run (one
   // shuffle, or a shift at the 16- and 8-bit levels); max(a, w) is right in
-  // the first halves, max(b, w) in the second.
+  // the first halves, max(b, w) in the second. Level -1: a and b are one
+  // plane each (64-byte runs).
   template <int Level, class T>
   static V merge(V a, V b) {
     V w;
     __mmask64 second;
-    if constexpr (Level == 0) {  // 32-byte runs, 128-bit halves
+    if constexpr (Level == -1) {  // 64-byte runs, 256-bit halves
+      w = _mm512_shuffle_i64x2(a, b, 0x4e);
+      second = 0xffffffff00000000ull;
+    } else if constexpr (Level == 0) {  // 32-byte runs, 128-bit halves
       w = _mm512_permutex2var_epi64(a, _mm512_setr_epi64(2, 3, 8, 9, 6, 7, 12, 13), b);
       second = 0xffff0000ffff0000ull;
     } else if constexpr (Level == 1) {  // 16-byte runs, 64-bit halves
