@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "x8-globalpool.hpp"
 
@@ -106,6 +107,7 @@ alignas(64) const uint8_t kFirst[64] = {
 struct GVec {
   using V = __m256i;
   static constexpr int64_t kLanes = 32;
+  static constexpr bool kAlignedWindows = false;
   static constexpr int kSumRegs = 4;
   static V zero() { return _mm256_setzero_si256(); }
   static V bias(bool is_signed) {

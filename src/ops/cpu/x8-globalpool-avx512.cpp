@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "x8-globalpool.hpp"
 
@@ -17,6 +18,29 @@
 namespace npukit::cpu {
 
 namespace {
+
+// Plane K of a run of N-code planes, N apart, from x (64-byte aligned): the
+// aligned vector(s) holding it, shifted by whole dwords (valignd, an
+// immediate) so that the plane sits in lanes s..s+N-1, s = N*K mod 4; the
+// other lanes hold neighbouring codes (the callers mask them with
+// aligned_keep_lanes(N, s)). Every load is aligned and stays inside the run's
+// N*64 bytes (64-byte loads at N*K split a cache line in 63 of 64 planes).
+template <int N, int K>
+inline __m512i aligned_window(const uint8_t* x) {
+  constexpr int at = N * K, j = at / 64, o = at % 64, d = o / 4;
+  static_assert(N > 32 && N <= 61, "a plane and its dword shift fit one vector");
+  const __m512i a = _mm512_load_si512(x + 64 * j);
+  if constexpr (o + N > 64)
+    return _mm512_alignr_epi32(_mm512_load_si512(x + 64 * j + 64), a, d);
+  else if constexpr (d > 0)
+    return _mm512_alignr_epi32(a, a, d);
+  return a;
+}
+
+// 0xff in lanes s..s+n-1.
+inline __m512i aligned_keep_lanes(int n, int s) {
+  return _mm512_maskz_mov_epi8(((uint64_t{1} << n) - 1) << s, _mm512_set1_epi8(-1));
+}
 
 // Lane shim of x8-globalmax-nchw.inc: 64 planes per pass, 32-byte halves.
 #if !defined(__clang__)
@@ -60,28 +84,15 @@ struct GmaxVec {
     constexpr uint64_t tail = (uint64_t{1} << (N - 32)) - 1;
     return mask_max<T>(x, tail | tail << 32, x, y);
   }
-  // Plane K of a run of N-code planes, N apart, from x (64-byte aligned):
-  // the aligned vector(s) holding it, shifted by whole dwords (valignd, an
-  // immediate) so that the plane sits in lanes s..s+N-1, s = N*K mod 4, and
-  // the other lanes set to the neutral code. Every load is aligned and stays
-  // inside the run's N*64 bytes (64-byte loads at N*K split a cache line in
-  // 63 of 64 planes). keep[s]: 0xff in lanes s..s+N-1.
+  // Plane K of a run of N-code planes with the other lanes set to the
+  // neutral code (aligned_window).
   static constexpr bool kAlignedWindows = true;
   template <int N, int K>
   static V window(const uint8_t* x, const V* keep, V neutral) {
-    constexpr int at = N * K, j = at / 64, o = at % 64, d = o / 4;
-    static_assert(N > 32 && N <= 61, "a plane and its dword shift fit one vector");
-    const V a = _mm512_load_si512(x + 64 * j);
-    V p = a;
-    if constexpr (o + N > 64)
-      p = _mm512_alignr_epi32(_mm512_load_si512(x + 64 * j + 64), a, d);
-    else if constexpr (d > 0)
-      p = _mm512_alignr_epi32(a, a, d);
-    return _mm512_ternarylogic_epi32(keep[at % 4], p, neutral, 0xca);  // keep ? p : neutral
+    constexpr int at = N * K;  // keep ? plane : neutral
+    return _mm512_ternarylogic_epi32(keep[at % 4], aligned_window<N, K>(x), neutral, 0xca);
   }
-  static V keep_lanes(int n, int s) {
-    return _mm512_maskz_mov_epi8(((uint64_t{1} << n) - 1) << s, _mm512_set1_epi8(-1));
-  }
+  static V keep_lanes(int n, int s) { return aligned_keep_lanes(n, s); }
   template <class T>
   static V neutral() {
     return _mm512_set1_epi8(std::is_signed_v<T> ? static_cast<char>(0x80) : 0);
@@ -150,6 +161,15 @@ struct GVec {
   }
   static V sad(V a) { return _mm512_sad_epu8(a, _mm512_setzero_si512()); }
   static V load_full(const uint8_t* p) { return _mm512_loadu_si512(p); }
+  // Plane K of a run of N-code planes at a 64-byte aligned x (aligned_window),
+  // biased, 0 in the other lanes.
+  static constexpr bool kAlignedWindows = true;
+  template <int N, int K>
+  static V window(const uint8_t* x, const V* keep, V bias) {
+    constexpr int at = N * K;  // keep ? plane ^ bias : 0
+    return _mm512_ternarylogic_epi32(keep[at % 4], aligned_window<N, K>(x), bias, 0x60);
+  }
+  static V keep_lanes(int n, int s) { return aligned_keep_lanes(n, s); }
   // Zero-masking loads (merge-masking ones are slow on AMD); mb holds the
   // bias in the tail's lanes only.
   struct Tail {
@@ -168,9 +188,10 @@ struct GVec {
   static V load_tail_inside(const uint8_t* p, const Tail& t, V) {
     return _mm512_ternarylogic_epi32(_mm512_loadu_si512(p), t.mv, t.mb, 0x6a);
   }
-  // Eight registers of eight 64-bit partial results.
+  // Eight registers of eight 64-bit partial results. Inlined by force: GCC
+  // called it per tree of the sums (the eight registers through memory).
   template <class Op>
-  static V tree(const V* a) {
+  __attribute__((always_inline)) static V tree(const V* a) {
     V pair[4];
     for (int k = 0; k < 4; ++k)
       pair[k] = Op::merge(_mm512_unpacklo_epi64(a[2 * k], a[2 * k + 1]),
