@@ -210,6 +210,9 @@ struct GVec {
     else
       _mm_mask_storeu_epi8(out, static_cast<__mmask16>((1u << m) - 1), codes);
   }
+  // a's 64-bit lanes' low halves, then b's: (a, b) per lane, both < 2^32.
+  static V pack_pair(V a, V b) { return _mm512_mask_shuffle_epi32(a, 0xaaaa, b, _MM_PERM_CDAB); }
+  static void store_sum_pairs(int32_t* sums, V t) { _mm512_storeu_si512(sums, t); }
   static void store_sums(int32_t* sums, V t, int64_t m) {
     if (m == 8)
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums), _mm512_cvtepi64_epi32(t));
