@@ -255,7 +255,9 @@ struct GVec {
 }  // namespace
 }  // namespace npukit::cpu
 
+#define X8G_NHWC_MAX_INLINE __attribute__((always_inline)) inline
 #include "ops/cpu/x8-globalpool.inc"
+#undef X8G_NHWC_MAX_INLINE
 
 namespace npukit::cpu {
 
