@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "x8-globalpool.hpp"
 
@@ -24,6 +25,7 @@ struct GmaxVec {
   static constexpr int64_t kLanes = 32;
   static constexpr int kFirstLevel = 1;
   static constexpr bool kHalfRule = false;
+  static constexpr bool kAlignedWindows = false;
   using Half = __m128i;
   static Half load_half(const uint8_t* p) {
     return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
@@ -105,6 +107,7 @@ alignas(64) const uint8_t kFirst[64] = {
 struct GVec {
   using V = __m256i;
   static constexpr int64_t kLanes = 32;
+  static constexpr bool kAlignedWindows = false;
   static constexpr int kSumRegs = 4;
   static V zero() { return _mm256_setzero_si256(); }
   static V bias(bool is_signed) {
@@ -199,7 +202,9 @@ struct GVec {
 }  // namespace
 }  // namespace npukit::cpu
 
+#define X8G_NHWC_MAX_INLINE
 #include "ops/cpu/x8-globalpool.inc"
+#undef X8G_NHWC_MAX_INLINE
 
 namespace npukit::cpu {
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "x8-globalpool.hpp"
 
@@ -17,6 +18,29 @@
 namespace npukit::cpu {
 
 namespace {
+
+// Plane K of a run of N-code planes, N apart, from x (64-byte aligned): the
+// aligned vector(s) holding it, shifted by whole dwords (valignd, an
+// immediate) so that the plane sits in lanes s..s+N-1, s = N*K mod 4; the
+// other lanes hold neighbouring codes (the callers mask them with
+// aligned_keep_lanes(N, s)). Every load is aligned and stays inside the run's
+// N*64 bytes (64-byte loads at N*K split a cache line in 63 of 64 planes).
+template <int N, int K>
+inline __m512i aligned_window(const uint8_t* x) {
+  constexpr int at = N * K, j = at / 64, o = at % 64, d = o / 4;
+  static_assert(N > 32 && N <= 61, "a plane and its dword shift fit one vector");
+  const __m512i a = _mm512_load_si512(x + 64 * j);
+  if constexpr (o + N > 64)
+    return _mm512_alignr_epi32(_mm512_load_si512(x + 64 * j + 64), a, d);
+  else if constexpr (d > 0)
+    return _mm512_alignr_epi32(a, a, d);
+  return a;
+}
+
+// 0xff in lanes s..s+n-1.
+inline __m512i aligned_keep_lanes(int n, int s) {
+  return _mm512_maskz_mov_epi8(((uint64_t{1} << n) - 1) << s, _mm512_set1_epi8(-1));
+}
 
 // Lane shim of x8-globalmax-nchw.inc: 64 planes per pass, 32-byte halves.
 #if !defined(__clang__)
@@ -60,15 +84,33 @@ struct GmaxVec {
     constexpr uint64_t tail = (uint64_t{1} << (N - 32)) - 1;
     return mask_max<T>(x, tail | tail << 32, x, y);
   }
+  // Plane K of a run of N-code planes with the other lanes set to the
+  // neutral code (aligned_window).
+  static constexpr bool kAlignedWindows = true;
+  template <int N, int K>
+  static V window(const uint8_t* x, const V* keep, V neutral) {
+    constexpr int at = N * K;  // keep ? plane : neutral
+    return _mm512_ternarylogic_epi32(keep[at % 4], aligned_window<N, K>(x), neutral, 0xca);
+  }
+  static V keep_lanes(int n, int s) { return aligned_keep_lanes(n, s); }
+  template <class T>
+  static V neutral() {
+    return _mm512_set1_epi8(std::is_signed_v<T> ? static_cast<char>(0x80) : 0);
+  }
+  static void store(uint8_t* p, V v) { _mm512_storeu_si512(p, v); }
   // One merge: the first half of each run keeps a's plane, the second half
   // b's. w holds, at each lane, the other half of the same plane's run (one
   // shuffle, or a shift at the 16- and 8-bit levels); max(a, w) is right in
-  // the first halves, max(b, w) in the second.
+  // the first halves, max(b, w) in the second. Level -1: a and b are one
+  // plane each (64-byte runs).
   template <int Level, class T>
   static V merge(V a, V b) {
     V w;
     __mmask64 second;
-    if constexpr (Level == 0) {  // 32-byte runs, 128-bit halves
+    if constexpr (Level == -1) {  // 64-byte runs, 256-bit halves
+      w = _mm512_shuffle_i64x2(a, b, 0x4e);
+      second = 0xffffffff00000000ull;
+    } else if constexpr (Level == 0) {  // 32-byte runs, 128-bit halves
       w = _mm512_permutex2var_epi64(a, _mm512_setr_epi64(2, 3, 8, 9, 6, 7, 12, 13), b);
       second = 0xffff0000ffff0000ull;
     } else if constexpr (Level == 1) {  // 16-byte runs, 64-bit halves
@@ -119,6 +161,15 @@ struct GVec {
   }
   static V sad(V a) { return _mm512_sad_epu8(a, _mm512_setzero_si512()); }
   static V load_full(const uint8_t* p) { return _mm512_loadu_si512(p); }
+  // Plane K of a run of N-code planes at a 64-byte aligned x (aligned_window),
+  // biased, 0 in the other lanes.
+  static constexpr bool kAlignedWindows = true;
+  template <int N, int K>
+  static V window(const uint8_t* x, const V* keep, V bias) {
+    constexpr int at = N * K;  // keep ? plane ^ bias : 0
+    return _mm512_ternarylogic_epi32(keep[at % 4], aligned_window<N, K>(x), bias, 0x60);
+  }
+  static V keep_lanes(int n, int s) { return aligned_keep_lanes(n, s); }
   // Zero-masking loads (merge-masking ones are slow on AMD); mb holds the
   // bias in the tail's lanes only.
   struct Tail {
@@ -137,9 +188,10 @@ struct GVec {
   static V load_tail_inside(const uint8_t* p, const Tail& t, V) {
     return _mm512_ternarylogic_epi32(_mm512_loadu_si512(p), t.mv, t.mb, 0x6a);
   }
-  // Eight registers of eight 64-bit partial results.
+  // Eight registers of eight 64-bit partial results. Inlined by force: GCC
+  // called it per tree of the sums (the eight registers through memory).
   template <class Op>
-  static V tree(const V* a) {
+  __attribute__((always_inline)) static V tree(const V* a) {
     V pair[4];
     for (int k = 0; k < 4; ++k)
       pair[k] = Op::merge(_mm512_unpacklo_epi64(a[2 * k], a[2 * k + 1]),
@@ -158,6 +210,9 @@ struct GVec {
     else
       _mm_mask_storeu_epi8(out, static_cast<__mmask16>((1u << m) - 1), codes);
   }
+  // a's 64-bit lanes' low halves, then b's: (a, b) per lane, both < 2^32.
+  static V pack_pair(V a, V b) { return _mm512_mask_shuffle_epi32(a, 0xaaaa, b, _MM_PERM_CDAB); }
+  static void store_sum_pairs(int32_t* sums, V t) { _mm512_storeu_si512(sums, t); }
   static void store_sums(int32_t* sums, V t, int64_t m) {
     if (m == 8)
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums), _mm512_cvtepi64_epi32(t));
@@ -200,7 +255,9 @@ struct GVec {
 }  // namespace
 }  // namespace npukit::cpu
 
+#define X8G_NHWC_MAX_INLINE __attribute__((always_inline)) inline
 #include "ops/cpu/x8-globalpool.inc"
+#undef X8G_NHWC_MAX_INLINE
 
 namespace npukit::cpu {
 
