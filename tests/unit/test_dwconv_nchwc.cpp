@@ -55,8 +55,9 @@ struct Case {
   std::string text;
 };
 
-// False when the drawn kernel does not fit the drawn input.
-bool make_case(std::mt19937& rng, int iter, bool mobilenet, Case& c) {
+// False when the drawn kernel does not fit the drawn input. `channels_last`:
+// x and y both channels-last in every case (the row walk's layout).
+bool make_case(std::mt19937& rng, int iter, bool mobilenet, bool channels_last, Case& c) {
   cpu::DwconvProblem& p = c.p;
   const A orders[] = {A::mlas_nchwc16, A::mlas_nchwc8, A::sequential};
   p.accumulation = orders[iter % 3];
@@ -91,7 +92,7 @@ bool make_case(std::mt19937& rng, int iter, bool mobilenet, Case& c) {
   }
   // Layouts: planes / planes, channels-last / channels-last (the runner's
   // case), and either one alone, in turn.
-  const int layout = mobilenet ? iter / 8 % 4 : iter % 4;
+  const int layout = channels_last ? 1 : mobilenet ? iter / 8 % 4 : iter % 4;
   const bool x_cl = layout == 1 || layout == 2, y_cl = layout == 1 || layout == 3;
   c.y_cl = y_cl;
   p.has_bias = rng() % 4 != 0;
@@ -138,7 +139,8 @@ bool make_case(std::mt19937& rng, int iter, bool mobilenet, Case& c) {
   return true;
 }
 
-void variants_equal_reference(unsigned seed, int iterations, bool mobilenet) {
+void variants_equal_reference(unsigned seed, int iterations, bool mobilenet,
+                              bool channels_last = false) {
   test::SettingsRestore restore;
   std::mt19937 rng(seed);
   const auto& list = cpu::dwconv_kernels();
@@ -146,8 +148,12 @@ void variants_equal_reference(unsigned seed, int iterations, bool mobilenet) {
   int cases = 0;
   for (int iter = 0; iter < iterations; ++iter) {
     Case c;
-    if (!make_case(rng, iter, mobilenet, c)) continue;
+    if (!make_case(rng, iter, mobilenet, channels_last, c)) continue;
     ++cases;
+    // Channels-last x and y, apart: the row walk, not the group walk.
+    if (channels_last) {
+      ASSERT_TRUE(cpu::dwconv_nhwc_rows(c.p)) << c.text;
+    }
     Tensor got;
     const auto make = [&] {
       got = c.y0;
@@ -203,6 +209,31 @@ TEST(DwconvNchwc, RandomGeometryEqualsReferenceBitForBit) {
 TEST(DwconvNchwc, MobilenetLayersEqualReferenceBitForBit) {
   if (!any_nchwc_kernel_runs()) GTEST_SKIP() << kNoKernel;
   variants_equal_reference(20261130, 32, true);
+}
+
+// The channels-last row walk (f32-dwconv-nhwc-body.inc) on every case:
+// blocks of positions inside the input and at its edges (windows partly or
+// wholly in padding, dilation, strides 1..3), channel counts 1..40 (whole
+// blocks of vectors, single vectors, a masked tail), gaps after each
+// position's channels in x and y.
+TEST(DwconvNchwc, ChannelsLastRowWalkEqualsReferenceBitForBit) {
+  if (!any_nchwc_kernel_runs()) GTEST_SKIP() << kNoKernel;
+  variants_equal_reference(20261401, 200, false, true);
+}
+
+TEST(DwconvNchwc, ChannelsLastRowWalkOnlyWhereXAndYAreApart) {
+  Tensor store(DType::f32, {1, 64, 8});
+  const Shape s{1, 8, 8, 8};
+  const TensorView cl(store.view().raw(), DType::f32, s, {512, 1, 64, 8});
+  Tensor w(DType::f32, {8, 1, 1, 1}), other(DType::f32, {1, 64, 8});
+  Window2d win;
+  const TensorView y_apart(other.view().raw(), DType::f32, s, {512, 1, 64, 8});
+  EXPECT_TRUE(cpu::dwconv_nhwc_rows(cpu::DwconvProblem{cl, w, TensorView(), y_apart, win}));
+  // The same memory (an in-place call): the group walk, which copies each group's input first.
+  EXPECT_FALSE(cpu::dwconv_nhwc_rows(cpu::DwconvProblem{cl, w, TensorView(), cl, win}));
+  // y in NCHW planes: the group walk.
+  Tensor planes(DType::f32, s);
+  EXPECT_FALSE(cpu::dwconv_nhwc_rows(cpu::DwconvProblem{cl, w, TensorView(), planes, win}));
 }
 
 // What the kernels leave to the plane kernels, each with its reason.
