@@ -4,6 +4,8 @@
 // the threads. On small planes the plane kernels' per-plane costs (the
 // padded copy, half-empty vectors, the epilogue per row) dominate; here a
 // group of channels costs two transposes per run of positions instead.
+// Where x and y are both channels-last, the row walk (DwNhwcRows) reads x in
+// place instead: rows of outputs over every channel, shared by the threads.
 #include <algorithm>
 #include <vector>
 
