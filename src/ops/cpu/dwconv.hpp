@@ -29,6 +29,10 @@ struct DwconvProblem {
   // Set by a caller that has scanned w and found every weight finite, so the
   // fast variants' decline checks (up to three per call) need not scan it.
   bool w_known_finite = false;
+  // w packed tap by tap (ConvPackedWeights::dw_taps, rows of taps_pitch
+  // floats) when a model was planned, or nullptr: packed on each call.
+  const float* w_taps = nullptr;
+  int64_t taps_pitch = 0;
 };
 
 // One output plane for a plane kernel. The window of output (oh, ow) starts
@@ -114,6 +118,10 @@ struct DwGroup {
 using DwGroupKernel = void (*)(const DwGroup& g);
 void f32_dwconv_group_avx512(const DwGroup& g);
 void f32_dwconv_group_avx2(const DwGroup& g);
+
+// w (C, 1, KH, KW) tap by tap: `to` gets [KH * KW][pitch] floats, zeros
+// past C (pitch >= C).
+void pack_dwconv_taps(const TensorView& w, int64_t pitch, float* to);
 
 // Output rows oh0 .. oh1 - 1 of one image for the channels-last row walk of
 // the same kernels (f32-dwconv-nhwc-body.inc): x and y hold each position's

@@ -105,6 +105,19 @@ bool dwconv_channels_last(const Shape& x, const Shape& w, const Shape& y, const 
          y[2] * y[3] <= kMaxChannelsLastPlane;
 }
 
+void pack_dwconv_taps(const TensorView& w, int64_t pitch, float* to) {
+  const int64_t C = w.dim(0), KH = w.dim(2), KW = w.dim(3), step = w.stride(0);
+  // Tap by tap, each a strided read and a contiguous write (per channel, its
+  // taps scattered `pitch` floats apart took ~1% of mobilenet_v2's run).
+  for (int64_t kh = 0; kh < KH; ++kh)
+    for (int64_t kw = 0; kw < KW; ++kw) {
+      const float* from = static_cast<const float*>(w.raw()) + kh * w.stride(2) + kw * w.stride(3);
+      float* row = to + (kh * KW + kw) * pitch;
+      for (int64_t c = 0; c < C; ++c) row[c] = from[c * step];
+      std::fill(row + C, row + pitch, 0.0f);
+    }
+}
+
 namespace {
 
 // Whether the memory of x and y may overlap (the row walk reads x after it
@@ -129,21 +142,15 @@ void run_rows(const DwconvProblem& p, DwNhwcRowsKernel kernel, int64_t lanes) {
   const Window2d& win = p.window;
   const int64_t N = p.x.dim(0), C = p.x.dim(1), OH = p.y.dim(2), OW = p.y.dim(3);
   const int64_t KH = win.kernel_h, KW = win.kernel_w;
-  const int64_t cp = (C + lanes - 1) / lanes * lanes;
-  // Weights per tap along the channels, and the bias, padded with zeros.
+  // Weights per tap along the channels (packed when the model was planned,
+  // else here), and the bias, padded with zeros.
   thread_local RowBuffers buf;
-  buf.weights.resize(static_cast<size_t>(KH * KW * cp));
-  // Tap by tap, each a strided read and a contiguous write (per channel, its
-  // taps scattered cp floats apart took ~1% of mobilenet_v2's run).
-  const int64_t step = p.w.stride(0);
-  for (int64_t kh = 0; kh < KH; ++kh)
-    for (int64_t kw = 0; kw < KW; ++kw) {
-      const float* from =
-          static_cast<const float*>(p.w.raw()) + kh * p.w.stride(2) + kw * p.w.stride(3);
-      float* to = buf.weights.data() + (kh * KW + kw) * cp;
-      for (int64_t c = 0; c < C; ++c) to[c] = from[c * step];
-      std::fill(to + C, to + cp, 0.0f);
-    }
+  const bool packed = p.w_taps != nullptr && p.taps_pitch >= (C + lanes - 1) / lanes * lanes;
+  const int64_t cp = packed ? p.taps_pitch : (C + lanes - 1) / lanes * lanes;
+  if (!packed) {
+    buf.weights.resize(static_cast<size_t>(KH * KW * cp));
+    pack_dwconv_taps(p.w, cp, buf.weights.data());
+  }
   if (p.has_bias) {
     buf.bias.assign(static_cast<size_t>(cp), 0.0f);
     const auto* b = static_cast<const float*>(p.bias.raw());
@@ -165,7 +172,7 @@ void run_rows(const DwconvProblem& p, DwNhwcRowsKernel kernel, int64_t lanes) {
   r.dilation_w = win.dilation_w;
   r.pad_top = win.pad_top;
   r.pad_left = win.pad_left;
-  r.weights = buf.weights.data();
+  r.weights = packed ? p.w_taps : buf.weights.data();
   r.bias = p.has_bias ? buf.bias.data() : nullptr;
   r.y_row = p.y.stride(2);
   r.y_col = p.y.stride(3);
