@@ -93,6 +93,11 @@ std::shared_ptr<const cpu::ConvPackedWeights> conv2d_pack_weights(const TensorVi
   pw->groups = p.groups;
   pw->source = w.raw();
   pw->finite = cpu::all_finite_f32(w);
+  if (w.dim(0) == p.groups) {  // multiplier 1: the channels-last walk's taps
+    pw->dw_pitch = (w.dim(0) + 15) / 16 * 16;
+    pw->dw_taps.resize(static_cast<size_t>(w.dim(2) * w.dim(3) * pw->dw_pitch));
+    cpu::pack_dwconv_taps(w, pw->dw_pitch, pw->dw_taps.data());
+  }
   return pw;
 }
 
@@ -142,6 +147,10 @@ void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, co
                          p.clip};
     // Once (at planning, or here), not in each variant's decline check.
     d.w_known_finite = known_finite(packed, w) || cpu::all_finite_f32(w);
+    if (known_finite(packed, w) && !packed->dw_taps.empty()) {
+      d.w_taps = packed->dw_taps.data();
+      d.taps_pitch = packed->dw_pitch;
+    }
     return cpu::dwconv_kernels().run(d);
   }
   if (packed != nullptr && packed->block == 0) packed = nullptr;  // a depthwise record: no packing

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "npukit/npukit.hpp"
+#include "ops/cpu/conv_nchw.hpp"
 #include "ops/cpu/dwconv.hpp"
 #include "test_util.hpp"
 #include "variant_test_util.hpp"
@@ -55,8 +56,9 @@ struct Case {
   std::string text;
 };
 
-// False when the drawn kernel does not fit the drawn input.
-bool make_case(std::mt19937& rng, int iter, bool mobilenet, Case& c) {
+// False when the drawn kernel does not fit the drawn input. `channels_last`:
+// x and y both channels-last in every case (the row walk's layout).
+bool make_case(std::mt19937& rng, int iter, bool mobilenet, bool channels_last, Case& c) {
   cpu::DwconvProblem& p = c.p;
   const A orders[] = {A::mlas_nchwc16, A::mlas_nchwc8, A::sequential};
   p.accumulation = orders[iter % 3];
@@ -91,7 +93,7 @@ bool make_case(std::mt19937& rng, int iter, bool mobilenet, Case& c) {
   }
   // Layouts: planes / planes, channels-last / channels-last (the runner's
   // case), and either one alone, in turn.
-  const int layout = mobilenet ? iter / 8 % 4 : iter % 4;
+  const int layout = channels_last ? 1 : mobilenet ? iter / 8 % 4 : iter % 4;
   const bool x_cl = layout == 1 || layout == 2, y_cl = layout == 1 || layout == 3;
   c.y_cl = y_cl;
   p.has_bias = rng() % 4 != 0;
@@ -138,7 +140,8 @@ bool make_case(std::mt19937& rng, int iter, bool mobilenet, Case& c) {
   return true;
 }
 
-void variants_equal_reference(unsigned seed, int iterations, bool mobilenet) {
+void variants_equal_reference(unsigned seed, int iterations, bool mobilenet,
+                              bool channels_last = false) {
   test::SettingsRestore restore;
   std::mt19937 rng(seed);
   const auto& list = cpu::dwconv_kernels();
@@ -146,8 +149,12 @@ void variants_equal_reference(unsigned seed, int iterations, bool mobilenet) {
   int cases = 0;
   for (int iter = 0; iter < iterations; ++iter) {
     Case c;
-    if (!make_case(rng, iter, mobilenet, c)) continue;
+    if (!make_case(rng, iter, mobilenet, channels_last, c)) continue;
     ++cases;
+    // Channels-last x and y, apart: the row walk, not the group walk.
+    if (channels_last) {
+      ASSERT_TRUE(cpu::dwconv_nhwc_rows(c.p)) << c.text;
+    }
     Tensor got;
     const auto make = [&] {
       got = c.y0;
@@ -203,6 +210,81 @@ TEST(DwconvNchwc, RandomGeometryEqualsReferenceBitForBit) {
 TEST(DwconvNchwc, MobilenetLayersEqualReferenceBitForBit) {
   if (!any_nchwc_kernel_runs()) GTEST_SKIP() << kNoKernel;
   variants_equal_reference(20261130, 32, true);
+}
+
+// The channels-last row walk (f32-dwconv-nhwc-body.inc) on every case:
+// blocks of positions inside the input and at its edges (windows partly or
+// wholly in padding, dilation, strides 1..3), channel counts 1..40 (whole
+// blocks of vectors, single vectors, a masked tail), gaps after each
+// position's channels in x and y.
+TEST(DwconvNchwc, ChannelsLastRowWalkEqualsReferenceBitForBit) {
+  if (!any_nchwc_kernel_runs()) GTEST_SKIP() << kNoKernel;
+  variants_equal_reference(20261401, 200, false, true);
+}
+
+// The public conv2d with a planned record (conv2d_pack_weights): the row
+// walk reads the record's taps; a record of other weights is not used.
+TEST(DwconvNchwc, ChannelsLastRowWalkReadsPlannedTaps) {
+  test::SettingsRestore restore;
+  std::mt19937 rng(20261402);
+  int64_t cases = 0;
+  for (const int64_t C : {5, 16, 37, 384})
+    for (const int64_t stride : {1, 2})
+      for (const A order : {A::mlas_nchwc16, A::sequential}) {
+        Window2d win;
+        win.kernel_h = win.kernel_w = 3;
+        win.stride_h = win.stride_w = stride;
+        win.pad_top = win.pad_bottom = win.pad_left = win.pad_right = 1;
+        const int64_t H = 9, OH = (H + 2 - 3) / stride + 1;
+        Tensor xs(DType::f32, {1, H * H, C}), w(DType::f32, {C, 1, 3, 3}), b(DType::f32, {C});
+        Tensor other(DType::f32, {C, 1, 3, 3});
+        for (Tensor* t : {&xs, &w, &b, &other})
+          for (int64_t i = 0; i < t->numel(); ++i) t->data<float>()[i] = value(rng, 30);
+        for (int64_t i = 0; i < w.numel(); ++i) w.data<float>()[i] = value(rng, 0);  // finite
+        const TensorView x(xs.view().raw(), DType::f32, {1, C, H, H}, {H * H * C, 1, H * C, C});
+        Conv2dParams p{win, C, true, false, order, false};
+        p.clip = ClipParams{0.0f, 6.0f};
+        Tensor want_s(DType::f32, {1, OH * OH, C}), got_s(DType::f32, {1, OH * OH, C});
+        const Shape ys{1, C, OH, OH};
+        const Shape yst{OH * OH * C, 1, OH * C, C};
+        const TensorView want(want_s.view().raw(), DType::f32, ys, yst);
+        const TensorView got(got_s.view().raw(), DType::f32, ys, yst);
+        if (order == A::sequential)
+          ref::conv2d_f32(x, w, b, want, p);
+        else
+          ref::conv2d_f32_mlas(x, w, b, want, p);
+        ref::clip_f32(want, want, p.clip);
+        const auto packed = conv2d_pack_weights(w, p, OH, OH);
+        ASSERT_NE(packed, nullptr);
+        EXPECT_EQ(packed->dw_pitch, (C + 15) / 16 * 16);
+        EXPECT_EQ(static_cast<int64_t>(packed->dw_taps.size()), 9 * packed->dw_pitch);
+        const std::string what = "C " + std::to_string(C) + " stride " + std::to_string(stride) +
+                                 " " + fp32_accumulation_name(order);
+        conv2d(x, w, b, got, p, packed.get());
+        EXPECT_EQ(variant_test::float_difference(got_s, want_s), "") << what;
+        // Another tensor's record: conv2d packs w itself.
+        const auto stale = conv2d_pack_weights(other, p, OH, OH);
+        for (int64_t i = 0; i < got_s.numel(); ++i) got_s.data<float>()[i] = 0.0f;
+        conv2d(x, w, b, got, p, stale.get());
+        EXPECT_EQ(variant_test::float_difference(got_s, want_s), "") << what << " (stale record)";
+        ++cases;
+      }
+  EXPECT_EQ(cases, 16);
+}
+
+TEST(DwconvNchwc, ChannelsLastRowWalkOnlyWhereXAndYAreApart) {
+  Tensor store(DType::f32, {1, 64, 8});
+  const Shape s{1, 8, 8, 8};
+  const TensorView cl(store.view().raw(), DType::f32, s, {512, 1, 64, 8});
+  Tensor w(DType::f32, {8, 1, 1, 1}), other(DType::f32, {1, 64, 8});
+  Window2d win;
+  const TensorView y_apart(other.view().raw(), DType::f32, s, {512, 1, 64, 8});
+  EXPECT_TRUE(cpu::dwconv_nhwc_rows(cpu::DwconvProblem{cl, w, TensorView(), y_apart, win}));
+  // The same memory (an in-place call): the group walk, which copies each group's input first.
+  EXPECT_FALSE(cpu::dwconv_nhwc_rows(cpu::DwconvProblem{cl, w, TensorView(), cl, win}));
+  // y in NCHW planes: the group walk.
+  Tensor planes(DType::f32, s);
+  EXPECT_FALSE(cpu::dwconv_nhwc_rows(cpu::DwconvProblem{cl, w, TensorView(), planes, win}));
 }
 
 // What the kernels leave to the plane kernels, each with its reason.

@@ -53,8 +53,9 @@ struct ConvPackedWeights;
 // w rearranged once for conv2d's output-channels-in-lanes kernels (a model's
 // constant weights, when it is planned), or nullptr where no kernel would
 // read it (the layer's output plane y_h x y_w decides, as in conv2d); for a
-// depthwise layer (w.dim(1) = 1) a record without packing of whether every
-// weight is finite. conv2d(..., packed) then reads the weights from the
+// depthwise layer (w.dim(1) = 1) a record of whether every weight is finite
+// and, at multiplier 1, the weights tap by tap (for the channels-last
+// depthwise walk). conv2d(..., packed) then reads the weights from the
 // packing (and the record): same results, as long as w is not changed.
 std::shared_ptr<const cpu::ConvPackedWeights> conv2d_pack_weights(const TensorView& w,
                                                                   const Conv2dParams& p,

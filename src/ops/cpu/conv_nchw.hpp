@@ -153,6 +153,11 @@ struct ConvPackedWeights {
   // instead of scanning w on every call (9 MB for a 512-channel 3x3 layer).
   const void* source = nullptr;
   bool finite = false;
+  // A depthwise record (groups = C, block 0): the weights tap by tap along
+  // the channels, [kh * kw][dw_pitch] with zeros past C (dw_pitch: C rounded
+  // up to 16), as the channels-last depthwise walk reads them (dwconv.hpp).
+  std::vector<float> dw_taps;
+  int64_t dw_pitch = 0;
 };
 // Whether every weight of p.w is finite: p.packed's answer when it is a
 // packing of this very tensor, else a scan.

@@ -29,6 +29,10 @@ struct DwconvProblem {
   // Set by a caller that has scanned w and found every weight finite, so the
   // fast variants' decline checks (up to three per call) need not scan it.
   bool w_known_finite = false;
+  // w packed tap by tap (ConvPackedWeights::dw_taps, rows of taps_pitch
+  // floats) when a model was planned, or nullptr: packed on each call.
+  const float* w_taps = nullptr;
+  int64_t taps_pitch = 0;
 };
 
 // One output plane for a plane kernel. The window of output (oh, ow) starts
@@ -115,6 +119,33 @@ using DwGroupKernel = void (*)(const DwGroup& g);
 void f32_dwconv_group_avx512(const DwGroup& g);
 void f32_dwconv_group_avx2(const DwGroup& g);
 
+// w (C, 1, KH, KW) tap by tap: `to` gets [KH * KW][pitch] floats, zeros
+// past C (pitch >= C).
+void pack_dwconv_taps(const TensorView& w, int64_t pitch, float* to);
+
+// Output rows oh0 .. oh1 - 1 of one image for the channels-last row walk of
+// the same kernels (f32-dwconv-nhwc-body.inc): x and y hold each position's
+// channels contiguously; x is read in place, taps outside it skipped.
+struct DwNhwcRows {
+  const float* x;           // the image's first position
+  int64_t x_row, x_col;     // floats between input rows, positions
+  int64_t h, w;             // input plane size
+  int64_t channels;         // C (multiplier 1)
+  int64_t channels_padded;  // C rounded up to the lanes: the row length of `weights`
+  int64_t kh, kw, stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left;
+  const float* weights;  // [kh * kw][channels_padded], zeros past C
+  const float* bias;     // [channels_padded], zeros past C; nullptr: no bias
+  float* y;              // the image's first output position
+  int64_t y_row, y_col;
+  int64_t oh0, oh1, ow;
+  bool fma;  // mlas_nchwc*: FMAs; else a rounded product and a rounded addition per tap
+  bool result_add, clip;
+  float clip_min, clip_max;
+};
+using DwNhwcRowsKernel = void (*)(const DwNhwcRows& r);
+void f32_dwconv_nhwc_rows_avx512(const DwNhwcRows& r);
+void f32_dwconv_nhwc_rows_avx2(const DwNhwcRows& r);
+
 // Whether the vector plane kernels read `p`'s input planes in place (3x3
 // windows at stride 1 or 2 (the same both ways), undilated, no inserted
 // zeros, rows contiguous; not interleaved): DwPlane::direct.
@@ -135,8 +166,15 @@ const char* dwconv_nchwc_avx2_declines(const DwconvProblem& p);
 // activations around it channels-last (src/onnx/fp32_layout.hpp).
 bool dwconv_channels_last(const Shape& x, const Shape& w, const Shape& y, const Conv2dParams& p);
 
-// Runs the group kernel (`lanes` channels per group) over every (n, group), threaded.
-void run_dwconv_nchwc(const DwconvProblem& p, DwGroupKernel kernel, int64_t lanes);
+// Whether run_dwconv_nchwc takes the channels-last row walk for `p`: x and
+// y both hold each position's channels contiguously and do not overlap.
+bool dwconv_nhwc_rows(const DwconvProblem& p);
+
+// Runs the group kernel (`lanes` channels per group) over every (n, group),
+// threaded; where x and y are both channels-last (and apart in memory), the
+// row walk over every (n, output row) instead.
+void run_dwconv_nchwc(const DwconvProblem& p, DwGroupKernel kernel, DwNhwcRowsKernel rows,
+                      int64_t lanes);
 
 // Runs the plane kernel (`lanes` floats per vector) over every (n, channel)
 // plane, threaded; `split` copies stride-2 input rows into their column phases.

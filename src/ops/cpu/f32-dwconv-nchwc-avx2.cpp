@@ -10,7 +10,8 @@
 
 namespace npukit::cpu::dwconv_nchwc_avx2 {
 #include "ops/cpu/f32-lanes-avx2.inc"
-constexpr int kGroup = 4;  // chains at once
+constexpr int kGroup = 4;                            // chains at once
+constexpr int kNhwcPositions = 4, kNhwcVectors = 2;  // the channels-last row walk's block
 // 8 x 8: rows interleaved (32-bit, then 64-bit pairs), then 128-bit halves swapped in.
 inline void transpose(Vec (&r)[kLanes]) {
   Vec t[kLanes], u[kLanes];
@@ -34,8 +35,11 @@ inline void transpose(Vec (&r)[kLanes]) {
 
 #define NPUKIT_DWC_NS dwconv_nchwc_avx2
 #define NPUKIT_DWC_FN f32_dwconv_group_avx2
+#define NPUKIT_DWC_ROWS_FN f32_dwconv_nhwc_rows_avx2
 #include "ops/cpu/f32-dwconv-nchwc-body.inc"
+#include "ops/cpu/f32-dwconv-nhwc-body.inc"
 #undef NPUKIT_DWC_NS
 #undef NPUKIT_DWC_FN
+#undef NPUKIT_DWC_ROWS_FN
 
 #include "ops/cpu/isa-end.inc"

@@ -10,7 +10,8 @@
 
 namespace npukit::cpu::dwconv_nchwc_avx512 {
 #include "ops/cpu/f32-lanes-avx512.inc"
-constexpr int kGroup = 8;  // chains at once
+constexpr int kGroup = 8;                            // chains at once
+constexpr int kNhwcPositions = 4, kNhwcVectors = 4;  // the channels-last row walk's block
 #include "ops/cpu/f32-transpose16-avx512.inc"
 inline void transpose(Vec (&r)[kLanes]) {  // the name f32-dwconv-nchwc-body.inc calls
   transpose16(r);
@@ -20,8 +21,11 @@ inline void transpose(Vec (&r)[kLanes]) {  // the name f32-dwconv-nchwc-body.inc
 
 #define NPUKIT_DWC_NS dwconv_nchwc_avx512
 #define NPUKIT_DWC_FN f32_dwconv_group_avx512
+#define NPUKIT_DWC_ROWS_FN f32_dwconv_nhwc_rows_avx512
 #include "ops/cpu/f32-dwconv-nchwc-body.inc"
+#include "ops/cpu/f32-dwconv-nhwc-body.inc"
 #undef NPUKIT_DWC_NS
 #undef NPUKIT_DWC_FN
+#undef NPUKIT_DWC_ROWS_FN
 
 #include "ops/cpu/isa-end.inc"
