@@ -212,6 +212,8 @@ struct OclTile {
   int64_t prefetch_steps = 0;
 };
 using OclTileKernel = void (*)(const OclTile& t);
+// Runs tiles t[0 .. n) of one block in order, as n calls of the tile kernel.
+using OclPassKernel = void (*)(const OclTile* t, int64_t n);
 inline constexpr int64_t kOclTotFloats = 24 * 16;  // P x V x lanes, at most
 
 // A tile kernel of the form and its shape: tiles of one packed block of
@@ -222,6 +224,9 @@ struct OclKernel {
   int64_t (*max_positions)(int64_t rows);
   bool stores_runs = false;  // takes OclTile::runs (else always scatters)
   bool resumes = false;      // takes OclTile::tot (runs a range of chains per call)
+  // Chain-outer passes in one call (the per-tile call, prologue and field
+  // reloads were ~1% of a 56x56 layer), or nullptr: tile by tile.
+  OclPassKernel pass = nullptr;
 };
 extern const OclKernel kOclAvx512;  // 16 lanes, blocks of 64 channels, 6 .. 12 positions
 extern const OclKernel kOclAvx2;    // 8 lanes, blocks of 16 channels, 6 .. 12 positions

@@ -47,7 +47,8 @@ NPUKIT_AVX512 inline __m512 clamp(const OclTile& t, __m512 v) {
 // (t.run_start) is one masked store per channel.
 // A scatter per position cost about half of a short reduction's tile.
 template <int V, int P>
-NPUKIT_AVX512 void store_transposed(const OclTile& t, const __m512 (&acc)[P][V]) {
+[[gnu::always_inline]] NPUKIT_AVX512 inline void store_transposed(const OclTile& t,
+                                                                  const __m512 (&acc)[P][V]) {
   for (int v = 0; v < V; ++v) {
     const int64_t channels = std::min<int64_t>(kLanes, t.rows - v * kLanes);
     if (channels <= 0) return;
@@ -81,7 +82,8 @@ NPUKIT_AVX512 void store_transposed(const OclTile& t, const __m512 (&acc)[P][V])
 // The tile's fields are read into locals first: a float store may alias
 // OclTile's clip bounds, so the compiler would reload them after every store.
 template <int V, int P>
-NPUKIT_AVX512 void store_contiguous(const OclTile& t, const __m512 (&acc)[P][V]) {
+[[gnu::always_inline]] NPUKIT_AVX512 inline void store_contiguous(const OclTile& t,
+                                                                  const __m512 (&acc)[P][V]) {
   const bool bias = t.bias != nullptr, add = t.result_add, clip = t.clip;
   const __m512 lo = _mm512_set1_ps(t.clip_min), hi = _mm512_set1_ps(t.clip_max);
   float* at[P];
@@ -106,8 +108,11 @@ NPUKIT_AVX512 void store_contiguous(const OclTile& t, const __m512 (&acc)[P][V])
     }
 }
 
+// The tile's sums and epilogue; inlined into tile() and into tile_pass(),
+// whose loop over a pass of tiles has no call, prologue or reload of the
+// kernel's constants per tile.
 template <int V, int P>
-NPUKIT_AVX512 void tile(const OclTile& t) {
+[[gnu::always_inline]] NPUKIT_AVX512 inline void tile_body(const OclTile& t) {
   __m512 acc[P][V];
   if (!ocl_sums<V, P>(t, acc)) return;  // chains left for later calls
   if (t.y_channel == 1) {
@@ -141,15 +146,45 @@ NPUKIT_AVX512 void tile(const OclTile& t) {
   }
 }
 
+template <int V, int P>
+NPUKIT_AVX512 void tile(const OclTile& t) {
+  tile_body<V, P>(t);
+}
+
+void tile_avx512(const OclTile& t);
+
+// A pass of tiles of one block (chain-outer driving: one chain over a
+// task's tiles). Most of a pass's tiles have P positions; the few others
+// (an uneven split) go through the dispatcher.
+template <int V, int P>
+NPUKIT_AVX512 void tile_pass(const OclTile* t, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (t[i].positions == P)
+      tile_body<V, P>(t[i]);
+    else
+      tile_avx512(t[i]);
+  }
+}
+
 template <int V, int... Ps>
 constexpr std::array<OclTileKernel, sizeof...(Ps)> kernels_for(std::integer_sequence<int, Ps...>) {
   return {&tile<V, Ps + 1>...};
+}
+
+template <int V, int... Ps>
+constexpr std::array<OclPassKernel, sizeof...(Ps)> passes_for(std::integer_sequence<int, Ps...>) {
+  return {&tile_pass<V, Ps + 1>...};
 }
 
 constexpr auto k1 = kernels_for<1>(std::make_integer_sequence<int, 12>());
 constexpr auto k2 = kernels_for<2>(std::make_integer_sequence<int, 12>());
 constexpr auto k3 = kernels_for<3>(std::make_integer_sequence<int, 8>());
 constexpr auto k4 = kernels_for<4>(std::make_integer_sequence<int, 6>());
+// Passes for the tile shapes chain-outer layers take (3x3 and larger on
+// 32+ channels): a full block's 6 positions, 3 vectors' 8, 2 vectors' 12.
+constexpr auto p2 = passes_for<2>(std::make_integer_sequence<int, 12>());
+constexpr auto p3 = passes_for<3>(std::make_integer_sequence<int, 8>());
+constexpr auto p4 = passes_for<4>(std::make_integer_sequence<int, 6>());
 
 int64_t max_positions(int64_t rows) {
   const int64_t vectors = (rows + kLanes - 1) / kLanes;
@@ -170,9 +205,26 @@ void tile_avx512(const OclTile& t) {
   }
 }
 
+// The pass kernel of n tiles of one block, shaped by the first; one tile
+// at a time for blocks of up to 16 channels (no pass instantiated).
+void pass_avx512(const OclTile* t, int64_t n) {
+  const auto i = static_cast<size_t>(t[0].positions - 1);
+  switch ((t[0].rows + kLanes - 1) / kLanes) {
+    case 1:
+      for (int64_t k = 0; k < n; ++k) tile_avx512(t[k]);
+      return;
+    case 2:
+      return p2[i](t, n);
+    case 3:
+      return p3[i](t, n);
+    default:
+      return p4[i](t, n);
+  }
+}
+
 }  // namespace
 
-const OclKernel kOclAvx512{tile_avx512, kOclMaxBlock, max_positions, true, true};
+const OclKernel kOclAvx512{tile_avx512, kOclMaxBlock, max_positions, true, true, pass_avx512};
 
 }  // namespace npukit::cpu
 

@@ -204,21 +204,35 @@ void run_chain_outer(TaskTiles& tiles, const OclKernel& kernel, int64_t chains, 
   for (size_t i = 0; i < tiles.tile.size(); ++i)
     tiles.tile[i].tot = tiles.tot.data() + i * kOclTotFloats;
   const int64_t* end = first.chain_end;
+  OclTile* tile = tiles.tile.data();
   const auto n = static_cast<int64_t>(tiles.tile.size());
   for (int64_t chain = 0; chain < chains; ++chain) {
     const bool last = chain + 1 == chains;
     const float* next = last ? next_block : cold ? first.w + end[chain] * block : nullptr;
     const int64_t len = last ? end[0] : end[chain + 1] - end[chain];
-    for (int64_t i = 0; i < n; ++i) {
-      OclTile& t = tiles.tile[static_cast<size_t>(i)];
+    // Tile i's slice of the prefetch: steps [i * len / n, (i + 1) * len / n),
+    // its ends stepped without a division per tile.
+    const int64_t whole = len / n, part = len % n;
+    for (int64_t i = 0, from = 0, frac = 0; i < n; ++i) {
+      OclTile& t = tile[i];
+      frac += part;
+      const int64_t to = from + whole + (frac >= n ? 1 : 0);
+      if (frac >= n) frac -= n;
       t.chain0 = chain;
       t.chain1 = chain + 1;
-      t.prefetch = next == nullptr ? nullptr : next + i * len / n * block;
-      t.prefetch_steps = (i + 1) * len / n - i * len / n;
-      if (outputs && streamed && chain == 0 && i + 1 < n)
-        prefetch_outputs(tiles.tile[static_cast<size_t>(i + 1)],
-                         tiles.tile[static_cast<size_t>(i + 1)]);
-      kernel.tile(t);
+      t.prefetch = next == nullptr ? nullptr : next + from * block;
+      t.prefetch_steps = to - from;
+      from = to;
+    }
+    if (outputs && streamed && chain == 0) {
+      for (int64_t i = 0; i < n; ++i) {
+        if (i + 1 < n) prefetch_outputs(tile[i + 1], tile[i + 1]);
+        kernel.tile(tile[i]);
+      }
+    } else if (kernel.pass != nullptr) {
+      kernel.pass(tile, n);
+    } else {
+      for (int64_t i = 0; i < n; ++i) kernel.tile(tile[i]);
     }
   }
 }
