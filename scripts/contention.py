@@ -81,6 +81,9 @@ def main():
                  "(run scripts/bench.sh --torchvision first, or name them)")
     if os.cpu_count() < 2:
         sys.exit("contention.py: needs at least 2 CPUs")
+    # Whether the CPUs share a cache: across chiplets 2 threads gain less (npukit info --host).
+    host = subprocess.run([args.npukit, "info", "--host"], capture_output=True, text=True)
+    print(host.stdout.strip() if host.returncode == 0 else "npukit info --host failed")
     load = os.getloadavg()
     print(f"Load average at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; busy loop on CPU "
           f"{args.busy_cpu}; {args.rounds} rounds x {args.repeat} runs; ms per run, median (best); "

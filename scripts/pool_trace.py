@@ -10,7 +10,8 @@ The regions of one run repeat in every run: the script finds that period in
 the middle of the file, takes each region's median over the runs and prints,
 in run order, its index count, chunks (caller / helpers), time, the caller's
 busy time, the helpers' first-to-last chunk window, how long after the start
-the first helper chunk began, the time lost to a thread idling at the end
+the first helper chunk began ("late": ~0.1 us when the CPUs share a cache,
+~0.4 when they sit on different chiplets: `npukit info --host`), the time lost to a thread idling at the end
 (time - (caller busy + helper window) / 2) and the serial time before it
 (the gap since the previous region ended), with the calling function
 (addr2line). Totals follow. Times in microseconds.

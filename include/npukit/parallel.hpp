@@ -5,8 +5,11 @@
 // npukit runs its own small thread pool (not OpenMP): the calling thread works
 // too, idle workers spin for a few tens of microseconds and then sleep on a
 // condition variable, so they do not hold a core that another process needs,
-// and work is handed out in small chunks from a shared counter, so a worker
-// that the OS does not schedule delays the call by one chunk at most. On a
+// and each thread takes chunks (shrinking as they run out) from its own share
+// of the indices first, then from the others', so that it touches the same
+// part of every buffer in every region (on CPUs that share no cache, data
+// the other thread wrote last is slow to write again) and a worker that the
+// OS does not schedule delays the call by one chunk at most. On a
 // shared machine a region uses no more threads than the CPUs the process may
 // run on (sched_getaffinity), a thread that was preempted or whose last wait
 // was long sleeps at once instead of spinning, a helper woken on the CPU its

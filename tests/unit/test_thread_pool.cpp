@@ -3,7 +3,7 @@
 // errors reach the caller; NPUKIT_NUM_THREADS values are capped or ignored
 // with a message; straggling helpers are left out for a while, then retried;
 // a helper that can only run on its caller's CPU takes no chunk; chunks
-// shrink to a grain at the end of a region; a process
+// keep to each thread's home segment and shrink to a grain at its end; a process
 // allowed fewer CPUs than threads still completes every region.
 #include <dirent.h>
 #include <gtest/gtest.h>
@@ -237,36 +237,58 @@ class AllThreadsOnOneCpu {
   bool ok_ = false;
 };
 
-// Chunks shrink as the region's indices run out (guided): in the order they
-// cover [0, count) none but the last is longer than the one before it (the
-// last takes the remainder under a grain), and the last is shorter than two
-// grains, so the threads finish within about a grain of
-// each other. Fixed chunks of count / 16 (the pool before session 13) fail
-// the last check: their last chunk of 1000 indices was 55 long.
-TEST(ThreadPool, ChunksShrinkToAGrainAtTheEnd) {
+// Each thread of a region has a home segment of whole grains, [0, count) cut
+// in equal shares, one per thread (at most one per CPU), and chunks never cross a segment's end (a
+// thread keeps to the same part of every buffer). Inside a segment chunks
+// shrink as its indices run out (guided): in the order they cover it none
+// but the last is longer than the one before it (the last takes the
+// remainder under a grain), and the last is shorter than two grains, so the
+// threads finish within about a grain of each other. Fixed chunks of
+// count / 16 (the pool before session 13) fail the last check: their last
+// chunk of 1000 indices was 55 long; one shared guided range (session 13)
+// fails the first, its chunks alternating between the threads.
+TEST(ThreadPool, ChunksKeepToHomeSegmentsAndShrinkToAGrain) {
   test::SettingsRestore restore;
   if (allowed_cpus() < 2) GTEST_SKIP() << "needs 2 CPUs (one CPU runs each region whole)";
   for (int threads : {2, 3}) {
     for (int64_t grain : {1, 3, 10}) {
       set_num_threads(threads);  // also ends any back-off: this region is split
+      constexpr int64_t count = 1000;
       std::mutex mutex;
       std::vector<std::pair<int64_t, int64_t>> ranges;
-      parallel_ranges(1000, grain, [&](int64_t begin, int64_t end) {
+      parallel_ranges(count, grain, [&](int64_t begin, int64_t end) {
         std::lock_guard<std::mutex> lock(mutex);
         ranges.emplace_back(begin, end);
       });
       std::sort(ranges.begin(), ranges.end());
-      ASSERT_GE(ranges.size(), 2u) << "threads " << threads << " grain " << grain;
-      for (size_t i = 0; i < ranges.size(); ++i) {
-        const int64_t size = ranges[i].second - ranges[i].first;
-        EXPECT_GE(size, grain) << "threads " << threads << " grain " << grain << " chunk " << i;
-        if (i > 0 && i + 1 < ranges.size()) {
-          EXPECT_LE(size, ranges[i - 1].second - ranges[i - 1].first)
-              << "threads " << threads << " grain " << grain << " chunk " << i;
+      const std::string where =
+          "threads " + std::to_string(threads) + " grain " + std::to_string(grain);
+      // A region uses at most one thread per CPU the process may run on.
+      const int parts = std::min(threads, allowed_cpus());
+      ASSERT_GE(ranges.size(), static_cast<size_t>(parts)) << where;
+      const int64_t grains = (count + grain - 1) / grain;
+      size_t i = 0;
+      for (int seg = 0; seg < parts; ++seg) {
+        const int64_t seg_begin = std::min(count, grains * seg / parts * grain);
+        const int64_t seg_end = std::min(count, grains * (seg + 1) / parts * grain);
+        const std::string in_seg = where + " segment " + std::to_string(seg);
+        ASSERT_LT(i, ranges.size()) << in_seg;
+        ASSERT_EQ(ranges[i].first, seg_begin) << in_seg << ": a chunk crosses into it";
+        const size_t first = i;
+        for (; i < ranges.size() && ranges[i].first < seg_end; ++i) {
+          const int64_t size = ranges[i].second - ranges[i].first;
+          EXPECT_LE(ranges[i].second, seg_end) << in_seg << " chunk " << i << " crosses its end";
+          EXPECT_GE(size, grain) << in_seg << " chunk " << i;
+          const bool last = i + 1 == ranges.size() || ranges[i + 1].first >= seg_end;
+          if (i > first && !last) {
+            EXPECT_LE(size, ranges[i - 1].second - ranges[i - 1].first) << in_seg << " chunk " << i;
+          }
+          if (last) {
+            EXPECT_LT(size, 2 * grain) << in_seg << ": the last chunk is long";
+          }
         }
       }
-      EXPECT_LT(ranges.back().second - ranges.back().first, 2 * grain)
-          << "threads " << threads << " grain " << grain << ": the last chunk is long";
+      EXPECT_EQ(i, ranges.size()) << where;
     }
   }
 }
