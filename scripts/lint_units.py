@@ -167,7 +167,8 @@ def make_units(files, db, group_size):
     for members in buckets.values():
         groups = []  # [files, names they declare, names their headers declare]
         for f in members:
-            own, seen = declared(f)[0], header_names(f)
+            seen = header_names(f)
+            own = declared(f)[0] - seen  # a definition of a header's name is that one entity
             group = next((g for g in groups
                           if len(g[0]) < group_size and not own & (g[1] | g[2]) and not seen & g[1]), None)
             if group is None:
