@@ -33,7 +33,8 @@ echo "== Format check (.clang-format; clang-format from scripts/debian-packages.
 
 # clang-tidy (.clang-tidy's checks, scripts/lint.sh) on every source, at the
 # lowest priority beside the tests and the sanitizer build below, like that
-# build: ~10 CPU minutes that the tests leave mostly idle; its result is
+# build: ~3.5 CPU minutes (up to 8 files per clang-tidy process) that the
+# tests leave mostly idle; its result is
 # read after the sanitizer tests (docs/ci.md has the measured cost).
 echo "== clang-tidy on every source (scripts/lint.sh), in the background at nice 19"
 NPUKIT_BUILD_DIR="$build" setsid -w nice -n 19 "$root/scripts/lint.sh" >"$scratch/tidy.log" 2>&1 &
