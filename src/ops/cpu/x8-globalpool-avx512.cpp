@@ -90,7 +90,8 @@ struct GmaxVec {
   template <int N, int K>
   static V window(const uint8_t* x, const V* keep, V neutral) {
     constexpr int at = N * K;  // keep ? plane : neutral
-    return _mm512_ternarylogic_epi32(keep[at % 4], aligned_window<N, K>(x), neutral, 0xca);
+    const V plane = aligned_window<N, K>(x);  // not inside the call: clang's intrinsic is a macro
+    return _mm512_ternarylogic_epi32(keep[at % 4], plane, neutral, 0xca);
   }
   static V keep_lanes(int n, int s) { return aligned_keep_lanes(n, s); }
   template <class T>
@@ -167,7 +168,8 @@ struct GVec {
   template <int N, int K>
   static V window(const uint8_t* x, const V* keep, V bias) {
     constexpr int at = N * K;  // keep ? plane ^ bias : 0
-    return _mm512_ternarylogic_epi32(keep[at % 4], aligned_window<N, K>(x), bias, 0x60);
+    const V plane = aligned_window<N, K>(x);  // not inside the call: clang's intrinsic is a macro
+    return _mm512_ternarylogic_epi32(keep[at % 4], plane, bias, 0x60);
   }
   static V keep_lanes(int n, int s) { return aligned_keep_lanes(n, s); }
   // Zero-masking loads (merge-masking ones are slow on AMD); mb holds the
