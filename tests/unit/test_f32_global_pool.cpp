@@ -172,10 +172,11 @@ std::string first_difference(const TensorView& got, const TensorView& want) {
   return "";
 }
 
-// One max case through every f32-globalpool-max variant; false after a
-// difference (reported with `where`).
-bool max_case_matches(const Case& c, const Input& in, const Pool2dParams& p, int threads,
-                      const std::string& where, variant_test::Runs& runs) {
+// One case through every variant of the list `only`, each against the
+// reference, also checking that the output's gaps keep their filler; false
+// after a difference (reported with `label`).
+bool variants_match(const Case& c, const Input& in, const Pool2dParams& p, const char* only,
+                    int threads, const std::string& label, variant_test::Runs& runs) {
   const Shape ys = {c.shape[0], c.shape[1], 1, 1};
   const Shape y_strides = {c.shape[1] * c.y_stride, c.y_stride, 1, 1};
   std::vector<float> want_buf(static_cast<size_t>(c.shape[0] * c.shape[1] * c.y_stride), 7.0f);
@@ -195,10 +196,15 @@ bool max_case_matches(const Case& c, const Input& in, const Pool2dParams& p, int
     return d;
   };
   variant_test::Options opt;
-  opt.only = "f32-globalpool-max";
+  opt.only = only;
   opt.threads = threads;
-  return variant_test::run_every_variant(pool2d_kernels(), make, compare, where + " " + c.text(p),
-                                         runs, opt);
+  return variant_test::run_every_variant(pool2d_kernels(), make, compare, label, runs, opt);
+}
+
+// One max case through every f32-globalpool-max variant.
+bool max_case_matches(const Case& c, const Input& in, const Pool2dParams& p, int threads,
+                      const std::string& where, variant_test::Runs& runs) {
+  return variants_match(c, in, p, "f32-globalpool-max", threads, where + " " + c.text(p), runs);
 }
 
 TEST(F32GlobalMaxFast, EveryVariantEqualsReferenceBitForBit) {
@@ -285,38 +291,15 @@ Pool2dParams avg_params_of(const Case& c, std::mt19937& g) {
   return p;
 }
 
-// One average/sum case through every f32-globalpool-avg variant; false after a
-// difference (reported with `where`).
+// One average/sum case through every f32-globalpool-avg variant.
 bool avg_case_matches(const Case& c, std::mt19937& g, int threads, const std::string& where,
                       variant_test::Runs& runs) {
   const Pool2dParams p = avg_params_of(c, g);
-  Input in = make_input(c, g);
-  const Shape ys = {c.shape[0], c.shape[1], 1, 1};
-  const Shape y_strides = {c.shape[1] * c.y_stride, c.y_stride, 1, 1};
-  std::vector<float> want_buf(static_cast<size_t>(c.shape[0] * c.shape[1] * c.y_stride), 7.0f);
-  const TensorView want(want_buf.data(), DType::f32, ys, y_strides);
-  set_num_threads(1);
-  ref::pool2d_f32(in.x, want, p);
-  std::vector<float> got_buf;
-  const auto make = [&] {
-    got_buf.assign(want_buf.size(), 7.0f);
-    return Pool2dProblem{in.x, TensorView(got_buf.data(), DType::f32, ys, y_strides), p};
-  };
-  const auto compare = [&](const Pool2dProblem& pr) {
-    std::string d = first_difference(pr.y, want);
-    for (size_t k = 0; d.empty() && k < got_buf.size(); ++k)
-      if (k % static_cast<size_t>(c.y_stride) != 0 && got_buf[k] != 7.0f)
-        d = "wrote into the output's gap at " + std::to_string(k);
-    return d;
-  };
-  variant_test::Options opt;
-  opt.only = "f32-globalpool-avg";
-  opt.threads = threads;
-  return variant_test::run_every_variant(pool2d_kernels(), make, compare,
-                                         where + " " + c.text(p) + " mode " +
-                                             pool_mode_name(p.mode) + " accumulation " +
-                                             std::to_string(static_cast<int>(p.accumulation)),
-                                         runs, opt);
+  const Input in = make_input(c, g);
+  return variants_match(c, in, p, "f32-globalpool-avg", threads,
+                        where + " " + c.text(p) + " mode " + pool_mode_name(p.mode) +
+                            " accumulation " + std::to_string(static_cast<int>(p.accumulation)),
+                        runs);
 }
 
 TEST(F32GlobalAvgFast, EveryVariantEqualsReferenceBitForBit) {
