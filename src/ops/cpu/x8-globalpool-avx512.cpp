@@ -89,7 +89,7 @@ struct GmaxVec {
   static constexpr bool kAlignedWindows = true;
   template <int N, int K>
   static V window(const uint8_t* x, const V* keep, V neutral) {
-    constexpr int at = N * K;  // keep ? plane : neutral
+    constexpr int at = N * K;                 // keep ? plane : neutral
     const V plane = aligned_window<N, K>(x);  // not inside the call: clang's intrinsic is a macro
     return _mm512_ternarylogic_epi32(keep[at % 4], plane, neutral, 0xca);
   }
@@ -167,7 +167,7 @@ struct GVec {
   static constexpr bool kAlignedWindows = true;
   template <int N, int K>
   static V window(const uint8_t* x, const V* keep, V bias) {
-    constexpr int at = N * K;  // keep ? plane ^ bias : 0
+    constexpr int at = N * K;                 // keep ? plane ^ bias : 0
     const V plane = aligned_window<N, K>(x);  // not inside the call: clang's intrinsic is a macro
     return _mm512_ternarylogic_epi32(keep[at % 4], plane, bias, 0x60);
   }
