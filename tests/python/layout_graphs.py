@@ -1,7 +1,7 @@
-"""Shared by the fp32 layout pass's tests (test_fp32_layout*.py): running
-`npukit run` on a small graph with an environment, reading its logits or every
-value (--dump-all), comparing values byte for byte, and the classifier head
-(GlobalAveragePool, Flatten, Gemm) that ends each test graph."""
+"""Shared by the layout passes' tests (test_fp32_layout*.py, test_int8_layout.py):
+running `npukit run` on a small graph with an environment, reading its logits
+or every value (--dump-all), comparing values byte for byte, and the classifier
+head (GlobalAveragePool, Flatten, Gemm) that ends each fp32 test graph."""
 import os
 import subprocess
 
@@ -13,10 +13,11 @@ NPUKIT = os.environ.get("NPUKIT_BIN", os.path.join(ROOT, "build", "bin", "npukit
 F = np.float32
 
 
-def run(model_path, x_path, out_dir, env_extra, threads, dump=False):
-    """The logits (or with dump every value) and the kernel log of one run."""
+def run(model_path, x_path, out_dir, env_extra, threads, dump=False, input_name="x"):
+    """The logits (or with dump every value) and the kernel log of one run,
+    x_path given as the model's input input_name."""
     env = dict(os.environ, NPUKIT_NUM_THREADS=str(threads), NPUKIT_LOG_KERNELS="1", **env_extra)
-    cmd = [NPUKIT, "run", model_path, "-i", f"x={x_path}", "-o", out_dir]
+    cmd = [NPUKIT, "run", model_path, "-i", f"{input_name}={x_path}", "-o", out_dir]
     if dump:
         cmd += ["--dump-all", out_dir]
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)

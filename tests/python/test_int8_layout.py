@@ -16,7 +16,6 @@ it cannot pass by comparing the plain plan with itself. Seeded; a failure
 prints the graph and the setting.
 """
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -24,8 +23,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-NPUKIT = os.environ.get("NPUKIT_BIN", os.path.join(ROOT, "build", "bin", "npukit"))
+from layout_graphs import differing, run
+
 SEED = 2026
 # The channels-last kernels the pass must have run, per ISA level (symmetric
 # 3x3 depthwise weights take the column-quad kernel at VNNI).
@@ -137,21 +136,6 @@ def finish(b, t, q, shape):
     return m
 
 
-def run(model_path, x_path, out_dir, env_extra, threads):
-    env = dict(os.environ, NPUKIT_NUM_THREADS=str(threads), NPUKIT_LOG_KERNELS="1", **env_extra)
-    r = subprocess.run([NPUKIT, "run", model_path, "-i", x_path, "-o", out_dir, "--dump-all",
-                        out_dir], capture_output=True, text=True, env=env)
-    if r.returncode:
-        raise RuntimeError(f"npukit failed: {r.stderr[-2000:]}")
-    values = {}
-    with open(os.path.join(out_dir, "values.tsv")) as index:
-        next(index)
-        for line in index:
-            f, name = line.split("\t")[:2]
-            values[name] = np.load(os.path.join(out_dir, f))
-    return values, r.stderr
-
-
 def main():
     rng = np.random.default_rng(SEED)
     failures = 0
@@ -169,7 +153,8 @@ def main():
                 x = rng.uniform(0, 1, size=shape).astype(np.float32)
                 xp = os.path.join(tmp, "x.npy")
                 np.save(xp, x)
-                want, _ = run(path, xp, os.path.join(tmp, "plain"), {"NPUKIT_INT8_LAYOUT": "nchw"}, 1)
+                want, _ = run(path, xp, os.path.join(tmp, "plain"), {"NPUKIT_INT8_LAYOUT": "nchw"}, 1,
+                              dump=True, input_name="image")
                 distinct = len(np.unique(want[t]))
                 if distinct < 8:
                     print(f"FAIL {what}: only {distinct} distinct codes in the last layer")
@@ -181,13 +166,13 @@ def main():
                                               ("NPUKIT_IMPL=reference",
                                                {"NPUKIT_IMPL": "reference"}, 3)):
                     cases += 1
-                    got, log = run(path, xp, os.path.join(tmp, f"got{cases}"), env, threads)
+                    got, log = run(path, xp, os.path.join(tmp, f"got{cases}"), env, threads, dump=True,
+                                   input_name="image")
                     if setting in ("layout pass", "NPUKIT_MAX_ISA=avx2"):
                         for name in LAYOUT_KERNELS["avx512_vnni"] + LAYOUT_KERNELS["avx2"]:
                             if name in log:
                                 saw_channels_last.add(name)
-                    bad = [k for k in want if k not in got or want[k].tobytes() != got[k].tobytes()
-                           or want[k].shape != got[k].shape]
+                    bad = differing(want, got)
                     if bad:
                         failures += 1
                         print(f"FAIL {what}, {setting}, {threads} threads: {len(bad)} of "
