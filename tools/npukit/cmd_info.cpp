@@ -437,7 +437,6 @@ void add_info_command(CLI::App& app) {
       return;
     }
     if (kernels) {
-      if (!path.empty()) throw CLI::ValidationError("info", "give a model or --kernels, not both");
       const int rc = run_kernels_info(json);
       if (rc) throw CLI::RuntimeError(rc);
       return;
