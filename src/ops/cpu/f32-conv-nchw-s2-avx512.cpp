@@ -1,0 +1,167 @@
+// f32-conv-nchw-s2-avx512's band kernel (conv_nchw_s2.hpp): blocks of V
+// vectors of 16 output columns times R output channels, every accumulator
+// and running total in a register (2 R V of them), each input row's taps
+// split from two pairs of masked loads by permutes.
+#include <immintrin.h>
+
+#include <algorithm>
+
+#include "conv_nchw_s2.hpp"
+
+#include "ops/cpu/isa-avx512-begin.inc"
+
+namespace npukit::cpu {
+
+namespace {
+
+constexpr int64_t kLanes = 16;
+
+// The lanes of a 16-float load at column s that fall inside [0, w): the
+// others read as the padding's zeros (and touch no memory).
+inline __mmask16 columns_inside(int64_t s, int64_t w) {
+  const int64_t lo = std::clamp<int64_t>(-s, 0, kLanes);
+  const int64_t hi = std::clamp<int64_t>(w - s, 0, kLanes);
+  if (hi <= lo) return 0;
+  return static_cast<__mmask16>(((1u << hi) - 1u) & ~((1u << lo) - 1u));
+}
+
+// One output vector: per kernel row kh, where its loads start in the first
+// input channel and their masks (loads at columns c0, c0 + 16, c0 + 2,
+// c0 + 18 for c0 = 2 ow0 - pad_left; all off for a row in the padding).
+struct Vector {
+  const float* at[3];
+  __mmask16 load[3][4];
+  int64_t out;      // offset of its first output in an output plane
+  __mmask16 lanes;  // lanes on outputs
+};
+
+Vector vector_at(const ConvS2Band& b, int64_t k) {
+  const int64_t oh = k / b.vectors_per_row, ow0 = k % b.vectors_per_row * kLanes;
+  const int64_t c0 = 2 * ow0 - b.pad_left;
+  const __mmask16 cols[4] = {columns_inside(c0, b.w), columns_inside(c0 + 16, b.w),
+                             columns_inside(c0 + 2, b.w), columns_inside(c0 + 18, b.w)};
+  Vector v;
+  for (int kh = 0; kh < 3; ++kh) {
+    const int64_t ih = 2 * oh + kh - b.pad_top;
+    const bool inside = ih >= 0 && ih < b.h;
+    v.at[kh] = inside ? b.x + ih * b.x_row + c0 : b.x;
+    for (int j = 0; j < 4; ++j) v.load[kh][j] = inside ? cols[j] : 0;
+  }
+  v.out = oh * b.y_row + ow0;
+  v.lanes = columns_inside(ow0, b.ow);
+  return v;
+}
+
+// ref::clip_f32's order (see f32-conv-nchw-avx512.cpp's clamp).
+inline __m512 clamp(const ConvS2Band& b, __m512 v) {
+  v = _mm512_max_ps(_mm512_set1_ps(b.clip_min), v);
+  return _mm512_min_ps(_mm512_set1_ps(b.clip_max), v);
+}
+
+// Kernel row kh's three taps of vector v in input channel c: columns
+// 2 (ow0 + l) + kw - pad_left, the even and odd lanes of 32 columns from c0
+// (kw = 0, 1) and the even lanes of 32 from c0 + 2 (kw = 2).
+template <bool Whole>
+inline void row_taps(const Vector& v, int kh, int64_t channel_offset, __m512 (&tap)[3]) {
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+  const float* p = v.at[kh] + channel_offset;
+  const __mmask16* m = v.load[kh];
+  __m512 a0, a1, b0, b1;
+  if constexpr (Whole) {
+    a0 = _mm512_loadu_ps(p);
+    a1 = _mm512_loadu_ps(p + 16);
+    b0 = _mm512_loadu_ps(p + 2);
+    b1 = _mm512_loadu_ps(p + 18);
+  } else {
+    a0 = _mm512_maskz_loadu_ps(m[0], p);
+    a1 = _mm512_maskz_loadu_ps(m[1], p + 16);
+    b0 = _mm512_maskz_loadu_ps(m[2], p + 2);
+    b1 = _mm512_maskz_loadu_ps(m[3], p + 18);
+  }
+  tap[0] = _mm512_permutex2var_ps(a0, even, a1);
+  tap[1] = _mm512_permutex2var_ps(a0, odd, a1);
+  tap[2] = _mm512_permutex2var_ps(b0, even, b1);
+}
+
+// Whether every load of v is whole (no column nor row in the padding).
+bool whole(const Vector& v) {
+  for (int kh = 0; kh < 3; ++kh)
+    for (int j = 0; j < 4; ++j)
+      if (v.load[kh][j] != 0xffff) return false;
+  return true;
+}
+
+// The outputs of R channels from oc0 for vector v: per input channel a
+// chain of 9 FMAs from +0 in (kh, kw) order, then tot = chain + tot; then
+// + bias, old + that, clip, as f32-conv-nchw-avx512's finish. Whole:
+// unmasked loads.
+template <int R, bool Whole>
+__attribute__((noinline)) void block(const ConvS2Band& b, const Vector& v, int64_t oc0) {
+  const float* w = b.packed + oc0 * b.ic * 9;  // (c, kh, kw, r)
+  float* y = b.y + oc0 * b.y_channel + v.out;
+  __m512 tot[R];
+  if (b.residual_first)
+    for (int r = 0; r < R; ++r) tot[r] = _mm512_maskz_loadu_ps(v.lanes, y + r * b.y_channel);
+  for (int64_t c = 0; c < b.ic; ++c, w += 9 * R) {
+    __m512 acc[R];
+    for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
+    for (int kh = 0; kh < 3; ++kh) {
+      __m512 tap[3];
+      row_taps<Whole>(v, kh, c * b.x_channel, tap);
+      for (int kw = 0; kw < 3; ++kw)
+        for (int r = 0; r < R; ++r)
+          acc[r] = _mm512_fmadd_ps(tap[kw], _mm512_set1_ps(w[(kh * 3 + kw) * R + r]), acc[r]);
+    }
+    for (int r = 0; r < R; ++r)
+      tot[r] = c == 0 && !b.residual_first ? acc[r] : _mm512_add_ps(acc[r], tot[r]);
+  }
+  for (int r = 0; r < R; ++r) {
+    float* o = y + r * b.y_channel;
+    __m512 s = tot[r];
+    if (b.bias) s = _mm512_add_ps(s, _mm512_set1_ps(b.bias[(oc0 + r) * b.bias_step]));
+    if (b.result_add && !b.residual_first) s = _mm512_add_ps(_mm512_maskz_loadu_ps(v.lanes, o), s);
+    if (b.clip) s = clamp(b, s);
+    _mm512_mask_storeu_ps(o, v.lanes, s);
+  }
+}
+
+template <bool Whole>
+void channels(const ConvS2Band& b, const Vector& vec) {
+  int64_t oc0 = 0;
+  for (; oc0 + kConvS2Rows <= b.oc; oc0 += kConvS2Rows) block<kConvS2Rows, Whole>(b, vec, oc0);
+  switch (b.oc - oc0) {
+    case 1:
+      return block<1, Whole>(b, vec, oc0);
+    case 2:
+      return block<2, Whole>(b, vec, oc0);
+    case 3:
+      return block<3, Whole>(b, vec, oc0);
+    case 4:
+      return block<4, Whole>(b, vec, oc0);
+    case 5:
+      return block<5, Whole>(b, vec, oc0);
+    case 6:
+      return block<6, Whole>(b, vec, oc0);
+    case 7:
+      return block<7, Whole>(b, vec, oc0);
+    default:  // none left
+      return;
+  }
+}
+
+}  // namespace
+
+void conv_nchw_s2_band_avx512(const ConvS2Band& b) {
+  for (int64_t k = b.k0; k < b.k1; ++k) {
+    const Vector v = vector_at(b, k);
+    if (whole(v))
+      channels<true>(b, v);
+    else
+      channels<false>(b, v);
+  }
+}
+
+}  // namespace npukit::cpu
+
+#include "ops/cpu/isa-end.inc"
