@@ -157,7 +157,7 @@ TEST(ConvNchwS2, EqualsReferenceBitForBit) {
   }
   std::printf("%s: seed %u, %lld runs, %lld outputs compared\n", kVariant, seed,
               static_cast<long long>(runs), static_cast<long long>(outputs));
-  EXPECT_GT(runs, 500) << "the kernel hardly ran";  // 615 with this seed
+  EXPECT_GT(runs, 500) << "the kernel hardly ran";  // 630 with this seed
 }
 
 // What the kernel leaves to f32-conv-nchw: other kernels, strides, channel

@@ -37,8 +37,7 @@ struct ConvS2Band {
   int64_t oc;
   float* y;  // the image's first output channel
   int64_t ow, y_channel, y_row, vectors_per_row;
-  const float* bias;  // per output channel at bias_step, or nullptr
-  int64_t bias_step;
+  const float* bias;  // per output channel, contiguous, or nullptr
   int64_t pad_top, pad_left;
   int64_t k0, k1;
   bool result_add, residual_first, clip;

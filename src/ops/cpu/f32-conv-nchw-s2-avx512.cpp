@@ -27,7 +27,7 @@ inline __mmask16 columns_inside(int64_t s, int64_t w) {
 
 // One output vector: per kernel row kh, where its loads start in the first
 // input channel and their masks (loads at columns c0, c0 + 16, c0 + 2,
-// c0 + 18 for c0 = 2 ow0 - pad_left; all off for a row in the padding).
+// c0 + 17 for c0 = 2 ow0 - pad_left; all off for a row in the padding).
 struct Vector {
   const float* at[3];
   __mmask16 load[3][4];
@@ -39,7 +39,7 @@ Vector vector_at(const ConvS2Band& b, int64_t k) {
   const int64_t oh = k / b.vectors_per_row, ow0 = k % b.vectors_per_row * kLanes;
   const int64_t c0 = 2 * ow0 - b.pad_left;
   const __mmask16 cols[4] = {columns_inside(c0, b.w), columns_inside(c0 + 16, b.w),
-                             columns_inside(c0 + 2, b.w), columns_inside(c0 + 18, b.w)};
+                             columns_inside(c0 + 2, b.w), columns_inside(c0 + 17, b.w)};
   Vector v;
   for (int kh = 0; kh < 3; ++kh) {
     const int64_t ih = 2 * oh + kh - b.pad_top;
@@ -52,19 +52,18 @@ Vector vector_at(const ConvS2Band& b, int64_t k) {
   return v;
 }
 
-// ref::clip_f32's order (see f32-conv-nchw-avx512.cpp's clamp).
-inline __m512 clamp(const ConvS2Band& b, __m512 v) {
-  v = _mm512_max_ps(_mm512_set1_ps(b.clip_min), v);
-  return _mm512_min_ps(_mm512_set1_ps(b.clip_max), v);
-}
-
 // Kernel row kh's three taps of vector v in input channel c: columns
 // 2 (ow0 + l) + kw - pad_left, the even and odd lanes of 32 columns from c0
-// (kw = 0, 1) and the even lanes of 32 from c0 + 2 (kw = 2).
+// (kw = 0, 1) and columns c0 + 2, c0 + 4, .. c0 + 32 (kw = 2) from the loads
+// at c0 + 2 and c0 + 17: the second one ends at the last column used, so a
+// row's last vector reads no column past it (the stem's 224 = 2 x 112
+// columns: no masked load there).
 template <bool Whole>
 inline void row_taps(const Vector& v, int kh, int64_t channel_offset, __m512 (&tap)[3]) {
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+  const __m512i third =
+      _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 17, 19, 21, 23, 25, 27, 29, 31);
   const float* p = v.at[kh] + channel_offset;
   const __mmask16* m = v.load[kh];
   __m512 a0, a1, b0, b1;
@@ -72,16 +71,16 @@ inline void row_taps(const Vector& v, int kh, int64_t channel_offset, __m512 (&t
     a0 = _mm512_loadu_ps(p);
     a1 = _mm512_loadu_ps(p + 16);
     b0 = _mm512_loadu_ps(p + 2);
-    b1 = _mm512_loadu_ps(p + 18);
+    b1 = _mm512_loadu_ps(p + 17);
   } else {
     a0 = _mm512_maskz_loadu_ps(m[0], p);
     a1 = _mm512_maskz_loadu_ps(m[1], p + 16);
     b0 = _mm512_maskz_loadu_ps(m[2], p + 2);
-    b1 = _mm512_maskz_loadu_ps(m[3], p + 18);
+    b1 = _mm512_maskz_loadu_ps(m[3], p + 17);
   }
   tap[0] = _mm512_permutex2var_ps(a0, even, a1);
   tap[1] = _mm512_permutex2var_ps(a0, odd, a1);
-  tap[2] = _mm512_permutex2var_ps(b0, even, b1);
+  tap[2] = _mm512_permutex2var_ps(b0, third, b1);
 }
 
 // Whether every load of v is whole (no column nor row in the padding).
@@ -116,13 +115,21 @@ __attribute__((noinline)) void block(const ConvS2Band& b, const Vector& v, int64
     for (int r = 0; r < R; ++r)
       tot[r] = c == 0 && !b.residual_first ? acc[r] : _mm512_add_ps(acc[r], tot[r]);
   }
+  // The finish from locals: b's fields would be reloaded after every store
+  // (a float store may alias them).
+  const float* bias = b.bias ? b.bias + oc0 : nullptr;
+  const bool add_old = b.result_add && !b.residual_first, clip = b.clip;
+  const __m512 lo = _mm512_set1_ps(b.clip_min), hi = _mm512_set1_ps(b.clip_max);
+  const int64_t plane = b.y_channel;
+  const __mmask16 lanes = v.lanes;
   for (int r = 0; r < R; ++r) {
-    float* o = y + r * b.y_channel;
+    float* o = y + r * plane;
     __m512 s = tot[r];
-    if (b.bias) s = _mm512_add_ps(s, _mm512_set1_ps(b.bias[(oc0 + r) * b.bias_step]));
-    if (b.result_add && !b.residual_first) s = _mm512_add_ps(_mm512_maskz_loadu_ps(v.lanes, o), s);
-    if (b.clip) s = clamp(b, s);
-    _mm512_mask_storeu_ps(o, v.lanes, s);
+    if (bias) s = _mm512_add_ps(s, _mm512_set1_ps(bias[r]));
+    if (add_old) s = _mm512_add_ps(_mm512_maskz_loadu_ps(lanes, o), s);
+    // ref::clip_f32's order (see f32-conv-nchw-avx512.cpp's clamp).
+    if (clip) s = _mm512_min_ps(hi, _mm512_max_ps(lo, s));
+    _mm512_mask_storeu_ps(o, lanes, s);
   }
 }
 

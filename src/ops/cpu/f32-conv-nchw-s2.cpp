@@ -59,8 +59,13 @@ void run_conv_nchw_s2_avx512(const ConvProblem& p) {
   b.y_channel = p.y.stride(1);
   b.y_row = p.y.stride(2);
   b.vectors_per_row = (OW + 15) / 16;
-  b.bias = c.has_bias ? static_cast<const float*>(p.bias.raw()) : nullptr;
-  b.bias_step = c.has_bias ? p.bias.stride(p.bias.rank() == 1 ? 0 : 1) : 0;
+  std::vector<float> bias;
+  if (c.has_bias) {
+    const auto* from = static_cast<const float*>(p.bias.raw());
+    const int64_t step = p.bias.stride(p.bias.rank() == 1 ? 0 : 1);
+    for (int64_t o = 0; o < b.oc; ++o) bias.push_back(from[o * step]);
+    b.bias = bias.data();
+  }
   b.pad_top = c.window.pad_top;
   b.pad_left = c.window.pad_left;
   b.result_add = c.result_add;
