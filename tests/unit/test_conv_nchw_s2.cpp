@@ -2,7 +2,7 @@
 // read in place, mobilenet_v2's stem) against ref::conv2d_f32_mlas bit for
 // bit (a NaN equals any NaN): seeded random geometry (odd and even input
 // sizes from 1, output widths around the 16 lanes, pads 0-2 on each side,
-// 1-15 input and 1-20 output channels around the 8-channel blocks, batch 2,
+// 1-15 input and 1-20 output channels around the 12-channel blocks, batch 2,
 // input and output rows inside wider rows), special values, both mlas_nchwc
 // accumulations, bias, result_add, residual_first, fused clips, 1 to 3
 // threads. A mismatch prints the seed and the case.
@@ -106,7 +106,7 @@ TEST(ConvNchwS2, EqualsReferenceBitForBit) {
     const Conv2dParams p = draw_params(rng, iter);
     const int64_t block = mlas_nchwc_block(p.accumulation);
     const int64_t IC = iter % 7 == 0 ? block - 1 : 1 + int64_t(rng() % (block - 1));
-    const int64_t OC = iter % 5 == 0 ? 8 * (1 + int64_t(rng() % 3)) : 1 + int64_t(rng() % 20);
+    const int64_t OC = iter % 5 == 0 ? 12 * (1 + int64_t(rng() % 3)) : 1 + int64_t(rng() % 20);
     // Input widths 1 .. 80 (output widths around one to two vectors and
     // beyond), some with the stem's 224; heights 1 .. 12.
     const int64_t W = iter % 23 == 0 ? 224 : 1 + int64_t(rng() % 80);
@@ -157,7 +157,7 @@ TEST(ConvNchwS2, EqualsReferenceBitForBit) {
   }
   std::printf("%s: seed %u, %lld runs, %lld outputs compared\n", kVariant, seed,
               static_cast<long long>(runs), static_cast<long long>(outputs));
-  EXPECT_GT(runs, 500) << "the kernel hardly ran";  // 630 with this seed
+  EXPECT_GT(runs, 500) << "the kernel hardly ran";  // 591 with this seed
 }
 
 // What the kernel leaves to f32-conv-nchw: other kernels, strides, channel

@@ -26,7 +26,7 @@ void run_conv_nchw_s2_avx512(const ConvProblem& p);
 // One task: output vectors [k0, k1) of one image, vector k covering output
 // row k / vectors_per_row, columns 16 * (k % vectors_per_row) + 0 .. 15
 // (those below ow), every output channel.
-inline constexpr int kConvS2Rows = 8;  // output channels per block: 2 x 8 + 3 taps registers
+inline constexpr int kConvS2Rows = 12;  // output channels per block: 2 x 12 + 3 taps + 3 indexes
 
 struct ConvS2Band {
   const float* x;  // the image's first input channel
