@@ -37,6 +37,7 @@ struct Vector {
   __mmask16 load[3][4];
   int64_t out;      // offset of its first output in an output plane
   __mmask16 lanes;  // lanes on outputs
+  bool whole;       // every load whole (no column nor row in the padding)
 };
 
 Vector vector_at(const ConvS2Band& b, int64_t k) {
@@ -45,9 +46,11 @@ Vector vector_at(const ConvS2Band& b, int64_t k) {
   const __mmask16 cols[4] = {columns_inside(c0, b.w), columns_inside(c0 + 16, b.w),
                              columns_inside(c0 + 2, b.w), columns_inside(c0 + 17, b.w)};
   Vector v;
+  v.whole = (cols[0] & cols[1] & cols[2] & cols[3]) == 0xffff;
   for (int kh = 0; kh < 3; ++kh) {
     const int64_t ih = 2 * oh + kh - b.pad_top;
     const bool inside = ih >= 0 && ih < b.h;
+    v.whole = v.whole && inside;
     v.at[kh] = inside ? b.x + ih * b.x_row + c0 : b.x;
     for (int j = 0; j < 4; ++j) v.load[kh][j] = inside ? cols[j] : 0;
   }
@@ -85,14 +88,6 @@ inline void row_taps(const Vector& v, int kh, int64_t channel_offset, __m512 (&t
   tap[0] = _mm512_permutex2var_ps(a0, even, a1);
   tap[1] = _mm512_permutex2var_ps(a0, odd, a1);
   tap[2] = _mm512_permutex2var_ps(b0, third, b1);
-}
-
-// Whether every load of v is whole (no column nor row in the padding).
-bool whole(const Vector& v) {
-  for (int kh = 0; kh < 3; ++kh)
-    for (int j = 0; j < 4; ++j)
-      if (v.load[kh][j] != 0xffff) return false;
-  return true;
 }
 
 // The outputs of R channels from oc0 for vector v: per input channel a
@@ -158,7 +153,7 @@ void channels(const ConvS2Band& b, const Vector& vec) {
 void conv_nchw_s2_band_avx512(const ConvS2Band& b) {
   for (int64_t k = b.k0; k < b.k1; ++k) {
     const Vector v = vector_at(b, k);
-    if (whole(v))
+    if (v.whole)
       channels<true>(b, v);
     else
       channels<false>(b, v);
