@@ -250,7 +250,7 @@ void run_conv_ocl_exact(const ConvProblem& p, const OclKernel& kernel);
 // (src/onnx/fp32_layout.hpp); the results do not change.
 bool conv_ocl_channels_last(const Shape& w, const Conv2dParams& p);
 
-// f32-conv-ocl-avx512, f32-conv-nchw-avx512, f32-conv-ocl-avx2,
+// f32-conv-ocl-avx512, f32-conv-nchw-s2-avx512, f32-conv-nchw-avx512, f32-conv-ocl-avx2,
 // f32-conv-nchw-avx2, then f32-conv-dotchains (cpu::conv2d_f32:
 // both accumulations, and the portable kernel), then the reference.
 const KernelList<ConvProblem>& conv_nchw_kernels();

@@ -12,6 +12,7 @@
 #include "conv_1x1.hpp"
 #include "conv_1x1_dense.hpp"
 #include "conv_nchw.hpp"
+#include "conv_nchw_s2.hpp"
 #include "dot_chains.hpp"
 #include "finite.hpp"
 #include "npukit/kernels.hpp"
@@ -441,6 +442,17 @@ void run_avx512(const ConvProblem& p) {
   run_checked(p, f32_conv_tile_avx512, {6, 64, 16});
 }
 
+// f32-conv-nchw-s2-avx512 reads x in place: not where y may overwrite it.
+const char* declines_s2(const ConvProblem& p) {
+  if (const char* why = declines_nchw(p)) return why;
+  if (const char* why = conv_nchw_s2_declines(p)) return why;
+  return overlaps(p.x, p.y) ? "input and output overlap" : nullptr;
+}
+void run_s2_avx512(const ConvProblem& p) {
+  run_conv_nchw_s2_avx512(p);
+  if (output_may_need_reference(p)) run_reference(p);
+}
+
 // The output-channels-in-lanes form where it is the faster one: small planes
 // (the positions-in-lanes tile wastes the q layout's padding columns and a
 // partial last vector) with reductions long enough to amortize the scatter.
@@ -575,6 +587,11 @@ constexpr const char* kOcl =
     "any plane with a stride above 1 or channels-last (NHWC-strided) operands (AVX-512); output "
     "channel stride below 2^31/64; output rows contiguous or channels-last";
 
+constexpr const char* kS2 =
+    "as f32-conv-nchw, and a 3x3 kernel of stride 2, no dilation nor inserted zeros, one group "
+    "of fewer input channels than the mlas_nchwc accumulation's block (MLAS's NCHW-input "
+    "chains), input rows contiguous, input and output apart";
+
 constexpr const char* kOclAvx2Applies =
     "as f32-conv-ocl-avx512 without its any-plane rule for strides, 1x1 kernels only";
 
@@ -588,6 +605,7 @@ const KernelList<ConvProblem>& conv_nchw_kernels() {
        {"f32-conv-ocl-avx512", Isa::avx512, kOcl, declines_ocl, run_ocl_avx512},
        {"f32-conv-1x1-dense-avx512", Isa::avx512, kConv1x1DenseApplies, conv_1x1_dense_declines,
         run_conv_1x1_dense_avx512},
+       {"f32-conv-nchw-s2-avx512", Isa::avx512, kS2, declines_s2, run_s2_avx512},
        {"f32-conv-nchw-avx512", Isa::avx512, kNchw, declines_nchw, run_avx512},
        {"f32-conv-1x1-avx2", Isa::avx2, kOclAvx2Applies, declines_ocl_avx2, run_1x1_avx2},
        {"f32-conv-ocl-avx2", Isa::avx2, kOclAvx2Applies, declines_ocl_avx2, run_ocl_avx2},
