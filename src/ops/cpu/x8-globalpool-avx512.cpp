@@ -53,7 +53,6 @@ struct GmaxVec {
   using V = __m512i;
   static constexpr int64_t kLanes = 64;
   static constexpr int kFirstLevel = 0;
-  static constexpr bool kHalfRule = true;  // merge<> keeps a's plane first in each run
   using Half = __m256i;
   static Half load_half(const uint8_t* p) {
     return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
@@ -71,32 +70,6 @@ struct GmaxVec {
   static V mask_max(V src, __mmask64 k, V a, V b) {
     return std::is_signed_v<T> ? _mm512_mask_max_epi8(src, k, a, b)
                                : _mm512_mask_max_epu8(src, k, a, b);
-  }
-  // Two planes p (low half) and q (high half) of N codes each (32 < N <= 64)
-  // folded to 32 bytes each, from one 64-byte load per plane (reading 64 - N
-  // codes past q's plane): the loads' halves are paired by two shuffles and
-  // the max keeps only the first N - 32 bytes of the high halves.
-  template <class T, int N>
-  static V leaf_whole(const uint8_t* p, const uint8_t* q) {
-    const V lp = _mm512_loadu_si512(p), lq = _mm512_loadu_si512(q);
-    const V x = _mm512_inserti64x4(lp, _mm512_castsi512_si256(lq), 1);
-    const V y = _mm512_shuffle_i64x2(lp, lq, 0xee);  // the high halves
-    constexpr uint64_t tail = (uint64_t{1} << (N - 32)) - 1;
-    return mask_max<T>(x, tail | tail << 32, x, y);
-  }
-  // Plane K of a run of N-code planes with the other lanes set to the
-  // neutral code (aligned_window).
-  static constexpr bool kAlignedWindows = true;
-  template <int N, int K>
-  static V window(const uint8_t* x, const V* keep, V neutral) {
-    constexpr int at = N * K;                 // keep ? plane : neutral
-    const V plane = aligned_window<N, K>(x);  // not inside the call: clang's intrinsic is a macro
-    return _mm512_ternarylogic_epi32(keep[at % 4], plane, neutral, 0xca);
-  }
-  static V keep_lanes(int n, int s) { return aligned_keep_lanes(n, s); }
-  template <class T>
-  static V neutral() {
-    return _mm512_set1_epi8(std::is_signed_v<T> ? static_cast<char>(0x80) : 0);
   }
   static void store(uint8_t* p, V v) { _mm512_storeu_si512(p, v); }
   // One merge: the first half of each run keeps a's plane, the second half
@@ -134,7 +107,76 @@ struct GmaxVec {
   static void store_part(uint8_t* p, V v, int64_t n) {
     _mm512_mask_storeu_epi8(p, n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1, v);
   }
+  // 64 planes of N codes, N apart, by a tree whose first four levels stay
+  // inside 128-bit lanes (gmax_unpack_tree); Aligned: x is 64-byte aligned.
+  static constexpr bool kUnpackTree = true;
+  template <class T, int N, bool Aligned>
+  static V pass_unpack(const uint8_t* x);
 };
+
+// The leaf slot of each plane for the unpack tree below, so that output
+// byte k is plane k: 128-bit lane q of the result holds the four-level
+// subtree {0, 2, 1, 3}[q] (merge<-1> then merge<0>), whose byte b is leaf
+// 16 * subtree + (b with its four bits reversed).
+struct GmaxUnpackOrder {
+  uint8_t plane_of_leaf[64] = {};
+  constexpr GmaxUnpackOrder() {
+    constexpr int subtree[4] = {0, 2, 1, 3};
+    for (int k = 0; k < 64; ++k) {
+      const int b = k % 16;
+      const int rev = (b & 1) << 3 | (b & 2) << 1 | (b & 4) >> 1 | (b & 8) >> 3;
+      plane_of_leaf[16 * subtree[k / 16] + rev] = static_cast<uint8_t>(k);
+    }
+  }
+};
+inline constexpr GmaxUnpackOrder kGmaxUnpackOrder{};
+
+// Leaves First.. of 2^Depth leaves: plane plane_of_leaf[leaf], its N codes
+// (biased into unsigned order) and zeros elsewhere; Aligned: from the aligned
+// vectors holding it (aligned_window: no line splits; lanes s..s+N-1 kept,
+// keep[s]), else one zero-masked load (keep[0]). A merge interleaves bytes
+// 0-7 of each 128-bit lane of a and b (unpacklo) and bytes 8-15 (unpackhi)
+// and takes the max: byte 2i+s = max(bytes i and i+8 of operand s), so every
+// byte keeps one plane. Unpacks and unsigned maxes run four per cycle on Zen
+// 5, the window tree's cross-lane merges two (and its ternary-logic masking
+// shares their pipes).
+template <int N, bool Aligned, int Depth, int First>
+inline __m512i gmax_unpack_tree(const uint8_t* x, const __mmask64* keep, __m512i bias) {
+  if constexpr (Depth == 0) {
+    constexpr int plane = kGmaxUnpackOrder.plane_of_leaf[First];
+    if constexpr (Aligned) {
+      const __m512i w = aligned_window<N, plane>(x);
+      return _mm512_maskz_mov_epi8(keep[N * plane % 4], _mm512_xor_si512(w, bias));
+    } else {
+      // Bias only the loaded lanes (bias: 0 elsewhere; pass_unpack).
+      return _mm512_xor_si512(_mm512_maskz_loadu_epi8(keep[0], x + plane * N), bias);
+    }
+  } else {
+    const __m512i a = gmax_unpack_tree<N, Aligned, Depth - 1, First>(x, keep, bias);
+    const __m512i b =
+        gmax_unpack_tree<N, Aligned, Depth - 1, First + (1 << (Depth - 1))>(x, keep, bias);
+    return _mm512_max_epu8(_mm512_unpacklo_epi8(a, b), _mm512_unpackhi_epi8(a, b));
+  }
+}
+
+// Four subtrees of 16 leaves (their planes' maxima in every 128-bit lane),
+// then the two cross-lane levels: lane q of the result holds subtree
+// {0, 2, 1, 3}[q] (GmaxUnpackOrder).
+template <class T, int N, bool Aligned>
+GmaxVec::V GmaxVec::pass_unpack(const uint8_t* x) {
+  static_assert(N > 32 && N <= 61, "one aligned window per plane");
+  __mmask64 keep[4];
+  for (int s = 0; s < 4; ++s) keep[s] = ((uint64_t{1} << N) - 1) << s;
+  // s8 codes biased into unsigned order, where the zeros are neutral; the
+  // loads' bias only in the plane's lanes (the aligned windows mask after it).
+  const __m512i bias = _mm512_set1_epi8(std::is_signed_v<T> ? static_cast<char>(0x80) : 0);
+  const __m512i lb = Aligned ? bias : _mm512_maskz_mov_epi8(keep[0], bias);
+  const __m512i m0 = merge<-1, uint8_t>(gmax_unpack_tree<N, Aligned, 4, 0>(x, keep, lb),
+                                        gmax_unpack_tree<N, Aligned, 4, 16>(x, keep, lb));
+  const __m512i m1 = merge<-1, uint8_t>(gmax_unpack_tree<N, Aligned, 4, 32>(x, keep, lb),
+                                        gmax_unpack_tree<N, Aligned, 4, 48>(x, keep, lb));
+  return _mm512_xor_si512(merge<0, uint8_t>(m0, m1), bias);
+}
 
 }  // namespace
 }  // namespace npukit::cpu
