@@ -132,30 +132,30 @@ struct GmaxUnpackOrder {
 inline constexpr GmaxUnpackOrder kGmaxUnpackOrder{};
 
 // Leaves First.. of 2^Depth leaves: plane plane_of_leaf[leaf], its N codes
-// (biased into unsigned order) and zeros elsewhere; Aligned: from the aligned
-// vectors holding it (aligned_window: no line splits; lanes s..s+N-1 kept,
-// keep[s]), else one zero-masked load (keep[0]). A merge interleaves bytes
-// 0-7 of each 128-bit lane of a and b (unpacklo) and bytes 8-15 (unpackhi)
-// and takes the max: byte 2i+s = max(bytes i and i+8 of operand s), so every
-// byte keeps one plane. Unpacks and unsigned maxes run four per cycle on Zen
-// 5, the window tree's cross-lane merges two (and its ternary-logic masking
-// shares their pipes).
-template <int N, bool Aligned, int Depth, int First>
-inline __m512i gmax_unpack_tree(const uint8_t* x, const __mmask64* keep, __m512i bias) {
+// and the neutral code elsewhere; Aligned: from the aligned vectors holding
+// it (aligned_window: no line splits; lanes s..s+N-1 kept, keep[s]), else one
+// zero-masked load (keep[0]). A merge interleaves bytes 0-7 of each 128-bit
+// lane of a and b (unpacklo) and bytes 8-15 (unpackhi) and takes the max as
+// T: byte 2i+s = max(bytes i and i+8 of operand s), so every byte keeps one
+// plane. Unpacks, byte maxes and blends run four per cycle on Zen 5, the
+// window tree's cross-lane merges two (and its ternary-logic masking shares
+// their pipes).
+template <class T, int N, bool Aligned, int Depth, int First>
+inline __m512i gmax_unpack_tree(const uint8_t* x, const __mmask64* keep, __m512i neutral) {
   if constexpr (Depth == 0) {
     constexpr int plane = kGmaxUnpackOrder.plane_of_leaf[First];
     if constexpr (Aligned) {
       const __m512i w = aligned_window<N, plane>(x);
-      return _mm512_maskz_mov_epi8(keep[N * plane % 4], _mm512_xor_si512(w, bias));
+      return _mm512_mask_blend_epi8(keep[N * plane % 4], neutral, w);
     } else {
-      // Bias only the loaded lanes (bias: 0 elsewhere; pass_unpack).
-      return _mm512_xor_si512(_mm512_maskz_loadu_epi8(keep[0], x + plane * N), bias);
+      const __m512i w = _mm512_maskz_loadu_epi8(keep[0], x + plane * N);
+      return std::is_signed_v<T> ? _mm512_mask_blend_epi8(keep[0], neutral, w) : w;
     }
   } else {
-    const __m512i a = gmax_unpack_tree<N, Aligned, Depth - 1, First>(x, keep, bias);
+    const __m512i a = gmax_unpack_tree<T, N, Aligned, Depth - 1, First>(x, keep, neutral);
     const __m512i b =
-        gmax_unpack_tree<N, Aligned, Depth - 1, First + (1 << (Depth - 1))>(x, keep, bias);
-    return _mm512_max_epu8(_mm512_unpacklo_epi8(a, b), _mm512_unpackhi_epi8(a, b));
+        gmax_unpack_tree<T, N, Aligned, Depth - 1, First + (1 << (Depth - 1))>(x, keep, neutral);
+    return GmaxVec::max<T>(_mm512_unpacklo_epi8(a, b), _mm512_unpackhi_epi8(a, b));
   }
 }
 
@@ -167,15 +167,12 @@ GmaxVec::V GmaxVec::pass_unpack(const uint8_t* x) {
   static_assert(N > 32 && N <= 61, "one aligned window per plane");
   __mmask64 keep[4];
   for (int s = 0; s < 4; ++s) keep[s] = ((uint64_t{1} << N) - 1) << s;
-  // s8 codes biased into unsigned order, where the zeros are neutral; the
-  // loads' bias only in the plane's lanes (the aligned windows mask after it).
-  const __m512i bias = _mm512_set1_epi8(std::is_signed_v<T> ? static_cast<char>(0x80) : 0);
-  const __m512i lb = Aligned ? bias : _mm512_maskz_mov_epi8(keep[0], bias);
-  const __m512i m0 = merge<-1, uint8_t>(gmax_unpack_tree<N, Aligned, 4, 0>(x, keep, lb),
-                                        gmax_unpack_tree<N, Aligned, 4, 16>(x, keep, lb));
-  const __m512i m1 = merge<-1, uint8_t>(gmax_unpack_tree<N, Aligned, 4, 32>(x, keep, lb),
-                                        gmax_unpack_tree<N, Aligned, 4, 48>(x, keep, lb));
-  return _mm512_xor_si512(merge<0, uint8_t>(m0, m1), bias);
+  const __m512i neutral = _mm512_set1_epi8(std::is_signed_v<T> ? static_cast<char>(0x80) : 0);
+  const __m512i m0 = merge<-1, T>(gmax_unpack_tree<T, N, Aligned, 4, 0>(x, keep, neutral),
+                                  gmax_unpack_tree<T, N, Aligned, 4, 16>(x, keep, neutral));
+  const __m512i m1 = merge<-1, T>(gmax_unpack_tree<T, N, Aligned, 4, 32>(x, keep, neutral),
+                                  gmax_unpack_tree<T, N, Aligned, 4, 48>(x, keep, neutral));
+  return merge<0, T>(m0, m1);
 }
 
 }  // namespace
