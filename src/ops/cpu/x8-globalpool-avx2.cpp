@@ -24,8 +24,6 @@ struct GmaxVec {
   using V = __m256i;
   static constexpr int64_t kLanes = 32;
   static constexpr int kFirstLevel = 1;
-  static constexpr bool kHalfRule = false;
-  static constexpr bool kAlignedWindows = false;
   static constexpr bool kUnpackTree = false;  // an AVX-512 pass only
   using Half = __m128i;
   static Half load_half(const uint8_t* p) {
