@@ -131,30 +131,63 @@ struct GmaxUnpackOrder {
 };
 inline constexpr GmaxUnpackOrder kGmaxUnpackOrder{};
 
+// The masks of the unpack tree's leaves for planes of N codes.
+struct GmaxUnpackMasks {
+  __mmask64 plane;  // lanes 0..N-1: a plane loaded at its first code
+  __mmask64 lo[4];  // the first merge's unpacklo lanes that come from lanes s..s+N-1
+  __mmask64 hi[4];  // the same for unpackhi
+};
+
+// Where unpacklo (half 0) or unpackhi (half 1) puts the lanes of `k`: byte
+// 2i+s of each 128-bit lane is byte 8*half+i of operand s.
+constexpr uint64_t unpack_lanes(uint64_t k, int half) {
+  uint64_t r = 0;
+  for (int l = 0; l < 4; ++l)
+    for (int i = 0; i < 8; ++i)
+      r |= (k >> (16 * l + 8 * half + i) & 1) * (uint64_t{3} << (16 * l + 2 * i));
+  return r;
+}
+
+template <int N>
+constexpr GmaxUnpackMasks gmax_unpack_masks() {
+  GmaxUnpackMasks m{};
+  m.plane = (uint64_t{1} << N) - 1;
+  for (int s = 0; s < 4; ++s) {
+    m.lo[s] = unpack_lanes(m.plane << s, 0);
+    m.hi[s] = unpack_lanes(m.plane << s, 1);
+  }
+  return m;
+}
+
 // Leaves First.. of 2^Depth leaves: plane plane_of_leaf[leaf], its N codes
-// and the neutral code elsewhere; Aligned: from the aligned vectors holding
-// it (aligned_window: no line splits; lanes s..s+N-1 kept, keep[s]), else one
-// zero-masked load (keep[0]). A merge interleaves bytes 0-7 of each 128-bit
-// lane of a and b (unpacklo) and bytes 8-15 (unpackhi) and takes the max as
-// T: byte 2i+s = max(bytes i and i+8 of operand s), so every byte keeps one
-// plane. Unpacks, byte maxes and blends run four per cycle on Zen 5, the
-// window tree's cross-lane merges two (and its ternary-logic masking shares
-// their pipes).
+// and the neutral code elsewhere. A merge interleaves bytes 0-7 of each
+// 128-bit lane of a and b (unpacklo) and bytes 8-15 (unpackhi) and takes the
+// max as T: byte 2i+s = max(bytes i and i+8 of operand s), so every byte
+// keeps one plane. Aligned: each plane from the aligned vectors holding it
+// (aligned_window: no line splits, the plane in lanes s..s+N-1), and the
+// first merge's unpacks masked so that the other lanes take the neutral code
+// (the two planes of a leaf pair are 8 apart: the same s); else one
+// zero-masked load per plane. Unpacks, byte maxes and blends run four per
+// cycle on Zen 5, the window tree's cross-lane merges two (and its
+// ternary-logic masking shares their pipes).
 template <class T, int N, bool Aligned, int Depth, int First>
-inline __m512i gmax_unpack_tree(const uint8_t* x, const __mmask64* keep, __m512i neutral) {
-  if constexpr (Depth == 0) {
+inline __m512i gmax_unpack_tree(const uint8_t* x, const GmaxUnpackMasks& m, __m512i neutral) {
+  if constexpr (Depth == 1 && Aligned) {
+    constexpr int p = kGmaxUnpackOrder.plane_of_leaf[First];
+    constexpr int q = kGmaxUnpackOrder.plane_of_leaf[First + 1], s = N * p % 4;
+    static_assert(N * q % 4 == s, "a leaf pair shares its lane offset");
+    const __m512i a = aligned_window<N, p>(x);
+    const __m512i b = aligned_window<N, q>(x);
+    return GmaxVec::max<T>(_mm512_mask_unpacklo_epi8(neutral, m.lo[s], a, b),
+                           _mm512_mask_unpackhi_epi8(neutral, m.hi[s], a, b));
+  } else if constexpr (Depth == 0) {
     constexpr int plane = kGmaxUnpackOrder.plane_of_leaf[First];
-    if constexpr (Aligned) {
-      const __m512i w = aligned_window<N, plane>(x);
-      return _mm512_mask_blend_epi8(keep[N * plane % 4], neutral, w);
-    } else {
-      const __m512i w = _mm512_maskz_loadu_epi8(keep[0], x + plane * N);
-      return std::is_signed_v<T> ? _mm512_mask_blend_epi8(keep[0], neutral, w) : w;
-    }
+    const __m512i w = _mm512_maskz_loadu_epi8(m.plane, x + plane * N);
+    return std::is_signed_v<T> ? _mm512_mask_blend_epi8(m.plane, neutral, w) : w;
   } else {
-    const __m512i a = gmax_unpack_tree<T, N, Aligned, Depth - 1, First>(x, keep, neutral);
+    const __m512i a = gmax_unpack_tree<T, N, Aligned, Depth - 1, First>(x, m, neutral);
     const __m512i b =
-        gmax_unpack_tree<T, N, Aligned, Depth - 1, First + (1 << (Depth - 1))>(x, keep, neutral);
+        gmax_unpack_tree<T, N, Aligned, Depth - 1, First + (1 << (Depth - 1))>(x, m, neutral);
     return GmaxVec::max<T>(_mm512_unpacklo_epi8(a, b), _mm512_unpackhi_epi8(a, b));
   }
 }
@@ -165,13 +198,12 @@ inline __m512i gmax_unpack_tree(const uint8_t* x, const __mmask64* keep, __m512i
 template <class T, int N, bool Aligned>
 GmaxVec::V GmaxVec::pass_unpack(const uint8_t* x) {
   static_assert(N > 32 && N <= 61, "one aligned window per plane");
-  __mmask64 keep[4];
-  for (int s = 0; s < 4; ++s) keep[s] = ((uint64_t{1} << N) - 1) << s;
+  static constexpr GmaxUnpackMasks m = gmax_unpack_masks<N>();
   const __m512i neutral = _mm512_set1_epi8(std::is_signed_v<T> ? static_cast<char>(0x80) : 0);
-  const __m512i m0 = merge<-1, T>(gmax_unpack_tree<T, N, Aligned, 4, 0>(x, keep, neutral),
-                                  gmax_unpack_tree<T, N, Aligned, 4, 16>(x, keep, neutral));
-  const __m512i m1 = merge<-1, T>(gmax_unpack_tree<T, N, Aligned, 4, 32>(x, keep, neutral),
-                                  gmax_unpack_tree<T, N, Aligned, 4, 48>(x, keep, neutral));
+  const __m512i m0 = merge<-1, T>(gmax_unpack_tree<T, N, Aligned, 4, 0>(x, m, neutral),
+                                  gmax_unpack_tree<T, N, Aligned, 4, 16>(x, m, neutral));
+  const __m512i m1 = merge<-1, T>(gmax_unpack_tree<T, N, Aligned, 4, 32>(x, m, neutral),
+                                  gmax_unpack_tree<T, N, Aligned, 4, 48>(x, m, neutral));
   return merge<0, T>(m0, m1);
 }
 
