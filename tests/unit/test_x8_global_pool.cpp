@@ -309,19 +309,19 @@ TEST(X8GlobalPool, MaxVariantsEqualReference) {
 
 // The public calls on the race's shape and on odd ones, at every ISA cap the
 // host runs, with the reference forced, and 1-3 threads.
-// Gap-free 7x7 planes (the max kernels' fixed passes: AVX-512 64 planes, one
-// 64-byte load per plane reading into the next plane; AVX2 32 planes in their
-// own order, each from two overlapping 32-byte loads, merged at the 128-bit
-// halves and permuted at the end; the sums' loop with the
+// Gap-free 7x7 planes (the max kernels' fixed passes: AVX-512 64 planes by
+// the unpack tree, each plane one zero-masked load, or an aligned window when
+// the block starts 64-byte aligned, in the tree's leaf order; AVX2 32 planes
+// in their own order, each from two overlapping 32-byte loads, merged at the
+// 128-bit halves and permuted at the end; the sums' loop with the
 // plane stride fixed at 49): each plane's unique maximum sits at position
 // (plane + case) % 49, so every position of every slot of a pass is the
 // answer somewhere; plane counts around the pass size and batches (the last
 // pass and the tensor's end, a guard page, go to the general pass). Cases
 // 36-71 repeat 0-35 with the input's first byte 64-byte aligned: AVX-512's
-// runs of 64 planes by aligned windows (x8-globalpool-avx512.cpp
-// aligned_window), then the unaligned passes for the rest of the block and
-// for images whose start the previous one left unaligned. The averages of
-// the same inputs under ONNX Runtime's integer path too.
+// aligned windows (x8-globalpool-avx512.cpp aligned_window) for whole blocks,
+// the masked loads for images whose start the previous one left unaligned.
+// The averages of the same inputs under ONNX Runtime's integer path too.
 TEST(X8GlobalPool, GapFree7x7PlanesAtEveryPosition) {
   Restore restore;
   const uint32_t seed = 20261201;

@@ -24,8 +24,7 @@ struct GmaxVec {
   using V = __m256i;
   static constexpr int64_t kLanes = 32;
   static constexpr int kFirstLevel = 1;
-  static constexpr bool kHalfRule = false;
-  static constexpr bool kAlignedWindows = false;
+  static constexpr bool kUnpackTree = false;  // an AVX-512 pass only
   using Half = __m128i;
   static Half load_half(const uint8_t* p) {
     return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));

@@ -53,7 +53,6 @@ struct GmaxVec {
   using V = __m512i;
   static constexpr int64_t kLanes = 64;
   static constexpr int kFirstLevel = 0;
-  static constexpr bool kHalfRule = true;  // merge<> keeps a's plane first in each run
   using Half = __m256i;
   static Half load_half(const uint8_t* p) {
     return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
@@ -71,32 +70,6 @@ struct GmaxVec {
   static V mask_max(V src, __mmask64 k, V a, V b) {
     return std::is_signed_v<T> ? _mm512_mask_max_epi8(src, k, a, b)
                                : _mm512_mask_max_epu8(src, k, a, b);
-  }
-  // Two planes p (low half) and q (high half) of N codes each (32 < N <= 64)
-  // folded to 32 bytes each, from one 64-byte load per plane (reading 64 - N
-  // codes past q's plane): the loads' halves are paired by two shuffles and
-  // the max keeps only the first N - 32 bytes of the high halves.
-  template <class T, int N>
-  static V leaf_whole(const uint8_t* p, const uint8_t* q) {
-    const V lp = _mm512_loadu_si512(p), lq = _mm512_loadu_si512(q);
-    const V x = _mm512_inserti64x4(lp, _mm512_castsi512_si256(lq), 1);
-    const V y = _mm512_shuffle_i64x2(lp, lq, 0xee);  // the high halves
-    constexpr uint64_t tail = (uint64_t{1} << (N - 32)) - 1;
-    return mask_max<T>(x, tail | tail << 32, x, y);
-  }
-  // Plane K of a run of N-code planes with the other lanes set to the
-  // neutral code (aligned_window).
-  static constexpr bool kAlignedWindows = true;
-  template <int N, int K>
-  static V window(const uint8_t* x, const V* keep, V neutral) {
-    constexpr int at = N * K;                 // keep ? plane : neutral
-    const V plane = aligned_window<N, K>(x);  // not inside the call: clang's intrinsic is a macro
-    return _mm512_ternarylogic_epi32(keep[at % 4], plane, neutral, 0xca);
-  }
-  static V keep_lanes(int n, int s) { return aligned_keep_lanes(n, s); }
-  template <class T>
-  static V neutral() {
-    return _mm512_set1_epi8(std::is_signed_v<T> ? static_cast<char>(0x80) : 0);
   }
   static void store(uint8_t* p, V v) { _mm512_storeu_si512(p, v); }
   // One merge: the first half of each run keeps a's plane, the second half
@@ -134,7 +107,105 @@ struct GmaxVec {
   static void store_part(uint8_t* p, V v, int64_t n) {
     _mm512_mask_storeu_epi8(p, n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1, v);
   }
+  // 64 planes of N codes, N apart, by a tree whose first four levels stay
+  // inside 128-bit lanes (gmax_unpack_tree); Aligned: x is 64-byte aligned.
+  static constexpr bool kUnpackTree = true;
+  template <class T, int N, bool Aligned>
+  static V pass_unpack(const uint8_t* x);
 };
+
+// The leaf slot of each plane for the unpack tree below, so that output
+// byte k is plane k: 128-bit lane q of the result holds the four-level
+// subtree {0, 2, 1, 3}[q] (merge<-1> then merge<0>), whose byte b is leaf
+// 16 * subtree + (b with its four bits reversed).
+struct GmaxUnpackOrder {
+  uint8_t plane_of_leaf[64] = {};
+  constexpr GmaxUnpackOrder() {
+    constexpr int subtree[4] = {0, 2, 1, 3};
+    for (int k = 0; k < 64; ++k) {
+      const int b = k % 16;
+      const int rev = (b & 1) << 3 | (b & 2) << 1 | (b & 4) >> 1 | (b & 8) >> 3;
+      plane_of_leaf[16 * subtree[k / 16] + rev] = static_cast<uint8_t>(k);
+    }
+  }
+};
+inline constexpr GmaxUnpackOrder kGmaxUnpackOrder{};
+
+// The masks of the unpack tree's leaves for planes of N codes.
+struct GmaxUnpackMasks {
+  __mmask64 plane;  // lanes 0..N-1: a plane loaded at its first code
+  __mmask64 lo[4];  // the first merge's unpacklo lanes that come from lanes s..s+N-1
+  __mmask64 hi[4];  // the same for unpackhi
+};
+
+// Where unpacklo (half 0) or unpackhi (half 1) puts the lanes of `k`: byte
+// 2i+s of each 128-bit lane is byte 8*half+i of operand s.
+constexpr uint64_t unpack_lanes(uint64_t k, int half) {
+  uint64_t r = 0;
+  for (int l = 0; l < 4; ++l)
+    for (int i = 0; i < 8; ++i)
+      r |= (k >> (16 * l + 8 * half + i) & 1) * (uint64_t{3} << (16 * l + 2 * i));
+  return r;
+}
+
+template <int N>
+constexpr GmaxUnpackMasks gmax_unpack_masks() {
+  GmaxUnpackMasks m{};
+  m.plane = (uint64_t{1} << N) - 1;
+  for (int s = 0; s < 4; ++s) {
+    m.lo[s] = unpack_lanes(m.plane << s, 0);
+    m.hi[s] = unpack_lanes(m.plane << s, 1);
+  }
+  return m;
+}
+
+// Leaves First.. of 2^Depth leaves: plane plane_of_leaf[leaf], its N codes
+// and the neutral code elsewhere. A merge interleaves bytes 0-7 of each
+// 128-bit lane of a and b (unpacklo) and bytes 8-15 (unpackhi) and takes the
+// max as T: byte 2i+s = max(bytes i and i+8 of operand s), so every byte
+// keeps one plane. Aligned: each plane from the aligned vectors holding it
+// (aligned_window: no line splits, the plane in lanes s..s+N-1), and the
+// first merge's unpacks masked so that the other lanes take the neutral code
+// (the two planes of a leaf pair are 8 apart: the same s); else one
+// zero-masked load per plane. Unpacks, byte maxes and blends run four per
+// cycle on Zen 5, the window tree's cross-lane merges two (and its
+// ternary-logic masking shares their pipes).
+template <class T, int N, bool Aligned, int Depth, int First>
+inline __m512i gmax_unpack_tree(const uint8_t* x, const GmaxUnpackMasks& m, __m512i neutral) {
+  if constexpr (Depth == 1 && Aligned) {
+    constexpr int p = kGmaxUnpackOrder.plane_of_leaf[First];
+    constexpr int q = kGmaxUnpackOrder.plane_of_leaf[First + 1], s = N * p % 4;
+    static_assert(N * q % 4 == s, "a leaf pair shares its lane offset");
+    const __m512i a = aligned_window<N, p>(x);
+    const __m512i b = aligned_window<N, q>(x);
+    return GmaxVec::max<T>(_mm512_mask_unpacklo_epi8(neutral, m.lo[s], a, b),
+                           _mm512_mask_unpackhi_epi8(neutral, m.hi[s], a, b));
+  } else if constexpr (Depth == 0) {
+    constexpr int plane = kGmaxUnpackOrder.plane_of_leaf[First];
+    const __m512i w = _mm512_maskz_loadu_epi8(m.plane, x + plane * N);
+    return std::is_signed_v<T> ? _mm512_mask_blend_epi8(m.plane, neutral, w) : w;
+  } else {
+    const __m512i a = gmax_unpack_tree<T, N, Aligned, Depth - 1, First>(x, m, neutral);
+    const __m512i b =
+        gmax_unpack_tree<T, N, Aligned, Depth - 1, First + (1 << (Depth - 1))>(x, m, neutral);
+    return GmaxVec::max<T>(_mm512_unpacklo_epi8(a, b), _mm512_unpackhi_epi8(a, b));
+  }
+}
+
+// Four subtrees of 16 leaves (their planes' maxima in every 128-bit lane),
+// then the two cross-lane levels: lane q of the result holds subtree
+// {0, 2, 1, 3}[q] (GmaxUnpackOrder).
+template <class T, int N, bool Aligned>
+GmaxVec::V GmaxVec::pass_unpack(const uint8_t* x) {
+  static_assert(N > 32 && N <= 61, "one aligned window per plane");
+  static constexpr GmaxUnpackMasks m = gmax_unpack_masks<N>();
+  const __m512i neutral = _mm512_set1_epi8(std::is_signed_v<T> ? static_cast<char>(0x80) : 0);
+  const __m512i m0 = merge<-1, T>(gmax_unpack_tree<T, N, Aligned, 4, 0>(x, m, neutral),
+                                  gmax_unpack_tree<T, N, Aligned, 4, 16>(x, m, neutral));
+  const __m512i m1 = merge<-1, T>(gmax_unpack_tree<T, N, Aligned, 4, 32>(x, m, neutral),
+                                  gmax_unpack_tree<T, N, Aligned, 4, 48>(x, m, neutral));
+  return merge<0, T>(m0, m1);
+}
 
 }  // namespace
 }  // namespace npukit::cpu
