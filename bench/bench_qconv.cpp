@@ -43,6 +43,7 @@ constexpr Layer kLayers[] = {
     {"mnv2_project_1x1_28", 192, 28, 28, 32, 1, 1, 0, 1},
     {"mnv2_project_1x1_14_384", 384, 14, 14, 64, 1, 1, 0, 1},
     {"mnv2_project_1x1_7_320", 960, 7, 7, 320, 1, 1, 0, 1},
+    {"fmnist_conv2_3x3", 8, 14, 14, 16, 3, 1, 1, 1},  // the bundled int8 model's second layer
 };
 
 void run(benchmark::State& state) {

@@ -98,7 +98,7 @@ const char* declines_rows16_avx512(const QAvgPoolProblem& p) {
   return rows16_build(p, 2, true, nullptr);
 }
 const char* declines_rows16_avx2(const QAvgPoolProblem& p) {
-  return rows16_build(p, 2, false, nullptr);
+  return rows16_build(p, 2, false, nullptr, true);
 }
 
 const char* declines_fmean_nhwc(const QAvgPoolProblem& p) {
@@ -170,7 +170,7 @@ const KernelList<QAvgPoolProblem>& qlinear_average_pool_kernels() {
            declines_flat3x3_avx2, x8_qavgpool_flat3x3_nchw_avx2},
           {"x8-qavgpool-rows16-nchw-avx2", Isa::avx2,
            "rows of at most 16 columns, stride_w 1, integer final step (scale-1 ONNX Runtime, "
-           "int_mean)",
+           "int_mean) or the checked float tail (calibrated ONNX Runtime)",
            declines_rows16_avx2, x8_qavgpool_rows16_nchw_avx2},
           {"x8-qavgpool-u16-nchw-avx2", Isa::avx2,
            "integer window sums (every profile but GHP; float_mean checked), <= 257 taps, unit "

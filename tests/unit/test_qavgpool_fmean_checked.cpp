@@ -182,8 +182,12 @@ TEST(QAvgPoolFmeanCheckedFast, EveryVariantAndThePublicCallMatchTheReference) {
     if (isa <= host_isa()) caps.push_back(isa);
   variant_test::Runs runs;
   int problems = 0, checked = 0;
-  int64_t redo = 0, outputs = 0;
+  int64_t redo = 0, outputs = 0, redo_rows16 = 0;
   std::vector<int> by_scale_kind(4, 0);
+  const auto rows16_avx2 = std::find_if(
+      list.variants.begin(), list.variants.end(),
+      [](const auto& v) { return v.name == std::string("x8-qavgpool-rows16-nchw-avx2"); });
+  ASSERT_NE(rows16_avx2, list.variants.end());
   for (int attempt = 0; attempt < 600; ++attempt) {
     Case c;
     if (!random_case(g, c)) continue;
@@ -198,8 +202,12 @@ TEST(QAvgPoolFmeanCheckedFast, EveryVariantAndThePublicCallMatchTheReference) {
     if (plan.fmean_checked) {
       ++checked;
       ++by_scale_kind[static_cast<size_t>(c.scale_kind)];
-      redo += redo_lanes(plan, xs.view);
+      const int64_t r = redo_lanes(plan, xs.view);
+      redo += r;
       outputs += shape_numel(ys);
+      // The rows16 kernel's checked tail (narrow NCHW rows) met undecided outputs.
+      const cpu::QAvgPoolProblem q{xs.view, want.view(), &c.p, plan};
+      if (rows16_avx2->declines(q) == nullptr) redo_rows16 += r;
     }
     const std::string context =
         "seed " + std::to_string(seed) + " attempt " + std::to_string(attempt) + ": " + c.text();
@@ -230,14 +238,20 @@ TEST(QAvgPoolFmeanCheckedFast, EveryVariantAndThePublicCallMatchTheReference) {
   }
   variant_test::print_runs("fmean-checked", runs);
   std::printf(
-      "[ fmean-checked ] %d problems, %d with the checked tail, %lld of %lld outputs redone\n",
-      problems, checked, static_cast<long long>(redo), static_cast<long long>(outputs));
+      "[ fmean-checked ] %d problems, %d with the checked tail, %lld of %lld outputs redone (%lld "
+      "in problems x8-qavgpool-rows16-nchw-avx2 takes)\n",
+      problems, checked, static_cast<long long>(redo), static_cast<long long>(outputs),
+      static_cast<long long>(redo_rows16));
   EXPECT_GT(problems, 450);
   EXPECT_GT(checked, 300);
   for (int k = 0; k < 4; ++k) EXPECT_GT(by_scale_kind[static_cast<size_t>(k)], 40) << k;
   // The redo ran on many outputs (the tie-prone scales), and most outputs did not need it.
   EXPECT_GT(redo, 1000);
   EXPECT_LT(redo, outputs / 4);
+  EXPECT_GT(redo_rows16, 50);
+  if (max_isa() >= Isa::avx2) {
+    EXPECT_GT(runs.of("x8-qavgpool-rows16-nchw-avx2"), 40);
+  }
   if (max_isa() >= Isa::avx512) {  // the cap, as dispatch and runnable() see it
     // Stride-1 rows of more than 32 outputs go to the fmean kernel (133 runs left here).
     EXPECT_GT(runs.of("x8-qavgpool-u16-nchw-avx512"), 110);
@@ -246,8 +260,8 @@ TEST(QAvgPoolFmeanCheckedFast, EveryVariantAndThePublicCallMatchTheReference) {
 }
 
 // The race's shapes (fewer channels) with the race's scales, calibrated and
-// tie-prone ones: whole 32-output blocks, stride-2 rows, 14x14 narrow rows,
-// batch > 1; 1 to 3 threads.
+// tie-prone ones: whole 32-output blocks, stride-2 rows, 14x14 narrow rows
+// (also through the rows16 kernels), batch > 1; 1 to 3 threads.
 TEST(QAvgPoolFmeanCheckedFast, MatchesTheReferenceOnTheRaceShapes) {
   qpool_test::Restore restore;
   const uint32_t seed = kSeed + 1;
@@ -292,8 +306,9 @@ TEST(QAvgPoolFmeanCheckedFast, MatchesTheReferenceOnTheRaceShapes) {
         return first_difference(bytes_nchw(y), wb);
       };
       const std::string context = "seed " + std::to_string(seed) + ": " + c.text();
-      ASSERT_TRUE(variant_test::run_every_variant(list, make, compare, context, runs,
-                                                  {"u16-n", 1 + variant % 3}));
+      for (const char* only : {"u16-n", "rows16"})
+        ASSERT_TRUE(variant_test::run_every_variant(list, make, compare, context, runs,
+                                                    {only, 1 + variant % 3}));
     }
   variant_test::print_runs("fmean-checked race", runs);
   std::printf("[ fmean-checked ] race shapes: %lld outputs redone (seed %u)\n",
@@ -301,6 +316,10 @@ TEST(QAvgPoolFmeanCheckedFast, MatchesTheReferenceOnTheRaceShapes) {
   if (max_isa() >= Isa::avx512) {  // the cap, as dispatch and runnable() see it
     EXPECT_GT(runs.of("x8-qavgpool-u16-nchw-avx512"), 12);
     EXPECT_GT(runs.of("x8-qavgpool-u16-nhwc-avx512"), 2);
+  }
+  // The 14x14 rows (NCHW: 6 of the 8 variants of that shape).
+  if (max_isa() >= Isa::avx2) {
+    EXPECT_GE(runs.of("x8-qavgpool-rows16-nchw-avx2"), 6);
   }
   EXPECT_GT(redo, 100);
 }

@@ -67,13 +67,23 @@ struct Lane {
   bool real = false;
 };
 
+// Whether the call's final step is the checked float tail (calibrated ONNX
+// Runtime) rather than an integer one.
+bool uses_checked_tail(const QAvgPlan& P) {
+  return !qavg_int_float_mean(P) && P.arith != QAvgArith::int_mean && qavg_checked_float(P);
+}
+
 // The calls the kernels do not take, by their geometry and arithmetic.
-const char* rows16_declines(const QAvgPoolProblem& p, int rows, bool one_load) {
+const char* rows16_declines(const QAvgPoolProblem& p, int rows, bool one_load, bool checked_tail) {
   const QAvgPlan& P = p.plan;
   if (P.unsupported) return P.unsupported;
   if (P.bm_shift) return "bm_pool_quantized's shift";
-  if (!qavg_int_float_mean(P) && P.arith != QAvgArith::int_mean)
-    return "not an integer final step (scale-1 ONNX Runtime float path, or int_mean)";
+  if (!qavg_int_float_mean(P) && P.arith != QAvgArith::int_mean &&
+      !(checked_tail && qavg_checked_float(P)))
+    return checked_tail
+               ? "not an integer final step (scale-1 ONNX Runtime float path, or "
+                 "int_mean) nor the checked float tail (calibrated ONNX Runtime)"
+               : "not an integer final step (scale-1 ONNX Runtime float path, or int_mean)";
   if (p.x.stride(3) != 1 || p.y.stride(3) != 1) return "x or y not unit-stride along W";
   if (P.w.stride != 1) return "stride along W above 1";
   if (P.W > 16 || P.w.out > 16) return "input or output rows wider than 16";
@@ -196,15 +206,48 @@ const char* lane_fields(const QAvgPlan& P, const std::vector<Lane>& lanes, size_
   return nullptr;
 }
 
+// The checked tail's offset and multiplier of every stored lane into R.
+const char* checked_lanes(const QAvgPlan& P, const std::vector<uint64_t>& keys, Rows16Plan& R) {
+  // The tail widens the window sums as signed 16-bit words.
+  if (int64_t{P.hi} * P.taps > 32767 || int64_t{P.lo} * P.taps < -32768)
+    return "window sums too large for 16-bit lanes";
+  const int64_t L = 16 * int64_t{R.rows};
+  R.checked = true;
+  R.offsets.assign(keys.size() * static_cast<size_t>(L), 0);
+  R.multipliers.assign(keys.size() * static_cast<size_t>(L), 0.0f);
+  for (size_t c = 0; c < keys.size(); ++c)
+    for (int64_t i = 0; i < R.rows; ++i)
+      for (int64_t j = 0; j < P.w.out; ++j) {
+        const uint64_t key = keys[c] >> (32 * i);
+        if ((key & 0xffff) == 0xffff) continue;  // no output row
+        const auto vh = static_cast<int32_t>(key & 0xffff),
+                   ch = static_cast<int32_t>(key >> 16 & 0xffff);
+        const int32_t valid = vh * P.w.valid[static_cast<size_t>(j)];
+        const int64_t d =
+            avg_divisor(P.divisor, P.taps, valid, ch * P.w.clipped[static_cast<size_t>(j)]);
+        if (d < 1) return "a window with no tap to divide by (the reference gives y_zp)";
+        const size_t at = c * static_cast<size_t>(L) + static_cast<size_t>(i * 16 + j);
+        R.offsets[at] = -P.x_zp * valid;
+        R.multipliers[at] = fmean_check_multiplier(P, d);
+      }
+  return nullptr;
+}
+
 }  // namespace
 
-const char* rows16_build(const QAvgPoolProblem& p, int rows, bool one_load, Rows16Plan* T) {
-  if (const char* why = rows16_declines(p, rows, one_load)) return why;
+const char* rows16_build(const QAvgPoolProblem& p, int rows, bool one_load, Rows16Plan* T,
+                         bool checked_tail) {
+  if (const char* why = rows16_declines(p, rows, one_load, checked_tail)) return why;
   const QAvgPlan& P = p.plan;
-  const Rule rule = rule_of(qavg_int_float_mean(P) ? Rounding::half_to_even : P.rounding);
   Rows16Plan R;
   R.rows = rows;
   const std::vector<uint64_t> keys = group_classes(P, rows, R.group_class);
+  if (uses_checked_tail(P)) {
+    if (const char* why = checked_lanes(P, keys, R)) return why;
+    if (T) *T = std::move(R);
+    return nullptr;
+  }
+  const Rule rule = rule_of(qavg_int_float_mean(P) ? Rounding::half_to_even : P.rounding);
   std::vector<Lane> lanes;
   if (const char* why = lane_divisors(P, rows, keys, rule, lanes, R.sh, R.K, R.clamp_free))
     return why;

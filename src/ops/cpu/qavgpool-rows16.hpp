@@ -2,7 +2,8 @@
 // NCHW planes whose rows fit 16 words (W, OW <= 16, stride_w 1), the integer
 // final steps (scale-1 ONNX Runtime's float path, int_mean under every
 // rounding rule whose numerators are not negative or that ignores the sign)
-// in 16-bit lanes.
+// in 16-bit lanes; on AVX2 also ONNX Runtime's float path on calibrated
+// scales by the checked float tail (qavgpool.hpp: QAvgPlan::fmean_checked).
 #pragma once
 
 #include <cstdint>
@@ -27,11 +28,19 @@ struct Rows16Plan {
   int sh = 0, K = 0;
   std::vector<int32_t> group_class;
   std::vector<uint16_t> lanes;
+  // checked: per lane of each class ([class][16 * rows]) the offset of the
+  // checked tail's integer D = s - x_zp * valid and its multiplier
+  // fmean_check_multiplier(d), instead of `lanes` (lanes past the row: 0).
+  bool checked = false;
+  std::vector<int32_t> offsets;
+  std::vector<float> multipliers;
 };
 
 // nullptr and *T filled (T may be null) when the kernels take p with `rows`
 // output rows per vector (one_load: a group's window rows come from one
-// 64-byte load), else why not.
-const char* rows16_build(const QAvgPoolProblem& p, int rows, bool one_load, Rows16Plan* T);
+// 64-byte load; checked_tail: the kernel has the checked float tail), else
+// why not.
+const char* rows16_build(const QAvgPoolProblem& p, int rows, bool one_load, Rows16Plan* T,
+                         bool checked_tail = false);
 
 }  // namespace npukit::cpu

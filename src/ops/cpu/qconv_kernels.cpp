@@ -158,7 +158,8 @@ const KernelList<QConvProblem>& qconv_kernels() {
            qconv::dw_nhwc_declines, run_dw_nhwc_avx512},
           {"x8-qconv-gemm-nhwc-avx2", Isa::avx2,
            "as x8-qconv-gemm-nhwc-avx512vnni with x or y channels-last (the runner's int8 "
-           "layout); exact u8 x s8 products by the 7-bit split of vpmaddubsw",
+           "layout); two exact u8 x s8 products per vpmaddwd on int16 pairs, 3 pixels x 16 "
+           "channels per pass",
            qconv::nhwc_declines_channels_last, run_nhwc_avx2},
           {"x8-qconv-dw-nhwc-avx2", Isa::avx2,
            "depthwise on channels-last x and y (the runner's int8 layout); channels in the "

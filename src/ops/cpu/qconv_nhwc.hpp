@@ -28,9 +28,11 @@ struct NhwcBlock {
   const int64_t* tap_off;          // byte offset of each tap from px[r]
   int64_t taps = 0, C4 = 0;        // taps; channel quads per tap
   const int8_t* w;                 // the block's weights [tap][C4][64][4]
-  const int16_t* w16 = nullptr;    // the same as [tap][C4][2][64][2] int16 (AVX2 kernel)
-  const int32_t* offset;           // [64]: bias - x_zp' * sum(w') (wrapping)
-  const float* multiplier;         // [64]: QConvProblem::multiplier(o)
+  // The same as [tap][C4][2][64][2] int16, each quad's pairs (w0, w2) then
+  // (w1, w3) (AVX2 kernel).
+  const int16_t* w16 = nullptr;
+  const int32_t* offset;    // [64]: bias - x_zp' * sum(w') (wrapping)
+  const float* multiplier;  // [64]: QConvProblem::multiplier(o)
   int32_t y_zp = 0;
   bool y_s8 = false;
   uint8_t* y;  // codes of pixel r, channel o at y[r * y_stride + o]
@@ -61,7 +63,8 @@ void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn, bool int16_weights = false)
 // Packs w' (s8; u8 weights as w ^ 0x80) into the NHWC layout; pk's other fields
 // (K, w_sum) are filled by pack_qconv.
 void pack_nhwc(const TensorView& w, QConvPackedWeights& pk);
-// nhwc_w's quads [64][4] as int16 pairs [2][64][2] (sign-extended).
+// nhwc_w's quads [64][4] as int16 pairs [2][64][2] (sign-extended): (w0, w2)
+// then (w1, w3), the pairs the AVX2 kernel forms of x' by a mask and a shift.
 void widen_nhwc(const std::vector<int8_t>& w, std::vector<int16_t>& w16);
 
 }  // namespace npukit::qconv

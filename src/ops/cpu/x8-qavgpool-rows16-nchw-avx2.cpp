@@ -4,7 +4,8 @@
 // would end past the tensor is copied first: AVX2 has no byte masks) and, with
 // stride_h 1, shared by both output rows; lanes >= W are cleared once per
 // output row; the horizontal taps are lane shifts (alignr across the two
-// 128-bit halves).
+// 128-bit halves). Calibrated scales take the checked float tail of the
+// k2s2/k3s2 kernels (x8-qavgpool-avx2-checked.inc) on the same sums.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -22,6 +23,7 @@
 namespace npukit::cpu {
 namespace {
 
+#include "ops/cpu/x8-qavgpool-avx2-checked.inc"
 #include "ops/cpu/x8-store-codes16-avx2.inc"
 
 // Output rows oh (a) and oh + 1 (b).
@@ -29,6 +31,7 @@ namespace {
 constexpr int kRows = 2;
 constexpr bool kOneLoad = false;
 constexpr int64_t kLanes = 32;
+constexpr bool kCheckedTail = true;
 
 struct Ctx {
   int64_t KW = 1, KH = 1, pl = 0, H = 0, W = 0, OH = 0, OW = 0, sH = 0, ysH = 0;
@@ -38,8 +41,10 @@ struct Ctx {
   __m128i sh;
   Vec K, lo, hi;
   __m256i wmask;
+  const QAvgPlan* plan = nullptr;
+  CheckedRegs fr;
 
-  Ctx(const QAvgPoolProblem& p, const Rows16Plan& R) {
+  Ctx(const QAvgPoolProblem& p, const Rows16Plan& R) : plan(&p.plan), fr(checked_regs(p.plan)) {
     const QAvgPlan& P = p.plan;
     KW = P.w.kernel;
     KH = P.h.kernel;
@@ -65,6 +70,10 @@ struct Ctx {
     wmask = _mm256_load_si256(reinterpret_cast<const __m256i*>(m));
   }
 };
+
+inline __m256i load8(const int32_t* p) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
 
 // Lane j + t of v in lane j (0 outside the 16 lanes), |t| <= 7.
 template <int t>
@@ -117,6 +126,8 @@ struct Taps {
   int64_t kh, kw, pl, H, W, OH, OW, sH, ysH, sh_rows, top;
   const uint8_t* x_end;
   __m256i wmask;
+  const QAvgPlan* plan;
+  CheckedRegs fr;
 
   explicit Taps(const Ctx& c)
       : kh(KH > 0 ? KH : c.KH),
@@ -131,7 +142,9 @@ struct Taps {
         sh_rows(c.sh_rows),
         top(c.top),
         x_end(c.x_end),
-        wmask(c.wmask) {}
+        wmask(c.wmask),
+        plan(c.plan),
+        fr(c.fr) {}
 
   // The 16 bytes from p, or the row's W bytes then zeros where 16 bytes
   // would read past the tensor.
@@ -184,6 +197,24 @@ struct Taps {
   void store(Vec codes, T* yp, int64_t oh) const {
     store1(codes.a, yp, oh);
     if (oh + 1 < OH) store1(codes.b, yp, oh + 1);
+  }
+
+  // The checked tail's codes of the sums s of output rows oh (a) and oh + 1
+  // (b), with the lanes' offsets and multipliers (32 each); the outputs it
+  // cannot decide are redone by the reference's chain after the store.
+  template <class T>
+  void store_checked(Vec s, const int32_t* off, const float* m, const T* xp, T* yp,
+                     int64_t oh) const {
+    int redo_a = 0, redo_b = 0;
+    const Vec codes{checked16(s.a, load8(off), load8(off + 8), _mm256_loadu_ps(m),
+                              _mm256_loadu_ps(m + 8), fr, &redo_a),
+                    checked16(s.b, load8(off + 16), load8(off + 24), _mm256_loadu_ps(m + 16),
+                              _mm256_loadu_ps(m + 24), fr, &redo_b)};
+    store<T>(codes, yp, oh);
+    const int stored = (1 << OW) - 1;  // lanes >= OW are not outputs
+    if ((redo_a &= stored) != 0) redo_outputs(*plan, xp, sH, oh, 0, redo_a, yp + oh * ysH);
+    if ((redo_b &= stored) != 0 && oh + 1 < OH)
+      redo_outputs(*plan, xp, sH, oh + 1, 0, redo_b, yp + (oh + 1) * ysH);
   }
 
   // Stores the OW codes: one 16-byte store when its excess lands on later

@@ -23,6 +23,7 @@ namespace {
 using Vec = __m512i;
 constexpr int kRows = 2;
 constexpr bool kOneLoad = true;
+constexpr bool kCheckedTail = false;  // calibrated scales: x8-qavgpool-u16-nchw-avx512
 constexpr int64_t kLanes = 32;
 
 #include "ops/cpu/x8-qavgpool-lanes16-avx512.inc"

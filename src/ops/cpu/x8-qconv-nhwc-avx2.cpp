@@ -1,11 +1,16 @@
 // AVX2 micro-kernel of the channels-last integer convolution (qconv_nhwc.hpp)
 // for hosts without AVX-512 VNNI: output channels in the lanes (8 per
-// vector), int16 weights in pairs (NhwcBlock::w16), and per pixel and quad
-// the pairs (x'0, x'1) and (x'2, x'3) zero-extended to int16 and broadcast:
-// one vpmaddwd sums two u8 x s8 products per lane exactly in int32 (no
-// saturation, unlike vpmaddubsw: 2 vpmaddwd per 4 products instead of the
-// 7-bit split's 2 vpmaddubsw + 2 vpmaddwd), onto the lane's offset. The
-// requantization is store_avx2's, its lower clamp by saturating packs.
+// vector), int16 weights in pairs (NhwcBlock::w16: (w0, w2) and (w1, w3) of
+// each quad), and per pixel and quad the dword (x'0, x'1, x'2, x'3)
+// broadcast, whose low bytes masked are the int16 pairs (x'0, x'2) and whose
+// words shifted right by 8 are (x'1, x'3): one vpmaddwd sums two u8 x s8
+// products per lane exactly in int32 (no saturation, unlike vpmaddubsw: 2
+// vpmaddwd per 4 products instead of the 7-bit split's 2 vpmaddubsw + 2
+// vpmaddwd), onto the lane's offset. A pass covers 3 pixels x 16 channels:
+// its weights are loaded once per quad for the 3 pixels, and 16 channels'
+// weights stream through L1 per pass (32 channels x 2 pixels before: 8-10%
+// less time per int8 network at the cap, session 15). The requantization is
+// store_avx2's, its lower clamp by saturating packs.
 #include "ops/cpu/qconv_nhwc.hpp"
 
 #if defined(__x86_64__)
@@ -19,8 +24,6 @@ namespace npukit::qconv {
 
 namespace {
 
-constexpr int kVectors = 4;  // per pass: 32 output channels, half a weight block
-
 inline __m256i bcast(const uint8_t* p) {
   int32_t v;
   std::memcpy(&v, p, sizeof v);
@@ -28,7 +31,7 @@ inline __m256i bcast(const uint8_t* p) {
 }
 
 // float(acc) * m rounded to nearest even, clamped above to the code range
-// minus y_zp only (past it the conversion would give INT_MIN); pack32's
+// minus y_zp only (past it the conversion would give INT_MIN); pack16's
 // saturating packs clamp below: for an integer bound, clamping before or
 // after rounding gives the same integer. acc already holds the offset.
 inline __m256i rounded(__m256i a, const float* m, __m256 fhi) {
@@ -36,27 +39,28 @@ inline __m256i rounded(__m256i a, const float* m, __m256 fhi) {
   return _mm256_cvttps_epi32(_mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 }
 
-// 32 codes of four vectors of rounded values in channel order: int32 ->
+// 16 codes of two vectors of rounded values in channel order: int32 ->
 // int16 with saturation, + y_zp with int16 saturation (a saturated value
 // stays past the code range on its side), -> u8/s8 with saturation (the
-// reference's clamp). The packs interleave 128-bit lanes
-// ([a0-3 b0-3 c0-3 d0-3 | a4-7 b4-7 c4-7 d4-7]); one dword permutation
-// restores the order.
-inline __m256i pack32(const __m256i* q, __m256i yzp16, bool s8) {
+// reference's clamp). The packs interleave 128-bit lanes (dwords [a0-3 b0-3
+// a0-3 b0-3 | a4-7 b4-7 a4-7 b4-7]); one dword permutation puts the 16 codes
+// in order in the low 128 bits.
+inline __m128i pack16(const __m256i* q, __m256i yzp16, bool s8) {
   const __m256i ab = _mm256_adds_epi16(_mm256_packs_epi32(q[0], q[1]), yzp16);
-  const __m256i cd = _mm256_adds_epi16(_mm256_packs_epi32(q[2], q[3]), yzp16);
-  const __m256i bytes = s8 ? _mm256_packs_epi16(ab, cd) : _mm256_packus_epi16(ab, cd);
-  return _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+  const __m256i bytes = s8 ? _mm256_packs_epi16(ab, ab) : _mm256_packus_epi16(ab, ab);
+  return _mm256_castsi256_si128(
+      _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 0, 4, 1, 5)));
 }
 
-// R pixels (R <= 2) from pixel r0 x 32 channels from channel o0 of the block.
+constexpr int kVectors = 2;  // per pass: 16 output channels, a quarter of a weight block
+
+// R pixels (R <= 3) from pixel r0 x 16 channels from channel o0 of the block.
 // Lanes past the block's output channels meet zero weights and are computed
-// but not stored.
+// but not stored. 3 x 2 accumulators, 4 weight vectors and a pixel's two
+// pairs fit the 16 registers.
 template <int R>
 void pass(const NhwcBlock& b, int r0, int64_t o0) {
-  // Bytes (0, 1) and (2, 3) of each dword as zero-extended int16 pairs.
-  const __m256i pair01 = _mm256_set1_epi32(static_cast<int32_t>(0x80018000u));
-  const __m256i pair23 = _mm256_set1_epi32(static_cast<int32_t>(0x80038002u));
+  const __m256i low_bytes = _mm256_set1_epi16(0x00ff);
   __m256i acc[R][kVectors];
   for (int r = 0; r < R; ++r)
     for (int v = 0; v < kVectors; ++v)
@@ -66,19 +70,17 @@ void pass(const NhwcBlock& b, int r0, int64_t o0) {
     const uint8_t* x[R];
     for (int r = 0; r < R; ++r) x[r] = b.px[r0 + r] + b.tap_off[t];
     for (int64_t q = 0; q < b.C4; ++q, w += kNhwcOcBlock * 4) {
-      __m256i xa[R], xb[R];
+      __m256i wa[kVectors], wb[kVectors];
+      for (int v = 0; v < kVectors; ++v) {
+        wa[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 16 * v));
+        wb[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + kNhwcOcBlock * 2 + 16 * v));
+      }
       for (int r = 0; r < R; ++r) {
         const __m256i xv = bcast(x[r] + q * 4);
-        xa[r] = _mm256_shuffle_epi8(xv, pair01);
-        xb[r] = _mm256_shuffle_epi8(xv, pair23);
-      }
-      for (int v = 0; v < kVectors; ++v) {
-        const __m256i wa = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 16 * v));
-        const __m256i wb =
-            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + kNhwcOcBlock * 2 + 16 * v));
-        for (int r = 0; r < R; ++r)
-          acc[r][v] = _mm256_add_epi32(acc[r][v], _mm256_add_epi32(_mm256_madd_epi16(xa[r], wa),
-                                                                   _mm256_madd_epi16(xb[r], wb)));
+        const __m256i xa = _mm256_and_si256(xv, low_bytes), xb = _mm256_srli_epi16(xv, 8);
+        for (int v = 0; v < kVectors; ++v)
+          acc[r][v] = _mm256_add_epi32(acc[r][v], _mm256_add_epi32(_mm256_madd_epi16(xa, wa[v]),
+                                                                   _mm256_madd_epi16(xb, wb[v])));
       }
     }
   }
@@ -87,17 +89,17 @@ void pass(const NhwcBlock& b, int r0, int64_t o0) {
   const __m256i yzp16 = _mm256_set1_epi16(static_cast<int16_t>(b.y_zp));
   const int64_t n = b.lanes - o0;  // channels to store (> 0)
   // Unrolled, so the accumulators stay in registers (see the VNNI kernel).
-#pragma GCC unroll 2
+#pragma GCC unroll 3
   for (int r = 0; r < R; ++r) {
     __m256i q[kVectors];
     for (int v = 0; v < kVectors; ++v) q[v] = rounded(acc[r][v], b.multiplier + o0 + 8 * v, fhi);
-    const __m256i codes = pack32(q, yzp16, b.y_s8);
+    const __m128i codes = pack16(q, yzp16, b.y_s8);
     uint8_t* y = b.y + (r0 + r) * b.y_stride + o0;
-    if (n >= 32) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(y), codes);
+    if (n >= 16) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(y), codes);
     } else {  // a channels-last y's last block: the next pixel follows
-      alignas(32) uint8_t tmp[32];
-      _mm256_store_si256(reinterpret_cast<__m256i*>(tmp), codes);
+      alignas(16) uint8_t tmp[16];
+      _mm_store_si128(reinterpret_cast<__m128i*>(tmp), codes);
       std::memcpy(y, tmp, static_cast<size_t>(n));
     }
   }
@@ -108,8 +110,9 @@ void pass(const NhwcBlock& b, int r0, int64_t o0) {
 void nhwc_block_avx2(const NhwcBlock& b, int R) {
   for (int64_t o0 = 0; o0 < b.lanes; o0 += 8 * kVectors) {
     int r = 0;
-    for (; r + 2 <= R; r += 2) pass<2>(b, r, o0);
-    if (r < R) pass<1>(b, r, o0);
+    for (; r + 3 <= R; r += 3) pass<3>(b, r, o0);
+    if (R - r == 2) pass<2>(b, r, o0);
+    if (R - r == 1) pass<1>(b, r, o0);
   }
 }
 

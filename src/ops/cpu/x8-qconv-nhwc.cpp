@@ -119,7 +119,7 @@ void widen_nhwc(const std::vector<int8_t>& w, std::vector<int16_t>& w16) {
     for (int64_t lane = 0; lane < kNhwcOcBlock; ++lane)
       for (int64_t j = 0; j < 4; ++j) {
         const int b = bytes[at + lane * 4 + j];
-        w16[static_cast<size_t>(at + j / 2 * kNhwcOcBlock * 2 + lane * 2 + j % 2)] =
+        w16[static_cast<size_t>(at + j % 2 * kNhwcOcBlock * 2 + lane * 2 + j / 2)] =
             static_cast<int16_t>(b >= 128 ? b - 256 : b);  // sign-extended
       }
 }
