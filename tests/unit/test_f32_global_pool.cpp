@@ -270,6 +270,74 @@ TEST(F32GlobalMaxFast, FixedSizePackedPlanesEqualReferenceBitForBit) {
                                 variant_test::name_has("f32-globalpool-max"));
 }
 
+// The fixed passes' integer max (GfBitsMax: a signed max of the floats' bits,
+// trusted only where a plane's result is a positive integer, else the pass
+// runs again with vmaxps): passes that mix planes of every kind below, so
+// that one all-negative plane sends its 15 neighbours through the float pass
+// too, under every rule and 1-3 threads.
+float edge_value(std::mt19937& g, int kind, int64_t e, int64_t at) {
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  const float neg = -std::fabs(normal(g)) - 1e-3f;
+  switch (kind) {
+    case 1:  // all negative: -inf, -FLT_MAX and -denormals among them
+      return g() % 8 == 0   ? -test::kInf
+             : g() % 8 == 0 ? -FLT_MAX
+             : g() % 8 == 0 ? bits_float(0x80000000u | (1 + g() % 0x7fffffu))
+                            : neg;
+    case 2:  // negatives and one +0 or -0 (a zero max)
+      return e == at ? (g() % 2 ? 0.0f : -0.0f) : neg;
+    case 3:  // positives and one -NaN, which a positive integer max hides
+      return e == at ? bits_float(0xffc00000u | (g() & 0x3fffffu)) : std::fabs(normal(g));
+    case 4:  // one +NaN (bits above +inf)
+      return e == at ? bits_float(0x7fc00000u | (g() & 0x3fffffu)) : normal(g);
+    case 5:  // a positive denormal max among negatives (FTZ flushes it)
+      return e == at ? bits_float(1 + g() % 0x7fffffu) : neg;
+    case 6:  // the smallest positives against large negatives
+      return e == at ? (g() % 2 ? FLT_MIN : bits_float(1)) : (g() % 2 ? -FLT_MAX : -test::kInf);
+    case 7:  // +inf among negatives
+      return e == at ? test::kInf : neg;
+    case 8:  // signs around zero: +-1 ulp above zero, +-0
+      return bits_float((g() % 2 ? 0x80000000u : 0u) | (g() % 3 == 0 ? 0u : 1 + g() % 4));
+    default:  // normal numbers
+      return normal(g);
+  }
+}
+
+TEST(F32GlobalMaxFast, IntegerMaxEdgesEqualReferenceBitForBit) {
+  Restore restore;
+  const uint32_t seed = 20261501;
+  std::printf("f32 global max, integer-max edges of the fixed passes: seed %u\n", seed);
+  std::mt19937 g(seed);
+  variant_test::Runs runs;
+  const int64_t channels[] = {16, 17, 32, 33, 64, 256, 257};
+  for (int i = 0; i < 400; ++i) {
+    Case c = random_case(g);
+    const int64_t side = 6 + static_cast<int64_t>(g() % 10);  // 6 .. 15: the fixed sizes
+    c.shape = {1 + static_cast<int64_t>(g() % 2), channels[g() % 7], side, side};
+    c.plane_gap = 0;
+    c.special = c.zeros = 0;
+    const Pool2dParams p = params_of(c, g);
+    Input in = make_input(c, g);
+    const int64_t hw = side * side, planes = c.shape[0] * c.shape[1];
+    // Most planes normal, the rest of one edge kind each (a pass's 16 planes mix).
+    const int odd_share = 1 + static_cast<int>(g() % 4);  // of 8
+    std::string kinds;
+    for (int64_t k = 0; k < planes; ++k) {
+      const int kind = static_cast<int>(g() % 8) < odd_share ? 1 + static_cast<int>(g() % 8) : 0;
+      const int64_t at = static_cast<int64_t>(g() % static_cast<uint32_t>(hw));
+      float* plane = in.x.data<float>() + k * hw;
+      for (int64_t e = 0; e < hw; ++e) plane[e] = edge_value(g, kind, e, at);
+      if (k < 40) kinds += static_cast<char>('0' + kind);
+    }
+    const std::string where = "seed " + std::to_string(seed) + " case " + std::to_string(i) +
+                              " plane kinds " + kinds + "...";
+    if (!max_case_matches(c, in, p, 1 + i % 3, where, runs)) break;
+  }
+  variant_test::print_runs("f32 global max, integer-max edges", runs);
+  variant_test::expect_each_ran(pool2d_kernels(), runs, 300,
+                                variant_test::name_has("f32-globalpool-max"));
+}
+
 // Averages and sums: the reference's order (each plane summed from +0 element
 // by element, then one division by hw or a product by coeff) under every rule
 // the fast variants take (taps loop without FTZ, MLAS's NCHWc loop) and the

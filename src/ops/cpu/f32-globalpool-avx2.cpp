@@ -49,6 +49,14 @@ struct GfVec {
   static F permute(F v, Index i) { return _mm256_permutevar8x32_ps(v, i); }
   static F set1(float v) { return _mm256_set1_ps(v); }
   static F max(F a, F b) { return _mm256_max_ps(a, b); }
+  static F imax(F a, F b) {
+    return _mm256_castsi256_ps(_mm256_max_epi32(_mm256_castps_si256(a), _mm256_castps_si256(b)));
+  }
+  static F imax_masked(F a, F b, Mask m) { return _mm256_blendv_ps(a, imax(a, b), m); }
+  static uint32_t positive_bits(F v) {
+    const __m256i gt = _mm256_cmpgt_epi32(_mm256_castps_si256(v), _mm256_setzero_si256());
+    return static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(gt)));
+  }
   static constexpr int kNanChains = 0;            // a compare per pair (GfNanSum)
   static F nan_acc(F acc, F) { return acc; }      // not called: no chains
   static F nan_pair(F acc, F, F) { return acc; }  // not called: no chains

@@ -38,6 +38,16 @@ struct GfVec {
   static F permute(F v, Index i) { return _mm512_permutexvar_ps(i, v); }
   static F set1(float v) { return _mm512_set1_ps(v); }
   static F max(F a, F b) { return _mm512_max_ps(a, b); }
+  static F imax(F a, F b) {
+    return _mm512_castsi512_ps(_mm512_max_epi32(_mm512_castps_si512(a), _mm512_castps_si512(b)));
+  }
+  static F imax_masked(F a, F b, Mask m) {
+    const __m512i ai = _mm512_castps_si512(a);
+    return _mm512_castsi512_ps(_mm512_mask_max_epi32(ai, m, ai, _mm512_castps_si512(b)));
+  }
+  static uint32_t positive_bits(F v) {
+    return _mm512_cmpgt_epi32_mask(_mm512_castps_si512(v), _mm512_setzero_si512());
+  }
   static constexpr int kNanChains = 4;
   static F nan_acc(F acc, F v) { return _mm512_fmadd_ps(v, _mm512_setzero_ps(), acc); }
   static F nan_pair(F acc, F a, F b) { return _mm512_fmadd_ps(a, b, acc); }

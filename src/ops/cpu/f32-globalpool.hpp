@@ -9,10 +9,12 @@
 // A max keeps one of its inputs, so apart from NaN and the sign of a zero the
 // result does not depend on the order: each plane is folded into one vector
 // by loads inside the plane (overlapping at its end; gap-free planes of the
-// squares 6x6 .. 15x15 from the pass's rows under compile-time masks), and a
-// tree of merges leaves plane k in lane k. The few planes where the order would show (a NaN
-// in the plane's block, a zero result, or under FTZ a zero or denormal one)
-// are recomputed by the reference's scalar loop.
+// squares 6x6 .. 15x15 from the pass's rows under compile-time masks, by
+// integer maxes of the floats' bits where every plane of the pass has a value
+// above +0), and a tree of merges leaves plane k in lane k. The few planes
+// where the order would show (a NaN in the plane's block, a zero result, or
+// under FTZ a zero or denormal one) are recomputed by the reference's scalar
+// loop.
 #pragma once
 
 #include <cstdint>
