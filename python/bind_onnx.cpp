@@ -103,10 +103,12 @@ void bind_model_class(py::module_& m) {
             return py::dict(py::arg("arena_bytes") = m.arena_bytes,
                             py::arg("arena_lower_bound") = m.arena_lower_bound,
                             py::arg("private_bytes") = m.private_bytes,
-                            py::arg("unshared_bytes") = m.unshared_bytes);
+                            py::arg("unshared_bytes") = m.unshared_bytes,
+                            py::arg("in_place_values") = m.in_place_values);
           },
           "Activation bytes of the latest plan: the arena values share by liveness, its lower "
-          "bound, values with their own buffers, and every value its own (as `npukit run`)")
+          "bound, values with their own buffers, and every value its own (as `npukit run`); "
+          "in_place_values: outputs written over an input dead after them (FusedConv's Z)")
       .def(
           "nodes",
           [](const onnx::Model& md) {

@@ -2,7 +2,8 @@
 // their buffers (batch-sliced runs rebind them); the other values a step
 // computes share one arena by liveness (memory_plan.hpp) unless the load kept
 // every intermediate (values() reads them after the run) or
-// NPUKIT_MEMORY_PLAN=unshared; renaming steps make views of their input.
+// NPUKIT_MEMORY_PLAN=unshared; renaming steps make views of their input, and
+// a FusedConv may write its output over its dead Z (join_in_place).
 #include <cstdlib>
 #include <numeric>
 #include <string>
@@ -48,6 +49,43 @@ std::vector<size_t> Model::Impl::rename_roots(const std::vector<bool>& channels_
     s.view_only = true;
   }
   return root;
+}
+
+// A step whose output starts as a copy of one of its inputs
+// (Step::in_place_input: FusedConv's Z) writes over that input's bytes when
+// no later step reads them (directly or through a rename), no other input of
+// the step shares them, neither is a graph input or output, and both have one
+// type, shape and layout: the output then joins the input's root like a
+// rename, so the root lives on to the output's last reader. `root` holds the
+// renames on entry and the joins too on return. Per value: 1 if joined so.
+std::vector<char> Model::Impl::join_in_place(std::vector<size_t>& root,
+                                             const std::vector<bool>& channels_last,
+                                             const std::vector<char>& io) const {
+  const std::vector<size_t> rename = root;
+  std::vector<size_t> last_read(names.size(), SIZE_MAX);  // per rename root
+  for (size_t k = 0; k < steps.size(); ++k)
+    for (size_t v : steps[k].in)
+      if (v != SIZE_MAX) last_read[rename[v]] = k;
+  std::vector<char> joined(names.size(), 0);
+  for (size_t k = 0; k < steps.size(); ++k) {
+    const Step& s = steps[k];
+    if (s.view_only) {  // again, in order: a rename of a joined value shares its root
+      root[s.out[0]] = root[s.in[0]];
+      continue;
+    }
+    const size_t i = static_cast<size_t>(s.in_place_input);
+    if (s.in_place_input < 0 || s.out.empty() || i >= s.in.size() || s.in[i] == SIZE_MAX) continue;
+    const size_t z = s.in[i], y = s.out[0], r = root[z];
+    bool ok = last_read[rename[z]] == k && !io[r] && !io[y] && types[r].present &&
+              !types[r].value && types[y].present && types[z].elem == types[y].elem &&
+              types[z].shape == types[y].shape && channels_last[z] == channels_last[y];
+    for (size_t u = 0; ok && u < s.in.size(); ++u)
+      ok = u == i || s.in[u] == SIZE_MAX || root[s.in[u]] != r;
+    if (!ok) continue;
+    root[y] = r;
+    joined[y] = 1;
+  }
+  return joined;
 }
 
 // Per value owning bytes: the steps from its writer to its last reader
@@ -122,10 +160,17 @@ void Model::Impl::allocate() {
   std::vector<char> io(names.size(), 0);
   for (size_t v : input_ids) io[v] = 1;
   for (size_t v : output_ids) io[v] = 1;
-  const std::vector<size_t> root = rename_roots(channels_last, io);
-  const std::vector<Lifetime> life = lifetimes(root);
+  std::vector<size_t> root = rename_roots(channels_last, io);
   const bool share = kept == Intermediates::may_fuse && memory_sharing_allowed();
+  const std::vector<char> joined =
+      share ? join_in_place(root, channels_last, io) : std::vector<char>(names.size(), 0);
+  const std::vector<Lifetime> life = lifetimes(root);
   std::vector<char*> at = place_in_arena(root, life, io, share);
+  for (size_t v = 0; v < names.size(); ++v)
+    if (joined[v]) {
+      memory.unshared_bytes += static_cast<int64_t>(arena_aligned(value_bytes(types[v])));
+      ++memory.in_place_values;
+    }
   for (size_t v = 0; v < names.size(); ++v) {
     const Operand& t = types[v];
     if (!t.present || root[v] != v) continue;
@@ -143,12 +188,17 @@ void Model::Impl::allocate() {
     views[v] = channels_last[v] ? channels_last_view(at[v], dt, t.shape)
                                 : TensorView::contiguous(at[v], dt, t.shape);
   }
-  for (const Step& s : steps)  // in order: a rename of a rename sees its source's view
+  for (const Step& s : steps) {  // in order: a rename of a rename sees its source's view
     if (s.view_only) {
       const size_t a = s.in[0], b = s.out[0];
       views[b] = TensorView::contiguous(views[a].raw(), views[a].dtype(), types[b].shape);
       shared[b] = shared[root[b]];
+    } else if (!s.out.empty() && joined[s.out[0]]) {  // one shape and layout: the input's view
+      const size_t y = s.out[0];
+      views[y] = views[s.in[static_cast<size_t>(s.in_place_input)]];
+      shared[y] = shared[root[y]];
     }
+  }
   for (Step& s : steps) {
     s.in_views.clear();
     s.out_views.clear();

@@ -70,6 +70,10 @@ struct NodePlan {
   std::vector<Operand> outputs;  // elem and shape
   Kernel run;
   std::vector<std::shared_ptr<Constant>> known = {};  // empty, or per output (null: unknown)
+  // Output 0 starts as a copy of input `in_place_input` (FusedConv's Z), which
+  // `run` skips when the two views are the same bytes: the executor may then
+  // give the output that input's bytes if no later step reads them. -1: never.
+  int in_place_input = -1;
 };
 
 struct PlanContext {

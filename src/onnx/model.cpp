@@ -409,6 +409,7 @@ bool Model::Impl::plan_node(size_t ni, const std::vector<Operand>& in, OrtNchwcT
     s.out.push_back(v);
   }
   s.run = std::move(p.run);
+  s.in_place_input = p.in_place_input;
   return true;
 }
 

@@ -43,7 +43,8 @@ struct Model::Impl {
     std::vector<size_t> in, out;
     Kernel run;
     std::vector<TensorView> in_views, out_views;
-    bool view_only = false;  // its output is a view of its input: nothing to run
+    bool view_only = false;   // its output is a view of its input: nothing to run
+    int in_place_input = -1;  // NodePlan::in_place_input
   };
   std::vector<Step> steps;
   std::vector<Operand> types;
@@ -123,6 +124,8 @@ struct Model::Impl {
   void allocate();  // allocate.cpp
   std::vector<size_t> rename_roots(const std::vector<bool>& channels_last,
                                    const std::vector<char>& io);
+  std::vector<char> join_in_place(std::vector<size_t>& root, const std::vector<bool>& channels_last,
+                                  const std::vector<char>& io) const;
   std::vector<Lifetime> lifetimes(const std::vector<size_t>& root) const;
   std::vector<char*> place_in_arena(const std::vector<size_t>& root,
                                     const std::vector<Lifetime>& life, const std::vector<char>& io,

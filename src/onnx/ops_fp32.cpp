@@ -84,10 +84,14 @@ NodePlan plan_conv_or_fused(const PlanContext& c, bool fused) {
     p.residual_first = mlas_nchwc_block(p.accumulation) != 0;
   }
   if (w.value != nullptr) packed = conv2d_pack_weights(w.value->tensor.view(), p, y[2], y[3]);
-  return {{make_operand(F, y)}, [p, packed, sum](const auto& in, const auto& out) {
-            if (sum) copy(in[3], out[0]);
-            conv2d(in[0], in[1], p.has_bias ? in[2] : TensorView(), out[0], p, packed.get());
-          }};
+  // When Z is dead after this node the memory plan may give y Z's bytes
+  // (allocate.cpp's join_in_place): y then holds Z already, no copy.
+  NodePlan plan{{make_operand(F, y)}, [p, packed, sum](const auto& in, const auto& out) {
+                  if (sum && in[3].raw() != out[0].raw()) copy(in[3], out[0]);
+                  conv2d(in[0], in[1], p.has_bias ? in[2] : TensorView(), out[0], p, packed.get());
+                }};
+  if (sum) plan.in_place_input = 3;
+  return plan;
 }
 
 NodePlan plan_conv(const PlanContext& c) {

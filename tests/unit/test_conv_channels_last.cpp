@@ -18,6 +18,7 @@
 #include <limits>
 #include <random>
 #include <sstream>
+#include <vector>
 
 #include "npukit/npukit.hpp"
 #include "ops/cpu/conv_nchw.hpp"
@@ -180,22 +181,11 @@ TEST(ConvChannelsLast, OclFormEqualsReferenceBitForBit) {
   EXPECT_EQ(cl_both, runs / 3);
 }
 
-// Planes as large as resnet18's: the driver's many tasks per channel block
-// (only a block's first task asks its next chains' weights into L2), two or
-// more blocks (the next block's first chain asked after a task's last
-// chain), outputs larger than an L2 (asked for writing tile by tile; the
-// 7x7 stride-2 stem from NCHW, and a 3x3 layer with and without its
-// residual first), with the weights packed ahead (as planned) and on the
-// call, 1 and 2 threads, both ISA levels of the form.
-TEST(ConvChannelsLast, LargePlanesEqualReferenceBitForBit) {
-  test::SettingsRestore restore;
-  if (max_isa() < Isa::avx2) GTEST_SKIP() << "the ocl form needs AVX2 (NPUKIT_MAX_ISA below avx2)";
-  const unsigned seed = 20261127;
+// Chain-outer problems (mlas_nchwc16, residual first or not, relu) against
+// the reference: weights packed ahead (as planned) and on the call, 1 and 2
+// threads, both ISA levels of the form. Counts the runs.
+void chain_outer_equal_reference(const std::vector<Case>& cases, unsigned seed, int64_t& runs) {
   std::mt19937 rng(seed);
-  // n, ic, oc, h, w, k, stride, dilation, pad, groups: 4356 x 72 outputs
-  // (1.25 MB, 3 chains of 16, 16 and 8 steps' channels), the stem (3.2 MB).
-  const Case cases[] = {{1, 40, 72, 66, 66, 3, 1, 1, 1, 1}, {1, 3, 64, 224, 224, 7, 2, 1, 3, 1}};
-  int64_t runs = 0;
   for (const Case& c : cases)
     for (int residual = 0; residual < 2; ++residual) {
       if (c.ic == 3 && residual) continue;  // the stem has no residual
@@ -203,12 +193,13 @@ TEST(ConvChannelsLast, LargePlanesEqualReferenceBitForBit) {
       p.window.kernel_h = p.window.kernel_w = c.k;
       p.window.stride_h = p.window.stride_w = c.stride;
       p.window.pad_top = p.window.pad_left = p.window.pad_bottom = p.window.pad_right = c.pad;
+      p.groups = c.groups;
       p.accumulation = Fp32Accumulation::mlas_nchwc16;
       p.has_bias = true;
       p.result_add = residual == 1;
       p.residual_first = residual == 1;
       p.clip = {0.0f, std::numeric_limits<float>::infinity()};
-      const Shape xs{c.n, c.ic, c.h, c.w}, ws{c.oc, c.ic, c.k, c.k};
+      const Shape xs{c.n, c.ic, c.h, c.w}, ws{c.oc, c.ic / c.groups, c.k, c.k};
       const Shape ys = conv2d_output_shape(xs, ws, p);
       const bool cl_x = c.ic > 3;  // the stem reads the NCHW image
       Operand x(xs, cl_x), y0(ys, true);
@@ -222,7 +213,7 @@ TEST(ConvChannelsLast, LargePlanesEqualReferenceBitForBit) {
       for (const cpu::OclKernel* kernel : {&cpu::kOclAvx512, &cpu::kOclAvx2}) {
         const Isa isa = kernel == &cpu::kOclAvx512 ? Isa::avx512 : Isa::avx2;
         if (isa > max_isa()) continue;
-        const auto packed = cpu::pack_conv_weights(w, 1, kernel->channels, p.accumulation);
+        const auto packed = cpu::pack_conv_weights(w, c.groups, kernel->channels, p.accumulation);
         for (const bool planned : {true, false})
           for (int threads = 1; threads <= 2; ++threads) {
             set_num_threads(threads);
@@ -237,8 +228,41 @@ TEST(ConvChannelsLast, LargePlanesEqualReferenceBitForBit) {
           }
       }
     }
+}
+
+// Planes as large as resnet18's: the driver's many tasks per channel block
+// (only a block's first task asks its next chains' weights into L2), two or
+// more blocks (the next block's first chain asked after a task's last
+// chain), outputs larger than an L2 (asked for writing tile by tile; the
+// 7x7 stride-2 stem from NCHW, and a 3x3 layer with and without its
+// residual first).
+TEST(ConvChannelsLast, LargePlanesEqualReferenceBitForBit) {
+  test::SettingsRestore restore;
+  if (max_isa() < Isa::avx2) GTEST_SKIP() << "the ocl form needs AVX2 (NPUKIT_MAX_ISA below avx2)";
+  // n, ic, oc, h, w, k, stride, dilation, pad, groups: 4356 x 72 outputs
+  // (1.25 MB, 3 chains of 16, 16 and 8 steps' channels), the stem (3.2 MB).
+  int64_t runs = 0;
+  chain_outer_equal_reference(
+      {{1, 40, 72, 66, 66, 3, 1, 1, 1, 1}, {1, 3, 64, 224, 224, 7, 2, 1, 3, 1}}, 20261127, runs);
   const int64_t kernels = max_isa() >= Isa::avx512 ? 2 : 1;
   EXPECT_EQ(runs, kernels * 3 * 2 * 2);  // problems, packings, threads
+}
+
+// Small planes in many channel blocks: one task per block holds all of the
+// block's tiles, of two sizes (an even split), which the AVX-512 form runs in
+// one pass with both tile bodies (7x7 on 64-channel blocks: five tiles of 5
+// positions, four of 6; 6x9 on 48-channel groups: 7 and 8; 10x10 on
+// 32-channel groups: 11 and 12, one task of them without a tile of 12).
+TEST(ConvChannelsLast, MixedTileSizesEqualReferenceBitForBit) {
+  test::SettingsRestore restore;
+  if (max_isa() < Isa::avx2) GTEST_SKIP() << "the ocl form needs AVX2 (NPUKIT_MAX_ISA below avx2)";
+  int64_t runs = 0;
+  chain_outer_equal_reference({{1, 32, 512, 7, 7, 3, 1, 1, 1, 1},
+                               {1, 256, 384, 6, 9, 3, 1, 1, 1, 8},
+                               {1, 256, 256, 10, 10, 3, 1, 1, 1, 8}},
+                              20261128, runs);
+  const int64_t kernels = max_isa() >= Isa::avx512 ? 2 : 1;
+  EXPECT_EQ(runs, kernels * 3 * 2 * 2 * 2);  // problems, residuals, packings, threads
 }
 
 // The public entry: channels-last problems that cpu::conv_ocl_channels_last

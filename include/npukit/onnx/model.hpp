@@ -118,6 +118,7 @@ struct MemoryUse {
   int64_t arena_lower_bound = 0;  // the most bytes of arena values alive at one step
   int64_t private_bytes = 0;      // values with their own buffers (inputs, outputs, ...)
   int64_t unshared_bytes = 0;     // every value its own buffer (each rounded to 64 bytes)
+  int64_t in_place_values = 0;    // outputs written over the bytes of an input dead after them
 };
 
 class Model {

@@ -166,6 +166,23 @@ NPUKIT_AVX512 void tile_pass(const OclTile* t, int64_t n) {
   }
 }
 
+// A pass whose tiles have P or P - 1 positions in about equal numbers (an
+// even split of a small plane: a 7x7 layer's 9 tiles are five of 5 and four
+// of 6): both bodies inlined. Its own function, so that tile_pass<V, P>'s
+// code (what the larger planes run) stays as it was: one body in the same
+// function ran the 56x56 layers 0.5-0.8% slower.
+template <int V, int P>
+NPUKIT_AVX512 void tile_pass_mixed(const OclTile* t, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (t[i].positions == P)
+      tile_body<V, P>(t[i]);
+    else if (t[i].positions == P - 1)
+      tile_body<V, P - 1>(t[i]);
+    else
+      tile_avx512(t[i]);
+  }
+}
+
 template <int V, int... Ps>
 constexpr std::array<OclTileKernel, sizeof...(Ps)> kernels_for(std::integer_sequence<int, Ps...>) {
   return {&tile<V, Ps + 1>...};
@@ -205,11 +222,29 @@ void tile_avx512(const OclTile& t) {
   }
 }
 
-// The pass kernel of n tiles of one block, shaped by the first; one tile
-// at a time for blocks of up to 16 channels (no pass instantiated).
+// Whether more than one of the n tiles is shorter than the longest (`most`
+// positions): the pass then runs two tile sizes (a full block's only).
+bool mixed_full_pass(const OclTile* t, int64_t n, int64_t most) {
+  int64_t shorter = 0;
+  for (int64_t k = 0; k < n; ++k) shorter += t[k].positions < most;
+  return shorter > 1 && most == max_positions(t[0].rows);
+}
+
+// The pass kernel of n tiles of one block, shaped by the longest tile (the
+// first is often a shorter one: shaped by it, a 7x7 layer's pass ran four
+// of its nine tiles out of line); one tile at a time for blocks of up to 16
+// channels (no pass instantiated).
 void pass_avx512(const OclTile* t, int64_t n) {
-  const auto i = static_cast<size_t>(t[0].positions - 1);
-  switch ((t[0].rows + kLanes - 1) / kLanes) {
+  int64_t most = 0;
+  for (int64_t k = 0; k < n; ++k) most = std::max(most, t[k].positions);
+  const int64_t vectors = (t[0].rows + kLanes - 1) / kLanes;
+  if (vectors > 1 && mixed_full_pass(t, n, most)) {
+    if (vectors == 2) return tile_pass_mixed<2, 12>(t, n);
+    if (vectors == 3) return tile_pass_mixed<3, 8>(t, n);
+    return tile_pass_mixed<4, 6>(t, n);
+  }
+  const auto i = static_cast<size_t>(most - 1);
+  switch (vectors) {
     case 1:
       for (int64_t k = 0; k < n; ++k) tile_avx512(t[k]);
       return;
