@@ -15,6 +15,11 @@ the first helper chunk began ("late": ~0.1 us when the CPUs share a cache,
 (time - (caller busy + helper window) / 2) and the serial time before it
 (the gap since the previous region ended), with the calling function
 (addr2line). Totals follow. Times in microseconds.
+
+When FILE.steps exists (the ONNX runner's nodes of unsliced runs), a second
+table lays the serial time at each node's door: the time before its first
+split region, between its regions, after its last (all of a node that split
+nothing) and from its end to the next node's start.
 """
 import argparse
 import bisect
