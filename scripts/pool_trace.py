@@ -15,9 +15,16 @@ the first helper chunk began ("late": ~0.1 us when the CPUs share a cache,
 (time - (caller busy + helper window) / 2) and the serial time before it
 (the gap since the previous region ended), with the calling function
 (addr2line). Totals follow. Times in microseconds.
+
+When FILE.steps exists (the ONNX runner's nodes of unsliced runs), a second
+table lays the serial time at each node's door: the time before its first
+split region, between its regions, after its last (all of a node that split
+nothing) and from its end to the next node's start.
 """
 import argparse
+import bisect
 import collections
+import os
 import statistics
 import subprocess
 import sys
@@ -97,6 +104,68 @@ def main():
     total = sum(s['time'] for s in stat)
     print(f"per run: regions {total:.1f}, idle at their ends {sum(s['idle'] for s in stat):.1f}, "
           f"serial between them {sum(s['gap'] for s in stat):.1f}")
+    if os.path.exists(args.trace + '.steps'):
+        print_steps(read_steps(args.trace + '.steps'), rows)
+
+
+def read_steps(path):
+    with open(path) as f:
+        header = f.readline().rstrip('\n').split('\t')
+        steps = [dict(zip(header, line.rstrip('\n').split('\t'))) for line in f]
+    for s in steps:
+        s['start_ns'], s['end_ns'] = int(s['start_ns']), int(s['end_ns'])
+    return steps
+
+
+def print_steps(steps, rows):
+    """The serial time of a run laid at the nodes' doors (FILE.steps): per node,
+    the time before its first split region ("before"), between its regions
+    ("between"), after its last ("after"; a node that split nothing has all its
+    time here) and from its end to the next node's start ("next")."""
+    keys = [(s['op_type'], s['name']) for s in steps]
+    p = period(keys)
+    # Whole runs from the middle third, each from the graph's first node on.
+    first = next(k for k in range(len(steps) // 3, len(steps)) if keys[k] == keys[0])
+    last = 2 * len(steps) // 3
+    starts = [r['start_ns'] for r in rows]
+    med = statistics.median
+    cols = collections.defaultdict(lambda: collections.defaultdict(list))
+    for s0 in range(first, last - p + 1, p):
+        for i in range(p):
+            s = steps[s0 + i]
+            k = bisect.bisect_left(starts, s['start_ns'])
+            inside = []
+            while k < len(rows) and rows[k]['end_ns'] <= s['end_ns']:
+                inside.append(rows[k])
+                k += 1
+            c = cols[i]
+            c['time'].append((s['end_ns'] - s['start_ns']) / 1e3)
+            if inside:
+                c['before'].append((inside[0]['start_ns'] - s['start_ns']) / 1e3)
+                c['between'].append(sum(b['start_ns'] - a['end_ns'] for a, b in zip(inside, inside[1:])) / 1e3)
+                c['after'].append((s['end_ns'] - inside[-1]['end_ns']) / 1e3)
+            else:
+                c['before'].append(0.0)
+                c['between'].append(0.0)
+                c['after'].append(c['time'][-1])
+            c['next'].append((steps[s0 + i + 1]['start_ns'] - s['end_ns']) / 1e3 if s0 + i + 1 < len(steps) else 0.0)
+            c['regions'].append(len(inside))
+    print(f'\n{len(cols[0]["time"])} runs of {p} nodes; medians over the runs (us)')
+    print(f"{'#':>3} {'regions':>7} {'time':>8} {'before':>7} {'between':>7} {'after':>7} {'next':>7}  node")
+    parts = ('before', 'between', 'after', 'next')
+    sums = dict.fromkeys(parts, 0.0)
+    for i in range(p):
+        c, s = cols[i], steps[first + i]
+        m = {k: med(c[k]) for k in parts}
+        for k in parts:
+            sums[k] += m[k] if k != 'next' or i < p - 1 else 0.0
+        print(f"{i:3d} {med(c['regions']):7g} {med(c['time']):8.1f} {m['before']:7.1f} {m['between']:7.1f} "
+              f"{m['after']:7.1f} {m['next']:7.1f}  {s['op_type']} {s['name']}")
+    # The last node's "next" runs to the next run's first node: the caller's
+    # loop and the run's start (input checks and copy), not a node's.
+    print('per run: serial in nodes before their regions {before:.1f}, between them {between:.1f}, '
+          'after them {after:.1f}; between nodes {next:.1f} (and {last:.1f} from the last node to '
+          "the next run's first)".format(**sums, last=med(cols[p - 1]['next'])))
 
 
 if __name__ == '__main__':

@@ -12,9 +12,15 @@ namespace npukit::detail {
 
 namespace {
 
+struct StepTrace {
+  int64_t start_ns = 0, end_ns = 0;
+  std::string op_type, name;
+};
+
 struct Trace {
   std::string path;
   std::vector<RegionTrace> regions;
+  std::vector<StepTrace> steps;
 };
 
 // The call site as module and offset, which addr2line reads.
@@ -46,6 +52,18 @@ void write(const Trace& t) {
     write_site(f, r.site);
   }
   std::fclose(f);
+  if (t.steps.empty()) return;
+  const std::string steps_path = t.path + ".steps";
+  f = std::fopen(steps_path.c_str(), "w");
+  if (f == nullptr) {
+    std::fprintf(stderr, "npukit: NPUKIT_POOL_TRACE: cannot write '%s'\n", steps_path.c_str());
+    return;
+  }
+  std::fprintf(f, "start_ns\tend_ns\top_type\tname\n");
+  for (const StepTrace& s : t.steps)
+    std::fprintf(f, "%lld\t%lld\t%s\t%s\n", static_cast<long long>(s.start_ns),
+                 static_cast<long long>(s.end_ns), s.op_type.c_str(), s.name.c_str());
+  std::fclose(f);
 }
 
 // Never destroyed: written by an atexit handler.
@@ -55,6 +73,7 @@ Trace* make_trace() {
   static Trace trace;
   trace.path = env;
   trace.regions.reserve(1 << 16);
+  trace.steps.reserve(1 << 16);
   std::atexit([] { write(trace); });
   return &trace;
 }
@@ -78,6 +97,11 @@ int64_t trace_now_ns() {
 
 void record_region(const RegionTrace& r) {
   if (Trace* t = trace()) t->regions.push_back(r);
+}
+
+void record_step(int64_t start_ns, int64_t end_ns, const std::string& op_type,
+                 const std::string& name) {
+  if (Trace* t = trace()) t->steps.push_back({start_ns, end_ns, op_type, name});
 }
 
 }  // namespace npukit::detail

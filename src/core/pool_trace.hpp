@@ -2,9 +2,14 @@
 // regions a caller ran alone are not listed: they are serial time), written
 // to FILE at exit, to find where a second thread's time goes layer by layer
 // (scripts/pool_trace.py summarizes a file per region of a network's run).
+// The ONNX runner adds one line per node it ran to FILE.steps (start, end,
+// op type, node name), so that the serial time between regions can be laid
+// at a node's door: before its first region, after its last, or a node that
+// split nothing.
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace npukit::detail {
 
@@ -23,5 +28,8 @@ bool pool_trace_on();
 int64_t trace_now_ns();
 // Keeps r for the file; the pool calls it under its one-job-at-a-time lock.
 void record_region(const RegionTrace& r);
+// Keeps one node's run for FILE.steps (the runner calls it under its run lock).
+void record_step(int64_t start_ns, int64_t end_ns, const std::string& op_type,
+                 const std::string& name);
 
 }  // namespace npukit::detail

@@ -19,6 +19,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "core/pool_trace.hpp"
 #include "onnx/attributes.hpp"
 #include "onnx/batch_slices.hpp"
 #include "onnx/conv_activation_fusion.hpp"
@@ -483,6 +484,15 @@ namespace {
 // fused operators follow the profile). Other profiles, and every profile with
 // NPUKIT_QDQ=literal, run the QDQ graph literally: dequantize, float operator,
 // quantize (docs/qdq.md).
+// NPUKIT_POOL_TRACE's FILE.steps line for a node the runner ran (pool_trace.hpp).
+void trace_step(const Node& n, std::chrono::steady_clock::time_point t0,
+                std::chrono::steady_clock::time_point t1) {
+  const auto ns = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+  };
+  detail::record_step(ns(t0), ns(t1), n.op_type, n.name);
+}
+
 bool fuses_qdq(Profile profile) {
   const char* mode = std::getenv("NPUKIT_QDQ");
   if (mode && std::string(mode) == "literal") return false;
@@ -589,12 +599,14 @@ const std::vector<TensorView>& Model::execute(const std::vector<TensorView>& in)
   }
   for (size_t i = 0; i < in.size(); ++i) copy(in[i], m.views[m.input_ids[i]]);
   m.run_seconds.assign(m.seconds.size(), 0.0);
+  static const bool tracing = detail::pool_trace_on();
   for (Impl::Step& s : m.steps) {
     if (s.view_only) continue;
     const auto t0 = std::chrono::steady_clock::now();
     s.run(s.in_views, s.out_views);
-    m.run_seconds[s.node] +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const auto t1 = std::chrono::steady_clock::now();
+    m.run_seconds[s.node] += std::chrono::duration<double>(t1 - t0).count();
+    if (tracing) trace_step(m.g.nodes[s.node], t0, t1);
   }
   m.record_run_times();
   return m.output_views;

@@ -29,15 +29,19 @@ Shape broadcast_shape(const Shape& a, const Shape& b, const char* function) {
 
 TensorView broadcast_view(const TensorView& t, const Shape& shape, const char* function,
                           const char* parameter) {
+  // The message is built only on failure: this runs on every call of a
+  // broadcasting operator (a Gemm's bias: ~3 us per call when built eagerly).
+  const auto refuse = [&] {
+    fail(function, parameter, "shape " + shape_text(t.shape()),
+         "a shape that broadcasts to " + shape_text(shape));
+  };
   const size_t rank = shape.size();
-  check(static_cast<size_t>(t.rank()) <= rank, function, parameter,
-        "shape " + shape_text(t.shape()), "a shape that broadcasts to " + shape_text(shape));
+  if (static_cast<size_t>(t.rank()) > rank) refuse();
   Shape st(rank, 0);
   const size_t off = rank - static_cast<size_t>(t.rank());
   for (size_t i = 0; i < static_cast<size_t>(t.rank()); ++i) {
     const int64_t d = t.dim(static_cast<int>(i));
-    check(d == shape[off + i] || d == 1, function, parameter, "shape " + shape_text(t.shape()),
-          "a shape that broadcasts to " + shape_text(shape));
+    if (d != shape[off + i] && d != 1) refuse();
     st[off + i] = d == 1 ? 0 : t.stride(static_cast<int>(i));
   }
   return TensorView(t.raw(), t.dtype(), shape, st, function);

@@ -17,8 +17,9 @@ void check_bias(const TensorView& bias, int64_t oc, bool has_bias, const char* f
   bias.expect_dtype(DType::f32, fn, "bias.dtype");
   const bool ok = (bias.rank() == 1 && bias.dim(0) == oc) ||
                   (bias.rank() == 4 && bias.shape() == Shape{1, oc, 1, 1});
-  check(ok, fn, "bias", "shape " + shape_text(bias.shape()),
-        "shape [" + std::to_string(oc) + "] or [1, " + std::to_string(oc) + ", 1, 1]");
+  if (!ok)  // the message is built only on failure: this runs on every convolution
+    fail(fn, "bias", "shape " + shape_text(bias.shape()),
+         "shape [" + std::to_string(oc) + "] or [1, " + std::to_string(oc) + ", 1, 1]");
 }
 
 // The shared checks of conv2d and depthwise2d; errors name `fn`, the entry the caller used.

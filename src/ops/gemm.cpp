@@ -10,14 +10,16 @@
 namespace npukit {
 
 Shape gemm_output_shape(const Shape& a, const Shape& b, const GemmParams& p) {
+  // The messages are built only on failure: this runs on every call.
   constexpr const char* fn = "npukit::gemm";
-  check(a.size() == 2, fn, "a", "shape " + shape_text(a), "a 2-D matrix");
-  check(b.size() == 2, fn, "b", "shape " + shape_text(b), "a 2-D matrix");
+  if (a.size() != 2) fail(fn, "a", "shape " + shape_text(a), "a 2-D matrix");
+  if (b.size() != 2) fail(fn, "b", "shape " + shape_text(b), "a 2-D matrix");
   const int64_t m = p.trans_a ? a[1] : a[0], k = p.trans_a ? a[0] : a[1];
   const int64_t kb = p.trans_b ? b[1] : b[0], n = p.trans_b ? b[0] : b[1];
-  check(k == kb, fn, "b", "shape " + shape_text(b),
-        "inner size " + std::to_string(k) + " to match a " + shape_text(a) +
-            (p.trans_b ? " (b transposed)" : ""));
+  if (k != kb)
+    fail(fn, "b", "shape " + shape_text(b),
+         "inner size " + std::to_string(k) + " to match a " + shape_text(a) +
+             (p.trans_b ? " (b transposed)" : ""));
   return {m, n};
 }
 
@@ -36,13 +38,14 @@ void gemm(const TensorView& a, const TensorView& b, const TensorView& c, const T
   TensorView cv;
   if (!c.empty()) {
     c.expect_dtype(DType::f32, fn, "c.dtype");
-    check(c.rank() <= 2, fn, "c", "shape " + shape_text(c.shape()), "rank 0 to 2");
+    if (c.rank() > 2) fail(fn, "c", "shape " + shape_text(c.shape()), "rank 0 to 2");
     cv = broadcast_view(c, out, fn, "c");
   }
   if (p.mlas_k_block != 0) {
     check_range(fn, "mlas_k_block", p.mlas_k_block, 1, INT32_MAX);
-    check(p.alpha == 1.0f, fn, "alpha", std::to_string(p.alpha),
-          "1 with mlas_k_block (MLAS's order is modelled for alpha = 1)");
+    if (p.alpha != 1.0f)
+      fail(fn, "alpha", std::to_string(p.alpha),
+           "1 with mlas_k_block (MLAS's order is modelled for alpha = 1)");
   }
   cpu::gemm_kernels().run(
       {t(a, p.trans_a), t(b, p.trans_b), cv, y, p.alpha, p.beta, p.mlas_k_block});

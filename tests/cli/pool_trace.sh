@@ -8,6 +8,10 @@
 # 2. pool_trace.py on a made-up trace (planning regions, then 30 runs of 3
 #    regions) finds the period, starts at the file's first region and prints
 #    the medians and totals worked out by hand below.
+# 3. The runner's FILE.steps (one line per node run: start <= end, op type,
+#    name) and, on the made-up trace with a made-up steps file (two nodes per
+#    run: one holding the first two regions, one the third), the serial time
+#    laid at each node's door, worked out by hand below.
 set -eu
 npukit=$1
 src=$2
@@ -19,6 +23,13 @@ trap 'rm -rf "$tmp"' EXIT
 NPUKIT_POOL_TRACE="$tmp/trace.tsv" "$npukit" run "$src/models/fashion_mnist_fp32.onnx" \
   --input "$tmp/x.npy" --repeat 3 --threads 2 -o "$tmp" > /dev/null
 head -1 "$tmp/trace.tsv" | grep -q '^start_ns	caller_done_ns	end_ns	helper_first_ns'
+# Steps come from unsliced runs (a batch of 64 runs as concurrent slices): one image.
+/usr/bin/python3 -c "import numpy as np; np.save('$tmp/one.npy', np.ones((1, 1, 28, 28), np.float32))"
+NPUKIT_POOL_TRACE="$tmp/one.tsv" "$npukit" run "$src/models/fashion_mnist_fp32.onnx" \
+  --input "$tmp/one.npy" --repeat 3 --threads 2 -o "$tmp" > /dev/null
+head -1 "$tmp/one.tsv.steps" | grep -q '^start_ns	end_ns	op_type	name$'
+awk -F'\t' 'NR > 1 { n++; if (!($1 <= $2 && $3 != "")) { print "bad step line " NR ": " $0; bad++ } }
+  END { if (n < 4 || bad) { print n " step lines, " bad + 0 " bad"; exit 1 } }' "$tmp/one.tsv.steps"
 awk -F'\t' 'NR > 1 { n++
   ok = $1 <= $2 && $2 <= $3 && $6 > 0 && $7 >= 1 && $10 ~ /^0x[0-9a-f]+$/
   if ($8 > 0) ok = ok && $1 <= $4 && $4 <= $5 && $5 <= $3
@@ -41,6 +52,13 @@ with open(sys.argv[1], 'w') as f:
             'caller_chunks\thelper_chunks\tmodule\toffset\n')
     for r in rows:
         f.write('\t'.join(map(str, r)) + '\t/nonexistent\t0x%x\n' % r[5])
+# Nodes: "a" from 1 us before the first region to 0.5 us after the second,
+# "b" from 0.8 us after the second region to 1 us after the third.
+with open(sys.argv[1] + '.steps', 'w') as f:
+    f.write('start_ns\tend_ns\top_type\tname\n')
+    for r0, r1, r2 in zip(rows[1::3], rows[2::3], rows[3::3]):
+        f.write(f'{r0[0] - 1000}\t{r1[2] + 500}\tConv\ta\n')
+        f.write(f'{r1[2] + 800}\t{r2[2] + 1000}\tGemm\tb\n')
 PY
 /usr/bin/python3 "$src/scripts/pool_trace.py" "$tmp/made.tsv" > "$tmp/out.txt"
 cat "$tmp/out.txt"
@@ -49,3 +67,8 @@ grep -q '^10 runs of 3 split regions' "$tmp/out.txt"
 grep -Eq '^  0 +100 +3/2 +10\.0 +10\.0 +7\.0 +2\.0 +1\.5 +3\.0' "$tmp/out.txt"
 grep -Eq '^  1 +8 +2/0 +4\.0 +4\.0 +0\.0 +nan +0\.0 +5\.0' "$tmp/out.txt"
 grep -q '^per run: regions 20.0, idle at their ends 1.5, serial between them 9.0' "$tmp/out.txt"
+# a: before 1, between its regions 5, after 0.5, 0.3 to b; b: before 0.2, after 1,
+# then 1 us to the next run's a (3 us after the third region, a starts 1 early).
+grep -Eq '^  0 +2 +20\.5 +1\.0 +5\.0 +0\.5 +0\.3  Conv a' "$tmp/out.txt"
+grep -Eq '^  1 +1 +7\.2 +0\.2 +0\.0 +1\.0 +1\.0  Gemm b' "$tmp/out.txt"
+grep -q "^per run: serial in nodes before their regions 1.2, between them 5.0, after them 1.5; between nodes 0.3 (and 1.0 from the last node to the next run's first)" "$tmp/out.txt"

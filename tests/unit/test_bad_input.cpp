@@ -383,6 +383,40 @@ TEST(BadInput, Matmul) {
                         DType::f32, {4}, DType::s32));
 }
 
+// ---------------------------------------------------------------- gemm
+
+constexpr const char* kGemm = "npukit::gemm";
+
+// gemm on f32 tensors of these shapes (c absent when empty).
+::testing::AssertionResult gemm_raises(Shape a, Shape b, Shape c, Shape y, const char* parameter,
+                                       const char* value, GemmParams p = {}) {
+  return raises(
+      [&] {
+        const Tensor ta(DType::f32, a), tb(DType::f32, b), tc(DType::f32, c);
+        Tensor ty(DType::f32, y);
+        gemm(ta, tb, c.empty() ? TensorView() : tc.view(), ty, p);
+      },
+      kGemm, parameter, value);
+}
+
+// The checks build their messages only on failure (they run on every call):
+// each still names the parameter and the value.
+TEST(BadInput, Gemm) {
+  EXPECT_FALSE(gemm_raises({2, 3}, {3, 4}, {4}, {2, 4}, "none", ""));  // a valid call
+  EXPECT_TRUE(gemm_raises({2, 3, 1}, {3, 4}, {}, {2, 4}, "a", "[2, 3, 1]"));
+  EXPECT_TRUE(gemm_raises({2, 3}, {3}, {}, {2, 4}, "b", "[3]"));
+  EXPECT_TRUE(gemm_raises({2, 3}, {4, 4}, {}, {2, 4}, "b", "[4, 4]"));
+  EXPECT_TRUE(gemm_raises({2, 3}, {3, 4}, {1, 1, 4}, {2, 4}, "c", "[1, 1, 4]"));
+  // c must broadcast to y's [2, 4] (broadcast_view's check).
+  EXPECT_TRUE(gemm_raises({2, 3}, {3, 4}, {3}, {2, 4}, "c", "[3]"));
+  EXPECT_TRUE(gemm_raises({2, 3}, {3, 4}, {2, 3}, {2, 4}, "c", "[2, 3]"));
+  EXPECT_TRUE(gemm_raises({2, 3}, {3, 4}, {}, {2, 5}, "y", "[2, 5]"));
+  GemmParams mlas;
+  mlas.alpha = 2.0f;
+  mlas.mlas_k_block = 256;
+  EXPECT_TRUE(gemm_raises({2, 3}, {3, 4}, {}, {2, 4}, "alpha", "2", mlas));
+}
+
 // ---------------------------------------------------------------- element-wise
 
 TEST(BadInput, Relu) {

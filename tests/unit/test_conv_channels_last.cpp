@@ -181,6 +181,44 @@ TEST(ConvChannelsLast, OclFormEqualsReferenceBitForBit) {
   EXPECT_EQ(cl_both, runs / 3);
 }
 
+// The step tables (offsets, MLAS's order) are kept per thread by everything
+// they depend on: problems alike in channels, kernel and order but not in
+// dilation, padding (the padded copy's pitch) or in-place reading, run in
+// turn, each twice (the second time from the kept tables), stay bit-exact.
+TEST(ConvChannelsLast, KeptStepTablesFollowTheGeometry) {
+  test::SettingsRestore restore;
+  if (max_isa() < Isa::avx2) GTEST_SKIP() << "the ocl form needs AVX2 (NPUKIT_MAX_ISA below avx2)";
+  const unsigned seed = 20261127;
+  std::mt19937 rng(seed);
+  const Case cases[] = {
+      {1, 32, 32, 9, 9, 3, 1, 1, 1, 1},  // padded
+      {1, 32, 32, 9, 9, 3, 1, 2, 1, 1},  // dilation 2: taps twice as far apart
+      {1, 32, 32, 9, 9, 3, 1, 1, 2, 1},  // pads of 2: a wider padded pitch
+      {1, 32, 32, 9, 9, 3, 1, 1, 0, 1},  // unpadded: read in place
+  };
+  set_num_threads(1);
+  for (int round = 0; round < 2; ++round)
+    for (const Case& c : cases) {
+      Conv2dParams p;
+      p.window.kernel_h = p.window.kernel_w = c.k;
+      p.window.dilation_h = p.window.dilation_w = c.dilation;
+      p.window.pad_top = p.window.pad_left = p.window.pad_bottom = p.window.pad_right = c.pad;
+      p.accumulation = Fp32Accumulation::mlas_nchwc16;
+      const Shape xs{c.n, c.ic, c.h, c.w}, ws{c.oc, c.ic, c.k, c.k};
+      const Shape ys = conv2d_output_shape(xs, ws, p);
+      Operand x(xs, true), got(ys, true);
+      Tensor w(DType::f32, ws), want(DType::f32, ys);
+      for (float& v : std::span(x.store.data<float>(), x.store.numel())) v = value(rng, 0);
+      for (float& v : std::span(w.data<float>(), w.numel())) v = value(rng, 0);
+      reference(x.view, w, TensorView(), want, p);
+      cpu::ConvProblem prob{x.view, w, TensorView(), got.view, p};
+      ASSERT_EQ(cpu::conv_ocl_declines_exactness(prob), nullptr) << text(c, p, true, true, "", 1);
+      cpu::run_conv_ocl_exact(prob, max_isa() >= Isa::avx512 ? cpu::kOclAvx512 : cpu::kOclAvx2);
+      ASSERT_TRUE(same_values(got.view, want))
+          << "seed " << seed << " round " << round << " " << text(c, p, true, true, "", 1);
+    }
+}
+
 // Chain-outer problems (mlas_nchwc16, residual first or not, relu) against
 // the reference: weights packed ahead (as planned) and on the call, 1 and 2
 // threads, both ISA levels of the form. Counts the runs.
