@@ -195,11 +195,19 @@ struct Simd {
     asm("vaddps %2, %1, %0" : "=v"(r) : "v"(a), "v"(b));
     return r;
   }
-  // add(a, b) in the lanes m, a elsewhere (one masked VADDPS; same operand order).
-  NPUKIT_POOL_TARGET static F add_m(M m, F a, F b) {
-    F r = a;
-    asm("vaddps %2, %1, %0%{%3%}" : "+v"(r) : "v"(a), "v"(b), "Yk"(m));
-    return r;
+  // Lane i of v moved to lane i + N (shift_up) or i - N (shift_down), fill's
+  // lanes where nothing moves in: one VALIGND. (The maskz form: see max.)
+  template <int N>
+  NPUKIT_POOL_TARGET static F shift_up(F v, F fill) {
+    const __m512i r = _mm512_maskz_alignr_epi32(0xffff, _mm512_castps_si512(v),
+                                                _mm512_castps_si512(fill), 16 - N);
+    return _mm512_castsi512_ps(r);
+  }
+  template <int N>
+  NPUKIT_POOL_TARGET static F shift_down(F v, F fill) {
+    const __m512i r =
+        _mm512_maskz_alignr_epi32(0xffff, _mm512_castps_si512(fill), _mm512_castps_si512(v), N);
+    return _mm512_castsi512_ps(r);
   }
   NPUKIT_POOL_TARGET static F mul(F a, F b) {
     return _mm512_mul_ps(a, b);
