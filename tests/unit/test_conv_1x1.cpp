@@ -22,18 +22,11 @@ namespace npukit {
 namespace test_conv_1x1 {
 namespace {
 
+constexpr float kSpecials[] = {test::kNaN, test::kInf, -test::kInf, 0.0f,  -0.0f,
+                               1e-40f,     -3e-39f,    1e30f,       -1e30f};
+
 float value(std::mt19937& rng, int rare) {
-  static const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
-                                   std::numeric_limits<float>::infinity(),
-                                   -std::numeric_limits<float>::infinity(),
-                                   0.0f,
-                                   -0.0f,
-                                   1e-40f,
-                                   -3e-39f,
-                                   1e30f,
-                                   -1e30f};
-  if (rare > 0 && static_cast<int>(rng() % rare) == 0) return specials[rng() % 9];
-  return std::uniform_real_distribution<float>(-2.0f, 2.0f)(rng);
+  return test::uniform_or_special(rng, rare, kSpecials);
 }
 
 // One pointwise problem: its tensors and the reference's answer.

@@ -25,11 +25,11 @@ namespace {
 
 using A = Fp32Accumulation;
 
+constexpr float kSpecials[] = {test::kNaN, test::kInf, -test::kInf, 0.0f,     -0.0f,    1e-40f,
+                               -3e-39f,    1e30f,      -1e30f,      0x1p-80f, -0x1p-75f};
+
 float value(std::mt19937& rng, int rare) {
-  static const float specials[] = {test::kNaN, test::kInf, -test::kInf, 0.0f,     -0.0f,    1e-40f,
-                                   -3e-39f,    1e30f,      -1e30f,      0x1p-80f, -0x1p-75f};
-  if (rare > 0 && static_cast<int>(rng() % rare) == 0) return specials[rng() % 11];
-  return std::uniform_real_distribution<float>(-2.0f, 2.0f)(rng);
+  return test::uniform_or_special(rng, rare, kSpecials);
 }
 
 // A pointwise problem; x and y may have `gap` floats between planes.

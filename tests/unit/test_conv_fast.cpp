@@ -27,21 +27,12 @@ namespace npukit {
 namespace test_conv_fast {
 namespace {
 
+constexpr float kSpecials[] = {test::kNaN, test::kInf,     -test::kInf, 0.0f,
+                               -0.0f,      1e-40f,         -3e-39f,     1e30f,
+                               -1e30f,     0x1.fffffep-1f, 0x1p-126f,   -FLT_MIN};
+
 float value(std::mt19937& rng, int rare) {
-  static const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
-                                   std::numeric_limits<float>::infinity(),
-                                   -std::numeric_limits<float>::infinity(),
-                                   0.0f,
-                                   -0.0f,
-                                   1e-40f,
-                                   -3e-39f,
-                                   1e30f,
-                                   -1e30f,
-                                   std::bit_cast<float>(0x3f7fffffu),
-                                   std::bit_cast<float>(0x00800000u),
-                                   -FLT_MIN};
-  if (rare > 0 && static_cast<int>(rng() % rare) == 0) return specials[rng() % 12];
-  return std::uniform_real_distribution<float>(-2.0f, 2.0f)(rng);
+  return test::uniform_or_special(rng, rare, kSpecials);
 }
 
 std::string text(const cpu::ConvProblem& p, const char* kernel, int threads, bool nhwc) {

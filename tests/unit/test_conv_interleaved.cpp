@@ -26,26 +26,25 @@ namespace npukit {
 namespace test_conv_interleaved {
 namespace {
 
+constexpr float kSpecials[] = {test::kNaN,
+                               -test::kNaN,
+                               std::bit_cast<float>(0x7fc12345u),
+                               std::bit_cast<float>(0x7f812345u),  // signalling
+                               std::bit_cast<float>(0xffa0beefu),  // signalling, negative
+                               test::kInf,
+                               -test::kInf,
+                               0.0f,
+                               -0.0f,
+                               1e-40f,
+                               -3e-39f,
+                               1e30f,
+                               -1e30f,
+                               0x1.fffffep-1f,
+                               0x1p-126f,
+                               -FLT_MIN};
+
 float value(std::mt19937& rng, int rare) {
-  static const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
-                                   -std::numeric_limits<float>::quiet_NaN(),
-                                   std::bit_cast<float>(0x7fc12345u),
-                                   std::bit_cast<float>(0x7f812345u),  // signalling
-                                   std::bit_cast<float>(0xffa0beefu),  // signalling, negative
-                                   std::numeric_limits<float>::infinity(),
-                                   -std::numeric_limits<float>::infinity(),
-                                   0.0f,
-                                   -0.0f,
-                                   1e-40f,
-                                   -3e-39f,
-                                   1e30f,
-                                   -1e30f,
-                                   std::bit_cast<float>(0x3f7fffffu),
-                                   std::bit_cast<float>(0x00800000u),
-                                   -FLT_MIN};
-  constexpr int kSpecials = sizeof specials / sizeof specials[0];
-  if (rare > 0 && static_cast<int>(rng() % rare) == 0) return specials[rng() % kSpecials];
-  return std::uniform_real_distribution<float>(-2.0f, 2.0f)(rng);
+  return test::uniform_or_special(rng, rare, kSpecials);
 }
 
 std::string text(const cpu::ConvProblem& p, const char* kernel, int threads, bool nhwc) {

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,14 @@ inline auto picker(std::mt19937& g) {
   return [&g](int64_t lo, int64_t hi) {
     return lo + static_cast<int64_t>(g() % static_cast<uint64_t>(hi - lo + 1));
   };
+}
+
+// The fp32 kernel tests' draw: uniform in [-2, 2), except that about 1 in
+// `rare` draws (rare > 0) is one of `specials` (each suite lists the NaNs,
+// infinities, zeros and denormals its kernels must carry exactly).
+inline float uniform_or_special(std::mt19937& rng, int rare, std::span<const float> specials) {
+  if (rare > 0 && static_cast<int>(rng() % rare) == 0) return specials[rng() % specials.size()];
+  return std::uniform_real_distribution<float>(-2.0f, 2.0f)(rng);
 }
 
 // 1, 2, ..., n (times `sign`) in an (N, C, H, W) tensor.
