@@ -10,9 +10,9 @@
 // - a region uses no more threads than the CPUs the process may run on
 //   (taskset -c 0 with 2 threads: the second thread could only take turns
 //   with the first, adding switches and spinning, never speed);
-// - a waiter that was preempted since its last wait (another process wants
-//   its CPU) or whose last wait outlasted a spin does not spin next time
-//   (it sleeps at once and is woken);
+// - a waiter that was preempted recently (another process wants its CPU;
+//   read every 0.5 ms) or whose last wait outlasted a spin does not spin
+//   next time (it sleeps at once and is woken);
 // - a caller left waiting for a helper's chunk (the helper lost its core
 //   mid-chunk) in several regions runs the following regions alone for a
 //   while, then tries the helpers again;
@@ -63,6 +63,8 @@ constexpr int kMaxThreads = 1024;
 // it blocks. Long enough to bridge the gap between two layers of a network,
 // short enough to cost another process little.
 constexpr auto kSpin = std::chrono::microseconds(50);
+// How often a waiter reads its preemption count (see SpinPolicy).
+constexpr auto kPreemptionCheck = std::chrono::microseconds(500);
 // Each thread of a region has a home segment, an equal share of the indices
 // in order (the caller the first, helper k the (k+1)-th), so that a thread
 // touches the same part of every buffer in every region: when the two CPUs
@@ -155,16 +157,25 @@ long preemptions() {
 }
 
 // When a thread should spin before it blocks: not when it was preempted
-// since its last wait (its CPU is wanted elsewhere: spinning would take time
-// from another process, or from this process's other thread on the same CPU)
-// and not when its last wait lasted longer than a spin (spinning would not
-// have paid then). A wait that slept but was short brings the spinning back.
+// recently (its CPU is wanted elsewhere: spinning would take time from
+// another process, or from this process's other thread on the same CPU) and
+// not when its last wait lasted longer than a spin (spinning would not have
+// paid then). A wait that slept but was short brings the spinning back.
+// The preemption count is a syscall (getrusage, ~0.2 us here, paid before
+// every spin it cost a region ~0.5 us: issue #9 §5), so it is read at most
+// once per kPreemptionCheck: a preemption is noticed at most that late (a
+// time slice under contention is milliseconds long) and, as before, skips
+// the spin of one wait.
 class SpinPolicy {
  public:
-  bool should_spin() {
-    const long now = preemptions();
-    const bool preempted = now != preemptions_;
-    preemptions_ = now;
+  bool should_spin(std::chrono::steady_clock::time_point now) {
+    bool preempted = false;
+    if (now >= next_check_) {
+      const long count = preemptions();
+      preempted = count != preemptions_;
+      preemptions_ = count;
+      next_check_ = now + kPreemptionCheck;
+    }
     return !preempted && !long_last_;
   }
   void waited(std::chrono::steady_clock::time_point since) {
@@ -172,6 +183,7 @@ class SpinPolicy {
   }
 
  private:
+  std::chrono::steady_clock::time_point next_check_{};
   long preemptions_ = -1;
   bool long_last_ = false;
 };
@@ -384,7 +396,7 @@ class Pool {
     const auto since = std::chrono::steady_clock::now();
     if (done()) {
       NPUKIT_COUNT(caller_spin_ok, 1);
-    } else if (caller_spin_.should_spin() && spin_until(done)) {
+    } else if (caller_spin_.should_spin(since) && spin_until(done)) {
       NPUKIT_COUNT(caller_spin_ok, 1);
       caller_spin_.waited(since);
     } else {
@@ -422,7 +434,7 @@ class Pool {
     for (;;) {
       auto next_job = [&] { return generation_.load() != seen; };
       const auto since = std::chrono::steady_clock::now();
-      const bool spinning = spin.should_spin();
+      const bool spinning = spin.should_spin(since);
       if (!spinning) NPUKIT_COUNT(worker_no_spin, 1);
       if (spinning && spin_until(next_job)) {
         NPUKIT_COUNT(worker_spin_ok, 1);

@@ -6,6 +6,7 @@
 // A problem built from a `const TensorView&` borrows it: a function that
 // returns a problem must not build it from its own reference parameters
 // (they may be bound to temporaries); take the views by value and move them.
+// Assigning a view or a tensor to one copies the view.
 #pragma once
 
 #include <cstdint>
@@ -18,8 +19,9 @@ namespace npukit {
 
 class BorrowedView {
  public:
-  BorrowedView(const TensorView& v) : view_(&v) {}     // NOLINT: a view is usable as one
-  BorrowedView(const Tensor& t) : view_(&t.view()) {}  // NOLINT: as is a tensor
+  BorrowedView() : own_(TensorView()), view_(&*own_) {}  // an empty view (filled in later)
+  BorrowedView(const TensorView& v) : view_(&v) {}       // NOLINT: a view is usable as one
+  BorrowedView(const Tensor& t) : view_(&t.view()) {}    // NOLINT: as is a tensor
   BorrowedView(TensorView&& v) : own_(std::move(v)), view_(&*own_) {}  // NOLINT
   BorrowedView(Tensor&&) = delete;                                     // its data would go with it
   BorrowedView(const BorrowedView& o) : own_(o.own_), view_(own_ ? &*own_ : o.view_) {}
@@ -29,6 +31,14 @@ class BorrowedView {
     view_ = own_ ? &*own_ : o.view_;
     return *this;
   }
+  // Assigning a view or tensor copies the view: a problem reused across a
+  // loop must not keep pointing at a tensor of a past iteration.
+  BorrowedView& operator=(const TensorView& v) {
+    own_ = v;
+    view_ = &*own_;
+    return *this;
+  }
+  BorrowedView& operator=(const Tensor& t) { return *this = t.view(); }
   ~BorrowedView() = default;
 
   const TensorView& view() const { return *view_; }

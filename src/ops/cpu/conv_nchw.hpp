@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "npukit/ops/conv2d.hpp"
+#include "ops/borrowed_view.hpp"
 #include "ops/kernel_list.hpp"
 
 namespace npukit::cpu {
@@ -22,7 +23,7 @@ namespace npukit::cpu {
 struct ConvPackedWeights;
 
 struct ConvProblem {
-  TensorView x, w, bias, y;
+  BorrowedView x, w, bias, y;
   Conv2dParams params;
   // w rearranged for the output-channels-in-lanes kernels (when a model is
   // planned), or nullptr: they then pack w on each call.

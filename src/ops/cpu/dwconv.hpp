@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "npukit/ops/conv2d.hpp"
+#include "ops/borrowed_view.hpp"
 #include "ops/cpu/phase_split.hpp"
 #include "ops/kernel_list.hpp"
 
@@ -19,7 +20,7 @@ namespace npukit::cpu {
 
 // One call: validated arguments of depthwise2d or of a conv2d with groups = C.
 struct DwconvProblem {
-  TensorView x, w, bias, y;  // bias is ignored unless has_bias
+  BorrowedView x, w, bias, y;  // bias is ignored unless has_bias
   Window2d window;
   int64_t multiplier = 1;  // output channels per input channel
   bool has_bias = false, result_add = false;
