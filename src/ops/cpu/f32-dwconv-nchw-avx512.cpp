@@ -15,23 +15,17 @@ constexpr int kGroup = 8;
 // The lines walk's block: accumulators and the 9 weights in registers
 // (stride 2 reads more lines per row: fewer rows at once).
 constexpr int kLineRows = 4, kLineVectors = 4, kLineRows2 = 2;
-// even / odd: the even (odd) lanes of a then b, in order (vpermt2ps);
-// shift_in: lanes 1 .. 15 of v, then lane 0 of next (valignd).
+// even / odd: per 128-bit block k, a[4k] a[4k+2] b[4k] b[4k+2] (odd: + 1),
+// in-lane shuffles; unpermute puts the 16 even (odd) values back in order.
 inline Vec even(Vec a, Vec b) {
-  const __m512i i = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  return _mm512_permutex2var_ps(a, i, b);
+  return _mm512_shuffle_ps(a, b, 0x88);
 }
 inline Vec odd(Vec a, Vec b) {
-  const __m512i i = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-  return _mm512_permutex2var_ps(a, i, b);
+  return _mm512_shuffle_ps(a, b, 0xdd);
 }
-inline Vec shift_in(Vec v, Vec next) {
-  return _mm512_castsi512_ps(
-      _mm512_alignr_epi32(_mm512_castps_si512(next), _mm512_castps_si512(v), 1));
-}
-// Keeps a mask in a mask register here (AVX2 masks are vectors: nothing).
-inline void hold(Mask& m) {
-  asm("" : "+k"(m));
+inline Vec unpermute(Vec v) {
+  const __m512i i = _mm512_setr_epi32(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+  return _mm512_permutexvar_ps(i, v);
 }
 inline Mask lane_range(int64_t lo, int64_t hi) {
   lo = lo < 0 ? 0 : lo;
