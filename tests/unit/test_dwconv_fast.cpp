@@ -343,7 +343,7 @@ TEST(DwconvFast, InPlaceRowEdgesEqualReferenceBitForBit) {
     dp.clip = test::fused_clip_case(static_cast<uint32_t>(iter) + 501u);
     const int64_t span = 16 * w.stride_w;  // input columns under one 16-lane vector
     const int64_t width = std::max<int64_t>(1, span * int64_t(rng() % 5) + int64_t(rng() % 7) - 3);
-    const Shape xs{int64_t(1 + rng() % 2), int64_t(1 + rng() % 2), int64_t(1 + rng() % 6), width};
+    const Shape xs{int64_t(1 + rng() % 2), int64_t(1 + rng() % 2), int64_t(1 + rng() % 12), width};
     const Shape ws{xs[1], 1, 3, 3};
     Shape ys;
     try {
