@@ -303,6 +303,89 @@ TEST(DwconvFast, ThreeByThreeLinesWalksEqualReferenceBitForBit) {
     }
 }
 
+// The in-place read's row edges (DwPlane::direct, f32-dwconv-plane-body.inc's
+// RowPlan): rows of 1-5 vectors of 16 lanes (stride 2: widths around 32 k,
+// every combination of vectors past the left and right edges, including the
+// 144@56 row of two), and wide pads (up to 300 columns) whose edge vectors
+// outnumber the planned masks, so that their masks are worked out per
+// block; both accumulations, bias, old output, clip, special values, 1-3
+// threads.
+TEST(DwconvFast, InPlaceRowEdgesEqualReferenceBitForBit) {
+  test::SettingsRestore restore;
+  const unsigned seed = 20261527;
+  std::mt19937 rng(seed);
+  const auto& list = cpu::dwconv_kernels();
+  std::map<std::string, int64_t> runs;
+  int64_t wide = 0;  // problems with more than 8 edge vectors at 16 lanes on the left
+  for (int iter = 0; iter < 160; ++iter) {
+    Depthwise2dParams dp;
+    apply_profile(dp, Profile::pytorch);
+    if (iter % 2 == 1) dp.accumulation = Fp32Accumulation::mlas_nchwc16;
+    Window2d& w = dp.window;
+    w.kernel_h = w.kernel_w = 3;
+    w.stride_h = w.stride_w = iter % 4 < 2 ? 2 : 1;
+    const bool wide_pads = iter % 3 == 0;
+    w.pad_left = wide_pads ? 100 + rng() % 201 : rng() % 4;
+    w.pad_right = wide_pads ? rng() % 301 : rng() % 4;
+    w.pad_top = rng() % 3;
+    w.pad_bottom = rng() % 3;
+    dp.has_bias = rng() % 2;
+    dp.result_add = rng() % 3 == 0;
+    dp.clip = test::fused_clip_case(static_cast<uint32_t>(iter) + 501u);
+    const int64_t span = 16 * w.stride_w;  // input columns under one 16-lane vector
+    const int64_t width = std::max<int64_t>(1, span * int64_t(rng() % 5) + int64_t(rng() % 7) - 3);
+    const Shape xs{int64_t(1 + rng() % 2), int64_t(1 + rng() % 2), int64_t(1 + rng() % 12), width};
+    const Shape ws{xs[1], 1, 3, 3};
+    Shape ys;
+    try {
+      ys = depthwise2d_output_shape(xs, ws, dp);
+    } catch (const Error&) {
+      continue;  // the window does not fit this input
+    }
+    wide += w.pad_left > 8 * span;
+    const int rare = iter % 4 == 0 ? 0 : 20;
+    Tensor x(DType::f32, xs), wt(DType::f32, ws), b(DType::f32, {ws[0]}), y0(DType::f32, ys);
+    for (Tensor* t : {&x, &b, &y0})
+      for (int64_t i = 0; i < t->numel(); ++i) t->data<float>()[i] = value(rng, rare);
+    for (int64_t i = 0; i < wt.numel(); ++i) wt.data<float>()[i] = value(rng, 0);  // finite
+    Tensor want = y0;
+    cpu::DwconvProblem p{x,     wt,     b, want, w, 1, dp.has_bias, dp.result_add, dp.accumulation,
+                         false, dp.clip};
+    ASSERT_TRUE(cpu::dwconv_reads_in_place(p));
+    reference(p);
+    for (const auto& v : list.variants) {
+      if (v.reference || !list.runnable(v) ||
+          std::string(v.name).find("nchwc") != std::string::npos)
+        continue;
+      ASSERT_EQ(v.declines(p), nullptr) << text(p, v.name, 1, false);
+      for (int threads = 1; threads <= 3; ++threads) {
+        set_num_threads(threads);
+        Tensor got = y0;
+        p.y = got;
+        v.run(p);
+        size_t bad = 0, first = 0;
+        for (size_t i = 0; i < static_cast<size_t>(got.numel()); ++i)
+          if (!test::same_bits_or_both_nan(got.data<float>()[i], want.data<float>()[i]) &&
+              bad++ == 0)
+            first = i;
+        ASSERT_EQ(bad, 0u) << "seed " << seed << " iter " << iter << " "
+                           << text(p, v.name, threads, false) << "; first mismatch at element "
+                           << first << ": " << got.data<float>()[first] << " vs "
+                           << want.data<float>()[first];
+        ++runs[v.name];
+      }
+    }
+  }
+  std::printf("dwconv in-place row edges: seed %u, %lld with wide pads\n", seed, (long long)wide);
+  EXPECT_GT(wide, 10);
+  for (const auto& v : list.variants)
+    if (!v.reference && list.runnable(v) &&
+        std::string(v.name).find("nchwc") == std::string::npos) {
+      std::printf("  %s: %lld runs\n", v.name, (long long)runs[v.name]);
+      EXPECT_GT(runs[v.name], 300) << v.name;  // 3 thread counts per problem
+    }
+}
+
 // The public entries choose the family's kernels: equal results whatever the
 // ISA cap, and with Impl::reference.
 TEST(DwconvFast, PublicEntriesAgreeAcrossIsaLevelsAndImpl) {

@@ -13,7 +13,7 @@ namespace npukit::cpu::dwconv_avx2 {
 #include "ops/cpu/f32-lanes-avx2.inc"
 constexpr int kGroup = 4;
 // The lines walk's block: accumulators and the 9 weights in registers.
-constexpr int kLineRows = 2, kLineVectors = 2, kLineRows2 = 2;
+constexpr int kLineRows = 2, kLineVectors = 2, kLineRows2 = 2, kLineRows2Edge = 2;
 // even / odd: per 128-bit half a[4k] a[4k+2] b[4k] b[4k+2] (odd: + 1),
 // in-lane shuffles; unpermute regroups the halves' pairs into order.
 inline Vec even(Vec a, Vec b) {
@@ -25,6 +25,20 @@ inline Vec odd(Vec a, Vec b) {
 inline Vec unpermute(Vec v) {
   return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), 0xd8));
 }
+// even_in_order / odd_in_order: even / odd, then unpermuted; shift_in:
+// lanes 1 .. 7 of v, then lane 0 of next; hold: nothing (masks are vectors).
+inline Vec even_in_order(Vec a, Vec b) {
+  return unpermute(even(a, b));
+}
+inline Vec odd_in_order(Vec a, Vec b) {
+  return unpermute(odd(a, b));
+}
+inline Vec shift_in(Vec v, Vec next) {
+  const __m256i down = _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 0);
+  return _mm256_blend_ps(_mm256_permutevar8x32_ps(v, down),
+                         _mm256_permutevar8x32_ps(next, _mm256_setzero_si256()), 0x80);
+}
+inline void hold(Mask&) {}
 inline Mask lane_range(int64_t lo, int64_t hi) {
   lo = lo < -1 ? -1 : lo > kLanes ? kLanes : lo;
   hi = hi < 0 ? 0 : hi > kLanes ? kLanes : hi;
