@@ -37,7 +37,8 @@ struct Case {
   Pool2dParams p;
   int x_layout = 0, y_layout = 0;  // 0 NCHW, 1 NHWC, 2 NCHW with padded strides
   int values = 0;                  // 0 plain, 1 ties and zeros, 2 special values, 3 without NaN,
-                                   // 4 without NaN but for one NaN in one or two planes
+                                   // 4 without NaN but for one NaN in one or two planes,
+                                   // 5 half the elements NaNs with random payloads
 };
 
 std::string describe(const Case& c) {
@@ -74,6 +75,13 @@ float special_value(std::mt19937& g) {
   return (g() % 2 ? 1.0f : -1.0f) * std::bit_cast<float>(b);
 }
 
+// A NaN with a random payload: quiet or signalling, either sign.
+float any_nan(std::mt19937& g) {
+  const uint32_t sign = g() % 2 ? 0x80000000u : 0u, quiet = g() % 2 ? 0x00400000u : 0u;
+  const uint32_t payload = 1u + static_cast<uint32_t>(g() % 0x3fffffu);
+  return std::bit_cast<float>(sign | 0x7f800000u | quiet | payload);
+}
+
 void fill(const Case& c, const TensorView& x, std::mt19937& g) {
   std::uniform_real_distribution<float> uni(-4.0f, 4.0f);
   for (int64_t n = 0; n < x.dim(0); ++n)
@@ -94,6 +102,7 @@ void fill(const Case& c, const TensorView& x, std::mt19937& g) {
           if ((c.values == 3 || c.values == 4) && g() % 3 == 0)  // specials but no NaN
             do v = special_value(g);
             while (std::isnan(v));
+          if (c.values == 5 && g() % 2 == 0) v = any_nan(g);  // NaNs meet in most windows
           x.at<float>(n, ch, h, w) = v;
         }
   if (c.values != 4 || c.dtype != DType::f32) return;
@@ -552,6 +561,45 @@ TEST(Pool2dFast, MlasOrdersOnWideAndTallPlanes) {
     }
     c.x_layout = g() % 4 == 0 ? 1 : 0;
     c.y_layout = g() % 4 == 0 ? 2 : 0;
+    if (!check_case(c, seed, i, st)) break;
+  }
+  EXPECT_GT(st.runs, variant_test::scaled_to_runnable(pool2d_kernels(), 300));
+}
+
+// Two NaNs meet in almost every window: the first operand's payload must come
+// out of every addition and of sum pooling's product by coeff (a NaN coeff in
+// half the sum cases), in the vector bodies and in the MLAS orders' scalar
+// paths (column tails past W % 4, whole-image lanes), which a compiler may
+// emit with swapped operands unless they are pinned.
+TEST(Pool2dFast, NanPayloadsMeetInEveryPath) {
+  SettingsGuard guard;
+  const uint32_t seed = 20261127;
+  std::mt19937 g(seed);
+  auto pick = test::picker(g);
+  Stats st;
+  for (int i = 0; i < 500; ++i) {
+    Case c = random_case(g);
+    c.dtype = DType::f32;
+    c.values = 5;
+    if (c.p.mode == PoolMode::sum && g() % 2 == 0) c.p.coeff = any_nan(g);
+    if (i % 3 == 0) {  // MLAS orders, W % 4 != 0 for the scalar columns
+      c.p.mode = g() % 2 ? PoolMode::max : PoolMode::avg;
+      c.p.loop = PoolLoop::mlas;
+      c.p.nchwc_block = 0;
+      c.p.divisor = g() % 2 ? AvgDivisor::kernel_area : AvgDivisor::valid_count;
+      const int64_t H = pick(1, 6), W = 4 * pick(0, 3) + pick(1, 3);
+      c.shape = {1, pick(1, 3), H, W};
+      Window2d& w = c.p.window;
+      w = Window2d{};
+      w.kernel_h = g() % 3 == 0 ? H : std::min<int64_t>(H, pick(1, 4));
+      w.kernel_w = w.kernel_h == H ? W : std::min<int64_t>(W, pick(1, 4));
+      if (w.kernel_h != H) {
+        w.stride_w = pick(1, 2);
+        w.pad_left = pick(0, w.kernel_w - 1);
+        w.pad_top = pick(0, w.kernel_h - 1);
+      }
+      c.x_layout = c.y_layout = 0;
+    }
     if (!check_case(c, seed, i, st)) break;
   }
   EXPECT_GT(st.runs, variant_test::scaled_to_runnable(pool2d_kernels(), 300));

@@ -144,7 +144,18 @@ struct Simd {
     asm("vaddps %2, %1, %0" : "=x"(r) : "x"(a), "x"(b));
     return r;
   }
-  NPUKIT_POOL_TARGET static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
+  // The scalar a + b under the same rule (a compiler may swap `+`'s operands too).
+  NPUKIT_POOL_TARGET static float add1(float a, float b) {
+    float r;
+    asm("vaddss %2, %1, %0" : "=x"(r) : "x"(a), "x"(b));
+    return r;
+  }
+  // a * b with a as VMULPS's first source (x86_mul; sum pooling's coeff may be NaN).
+  NPUKIT_POOL_TARGET static F mul(F a, F b) {
+    F r;
+    asm("vmulps %2, %1, %0" : "=x"(r) : "x"(a), "x"(b));
+    return r;
+  }
   NPUKIT_POOL_TARGET static F div(F a, F b) { return _mm256_div_ps(a, b); }
   // MAXPS returns its second operand unless the first is greater: a > b ? a : b.
   NPUKIT_POOL_TARGET static F max(F a, F b) { return _mm256_max_ps(a, b); }

@@ -195,6 +195,12 @@ struct Simd {
     asm("vaddps %2, %1, %0" : "=v"(r) : "v"(a), "v"(b));
     return r;
   }
+  // The scalar a + b under the same rule (a compiler may swap `+`'s operands too).
+  NPUKIT_POOL_TARGET static float add1(float a, float b) {
+    float r;
+    asm("vaddss %2, %1, %0" : "=v"(r) : "v"(a), "v"(b));
+    return r;
+  }
   // Lane i of v moved to lane i + N (shift_up) or i - N (shift_down), fill's
   // lanes where nothing moves in: one VALIGND. (The maskz form: see max.)
   template <int N>
@@ -209,8 +215,11 @@ struct Simd {
         _mm512_maskz_alignr_epi32(0xffff, _mm512_castps_si512(fill), _mm512_castps_si512(v), N);
     return _mm512_castsi512_ps(r);
   }
+  // a * b with a as VMULPS's first source (x86_mul; sum pooling's coeff may be NaN).
   NPUKIT_POOL_TARGET static F mul(F a, F b) {
-    return _mm512_mul_ps(a, b);
+    F r;
+    asm("vmulps %2, %1, %0" : "=v"(r) : "v"(a), "v"(b));
+    return r;
   }
   NPUKIT_POOL_TARGET static F div(F a, F b) {
     return _mm512_div_ps(a, b);

@@ -89,20 +89,21 @@ struct Simd {
   // x86's rule whatever the compiler does with `+` (it may swap operands): a
   // NaN a wins (quieted), else a NaN b, else inf - inf is the default NaN.
   static F add(F a, F b) {
-    for (int i = 0; i < V; ++i) {
-      const float x = a.v[i], y = b.v[i], r = x + y;
-      a.v[i] = std::isnan(x)   ? quiet(x)
-               : std::isnan(y) ? quiet(y)
-               : std::isnan(r) ? std::bit_cast<float>(0xffc00000u)
-                               : r;
-    }
+    for (int i = 0; i < V; ++i) a.v[i] = x86_rule(a.v[i], b.v[i], a.v[i] + b.v[i]);
     return a;
   }
+  static float x86_rule(float x, float y, float r) {
+    return std::isnan(x)   ? quiet(x)
+           : std::isnan(y) ? quiet(y)
+           : std::isnan(r) ? std::bit_cast<float>(0xffc00000u)
+                           : r;
+  }
+  static float add1(float a, float b) { return x86_rule(a, b, a + b); }
   static float quiet(float x) {
     return std::bit_cast<float>(std::bit_cast<uint32_t>(x) | 0x00400000u);
   }
-  static F mul(F a, F b) {
-    for (int i = 0; i < V; ++i) a.v[i] *= b.v[i];
+  static F mul(F a, F b) {  // the same rule (sum pooling's coeff may be NaN)
+    for (int i = 0; i < V; ++i) a.v[i] = x86_rule(a.v[i], b.v[i], a.v[i] * b.v[i]);
     return a;
   }
   static F div(F a, F b) {

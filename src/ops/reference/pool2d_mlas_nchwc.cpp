@@ -40,7 +40,7 @@ void pool2d_f32_mlas_nchwc(const TensorView& x, const TensorView& y, const Pool2
           const int64_t div = avg_divisor(p.divisor, area, taps, area);
           acc = div == 0 ? x86_default_nan() : acc / static_cast<float>(div);
         } else if (p.mode == PoolMode::sum) {
-          acc = acc * p.coeff;
+          acc = x86_mul(acc, p.coeff);  // the sum first when both are NaN
         }
         y.at<float>(n, c, oh, ow) = acc;
       }
