@@ -21,6 +21,10 @@ struct GfVec {
   using F = __m512;
   static constexpr int64_t kLanes = 16;
   static constexpr int kDepth = 4;
+  // vmaxps passes only: with the integer max first (as AVX2) 1x2048x7x7 took
+  // 3.0-3.4 µs against 2.7-2.8 (race binaries alternated, session 15, lead;
+  // both CPU placements).
+  static constexpr bool kBitsMaxFirst = false;
   static F loadu(const float* p) { return _mm512_loadu_ps(p); }
   static F load_first(const float* p, int64_t n) {
     const __mmask16 m = static_cast<__mmask16>((1u << n) - 1);
