@@ -36,10 +36,26 @@ struct DwconvProblem {
   int64_t taps_pitch = 0;
 };
 
+// How each depthwise kernel ends an output, shared by the plane, group and
+// row-walk kernels' parameter structs: set from the problem by dw_epilogue.
+struct DwEpilogue {
+  bool fma = false;         // mlas_nchwc*: one chain from +0 of FMAs (one rounding per tap); else a
+                            // rounded product and a rounded addition per tap
+  bool result_add = false;  // the old output added last (the reference's out + acc)
+  bool clip = false;        // clamp to [clip_min, clip_max] last, as ref::clip_f32
+  float clip_min = 0.0f, clip_max = 0.0f;
+};
+
+// p's epilogue; `clip`: whether the kernel applies p.clip (false where the
+// caller clips after it).
+inline DwEpilogue dw_epilogue(const DwconvProblem& p, bool clip) {
+  return {mlas_nchwc_block(p.accumulation) != 0, p.result_add, clip, p.clip.min, p.clip.max};
+}
+
 // One output plane for a plane kernel. The window of output (oh, ow) starts
 // at x + oh * row + ow; its tap t is at that start + tap[t]. Reads may run
 // up to row + 16 floats past the plane's last phase (the buffer has them).
-struct DwPlane {
+struct DwPlane : DwEpilogue {
   const float* x;      // padded, phase-split input plane
   int64_t row;         // floats per padded row (>= ow + the taps' reach)
   const int64_t* tap;  // per tap (kh * KW + kw order): offset from the window start
@@ -49,11 +65,8 @@ struct DwPlane {
   float* y;          // output rows, contiguous along W
   int64_t y_row;     // floats between output rows
   bool interleaved;  // A[t % 2] accumulators (bm1684) instead of one
-  bool fma;          // mlas_nchwc*: one chain from +0 of FMAs (one rounding per tap)
-  bool has_bias, result_add;
+  bool has_bias;
   float bias;
-  bool clip;  // clamp to [clip_min, clip_max] last, as ref::clip_f32
-  float clip_min, clip_max;
   // Walk the plane as one long row of oh * row outputs into `scratch` (oh *
   // row + 16 floats), then copy each row's ow outputs to y with the epilogue:
   // fewer vectors where rows are narrow (dwconv_flat_walk decides).
@@ -87,7 +100,7 @@ bool dwconv_flat_walk(int64_t oh, int64_t ow, int64_t row, int64_t lanes);
 
 // One group of channels for a channels-in-lanes kernel (f32-dwconv-nchwc-*,
 // f32-dwconv-nchwc-body.inc): kLanes channels of one image, multiplier 1.
-struct DwGroup {
+struct DwGroup : DwEpilogue {
   const float* x;     // the group's first input plane (rows contiguous, planes dense)
   int64_t x_channel;  // floats between input planes
   // Channels-last input (x_channel 1): each position's channels are
@@ -112,9 +125,6 @@ struct DwGroup {
   int64_t y_channel;  // floats between output planes
   const float* bias;  // per channel at bias[c * bias_step], or nullptr
   int64_t bias_step;
-  bool fma;  // mlas_nchwc*: FMAs; else a rounded product and a rounded addition per tap
-  bool result_add, clip;
-  float clip_min, clip_max;
 };
 using DwGroupKernel = void (*)(const DwGroup& g);
 void f32_dwconv_group_avx512(const DwGroup& g);
@@ -127,7 +137,7 @@ void pack_dwconv_taps(const TensorView& w, int64_t pitch, float* to);
 // Output rows oh0 .. oh1 - 1 of one image for the channels-last row walk of
 // the same kernels (f32-dwconv-nhwc-body.inc): x and y hold each position's
 // channels contiguously; x is read in place, taps outside it skipped.
-struct DwNhwcRows {
+struct DwNhwcRows : DwEpilogue {
   const float* x;           // the image's first position
   int64_t x_row, x_col;     // floats between input rows, positions
   int64_t h, w;             // input plane size
@@ -139,9 +149,6 @@ struct DwNhwcRows {
   float* y;              // the image's first output position
   int64_t y_row, y_col;
   int64_t oh0, oh1, ow;
-  bool fma;  // mlas_nchwc*: FMAs; else a rounded product and a rounded addition per tap
-  bool result_add, clip;
-  float clip_min, clip_max;
 };
 using DwNhwcRowsKernel = void (*)(const DwNhwcRows& r);
 void f32_dwconv_nhwc_rows_avx512(const DwNhwcRows& r);

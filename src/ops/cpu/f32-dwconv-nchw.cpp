@@ -241,14 +241,10 @@ void run_dwconv(const DwconvProblem& p, DwPlaneKernel kernel, int64_t lanes, Row
       d.w = weights.data();
       d.oh = OH;
       d.ow = OW;
+      static_cast<DwEpilogue&>(d) = dw_epilogue(p, fused_clip);
       d.interleaved = p.accumulation == Fp32Accumulation::interleaved;
-      d.fma = mlas_nchwc_block(p.accumulation) != 0;
       d.has_bias = bias != nullptr;
-      d.result_add = p.result_add;
       d.bias = bias ? bias[oc * bias_step] : 0.0f;
-      d.clip = fused_clip;
-      d.clip_min = p.clip.min;
-      d.clip_max = p.clip.max;
       d.flat = flat;
       d.line_stride = lines || direct ? win.stride_h : 0;
       d.row_phase = l.row_phase;

@@ -177,11 +177,7 @@ void run_rows(const DwconvProblem& p, DwNhwcRowsKernel kernel, int64_t lanes) {
   r.y_row = p.y.stride(2);
   r.y_col = p.y.stride(3);
   r.ow = OW;
-  r.fma = mlas_nchwc_block(p.accumulation) != 0;
-  r.result_add = p.result_add;
-  r.clip = !clip_is_identity(p.clip);
-  r.clip_min = p.clip.min;
-  r.clip_max = p.clip.max;
+  static_cast<DwEpilogue&>(r) = dw_epilogue(p, !clip_is_identity(p.clip));
   const auto* x = static_cast<const float*>(p.x.raw());
   auto* y = static_cast<float*>(p.y.raw());
   // Enough rows per task to be worth a thread (a 7-wide row of 960 channels is ~120k flops).
@@ -269,11 +265,7 @@ void run_dwconv_nchwc(const DwconvProblem& p, DwGroupKernel kernel, DwNhwcRowsKe
       g.y_col = p.y.stride(3);
       g.bias = bias ? bias + c0 * bias_step : nullptr;
       g.bias_step = bias_step;
-      g.fma = mlas_nchwc_block(p.accumulation) != 0;
-      g.result_add = p.result_add;
-      g.clip = clip;
-      g.clip_min = p.clip.min;
-      g.clip_max = p.clip.max;
+      static_cast<DwEpilogue&>(g) = dw_epilogue(p, clip);
       kernel(g);
     }
   });
