@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "npukit/parallel.hpp"
+#include "ops/cpu/qavgpool-u16-final.hpp"
 #include "ops/cpu/qavgpool-u16-row-classes.hpp"
 #include "ops/cpu/qavgpool.hpp"
 
@@ -26,15 +27,7 @@ namespace npukit::cpu {
 namespace {
 
 // Per-call constants of the final step, broadcast once.
-struct Final {
-  enum Kind { float_mean, int_float_mean, requant, int_mean, bm_shift, float_checked };
-  Kind kind = float_mean;
-  bool s8 = false;
-  bool area = false;      // the divisor is kernel_area
-  bool pow2_rcp = false;  // float_mean, area, ys == 1, taps a power of 2
-  bool ys_one = false, zp_inside = false;
-  Rounding rounding = Rounding::half_to_even;
-  int rshift = 0;
+struct Final : U16Final {
   __m256i lo, hi, y_zp, sum_m;
   __m256i lo16, hi16;  // idiv16_uniform's clamp (int_float_mean, int_mean)
   __m256 flo, fhi, zpf, div_area, rcp, ys, pow2, rlo, rhi;
@@ -43,25 +36,9 @@ struct Final {
 
 Final make_final(const QAvgPlan& P) {
   Final F;
-  F.s8 = P.dtype == DType::s8;
-  F.area = P.divisor == AvgDivisor::kernel_area;
-  F.rounding = P.rounding;
-  F.zp_inside = P.zp_inside;
-  F.ys_one = P.y_scale == 1.0f;
+  static_cast<U16Final&>(F) = u16_final(P);
   const auto taps = static_cast<int32_t>(P.taps);
-  F.pow2_rcp = F.area && F.ys_one && (taps & (taps - 1)) == 0;
-  F.kind = P.bm_shift                              ? Final::bm_shift
-           : P.arith == QAvgArith::int_mean        ? Final::int_mean
-           : P.arith == QAvgArith::int_sum_requant ? Final::requant
-                                                   : Final::float_mean;
-  if (F.kind == Final::float_mean && P.sum_m == 1 && P.x_scale == P.y_scale &&
-      P.y_scale >= 0x1p-60f && P.y_scale <= 0x1p60f)
-    F.kind = Final::int_float_mean;
-  if (F.kind == Final::float_mean && !P.exact_float_sum && P.fmean_checked)
-    F.kind = Final::float_checked;
-  F.rshift = P.bm_rshift;
-  const int32_t lo = P.bm_shift && P.bm_relu && P.lo < 0 ? 0 : P.lo;  // ReLU after saturation
-  F.lo = _mm256_set1_epi32(lo);
+  F.lo = _mm256_set1_epi32(F.lo_code);
   F.hi = _mm256_set1_epi32(P.hi);
   F.lo16 = _mm256_set1_epi16(static_cast<short>(P.lo));
   F.hi16 = _mm256_set1_epi16(static_cast<short>(P.hi));
@@ -181,42 +158,6 @@ inline __m256i final8(const Final& F, __m256i s, __m256 r, int* redo) {
   }
   v = _mm256_add_ps(v, F.zpf);
   return round_even(_mm256_min_ps(_mm256_max_ps(v, F.flo), F.fhi));
-}
-
-// A window's constants for final8: the integer added to its biased sum and r
-// (lane_consts of x8-qavgpool-u16-avx512.cpp).
-struct LaneConsts {
-  int32_t offset = 0;
-  float r = 1;
-};
-LaneConsts lane_consts(const Final& F, const QAvgPlan& P, bool s8, int32_t valid, int32_t clipped) {
-  const auto d = static_cast<int32_t>(avg_divisor(P.divisor, P.taps, valid, clipped));
-  LaneConsts c;
-  c.offset = -(s8 ? 128 : 0) * valid;  // the taps' bias
-  switch (F.kind) {
-    case Final::bm_shift:
-      break;
-    case Final::int_mean:
-      c.r = static_cast<float>(d > 0 ? d : 0);
-      break;
-    case Final::int_float_mean:
-      c.offset += -P.x_zp * valid + P.y_zp * d;
-      c.r = static_cast<float>(d);
-      break;
-    case Final::requant:
-      c.offset -= P.x_zp * valid;
-      c.r = d > 0 ? P.scale_ratio / static_cast<float>(d) : 0.0f;  // 0: y_zp
-      break;
-    case Final::float_mean:
-      c.offset -= P.x_zp * valid;
-      c.r = static_cast<float>(valid > 0 ? valid : 1);
-      break;
-    case Final::float_checked:  // d == 0: D == 0, v' = y_zp
-      c.offset -= P.x_zp * valid;
-      c.r = d > 0 ? fmean_check_multiplier(P, d) : 0.0f;
-      break;
-  }
-  return c;
 }
 
 // Low byte of each int32 lane (codes), in lane order, as the low 8 bytes.
@@ -341,9 +282,9 @@ struct PixelCtx {
 
 struct PixelSetup {
   PixelSetup(const Final&, const QAvgPlan&) {}
-  PixelCtx pixel(const Final& F, const QAvgPlan& P, int64_t, int64_t, int32_t valid,
+  PixelCtx pixel(const Final& F, const QAvgPlan&, int64_t, int64_t, int32_t valid,
                  int32_t clipped) const {
-    const LaneConsts u = lane_consts(F, P, F.s8, valid, clipped);
+    const LaneConsts u = lane_consts(F, valid, clipped);
     return PixelCtx{_mm256_set1_epi32(u.offset), _mm256_set1_ps(u.r)};
   }
 };
@@ -569,7 +510,6 @@ void nchw(const QAvgPoolProblem& pr) {
   const QAvgPlan& P = pr.plan;
   const TensorView &x = pr.x, &y = pr.y;
   const Final F = make_final(P);
-  constexpr bool s8 = std::is_signed_v<T>;
   NchwGeometry G;
   G.sw = P.w.stride;
   G.KW = P.w.kernel;
@@ -580,9 +520,8 @@ void nchw(const QAvgPoolProblem& pr) {
   // The last block's loads end before column shift + (OWp - 16)*sw + KW + 32.
   G.width = std::max(G.lead + P.W, G.shift + (G.OWp - 16) * G.sw + G.KW + 32);
   NchwTables tab;
-  RowClasses rc = row_classes(P, G.OWp, [&](int32_t valid, int32_t clipped) {
-    return lane_consts(F, P, s8, valid, clipped);
-  });
+  RowClasses rc = row_classes(
+      P, G.OWp, [&](int32_t valid, int32_t clipped) { return lane_consts(F, valid, clipped); });
   const auto& classes = rc.keys;
   tab.row_class = std::move(rc.row_class);
   tab.otab = std::move(rc.otab);

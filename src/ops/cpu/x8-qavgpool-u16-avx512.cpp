@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "npukit/parallel.hpp"
+#include "ops/cpu/qavgpool-u16-final.hpp"
 #include "ops/cpu/qavgpool-u16-row-classes.hpp"
 #include "ops/cpu/qavgpool.hpp"
 
@@ -25,18 +26,7 @@ namespace npukit::cpu {
 namespace {
 
 // Per-call constants of the final step, broadcast once.
-struct Final {
-  enum Kind { float_mean, int_float_mean, requant, int_mean, bm_shift, float_checked };
-  Kind kind = float_mean;
-  const QAvgPlan* plan = nullptr;
-  bool s8 = false, area = false;  // area: the divisor is kernel_area
-  bool pow2_rcp = false;          // float_mean, area, ys == 1, taps a power of 2
-  bool ys_one = false, zp_inside = false;
-  Rounding rounding = Rounding::half_to_even;
-  int rshift = 0;
-  int32_t taps_scalar = 1, x_zp_scalar = 0, y_zp_scalar = 0;
-  float ratio_scalar = 0;
-  AvgDivisor divisor = AvgDivisor::valid_count;
+struct Final : U16Final {
   __m512i lo, hi, y_zp, x_zp, taps, sum_m, bias;
   __m512i lo16, hi16;  // idiv32's clamp (int_float_mean, int_mean)
   __m512 flo, fhi, zpf, div_area, rcp, ys, pow2, ratio, rlo, rhi;
@@ -45,32 +35,9 @@ struct Final {
 
 Final make_final(const QAvgPlan& P) {
   Final F;
-  F.s8 = P.dtype == DType::s8;
-  F.divisor = P.divisor;
-  F.area = P.divisor == AvgDivisor::kernel_area;
-  F.rounding = P.rounding;
-  F.zp_inside = P.zp_inside;
-  F.ys_one = P.y_scale == 1.0f;
+  static_cast<U16Final&>(F) = u16_final(P);
   const auto taps = static_cast<int32_t>(P.taps);
-  F.pow2_rcp = F.area && F.ys_one && (taps & (taps - 1)) == 0;
-  F.kind = P.bm_shift                              ? Final::bm_shift
-           : P.arith == QAvgArith::int_mean        ? Final::int_mean
-           : P.arith == QAvgArith::int_sum_requant ? Final::requant
-                                                   : Final::float_mean;
-  // x_scale == y_scale == 2^j (normal): final16's integer form of float_mean.
-  if (F.kind == Final::float_mean && P.sum_m == 1 && P.x_scale == P.y_scale &&
-      P.y_scale >= 0x1p-60f && P.y_scale <= 0x1p60f)
-    F.kind = Final::int_float_mean;
-  if (F.kind == Final::float_mean && !P.exact_float_sum && P.fmean_checked)
-    F.kind = Final::float_checked;
-  F.plan = &P;
-  F.rshift = P.bm_rshift;
-  F.taps_scalar = taps;
-  F.x_zp_scalar = P.x_zp;
-  F.y_zp_scalar = P.y_zp;
-  F.ratio_scalar = P.scale_ratio;
-  const int32_t lo = P.bm_shift && P.bm_relu && P.lo < 0 ? 0 : P.lo;  // ReLU after saturation
-  F.lo = _mm512_set1_epi32(lo);
+  F.lo = _mm512_set1_epi32(F.lo_code);
   F.hi = _mm512_set1_epi32(P.hi);
   F.lo16 = _mm512_set1_epi16(static_cast<short>(P.lo));
   F.hi16 = _mm512_set1_epi16(static_cast<short>(P.hi));
@@ -211,41 +178,6 @@ inline __m512i final16(const Final& F, __m512i s, __m512 r, __mmask16* redo = nu
   }
   v = _mm512_add_ps(v, F.zpf);
   return round_even(_mm512_min_ps(_mm512_max_ps(v, F.flo), F.fhi));
-}
-
-// A lane's constants for final16: the integer added to its biased sum and r.
-struct LaneConsts {
-  int32_t offset = 0;
-  float r = 1;
-};
-inline LaneConsts lane_consts(const Final& F, int32_t valid, int32_t clipped) {
-  const auto d = static_cast<int32_t>(avg_divisor(F.divisor, F.taps_scalar, valid, clipped));
-  LaneConsts c;
-  c.offset = -(F.s8 ? 128 : 0) * valid;  // the taps' bias
-  switch (F.kind) {
-    case Final::bm_shift:
-      break;
-    case Final::int_mean:
-      c.r = static_cast<float>(d > 0 ? d : 0);
-      break;
-    case Final::int_float_mean:
-      c.offset += -F.x_zp_scalar * valid + F.y_zp_scalar * d;
-      c.r = static_cast<float>(d);
-      break;
-    case Final::requant:
-      c.offset -= F.x_zp_scalar * valid;
-      c.r = d > 0 ? F.ratio_scalar / static_cast<float>(d) : 0.0f;  // 0: y_zp
-      break;
-    case Final::float_mean:
-      c.offset -= F.x_zp_scalar * valid;
-      c.r = static_cast<float>(valid > 0 ? valid : 1);
-      break;
-    case Final::float_checked:  // d == 0: D == 0, v' = y_zp
-      c.offset -= F.x_zp_scalar * valid;
-      c.r = d > 0 ? fmean_check_multiplier(*F.plan, d) : 0.0f;
-      break;
-  }
-  return c;
 }
 
 // Codes of the 16 outputs whose biased 16-bit sums are in `half` (redo:
