@@ -25,6 +25,11 @@ struct GfVec {
   // 3.0-3.4 µs against 2.7-2.8 (race binaries alternated, session 15, lead;
   // both CPU placements).
   static constexpr bool kBitsMaxFirst = false;
+  // Leaves merged at the end, the vmaxps pass inlined: 1x2048x7x7 kernel
+  // alone from L2 2.87-3.04 -> 2.68-2.84 µs against post-order merges and an
+  // out-of-line pass (p25, variants alternated in one process, session 16;
+  // session 14's kernel 2.71-2.80), L1-resident 226 -> 217 ns per 256 planes.
+  static constexpr bool kTreeInPostOrder = false;
   static F loadu(const float* p) { return _mm512_loadu_ps(p); }
   static F load_first(const float* p, int64_t n) {
     const __mmask16 m = static_cast<__mmask16>((1u << n) - 1);
