@@ -101,7 +101,7 @@ struct GfVec {
 // (session 13, load average 7-18, with a blend and a rotation where the
 // permute is now): 2048 planes of 9 / 25 / 49 0.70 / 1.85 / 3.3 µs vs 1.18 /
 // 2.47 / 4.2; 512 of 81 / 121 / 169 1.31 / 2.11 / 2.84 vs 1.69 / 2.55 / 3.59.
-// The group's ~290 vector ops on this Zen 5's 4 vector pipes, not its chain of
+// The group's ~245 vector ops on this Zen 5's 4 vector pipes, not its chain of
 // HW dependent adds, set its time (a group of 7x7 planes ~85 cycles, of which
 // the chain ~4: summed by four chains instead, not exact, ~81).
 constexpr int inverse_of_16(int hw) {
