@@ -23,6 +23,7 @@ struct GfVec {
   static constexpr int64_t kLanes = 8;
   static constexpr int kDepth = 3;
   static constexpr bool kBitsMaxFirst = true;  // fixed passes: integer max first (3.7 -> 2.8 µs)
+  static constexpr bool kTreeInPostOrder = true;  // 4 live partials of 16 registers, not 8 leaves
   static F loadu(const float* p) { return _mm256_loadu_ps(p); }
   static F load_first(const float* p, int64_t n) {
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);

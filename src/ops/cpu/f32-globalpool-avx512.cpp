@@ -25,6 +25,11 @@ struct GfVec {
   // 3.0-3.4 µs against 2.7-2.8 (race binaries alternated, session 15, lead;
   // both CPU placements).
   static constexpr bool kBitsMaxFirst = false;
+  // Leaves merged at the end, the vmaxps pass inlined: 1x2048x7x7 kernel
+  // alone from L2 2.87-3.04 -> 2.68-2.84 µs against post-order merges and an
+  // out-of-line pass (p25, variants alternated in one process, session 16;
+  // session 14's kernel 2.71-2.80), L1-resident 226 -> 217 ns per 256 planes.
+  static constexpr bool kTreeInPostOrder = false;
   static F loadu(const float* p) { return _mm512_loadu_ps(p); }
   static F load_first(const float* p, int64_t n) {
     const __mmask16 m = static_cast<__mmask16>((1u << n) - 1);
@@ -89,14 +94,16 @@ struct GfVec {
 // with u = 1/16 mod HW. So with S_k = row u*k mod HW, the vector of every
 // plane's element e is, in lane l, lane l of S_(e - l) mod HW: a per-lane
 // barrel shift of the S sequence (blends of S_k with S_(k-8), then k-4, k-2,
-// k-1), rotated down by e % 16 lanes, after which plane q sits in lane
-// (HW*q) % 16 at every e (lane q when HW % 16 == 1; else one permute at the
-// end). Per element vector 4 blends, 1 rotation and the add, no 16x16
+// k-1) in which plane q's element sits in lane (HW*q + e) % 16; the last
+// blend and the move of plane q to lane q are one two-source permute
+// (SumLanes). Per element vector 3 blends, the permute and the add, no 16x16
 // transpose. Same-process minima against the AVX2 kernel's 4x4 transposes
-// (load average 7-18): 2048 planes of 9 / 25 / 49 0.70 / 1.85 / 3.3 µs vs
-// 1.18 / 2.47 / 4.2; 512 of 81 / 121 / 169 1.31 / 2.11 / 2.84 vs 1.69 / 2.55
-// / 3.59. L1-resident, the HW dependent adds of a group (2 cycles each) set
-// its time.
+// (session 13, load average 7-18, with a blend and a rotation where the
+// permute is now): 2048 planes of 9 / 25 / 49 0.70 / 1.85 / 3.3 µs vs 1.18 /
+// 2.47 / 4.2; 512 of 81 / 121 / 169 1.31 / 2.11 / 2.84 vs 1.69 / 2.55 / 3.59.
+// The group's ~245 vector ops on this Zen 5's 4 vector pipes, not its chain of
+// HW dependent adds, set its time (a group of 7x7 planes ~85 cycles, of which
+// the chain ~4: summed by four chains instead, not exact, ~81).
 constexpr int inverse_of_16(int hw) {
   for (int u = 1; u < hw; ++u)
     if (16 * u % hw == 1) return u;
@@ -121,56 +128,35 @@ inline __m512 ga512_mul(__m512 a, __m512 b) {
   return r;
 }
 
-// Lane i := lane (i + N) % 16.
-template <int N>
-inline __m512 rotate_lanes(__m512 v) {
-  const __m512i a = _mm512_castps_si512(v);
-  return _mm512_castsi512_ps(_mm512_mask_alignr_epi32(a, 0xFFFF, a, a, N));
-}
-// The same for r in 0..15 (a constant once the caller's loop is unrolled).
-inline __m512 rotate_lanes(__m512 v, int r) {
-  switch (r) {
-    case 1:
-      return rotate_lanes<1>(v);
-    case 2:
-      return rotate_lanes<2>(v);
-    case 3:
-      return rotate_lanes<3>(v);
-    case 4:
-      return rotate_lanes<4>(v);
-    case 5:
-      return rotate_lanes<5>(v);
-    case 6:
-      return rotate_lanes<6>(v);
-    case 7:
-      return rotate_lanes<7>(v);
-    case 8:
-      return rotate_lanes<8>(v);
-    case 9:
-      return rotate_lanes<9>(v);
-    case 10:
-      return rotate_lanes<10>(v);
-    case 11:
-      return rotate_lanes<11>(v);
-    case 12:
-      return rotate_lanes<12>(v);
-    case 13:
-      return rotate_lanes<13>(v);
-    case 14:
-      return rotate_lanes<14>(v);
-    case 15:
-      return rotate_lanes<15>(v);
-    default:
-      return v;
+// The last stage's blend (lane l from t2[i] for even l, t2[i - 1] for odd l)
+// and the rotation that leaves plane q in lane q, as one two-source permute
+// per element (vpermt2ps): lane p of element e's vector takes lane
+// l = (HW*p + e) % 16, of the second source when l is odd. Plane p sits in
+// lane HW*p % 16 of the rotated vector, so the sizes with HW % 16 != 1 need no
+// closing permute either. A blend and a valignd per element before (6 ops of
+// the 4 vector pipes per element, 5 now).
+template <int HW>
+struct SumLanes {
+  alignas(64) int idx[16][16];
+  constexpr SumLanes() : idx() {
+    for (int e = 0; e < 16; ++e)
+      for (int p = 0; p < 16; ++p) {
+        const int l = (HW * p + e) % 16;
+        idx[e][p] = l | (l & 1) << 4;
+      }
   }
-}
+};
+template <int HW>
+constexpr SumLanes<HW> kSumLanes{};
 
 // Sums of the 16 planes at g (16 * HW floats), plane q in lane q. Step i
 // handles k = i - 15: the shift-8 stage from k = -7 on, shift 4 from -3,
-// shift 2 from -1, and from k = 0 the last shift and the add of element k
-// (the earlier k are the wrap-around of the first elements' lanes).
+// shift 2 from -1, and from k = 0 the last shift, the rotation and the add of
+// element k (the earlier k are the wrap-around of the first elements' lanes).
+// Inlined into the loop over the groups (a call per group: 2.97 against 2.81
+// µs, its stack set-up and spills each time).
 template <int HW>
-__m512 odd_plane_sums(const float* g) {
+__attribute__((always_inline)) inline __m512 odd_plane_sums(const float* g) {
   static_assert(HW % 2 == 1 && HW + 15 <= 256, "odd sizes, unrolled below");
   __m512 t8[HW + 15], t4[HW + 15], t2[HW + 15];
   __m512 acc = _mm512_setzero_ps();
@@ -182,38 +168,44 @@ __m512 odd_plane_sums(const float* g) {
                                    _mm512_loadu_ps(g + 16 * s_row<HW>(k - 8)));
     if (k >= -3) t4[i] = _mm512_mask_blend_ps(0xF0F0, t8[i], t8[i - 4]);
     if (k >= -1) t2[i] = _mm512_mask_blend_ps(0xCCCC, t4[i], t4[i - 2]);
-    if (k >= 0)
-      acc = ga512_add(acc, rotate_lanes(_mm512_mask_blend_ps(0xAAAA, t2[i], t2[i - 1]), k & 15));
+    if (k >= 0) {
+      const __m512i lanes = _mm512_load_si512(kSumLanes<HW>.idx[k & 15]);
+      acc = ga512_add(acc, _mm512_permutex2var_ps(t2[i], lanes, t2[i - 1]));
+    }
   }
-  if constexpr (HW % 16 == 1) return acc;
-  const __m512i lane_of_plane =
-      _mm512_setr_epi32(0, HW % 16, 2 * HW % 16, 3 * HW % 16, 4 * HW % 16, 5 * HW % 16, 6 * HW % 16,
-                        7 * HW % 16, 8 * HW % 16, 9 * HW % 16, 10 * HW % 16, 11 * HW % 16,
-                        12 * HW % 16, 13 * HW % 16, 14 * HW % 16, 15 * HW % 16);
-  return _mm512_mask_permutexvar_ps(acc, 0xFFFF, lane_of_plane, acc);
+  return acc;
 }
 
 // Whole groups of 16 planes by odd_plane_sums<HW>, the rest by the AVX2 kernel.
 template <int HW>
 void odd_planes(const F32GlobalPlanes& b, const F32GlobalAvgRule& r, float* out, int64_t os) {
-  const __m512 div = _mm512_set1_ps(static_cast<float>(HW)), coeff = _mm512_set1_ps(r.coeff);
-  int64_t k0 = 0;
-  for (; k0 + 16 <= b.count; k0 += 16) {
-    const __m512 s = odd_plane_sums<HW>(b.x + k0 * HW);
-    const __m512 v = r.sum ? ga512_mul(s, coeff) : _mm512_div_ps(s, div);
-    if (os == 1) {
-      _mm512_storeu_ps(out + k0, v);
-    } else {
-      alignas(64) float lanes[16];
-      _mm512_store_ps(lanes, v);
-      for (int q = 0; q < 16; ++q) out[(k0 + q) * os] = lanes[q];
+  const int64_t whole = b.count / 16 * 16;
+  for (int64_t k0 = 0; k0 < whole; k0 += kF32GlobalChunk) {
+    // The sums first, their last step after: with the divisor and the
+    // coefficient live across the groups, GCC spilled stage vectors (kernel
+    // alone, 1x2048x7x7 from L2: 2.97 against 2.81 µs).
+    const int64_t n = std::min(kF32GlobalChunk, whole - k0);
+    alignas(64) float sums[kF32GlobalChunk];
+    for (int64_t g = 0; g < n; g += 16)
+      _mm512_store_ps(sums + g, odd_plane_sums<HW>(b.x + (k0 + g) * HW));
+    const __m512 div = _mm512_set1_ps(static_cast<float>(HW)), coeff = _mm512_set1_ps(r.coeff);
+    for (int64_t g = 0; g < n; g += 16) {
+      const __m512 s = _mm512_load_ps(sums + g);
+      const __m512 v = r.sum ? ga512_mul(s, coeff) : _mm512_div_ps(s, div);
+      if (os == 1) {
+        _mm512_storeu_ps(out + k0 + g, v);
+      } else {
+        alignas(64) float lanes[16];
+        _mm512_store_ps(lanes, v);
+        for (int q = 0; q < 16; ++q) out[(k0 + g + q) * os] = lanes[q];
+      }
     }
   }
-  if (k0 == b.count) return;
+  if (whole == b.count) return;
   F32GlobalPlanes rest = b;
-  rest.x += k0 * b.cs;
-  rest.count -= k0;
-  f32_global_avg_avx2(rest, r, out + k0 * os, os);
+  rest.x += whole * b.cs;
+  rest.count -= whole;
+  f32_global_avg_avx2(rest, r, out + whole * os, os);
 }
 
 }  // namespace
