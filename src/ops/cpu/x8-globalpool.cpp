@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include "npukit/parallel.hpp"
 #include "ops/quantized_common.hpp"
@@ -72,21 +71,26 @@ void for_blocks(const TensorView& x, const Body& body) {
     parallel_ranges(N * per_image, grain, blocks);
 }
 
-// Stores count codes to y's channels [c0, c0 + count) of image n.
-void store_codes(const TensorView& y, int64_t n, int64_t c0, int64_t count, const uint8_t* codes) {
+// Where the codes of y's channels [c0, c0 + count) of image n go: straight
+// into y when its channels are unit-stride (the kernels store exactly count
+// bytes), else into `scratch`, which put_codes then scatters.
+uint8_t* codes_at(const TensorView& y, int64_t n, int64_t c0, uint8_t* scratch) {
   auto* dst = static_cast<uint8_t*>(y.raw()) + n * y.stride(0) + c0 * y.stride(1);
-  if (y.stride(1) == 1) {
-    std::memcpy(dst, codes, static_cast<size_t>(count));
-    return;
-  }
+  return y.stride(1) == 1 ? dst : scratch;
+}
+
+void put_codes(const TensorView& y, int64_t n, int64_t c0, int64_t count, const uint8_t* codes) {
+  if (y.stride(1) == 1) return;  // written in place by codes_at's pointer
+  auto* dst = static_cast<uint8_t*>(y.raw()) + n * y.stride(0) + c0 * y.stride(1);
   for (int64_t k = 0; k < count; ++k) dst[k * y.stride(1)] = codes[k];
 }
 
 void run_max(const Pool2dProblem& pr, MaxFn max) {
   for_blocks(pr.x, [&](const X8GlobalBlock& b, int64_t n, int64_t c0) {
-    uint8_t out[kGlobalBlock];
+    uint8_t scratch[kGlobalBlock];
+    uint8_t* out = codes_at(pr.y, n, c0, scratch);
     max(b, out);
-    store_codes(pr.y, n, c0, b.count, out);
+    put_codes(pr.y, n, c0, b.count, out);
   });
 }
 
@@ -105,10 +109,11 @@ void run_avg(const QGlobalAvgProblem& pr, SumsFn sums, IsfFn isf) {
     q.y_zp = p.y_zero_point;
     for_blocks(x, [&](const X8GlobalBlock& b, int64_t n, int64_t c0) {
       int32_t s[kGlobalBlock];
-      uint8_t out[kGlobalBlock];
+      uint8_t scratch[kGlobalBlock];
+      uint8_t* out = codes_at(y, n, c0, scratch);
       sums(b, s);
       isf(s, b.count, q, out);
-      store_codes(y, n, c0, b.count, out);
+      put_codes(y, n, c0, b.count, out);
     });
     return;
   }
@@ -119,11 +124,12 @@ void run_avg(const QGlobalAvgProblem& pr, SumsFn sums, IsfFn isf) {
   const int32_t bias = is_signed ? 128 * static_cast<int32_t>(taps) : 0;
   for_blocks(x, [&](const X8GlobalBlock& b, int64_t n, int64_t c0) {
     int32_t s[kGlobalBlock];
-    uint8_t out[kGlobalBlock];
+    uint8_t scratch[kGlobalBlock];
+    uint8_t* out = codes_at(y, n, c0, scratch);
     sums(b, s);
     for (int64_t k = 0; k < b.count; ++k)
       out[k] = static_cast<uint8_t>(qavg_finalize_scalar(plan, s[k] - bias, 0.0f, taps, taps));
-    store_codes(y, n, c0, b.count, out);
+    put_codes(y, n, c0, b.count, out);
   });
 }
 
