@@ -238,9 +238,11 @@ struct GVec {
   static constexpr bool kAlignedWindows = true;
   template <int N, int K>
   static V window(const uint8_t* x, const V* keep, V bias) {
-    constexpr int at = N * K;                 // keep ? plane ^ bias : 0
+    // keep ? plane ^ bias : 0, with the window as the first operand (imm
+    // 0x48): vpternlogd overwrites it, so keep is not copied per plane.
+    constexpr int at = N * K;
     const V plane = aligned_window<N, K>(x);  // not inside the call: clang's intrinsic is a macro
-    return _mm512_ternarylogic_epi32(keep[at % 4], plane, bias, 0x60);
+    return _mm512_ternarylogic_epi32(plane, keep[at % 4], bias, 0x48);
   }
   static V keep_lanes(int n, int s) { return aligned_keep_lanes(n, s); }
   // Zero-masking loads (merge-masking ones are slow on AMD); mb holds the
