@@ -18,8 +18,11 @@
 
 namespace npukit::cpu {
 
-// Channels of one image handled per kernel call.
-constexpr int64_t kGlobalBlock = 256;
+// Channels of one image handled per kernel call, at most (the drivers' stack
+// buffers): inputs too small to split over threads take blocks this large,
+// larger inputs kGlobalSplitBlock, so that a few hundred channels still split.
+constexpr int64_t kGlobalBlock = 1024;
+constexpr int64_t kGlobalSplitBlock = 256;
 
 // One image's channels [c0, c0 + count) (count <= kGlobalBlock).
 // nchw: plane k starts at x + k*sC and holds HW contiguous codes;
