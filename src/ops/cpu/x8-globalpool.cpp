@@ -114,6 +114,10 @@ void run_avg(const QGlobalAvgProblem& pr, SumsFn sums, IsfFn isf) {
     q.lo = static_cast<float>(r.lo - p.y_zero_point);
     q.hi = static_cast<float>(r.hi - p.y_zero_point);
     q.y_zp = p.y_zero_point;
+    q.is_signed = is_signed;
+    const double reach = std::max(std::abs(static_cast<double>(q.bias_total)),
+                                  std::abs(255.0 * static_cast<double>(taps) - q.bias_total));
+    q.saturating_packs = std::abs(static_cast<double>(q.m)) * reach < 0x1p30;
     for_blocks(x, [&](const X8GlobalBlock& b, int64_t n, int64_t c0) {
       int32_t s[kGlobalBlock];
       uint8_t scratch[kGlobalBlock];

@@ -42,6 +42,11 @@ struct X8IntSumFloat {
   int32_t bias_total = 0;       // subtracted from a biased sum: (s8 ? 128 : 0)*N + x_zp*N
   float m = 0, lo = 0, hi = 0;  // lo, hi: clamp bounds minus y_zp
   int32_t y_zp = 0;
+  bool is_signed = false;  // s8 codes
+  // |float(sum - bias_total) * m| < 2^30 for every possible sum: the clamp may
+  // then follow the rounding as the saturation of integer packs (lo and hi are
+  // integers, rounding is monotone: the same codes), no float min/max.
+  bool saturating_packs = false;
 };
 
 // Per-ISA kernels. max: the code of each channel's maximum. sums: biased
