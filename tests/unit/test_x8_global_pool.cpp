@@ -2,8 +2,9 @@
 // the "qlinear_global_average_pool" list and the x8-globalmax-* variants of
 // "pool2d" against the reference, byte for byte, on seeded random problems:
 // every profile with random scales and zero points, channel counts across
-// the 8-plane groups and 256-channel blocks, planes of 1 to 400 codes (one
-// register, several, and NHWC 16-bit sums flushed after 256 positions), NCHW,
+// the 8-plane groups and the 256- and 1024-channel blocks, planes of 1 to 400
+// codes (one register, several, and NHWC 16-bit sums flushed after 256
+// positions), NCHW,
 // NHWC and gapped strides, batches, saturating and constant images, 1-3
 // threads, inputs that end right before an unreadable page; then the public
 // calls under every ISA cap and Impl::reference.
