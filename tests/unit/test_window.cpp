@@ -1,5 +1,10 @@
 // Window geometry: output sizes (floor / ceil_mode and the dropped last
 // window), zero insertion, dilation, tap classification and ONNX auto_pad.
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
 #include "unit/test_util.hpp"
 
 namespace npukit {
@@ -95,6 +100,75 @@ TEST(Window, EveryFieldIsValidated) {
   // Sizes beyond int32 would overflow the geometry arithmetic; they are refused.
   EXPECT_TRUE(raises([] { out_size(axis(3, 1, 1, int64_t{1} << 40)); }, "test", "dilation_h"));
   EXPECT_TRUE(raises([] { out_size(axis(3, 1, 1, 1, 0, int64_t{1} << 62)); }, "test", "pad_top"));
+}
+
+// window_output_shape of windows at or near the whole plane (global pools
+// take a shortcut there): (N, C, axis_output_size(h), axis_output_size(w))
+// whenever both axes are valid, N and C in [1, 2^31) and kernel_h * kernel_w
+// <= 2^26; otherwise an Error naming the function. Near misses: one field off
+// its range or the whole plane by one.
+TEST(Window, WholePlaneWindowsGiveTheAxisRuleOrAnError) {
+  constexpr uint32_t kSeed = 20261128;
+  std::mt19937 g(kSeed);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(g);
+  };
+  const int64_t big = int64_t{1} << 31;
+  int64_t shortcuts = 0;
+  for (int i = 0; i < 4000; ++i) {
+    const int64_t H = pick(0, 3) == 0 ? pick(1, 3) : pick(1, 9000);
+    const int64_t W = pick(0, 3) == 0 ? pick(1, 3) : pick(1, 9000);
+    std::vector<int64_t> x{pick(0, 9) == 0 ? big - pick(0, 1) : pick(1, 4),
+                           pick(0, 9) == 0 ? pick(-1, 0) : pick(1, 3000), H, W};
+    Window2d w;
+    w.kernel_h = H, w.kernel_w = W;
+    w.stride_h = pick(0, 3) == 0 ? big - pick(0, 1) : pick(1, 3);
+    w.stride_w = pick(0, 9) == 0 ? pick(-1, 0) : pick(1, 3);
+    w.ceil_mode = pick(0, 1) == 1;
+    w.truncated_count = pick(0, 1) == 1;
+    switch (pick(0, 7)) {  // one near miss, or none
+      case 0:
+        w.kernel_h += pick(0, 1) ? 1 : -1;
+        break;
+      case 1:
+        w.dilation_w = pick(0, 2);
+        break;
+      case 2:
+        w.ins_h = pick(0, 1);
+        break;
+      case 3:
+        (pick(0, 1) ? w.pad_top : w.pad_right) = pick(-1, 1);
+        break;
+      default:
+        break;
+    }
+    const std::string where = "seed " + std::to_string(kSeed) + ", case " + std::to_string(i) +
+                              ": x " + shape_text(x) + " kernel " + std::to_string(w.kernel_h) +
+                              "x" + std::to_string(w.kernel_w);
+    std::optional<std::vector<int64_t>> want;
+    try {
+      const int64_t oh = axis_output_size(axis_h(w, H), "f", 'h');
+      const int64_t ow = axis_output_size(axis_w(w, W), "f", 'w');
+      const bool nc = x[0] >= 1 && x[0] < big && x[1] >= 1 && x[1] < big;
+      constexpr int64_t taps = int64_t{1} << 26;  // per window and per axis table
+      if (nc && w.kernel_h * w.kernel_w <= taps && oh * w.kernel_h <= taps &&
+          ow * w.kernel_w <= taps)
+        want = {x[0], x[1], oh, ow};
+    } catch (const Error&) {
+    }
+    if (want) {
+      EXPECT_EQ(window_output_shape(x, w, "f"), *want) << where;
+      shortcuts += (*want)[2] == 1 && (*want)[3] == 1;
+    } else {
+      try {
+        window_output_shape(x, w, "f");
+        ADD_FAILURE() << "no error: " << where;
+      } catch (const Error& e) {
+        EXPECT_EQ(e.function(), "f") << where;
+      }
+    }
+  }
+  EXPECT_GT(shortcuts, 500);  // the whole-plane cases were met
 }
 
 TEST(Window, TapsClassifyEveryPosition) {

@@ -2,12 +2,15 @@
 // the "qlinear_global_average_pool" list and the x8-globalmax-* variants of
 // "pool2d" against the reference, byte for byte, on seeded random problems:
 // every profile with random scales and zero points, channel counts across
-// the 8-plane groups and 256-channel blocks, planes of 1 to 400 codes (one
-// register, several, and NHWC 16-bit sums flushed after 256 positions), NCHW,
+// the 8-plane groups and the 256- and 1024-channel blocks, planes of 1 to 400
+// codes (one register, several, and NHWC 16-bit sums flushed after 256
+// positions), NCHW,
 // NHWC and gapped strides, batches, saturating and constant images, 1-3
 // threads, inputs that end right before an unreadable page; then the public
 // calls under every ISA cap and Impl::reference.
 // A failure prints the seed, the case index and the configuration.
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -432,6 +435,54 @@ TEST(X8GlobalPool, PublicCallsAtEveryIsaCapAndThreadCount) {
           }
         }
   EXPECT_GT(compared, 100);
+}
+
+// ONNX Runtime's int_sum_float with scale ratios on both sides of the AVX-512
+// kernel's bound for clamping by saturating packs (|v| < 2^30: ratios up to
+// about 2^22 here; past it the float clamp): planes of constant x_zp (v = 0),
+// x_zp +- 1 at one tap (v = +-m) and random codes, 2048 channels (whole
+// 64-code packs) and 130 (a tail), every ISA cap, against the reference.
+TEST(X8GlobalPool, IntSumFloatOnEitherSideOfThePackBound) {
+  Restore restore;
+  const uint32_t seed = 20261133;
+  std::mt19937 g(seed);
+  int compared = 0;
+  for (DType dt : {DType::u8, DType::s8})
+    for (int e : {-6, 0, 12, 20, 22, 23, 24, 30, 40})
+      for (int64_t C : {2048, 130}) {
+        const int lo = dt == DType::u8 ? 0 : -128;
+        QLinearAvgPoolParams q;
+        q.x_scale = std::ldexp(0.75f, e);
+        q.y_scale = 1.0f;
+        q.x_zero_point = lo + static_cast<int>(g() % 256);
+        q.y_zero_point = lo + static_cast<int>(g() % 256);
+        apply_profile(q, Profile::onnxruntime);
+        Tensor x(dt, {1, C, 7, 7});
+        auto* p = static_cast<uint8_t*>(x.view().raw());
+        for (int64_t ch = 0; ch < C; ++ch) {
+          const int kind = static_cast<int>(g() % 4);
+          for (int t = 0; t < 49; ++t) {
+            int v = kind == 0 ? lo + static_cast<int>(g() % 256) : q.x_zero_point;
+            if (kind >= 2 && t == 17) v += kind == 2 ? 1 : -1;
+            p[ch * 49 + t] = static_cast<uint8_t>(std::clamp(v, lo, lo + 255));
+          }
+        }
+        Tensor want(dt, {1, C, 1, 1});
+        set_impl(Impl::reference);
+        qlinear_global_average_pool(x, want, q);
+        set_impl(Impl::fast);
+        for (Isa cap : {Isa::portable, Isa::avx2, Isa::avx512}) {
+          if (cap > host_isa()) continue;
+          set_max_isa(cap);
+          Tensor got(dt, want.shape());
+          qlinear_global_average_pool(x, got, q);
+          ASSERT_EQ(logical_bytes(got.view()), logical_bytes(want.view()))
+              << "seed " << seed << " " << dtype_name(dt) << " C " << C << " x_scale 0.75*2^" << e
+              << " cap " << isa_name(cap);
+          ++compared;
+        }
+      }
+  EXPECT_GE(compared, 36);
 }
 
 }  // namespace

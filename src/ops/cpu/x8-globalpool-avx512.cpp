@@ -238,9 +238,11 @@ struct GVec {
   static constexpr bool kAlignedWindows = true;
   template <int N, int K>
   static V window(const uint8_t* x, const V* keep, V bias) {
-    constexpr int at = N * K;                 // keep ? plane ^ bias : 0
+    // keep ? plane ^ bias : 0, with the window as the first operand (imm
+    // 0x48): vpternlogd overwrites it, so keep is not copied per plane.
+    constexpr int at = N * K;
     const V plane = aligned_window<N, K>(x);  // not inside the call: clang's intrinsic is a macro
-    return _mm512_ternarylogic_epi32(keep[at % 4], plane, bias, 0x60);
+    return _mm512_ternarylogic_epi32(plane, keep[at % 4], bias, 0x48);
   }
   static V keep_lanes(int n, int s) { return aligned_keep_lanes(n, s); }
   // Zero-masking loads (merge-masking ones are slow on AMD); mb holds the
@@ -342,13 +344,47 @@ void x8_global_sums_avx512(const X8GlobalBlock& b, int32_t* sums) {
   global_sums(b, sums);
 }
 
+namespace {
+
+// 64 codes of int_sum_float with q.saturating_packs: round(v) + y_zp per lane,
+// then int32 -> int16 -> 8-bit saturating packs clamp to the code range
+// (clamp(round(v), lo, hi) + y_zp, as the reference's clamp-then-round), and
+// one dword permute undoes the packs' 128-bit lane order. 29 operations per 64
+// codes instead of 44 (vpmovdb is two).
+template <bool Signed>
+inline void int_sum_float_64(const int32_t* sums, __m512i bias, __m512 m, __m512i zp,
+                             uint8_t* out) {
+  __m512i r[4];
+  for (int i = 0; i < 4; ++i) {
+    const __m512i acc = _mm512_sub_epi32(_mm512_loadu_si512(sums + 16 * i), bias);
+    const __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), m);
+    r[i] = _mm512_add_epi32(
+        _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zp);
+  }
+  const __m512i w0 = _mm512_packs_epi32(r[0], r[1]), w1 = _mm512_packs_epi32(r[2], r[3]);
+  const __m512i b = Signed ? _mm512_packs_epi16(w0, w1) : _mm512_packus_epi16(w0, w1);
+  // Dword 4l + i of b holds codes 4l..4l+3 of r[i].
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  _mm512_storeu_si512(out, _mm512_permutexvar_epi32(order, b));
+}
+
+}  // namespace
+
 // The reference's float steps per lane: int32 -> float, one multiply, clamp,
 // round half to even (explicit, whatever MXCSR says), add the zero point.
 void x8_global_int_sum_float_avx512(const int32_t* sums, int64_t count, const X8IntSumFloat& q,
                                     uint8_t* out) {
   const __m512i bias = _mm512_set1_epi32(q.bias_total), zp = _mm512_set1_epi32(q.y_zp);
   const __m512 m = _mm512_set1_ps(q.m), lo = _mm512_set1_ps(q.lo), hi = _mm512_set1_ps(q.hi);
-  for (int64_t k = 0; k < count; k += 16) {
+  int64_t k = 0;
+  if (q.saturating_packs) {
+    for (; k + 64 <= count; k += 64)
+      if (q.is_signed)
+        int_sum_float_64<true>(sums + k, bias, m, zp, out + k);
+      else
+        int_sum_float_64<false>(sums + k, bias, m, zp, out + k);
+  }
+  for (; k < count; k += 16) {
     const __mmask16 mk = count - k >= 16 ? 0xffff : static_cast<__mmask16>((1u << (count - k)) - 1);
     const __m512i in =
         mk == 0xffff ? _mm512_loadu_si512(sums + k) : _mm512_maskz_loadu_epi32(mk, sums + k);

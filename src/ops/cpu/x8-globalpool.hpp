@@ -18,8 +18,11 @@
 
 namespace npukit::cpu {
 
-// Channels of one image handled per kernel call.
-constexpr int64_t kGlobalBlock = 256;
+// Channels of one image handled per kernel call, at most (the drivers' stack
+// buffers): inputs too small to split over threads take blocks this large,
+// larger inputs kGlobalSplitBlock, so that a few hundred channels still split.
+constexpr int64_t kGlobalBlock = 1024;
+constexpr int64_t kGlobalSplitBlock = 256;
 
 // One image's channels [c0, c0 + count) (count <= kGlobalBlock).
 // nchw: plane k starts at x + k*sC and holds HW contiguous codes;
@@ -39,6 +42,11 @@ struct X8IntSumFloat {
   int32_t bias_total = 0;       // subtracted from a biased sum: (s8 ? 128 : 0)*N + x_zp*N
   float m = 0, lo = 0, hi = 0;  // lo, hi: clamp bounds minus y_zp
   int32_t y_zp = 0;
+  bool is_signed = false;  // s8 codes
+  // |float(sum - bias_total) * m| < 2^30 for every possible sum: the clamp may
+  // then follow the rounding as the saturation of integer packs (lo and hi are
+  // integers, rounding is monotone: the same codes), no float min/max.
+  bool saturating_packs = false;
 };
 
 // Per-ISA kernels. max: the code of each channel's maximum. sums: biased
