@@ -196,15 +196,76 @@ void run_rows(const DwconvProblem& p, DwNhwcRowsKernel kernel, int64_t lanes) {
   });
 }
 
+// The stride-2 walk (DwS2Nhwc): each task a range of (n, group of 16 channels).
+void run_s2_nhwc(const DwconvProblem& p, DwS2NhwcKernel kernel) {
+  constexpr int64_t kGroupLanes = 16;
+  const int64_t N = p.x.dim(0), C = p.x.dim(1), OH = p.y.dim(2), OW = p.y.dim(3);
+  const int64_t groups = (C + kGroupLanes - 1) / kGroupLanes;
+  const auto* x = static_cast<const float*>(p.x.raw());
+  const auto* w = static_cast<const float*>(p.w.raw());
+  const auto* b = p.has_bias ? static_cast<const float*>(p.bias.raw()) : nullptr;
+  const int64_t bias_step = p.has_bias ? p.bias.stride(p.bias.rank() == 1 ? 0 : 1) : 0;
+  auto* y = static_cast<float*>(p.y.raw());
+  DwS2Nhwc g;
+  static_cast<DwEpilogue&>(g) = dw_epilogue(p, !clip_is_identity(p.clip));
+  g.x_channel = p.x.stride(1);
+  g.x_row = p.x.stride(2);
+  g.h = p.x.dim(2);
+  g.w = p.x.dim(3);
+  g.pad_top = p.window.pad_top;
+  g.pad_left = p.window.pad_left;
+  g.oh = OH;
+  g.ow = OW;
+  g.y_row = p.y.stride(2);
+  g.y_col = p.y.stride(3);
+  // Enough groups per task to be worth a thread (as the group walk).
+  const int64_t grain =
+      std::max<int64_t>(1, 65536 / std::max<int64_t>(1, OH * OW * 9 * kGroupLanes));
+  parallel_ranges(N * groups, grain, [&](int64_t begin, int64_t end) {
+    thread_local std::vector<float> sums;
+    sums.resize(static_cast<size_t>(OH * kGroupLanes * kGroupLanes));
+    float weights[kGroupLanes * 9], bias[kGroupLanes];
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t n = task / groups, c0 = task % groups * kGroupLanes;
+      DwS2Nhwc t = g;
+      t.channels = std::min(kGroupLanes, C - c0);
+      for (int64_t c = 0; c < kGroupLanes; ++c) {
+        const bool in = c < t.channels;
+        for (int64_t k = 0; k < 9; ++k)
+          weights[c * 9 + k] =
+              in ? w[(c0 + c) * p.w.stride(0) + k / 3 * p.w.stride(2) + k % 3 * p.w.stride(3)]
+                 : 0.0f;
+        bias[c] = in && b ? b[(c0 + c) * bias_step] : 0.0f;
+      }
+      t.weights = weights;
+      t.bias = b ? bias : nullptr;
+      t.sums = sums.data();
+      t.x = x + n * p.x.stride(0) + c0 * p.x.stride(1);
+      t.y = y + n * p.y.stride(0) + c0 * p.y.stride(1);
+      kernel(t);
+    }
+  });
+}
+
 }  // namespace
+
+bool dwconv_s2_nhwc(const DwconvProblem& p) {
+  const Window2d& win = p.window;
+  return win.kernel_h == 3 && win.kernel_w == 3 && win.stride_h == 2 && win.stride_w == 2 &&
+         win.dilation_h == 1 && win.dilation_w == 1 && win.ins_h == 0 && win.ins_w == 0 &&
+         p.multiplier == 1 && p.accumulation != Fp32Accumulation::interleaved &&
+         dense_planes(p.x) && lanes_contiguous(p.y) && p.y.dim(3) <= kDwS2NhwcMaxWidth &&
+         apart(p.x, p.y);
+}
 
 bool dwconv_nhwc_rows(const DwconvProblem& p) {
   return lanes_contiguous(p.x) && lanes_contiguous(p.y) && apart(p.x, p.y);
 }
 
 void run_dwconv_nchwc(const DwconvProblem& p, DwGroupKernel kernel, DwNhwcRowsKernel rows,
-                      int64_t lanes) {
+                      int64_t lanes, DwS2NhwcKernel s2) {
   if (dwconv_nhwc_rows(p)) return run_rows(p, rows, lanes);
+  if (s2 && dwconv_s2_nhwc(p)) return run_s2_nhwc(p, s2);
   const Window2d& win = p.window;
   const int64_t N = p.x.dim(0), C = p.x.dim(1), H = p.x.dim(2), W = p.x.dim(3);
   const int64_t OH = p.y.dim(2), OW = p.y.dim(3), KH = win.kernel_h, KW = win.kernel_w;
