@@ -109,6 +109,14 @@ bool make_case(std::mt19937& rng, int iter, Draw draw, Case& c) {
     w.pad_right = rng() % 3;
     x_gap = iter % 4 == 1 ? 1 + rng() % 5 : 0;
     c.y_gap = iter % 5 == 2 ? 1 + rng() % 5 : 0;
+    if (channels_last && iter % 5 == 4) {
+      // Rows of 21+ outputs over 136..409 channels: the row walk's passes
+      // of 128 channels, a last pass of whole vectors and a masked tail
+      // (derived from the draws above, so the other cases stay as drawn).
+      C = 129 + 7 * C;
+      W += 28;
+      w.stride_w = 1;
+    }
   }
   // Layouts: planes / planes, channels-last / channels-last (the runner's
   // case), and either one alone, in turn.
@@ -241,8 +249,9 @@ TEST(DwconvNchwc, MobilenetLayersEqualReferenceBitForBit) {
 // The channels-last row walk (f32-dwconv-nhwc-body.inc) on every case:
 // blocks of positions inside the input and at its edges (windows partly or
 // wholly in padding, dilation, strides 1..3), channel counts 1..40 (whole
-// blocks of vectors, single vectors, a masked tail), gaps after each
-// position's channels in x and y.
+// blocks of vectors, single vectors, a masked tail) and, on rows of 21+
+// outputs, 136..409 (passes of 128 channels), gaps after each position's
+// channels in x and y.
 TEST(DwconvNchwc, ChannelsLastRowWalkEqualsReferenceBitForBit) {
   if (!any_nchwc_kernel_runs()) GTEST_SKIP() << kNoKernel;
   variants_equal_reference(20261401, 200, Draw::channels_last);

@@ -149,6 +149,8 @@ struct DwNhwcRows : DwEpilogue {
   float* y;              // the image's first output position
   int64_t y_row, y_col;
   int64_t oh0, oh1, ow;
+  // Channels c0 .. c1 - 1 only (c0 a multiple of the lanes; c1 one too, or C).
+  int64_t c0 = 0, c1 = 0;
 };
 using DwNhwcRowsKernel = void (*)(const DwNhwcRows& r);
 void f32_dwconv_nhwc_rows_avx512(const DwNhwcRows& r);

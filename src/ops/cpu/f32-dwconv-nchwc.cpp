@@ -137,7 +137,21 @@ struct RowBuffers {
   std::vector<float> weights, bias;
 };
 
-// The channels-last row walk: each task a range of (n, output row).
+// Channels per pass of the row walk over the plane. An output row's three
+// input rows hold 3 * W * C floats (97 KB for mobilenet_v2's 576@14): more
+// than L1, so without passes each input row comes from L2 for every output
+// row that reads it; in passes of 128 channels they stay in L1 (1 thread,
+// layers alone, warm: 576@14 33.3 -> 27.1 us, 384@14 19.1 -> 17.5). On rows
+// narrower than 14 positions the passes cost more than they save (960@7
+// 10.4 -> 11.7 us in passes of 64, the same in passes of 128; in the model
+// 0.016 -> 0.017 ms).
+constexpr int64_t kRowPassChannels = 128, kRowPassMinWidth = 14;
+int64_t row_pass_channels(int64_t channels, int64_t ow) {
+  return ow >= kRowPassMinWidth ? std::min(channels, kRowPassChannels) : channels;
+}
+
+// The channels-last row walk: each task a range of (n, channel pass, output
+// row), rows innermost.
 void run_rows(const DwconvProblem& p, DwNhwcRowsKernel kernel, int64_t lanes) {
   const Window2d& win = p.window;
   const int64_t N = p.x.dim(0), C = p.x.dim(1), OH = p.y.dim(2), OW = p.y.dim(3);
@@ -180,18 +194,22 @@ void run_rows(const DwconvProblem& p, DwNhwcRowsKernel kernel, int64_t lanes) {
   static_cast<DwEpilogue&>(r) = dw_epilogue(p, !clip_is_identity(p.clip));
   const auto* x = static_cast<const float*>(p.x.raw());
   auto* y = static_cast<float*>(p.y.raw());
+  const int64_t chunk = row_pass_channels(C, OW), chunks = (C + chunk - 1) / chunk;
   // Enough rows per task to be worth a thread (a 7-wide row of 960 channels is ~120k flops).
-  const int64_t grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, OW * KH * KW * C));
-  parallel_ranges(N * OH, grain, [&](int64_t begin, int64_t end) {
-    for (int64_t row = begin; row < end;) {
-      const int64_t n = row / OH, stop = std::min(end, (n + 1) * OH);
+  const int64_t grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, OW * KH * KW * chunk));
+  parallel_ranges(N * chunks * OH, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t task = begin; task < end;) {
+      const int64_t seg = task / OH, stop = std::min(end, (seg + 1) * OH);
+      const int64_t n = seg / chunks, c0 = seg % chunks * chunk;
       DwNhwcRows t = r;
       t.x = x + n * p.x.stride(0);
       t.y = y + n * p.y.stride(0);
-      t.oh0 = row - n * OH;
-      t.oh1 = stop - n * OH;
+      t.oh0 = task - seg * OH;
+      t.oh1 = stop - seg * OH;
+      t.c0 = c0;
+      t.c1 = std::min(C, c0 + chunk);
       kernel(t);
-      row = stop;
+      task = stop;
     }
   });
 }
