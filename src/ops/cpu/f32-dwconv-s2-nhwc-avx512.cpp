@@ -69,27 +69,35 @@ inline Vec step(Vec acc, Vec v, Vec w) {
   return kFma ? fmadd(v, w, acc) : add(acc, mul(v, w));
 }
 
-// Channel c's output rows: sums[oh][c] holds row oh's 16 column sums.
-template <bool kFma>
+// Channels c .. c + K - 1's output rows (K independent chains per row):
+// sums[oh][c] holds row oh's 16 column sums of channel c.
+template <bool kFma, int K>
 void channel_rows(const DwS2Nhwc& g, int64_t c, RowMasks m) {
-  const float* plane = g.x + c * g.x_channel - g.pad_left;
-  Vec w[9];
-  for (int t = 0; t < 9; ++t) w[t] = set1(g.weights[c * 9 + t]);
-  Line kept{};
+  const float* plane[K];
+  Vec w[K][9];
+  for (int k = 0; k < K; ++k) {
+    plane[k] = g.x + (c + k) * g.x_channel - g.pad_left;
+    for (int t = 0; t < 9; ++t) w[k][t] = set1(g.weights[(c + k) * 9 + t]);
+  }
+  Line kept[K] = {};
   int64_t kept_row = -1;  // the input row in `kept`
   for (int64_t oh = 0; oh < g.oh; ++oh) {
-    Vec acc = zero();
+    Vec acc[K];
+    for (int k = 0; k < K; ++k) acc[k] = zero();
     for (int64_t kh = 0; kh < 3; ++kh) {
       const int64_t ih = oh * 2 - g.pad_top + kh;
       if (ih < 0 || ih >= g.h) continue;  // a padded line adds nothing
-      const Line l = ih == kept_row ? kept : split(plane + ih * g.x_row, m);
-      acc = step<kFma>(acc, l.kw0, w[kh * 3]);
-      acc = step<kFma>(acc, l.kw1, w[kh * 3 + 1]);
-      acc = step<kFma>(acc, l.kw2, w[kh * 3 + 2]);
-      kept = l;
+      const bool have = ih == kept_row;
+      for (int k = 0; k < K; ++k) {
+        const Line l = have ? kept[k] : split(plane[k] + ih * g.x_row, m);
+        acc[k] = step<kFma>(acc[k], l.kw0, w[k][kh * 3]);
+        acc[k] = step<kFma>(acc[k], l.kw1, w[k][kh * 3 + 1]);
+        acc[k] = step<kFma>(acc[k], l.kw2, w[k][kh * 3 + 2]);
+        kept[k] = l;
+      }
       kept_row = ih;
     }
-    storeu(g.sums + (oh * kLanes + c) * kLanes, acc);
+    for (int k = 0; k < K; ++k) storeu(g.sums + (oh * kLanes + c + k) * kLanes, acc[k]);
   }
 }
 
@@ -117,11 +125,21 @@ void finish_row(const DwS2Nhwc& g, int64_t oh) {
 void f32_dwconv_s2_nhwc_avx512(const DwS2Nhwc& g) {
   using namespace dwconv_s2_nhwc_avx512;
   const RowMasks m = row_masks(g.w, g.pad_left);
-  for (int64_t c = 0; c < g.channels; ++c)
+  // Channels in pairs (two chains per row; alone, 192@28: 13.9 -> 12.2 µs;
+  // four at once, 36 weight registers: 14.1).
+  int64_t c = 0;
+  for (; c + 2 <= g.channels; c += 2) {
     if (g.fma)
-      channel_rows<true>(g, c, m);
+      channel_rows<true, 2>(g, c, m);
     else
-      channel_rows<false>(g, c, m);
+      channel_rows<false, 2>(g, c, m);
+  }
+  if (c < g.channels) {  // an odd last channel
+    if (g.fma)
+      channel_rows<true, 1>(g, c, m);
+    else
+      channel_rows<false, 1>(g, c, m);
+  }
   for (int64_t oh = 0; oh < g.oh; ++oh) finish_row(g, oh);
 }
 
