@@ -56,9 +56,15 @@ struct Case {
   std::string text;
 };
 
-// False when the drawn kernel does not fit the drawn input. `channels_last`:
-// x and y both channels-last in every case (the row walk's layout).
-bool make_case(std::mt19937& rng, int iter, bool mobilenet, bool channels_last, Case& c) {
+// What a case draws: random geometry and layouts in turn; mobilenet_v2's
+// layers; random geometry with channels-last x and y (the row walk's
+// layout); 3x3 stride-2 windows from NCHW planes to channels-last y (the
+// stride-2 walk's layout, DwS2Nhwc), outputs up to 18 wide.
+enum class Draw { random, mobilenet, channels_last, s2_nhwc };
+
+// False when the drawn kernel does not fit the drawn input.
+bool make_case(std::mt19937& rng, int iter, Draw draw, Case& c) {
+  const bool mobilenet = draw == Draw::mobilenet, channels_last = draw == Draw::channels_last;
   cpu::DwconvProblem& p = c.p;
   const A orders[] = {A::mlas_nchwc16, A::mlas_nchwc8, A::sequential};
   p.accumulation = orders[iter % 3];
@@ -73,6 +79,19 @@ bool make_case(std::mt19937& rng, int iter, bool mobilenet, bool channels_last, 
     w.kernel_h = w.kernel_w = 3;
     w.stride_h = w.stride_w = s[2];
     w.pad_top = w.pad_bottom = w.pad_left = w.pad_right = 1;
+  } else if (draw == Draw::s2_nhwc) {
+    C = iter % 7 == 0 ? 192 : 1 + rng() % 40;
+    H = 1 + rng() % 31;
+    W = 1 + rng() % 31;
+    N = 1 + rng() % 2;
+    w.kernel_h = w.kernel_w = 3;
+    w.stride_h = w.stride_w = 2;
+    w.pad_top = rng() % 4 == 0 ? rng() % 5 : rng() % 2;
+    w.pad_bottom = rng() % 3;
+    w.pad_left = rng() % 4 == 0 ? rng() % 5 : rng() % 2;
+    w.pad_right = rng() % 3;
+    x_gap = iter % 4 == 1 ? 1 + rng() % 5 : 0;
+    c.y_gap = iter % 5 == 2 ? 1 + rng() % 5 : 0;
   } else {
     C = 1 + rng() % 40;
     H = 1 + rng() % 20;
@@ -90,10 +109,21 @@ bool make_case(std::mt19937& rng, int iter, bool mobilenet, bool channels_last, 
     w.pad_right = rng() % 3;
     x_gap = iter % 4 == 1 ? 1 + rng() % 5 : 0;
     c.y_gap = iter % 5 == 2 ? 1 + rng() % 5 : 0;
+    if (channels_last && iter % 5 == 4) {
+      // Rows of 21+ outputs over 136..409 channels: the row walk's passes
+      // of 128 channels, a last pass of whole vectors and a masked tail
+      // (derived from the draws above, so the other cases stay as drawn).
+      C = 129 + 7 * C;
+      W += 28;
+      w.stride_w = 1;
+    }
   }
   // Layouts: planes / planes, channels-last / channels-last (the runner's
   // case), and either one alone, in turn.
-  const int layout = channels_last ? 1 : mobilenet ? iter / 8 % 4 : iter % 4;
+  const int layout = channels_last           ? 1
+                     : draw == Draw::s2_nhwc ? 3
+                     : mobilenet             ? iter / 8 % 4
+                                             : iter % 4;
   const bool x_cl = layout == 1 || layout == 2, y_cl = layout == 1 || layout == 3;
   c.y_cl = y_cl;
   p.has_bias = rng() % 4 != 0;
@@ -140,21 +170,23 @@ bool make_case(std::mt19937& rng, int iter, bool mobilenet, bool channels_last, 
   return true;
 }
 
-void variants_equal_reference(unsigned seed, int iterations, bool mobilenet,
-                              bool channels_last = false) {
+// Returns how many cases had the stride-2 walk's geometry (dwconv_s2_nhwc;
+// f32-dwconv-nchwc-avx512 takes it there).
+int variants_equal_reference(unsigned seed, int iterations, Draw draw) {
   test::SettingsRestore restore;
   std::mt19937 rng(seed);
   const auto& list = cpu::dwconv_kernels();
   variant_test::Runs runs;
-  int cases = 0;
+  int cases = 0, s2_cases = 0;
   for (int iter = 0; iter < iterations; ++iter) {
     Case c;
-    if (!make_case(rng, iter, mobilenet, channels_last, c)) continue;
+    if (!make_case(rng, iter, draw, c)) continue;
     ++cases;
     // Channels-last x and y, apart: the row walk, not the group walk.
-    if (channels_last) {
-      ASSERT_TRUE(cpu::dwconv_nhwc_rows(c.p)) << c.text;
+    if (draw == Draw::channels_last) {
+      EXPECT_TRUE(cpu::dwconv_nhwc_rows(c.p)) << c.text;
     }
+    if (cpu::dwconv_s2_nhwc(c.p)) ++s2_cases;
     Tensor got;
     const auto make = [&] {
       got = c.y0;
@@ -169,9 +201,10 @@ void variants_equal_reference(unsigned seed, int iterations, bool mobilenet,
         "seed " + std::to_string(seed) + " iter " + std::to_string(iter) + " " + c.text;
     // Three passes with 1, 2, 3 threads rotating over the variants: every
     // variant runs the case at each count.
-    for (int threads = 1; threads <= 3; ++threads)
-      ASSERT_TRUE(
-          variant_test::run_every_variant(list, make, compare, context, runs, {"nchwc", threads}));
+    for (int threads = 1; threads <= 3; ++threads) {
+      if (!variant_test::run_every_variant(list, make, compare, context, runs, {"nchwc", threads}))
+        return s2_cases;  // the failure names the kernel and the case
+    }
   }
   std::printf("f32-dwconv-nchwc: seed %u, %d cases\n", seed, cases);
   EXPECT_GT(cases, iterations / 2);
@@ -189,6 +222,7 @@ void variants_equal_reference(unsigned seed, int iterations, bool mobilenet,
     EXPECT_EQ(runs.of(v.name) + left, 3 * cases) << v.name << " did not run every case";
     EXPECT_GE(runs.of(v.name), 3 * cases / 4) << v.name;  // at least a quarter of the cases
   }
+  return s2_cases;
 }
 
 bool any_nchwc_kernel_runs() {
@@ -204,22 +238,37 @@ constexpr const char* kNoKernel =
 
 TEST(DwconvNchwc, RandomGeometryEqualsReferenceBitForBit) {
   if (!any_nchwc_kernel_runs()) GTEST_SKIP() << kNoKernel;
-  variants_equal_reference(20261129, 150, false);
+  variants_equal_reference(20261129, 150, Draw::random);
 }
 
 TEST(DwconvNchwc, MobilenetLayersEqualReferenceBitForBit) {
   if (!any_nchwc_kernel_runs()) GTEST_SKIP() << kNoKernel;
-  variants_equal_reference(20261130, 32, true);
+  variants_equal_reference(20261130, 32, Draw::mobilenet);
 }
 
 // The channels-last row walk (f32-dwconv-nhwc-body.inc) on every case:
 // blocks of positions inside the input and at its edges (windows partly or
 // wholly in padding, dilation, strides 1..3), channel counts 1..40 (whole
-// blocks of vectors, single vectors, a masked tail), gaps after each
-// position's channels in x and y.
+// blocks of vectors, single vectors, a masked tail) and, on rows of 21+
+// outputs, 136..409 (passes of 128 channels), gaps after each position's
+// channels in x and y.
 TEST(DwconvNchwc, ChannelsLastRowWalkEqualsReferenceBitForBit) {
   if (!any_nchwc_kernel_runs()) GTEST_SKIP() << kNoKernel;
-  variants_equal_reference(20261401, 200, false, true);
+  variants_equal_reference(20261401, 200, Draw::channels_last);
+}
+
+// The stride-2 walk from NCHW planes to channels-last y
+// (f32-dwconv-s2-nhwc-avx512.cpp, inside f32-dwconv-nchwc-avx512): inputs 1..31
+// wide and high (output rows of 1..15 positions take it, wider ones the group
+// walk), pads 0..4 (windows partly or wholly in padding), channel counts
+// 1..40 and 192 (a masked last group), batch 2, gaps after each input plane
+// and each output position's channels, both accumulations, bias,
+// result_add, clips, special values, 1..3 threads.
+TEST(DwconvNchwc, StrideTwoPlanesToChannelsLastEqualReferenceBitForBit) {
+  if (!any_nchwc_kernel_runs()) GTEST_SKIP() << kNoKernel;
+  const int s2 = variants_equal_reference(20261601, 240, Draw::s2_nhwc);
+  std::printf("the stride-2 walk's geometry: %d cases\n", s2);
+  EXPECT_GE(s2, 150) << "the stride-2 walk's geometry was drawn too rarely";
 }
 
 // The public conv2d with a planned record (conv2d_pack_weights): the row

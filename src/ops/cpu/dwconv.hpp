@@ -149,10 +149,36 @@ struct DwNhwcRows : DwEpilogue {
   float* y;              // the image's first output position
   int64_t y_row, y_col;
   int64_t oh0, oh1, ow;
+  // Channels c0 .. c1 - 1 only (c0 a multiple of the lanes; c1 one too, or C).
+  int64_t c0 = 0, c1 = 0;
 };
 using DwNhwcRowsKernel = void (*)(const DwNhwcRows& r);
 void f32_dwconv_nhwc_rows_avx512(const DwNhwcRows& r);
 void f32_dwconv_nhwc_rows_avx2(const DwNhwcRows& r);
+
+// One group of up to 16 channels of one image for the stride-2 walk from
+// NCHW planes to a channels-last output (f32-dwconv-s2-nhwc-avx512.cpp): 3x3
+// windows at stride 2, undilated, output rows of at most 15 positions
+// (mobilenet_v2's 192@28 -> 14x14). Per channel, each output row is one
+// vector of its columns, its input lines read in place and split into even
+// and odd columns; the rows' sums are then transposed so that each
+// position's channels are one vector, finished as the row walk does and
+// stored in place.
+struct DwS2Nhwc : DwEpilogue {
+  const float* x;            // the group's first input plane
+  int64_t x_channel, x_row;  // floats between input planes, rows (columns contiguous)
+  int64_t h, w, pad_top, pad_left;
+  int64_t channels;      // of the group, 1 .. 16
+  const float* weights;  // [16][9]: channel c's taps (kh * 3 + kw) at c * 9
+  const float* bias;     // [16], zeros past `channels`; nullptr: no bias
+  float* sums;           // [oh][16][16] scratch
+  int64_t oh, ow;        // ow <= kDwS2NhwcMaxWidth
+  float* y;              // the group's first channel at output position (0, 0)
+  int64_t y_row, y_col;  // floats between output rows, positions
+};
+constexpr int64_t kDwS2NhwcMaxWidth = 15;
+using DwS2NhwcKernel = void (*)(const DwS2Nhwc& g);
+void f32_dwconv_s2_nhwc_avx512(const DwS2Nhwc& g);
 
 // Whether the vector plane kernels read `p`'s input planes in place (3x3
 // windows at stride 1 or 2 (the same both ways), undilated, no inserted
@@ -178,11 +204,17 @@ bool dwconv_channels_last(const Shape& x, const Shape& w, const Shape& y, const 
 // y both hold each position's channels contiguously and do not overlap.
 bool dwconv_nhwc_rows(const DwconvProblem& p);
 
+// Whether run_dwconv_nchwc takes the stride-2 walk (DwS2Nhwc) for `p`, given
+// such a kernel: x dense planes, y channels-last, apart; 3x3 at stride 2,
+// undilated; output rows of at most kDwS2NhwcMaxWidth positions.
+bool dwconv_s2_nhwc(const DwconvProblem& p);
+
 // Runs the group kernel (`lanes` channels per group) over every (n, group),
 // threaded; where x and y are both channels-last (and apart in memory), the
-// row walk over every (n, output row) instead.
+// row walk over every (n, output row) instead; where dwconv_s2_nhwc holds and
+// `s2` is given (16 lanes), the stride-2 walk over every (n, group).
 void run_dwconv_nchwc(const DwconvProblem& p, DwGroupKernel kernel, DwNhwcRowsKernel rows,
-                      int64_t lanes);
+                      int64_t lanes, DwS2NhwcKernel s2 = nullptr);
 
 // Runs the plane kernel (`lanes` floats per vector) over every (n, channel)
 // plane, threaded; `split` copies stride-2 input rows into their column phases.

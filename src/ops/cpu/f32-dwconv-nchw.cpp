@@ -299,7 +299,8 @@ void run_portable(const DwconvProblem& p) {
 }
 
 void run_nchwc_avx512(const DwconvProblem& p) {
-  run_dwconv_nchwc(p, f32_dwconv_group_avx512, f32_dwconv_nhwc_rows_avx512, 16);
+  run_dwconv_nchwc(p, f32_dwconv_group_avx512, f32_dwconv_nhwc_rows_avx512, 16,
+                   f32_dwconv_s2_nhwc_avx512);
 }
 void run_nchwc_avx2(const DwconvProblem& p) {
   run_dwconv_nchwc(p, f32_dwconv_group_avx2, f32_dwconv_nhwc_rows_avx2, 8);
