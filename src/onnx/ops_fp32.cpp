@@ -17,6 +17,7 @@
 #include "onnx/attributes.hpp"
 #include "onnx/op_families.hpp"
 #include "ops/conv2d_call.hpp"
+#include "ops/gemm_call.hpp"
 
 namespace npukit::onnx {
 
@@ -295,12 +296,15 @@ NodePlan plan_gemm(const PlanContext& c) {
   if (b_rows) {
     GemmParams q = p;
     q.trans_b = false;
-    return {{make_operand(F, y)}, [q, has_c, b_rows](const auto& in, const auto& out) {
-              gemm(in[0], b_rows->view(), has_c ? in[2] : TensorView(), out[0], q);
+    return {{make_operand(F, y)},
+            [call = GemmCall(q), has_c, b_rows](const auto& in, const auto& out) mutable {
+              call(in[0], b_rows->view(), has_c ? in[2] : TensorView(), out[0]);
             }};
   }
-  return {{make_operand(F, y)}, [p, has_c](const auto& in, const auto& out) {
-            gemm(in[0], in[1], has_c ? in[2] : TensorView(), out[0], p);
+  // The checks, views and kernel choice once per views, not on every run (GemmCall).
+  return {{make_operand(F, y)},
+          [call = GemmCall(p), has_c](const auto& in, const auto& out) mutable {
+            call(in[0], in[1], has_c ? in[2] : TensorView(), out[0]);
           }};
 }
 

@@ -2,16 +2,9 @@
 
 #include <utility>
 
+#include "ops/same_view.hpp"
+
 namespace npukit {
-
-namespace {
-
-bool same_view(const TensorView& a, const TensorView& b) {
-  return a.raw() == b.raw() && a.dtype() == b.dtype() && a.shape() == b.shape() &&
-         a.strides() == b.strides();
-}
-
-}  // namespace
 
 Conv2dCall::Conv2dCall(const Conv2dParams& p, std::shared_ptr<const cpu::ConvPackedWeights> packed,
                        bool constant_weights)
