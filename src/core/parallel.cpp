@@ -204,8 +204,11 @@ bool spin_until(Done done) {
   }
 }
 
+// A cache line: data that different threads write go on different lines.
+constexpr size_t kLine = 64;
+
 // One thread's share of a region's indices (see kPartsPerThread).
-struct alignas(64) Segment {
+struct alignas(kLine) Segment {
   std::atomic<int64_t> next{0};  // first index not handed out
   int64_t end = 0;
 };
@@ -215,7 +218,7 @@ struct Job {
   int64_t count = 0, grain = 1;
   int segments = 1;
   Segment segment[kMaxSegments];
-  std::atomic<int64_t> finished{0};  // indices completed
+  alignas(kLine) std::atomic<int64_t> finished{0};  // indices completed (every thread adds)
   std::exception_ptr error;
   std::mutex error_mutex;
   // NPUKIT_POOL_TRACE only: the call site, the helpers' chunk window and count.
@@ -471,19 +474,29 @@ class Pool {
     }
   }
 
-  std::atomic<uint64_t> generation_{0};
-  std::atomic<Job*> job_{nullptr};
-  std::atomic<int> helpers_{0};  // workers allowed to join the current job
-  std::atomic<int> inside_{0};   // workers that may be touching job_
+  // Cache lines by who writes them (kLine each): the caller writes a job's
+  // fields while idle helpers spin reading the generation; when they shared
+  // one line, each of the caller's stores took it back from a spinning
+  // helper: run_ranges' start cost 0.43-0.47 us with the CPUs on two
+  // chiplets, 0.15 on one; now 0.27-0.28 and 0.12 (issue #9 §5).
+  // The job's fields: written by the caller before it bumps the generation,
+  // read by helpers after they see the bump.
+  alignas(kLine) std::atomic<Job*> job_{nullptr};
+  std::atomic<int> helpers_{0};          // workers allowed to join the current job
+  std::atomic<int> caller_cpu_{-1};      // the CPU the caller started the job on
+  std::atomic<bool> shared_cpu_{false};  // a helper woke on it during the job
+  // What idle helpers spin on; the sleeper counts change only around sleeps.
+  alignas(kLine) std::atomic<uint64_t> generation_{0};
   std::atomic<int> sleeping_workers_{0}, sleeping_caller_{0};
-  std::atomic<int> strikes_{0}, backoff_left_{0};  // guarded by `submit` (atomics for tidiness)
-  std::atomic<int> caller_cpu_{-1};                // the CPU the caller started the job on
-  std::atomic<bool> shared_cpu_{false};            // a helper woke on it during the job
-  int shared_strikes_ = 0;                         // guarded by `submit`
-  int threads_started_ = 0;                        // guarded by `submit`
-  SpinPolicy caller_spin_;                         // guarded by `submit`
-  std::atomic<int> cpus_checked_{0};               // regions since the affinity was read
-  int cpus_ = 1;                                   // guarded by `submit`
+  // Written by every helper in every job.
+  alignas(kLine) std::atomic<int> inside_{0};  // workers that may be touching job_
+  // The caller's own.
+  alignas(kLine) std::atomic<int> strikes_{0}, backoff_left_{0};  // guarded by `submit`
+  int shared_strikes_ = 0;                                        // guarded by `submit`
+  int threads_started_ = 0;                                       // guarded by `submit`
+  SpinPolicy caller_spin_;                                        // guarded by `submit`
+  std::atomic<int> cpus_checked_{0};  // regions since the affinity was read
+  int cpus_ = 1;                      // guarded by `submit`
   const bool tracing_ = detail::pool_trace_on();
   std::mutex mutex_;
   std::condition_variable worker_cv_, caller_cv_;

@@ -16,6 +16,8 @@
 #include "npukit/ops/softmax_onnxruntime.hpp"
 #include "onnx/attributes.hpp"
 #include "onnx/op_families.hpp"
+#include "ops/conv2d_call.hpp"
+#include "ops/gemm_call.hpp"
 
 namespace npukit::onnx {
 
@@ -86,9 +88,12 @@ NodePlan plan_conv_or_fused(const PlanContext& c, bool fused) {
   if (w.value != nullptr) packed = conv2d_pack_weights(w.value->tensor.view(), p, y[2], y[3]);
   // When Z is dead after this node the memory plan may give y Z's bytes
   // (allocate.cpp's join_in_place): y then holds Z already, no copy.
-  NodePlan plan{{make_operand(F, y)}, [p, packed, sum](const auto& in, const auto& out) {
+  // The checks and the kernel choice once per views, not on every run (Conv2dCall).
+  NodePlan plan{{make_operand(F, y)},
+                [has_bias = p.has_bias, sum, call = Conv2dCall(p, packed, w.value != nullptr)](
+                    const auto& in, const auto& out) mutable {
                   if (sum && in[3].raw() != out[0].raw()) copy(in[3], out[0]);
-                  conv2d(in[0], in[1], p.has_bias ? in[2] : TensorView(), out[0], p, packed.get());
+                  call(in[0], in[1], has_bias ? in[2] : TensorView(), out[0]);
                 }};
   if (sum) plan.in_place_input = 3;
   return plan;
@@ -291,12 +296,15 @@ NodePlan plan_gemm(const PlanContext& c) {
   if (b_rows) {
     GemmParams q = p;
     q.trans_b = false;
-    return {{make_operand(F, y)}, [q, has_c, b_rows](const auto& in, const auto& out) {
-              gemm(in[0], b_rows->view(), has_c ? in[2] : TensorView(), out[0], q);
+    return {{make_operand(F, y)},
+            [call = GemmCall(q), has_c, b_rows](const auto& in, const auto& out) mutable {
+              call(in[0], b_rows->view(), has_c ? in[2] : TensorView(), out[0]);
             }};
   }
-  return {{make_operand(F, y)}, [p, has_c](const auto& in, const auto& out) {
-            gemm(in[0], in[1], has_c ? in[2] : TensorView(), out[0], p);
+  // The checks, views and kernel choice once per views, not on every run (GemmCall).
+  return {{make_operand(F, y)},
+          [call = GemmCall(p), has_c](const auto& in, const auto& out) mutable {
+            call(in[0], in[1], has_c ? in[2] : TensorView(), out[0]);
           }};
 }
 

@@ -2,6 +2,7 @@
 
 #include "npukit/cpu_features.hpp"
 #include "npukit/error.hpp"
+#include "ops/conv2d_call.hpp"
 #include "ops/cpu/conv_interleaved.hpp"
 #include "ops/cpu/conv_nchw.hpp"
 #include "ops/cpu/dwconv.hpp"
@@ -112,8 +113,11 @@ bool known_finite(const cpu::ConvPackedWeights* pw, const TensorView& w) {
 
 }  // namespace
 
-void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, const TensorView& y,
-            const Conv2dParams& p, const cpu::ConvPackedWeights* packed) {
+namespace {
+
+// conv2d's checks of one call (the runner's Conv2dCall makes them once per views).
+void check_conv2d_call(const TensorView& x, const TensorView& w, const TensorView& bias,
+                       const TensorView& y, const Conv2dParams& p) {
   constexpr const char* fn = "npukit::conv2d";
   x.expect_dtype(DType::f32, fn, "x.dtype");
   w.expect_dtype(DType::f32, fn, "w.dtype");
@@ -132,6 +136,34 @@ void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, co
           std::string("false with the ") + fp32_accumulation_name(p.accumulation) +
               " accumulation (it orders MLAS's chains: mlas_nchwc16 or mlas_nchwc8)");
   }
+}
+
+// The variant `choice` holds for this family, or the list's choice (then kept in `choice`).
+template <class Problem>
+const KernelVariant<Problem>& chosen(const KernelList<Problem>& list, const Problem& problem,
+                                     const KernelVariant<Problem>** choice) {
+  if (choice == nullptr) return list.choose(problem);
+  if (*choice == nullptr) *choice = &list.choose(problem);
+  return **choice;
+}
+
+}  // namespace
+
+void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, const TensorView& y,
+            const Conv2dParams& p, const cpu::ConvPackedWeights* packed) {
+  check_conv2d_call(x, w, bias, y, p);
+  detail::conv2d_checked(x, w, bias, y, p, packed, nullptr);
+}
+
+void detail::check_conv2d(const TensorView& x, const TensorView& w, const TensorView& bias,
+                          const TensorView& y, const Conv2dParams& p) {
+  check_conv2d_call(x, w, bias, y, p);
+}
+
+void detail::conv2d_checked(const TensorView& x, const TensorView& w, const TensorView& bias,
+                            const TensorView& y, const Conv2dParams& p,
+                            const cpu::ConvPackedWeights* packed, Conv2dChoice* choice) {
+  const bool interleaved = p.accumulation == Fp32Accumulation::interleaved;
   if (!interleaved && p.groups == x.dim(1) && !p.residual_first) {
     // Depthwise (one input channel per group): the depthwise family (which
     // has no residual_first: those go to the conv2d family).
@@ -152,11 +184,13 @@ void conv2d(const TensorView& x, const TensorView& w, const TensorView& bias, co
       d.w_taps = packed->dw_taps.data();
       d.taps_pitch = packed->dw_pitch;
     }
-    return cpu::dwconv_kernels().run(d);
+    return chosen(cpu::dwconv_kernels(), d, choice ? &choice->depthwise : nullptr).run(d);
   }
   if (packed != nullptr && packed->block == 0) packed = nullptr;  // a depthwise record: no packing
-  if (interleaved) return cpu::conv_interleaved_kernels().run({x, w, bias, y, p, packed});
-  cpu::conv_nchw_kernels().run({x, w, bias, y, p, packed});
+  const cpu::ConvProblem c{x, w, bias, y, p, packed};
+  const KernelList<cpu::ConvProblem>& list =
+      interleaved ? cpu::conv_interleaved_kernels() : cpu::conv_nchw_kernels();
+  chosen(list, c, choice ? &choice->dense : nullptr).run(c);
 }
 
 namespace {

@@ -6,6 +6,8 @@
 #include "npukit/error.hpp"
 #include "npukit/ops/binary.hpp"
 #include "ops/cpu/gemm_fast.hpp"
+#include "ops/gemm_call.hpp"
+#include "ops/same_view.hpp"
 
 namespace npukit {
 
@@ -23,8 +25,9 @@ Shape gemm_output_shape(const Shape& a, const Shape& b, const GemmParams& p) {
   return {m, n};
 }
 
-void gemm(const TensorView& a, const TensorView& b, const TensorView& c, const TensorView& y,
-          const GemmParams& p) {
+cpu::GemmProblem detail::checked_gemm_problem(const TensorView& a, const TensorView& b,
+                                              const TensorView& c, const TensorView& y,
+                                              const GemmParams& p) {
   constexpr const char* fn = "npukit::gemm";
   a.expect_dtype(DType::f32, fn, "a.dtype");
   b.expect_dtype(DType::f32, fn, "b.dtype");
@@ -47,8 +50,36 @@ void gemm(const TensorView& a, const TensorView& b, const TensorView& c, const T
       fail(fn, "alpha", std::to_string(p.alpha),
            "1 with mlas_k_block (MLAS's order is modelled for alpha = 1)");
   }
-  cpu::gemm_kernels().run(
-      {t(a, p.trans_a), t(b, p.trans_b), cv, y, p.alpha, p.beta, p.mlas_k_block});
+  return {t(a, p.trans_a), t(b, p.trans_b), cv, y, p.alpha, p.beta, p.mlas_k_block};
+}
+
+void gemm(const TensorView& a, const TensorView& b, const TensorView& c, const TensorView& y,
+          const GemmParams& p) {
+  cpu::gemm_kernels().run(detail::checked_gemm_problem(a, b, c, y, p));
+}
+
+GemmCall::GemmCall(const GemmParams& p) : p_(p) {}
+
+void GemmCall::operator()(const TensorView& a, const TensorView& b, const TensorView& c,
+                          const TensorView& y) {
+  const bool same = variant_ != nullptr && impl() == impl_ && max_isa() == isa_ &&
+                    same_view(a, a_) && same_view(b, b_) && same_view(c, c_) && same_view(y, y_);
+  if (!same) {
+    variant_ = nullptr;
+    problem_ = detail::checked_gemm_problem(a, b, c, y, p_);
+    a_ = a;
+    b_ = b;
+    c_ = c;
+    y_ = y;
+    impl_ = impl();
+    isa_ = max_isa();
+    variant_ = &cpu::gemm_kernels().choose(problem_);
+  }
+  variant_->run(problem_);
+}
+
+const char* GemmCall::kept_kernel() const {
+  return variant_ != nullptr ? variant_->name : nullptr;
 }
 
 }  // namespace npukit

@@ -3,6 +3,8 @@
 
 #include <utility>
 
+#include "ops/same_view.hpp"
+
 namespace npukit {
 
 namespace {
@@ -12,11 +14,6 @@ namespace {
 TensorView shape_only(DType dtype, const Shape& shape) {
   static char placeholder;
   return TensorView::contiguous(&placeholder, dtype, shape);
-}
-
-bool same_view(const TensorView& a, const TensorView& b) {
-  return a.raw() == b.raw() && a.dtype() == b.dtype() && a.shape() == b.shape() &&
-         a.strides() == b.strides();
 }
 
 // Releases QLinearConvCall's scratch problem however the run ends.

@@ -4,6 +4,7 @@
 // channels) shared among the threads.
 #include <algorithm>
 #include <cstddef>
+#include <vector>
 
 #include "conv_1x1_dense.hpp"
 #include "npukit/parallel.hpp"
@@ -34,6 +35,24 @@ bool overlap(const TensorView& a, const TensorView& b) {
   const auto* a0 = static_cast<const float*>(a.raw());
   const auto* b0 = static_cast<const float*>(b.raw());
   return a0 < end(b) && b0 < end(a);
+}
+
+// The chain ends of MLAS's 1x1 order for (IC, OC, block), kept per thread
+// (a model's layers: a few shapes): building the order on every call (a step
+// per input channel in heap vectors) was set-up on one thread before each
+// pointwise layer's region. The reference is read during the call only.
+const std::vector<int64_t>& chain_ends_1x1(int64_t ic, int64_t oc, int64_t block) {
+  struct Kept {
+    int64_t ic, oc, block;
+    std::vector<int64_t> chain_end;
+  };
+  constexpr size_t kMaxKept = 64;
+  thread_local std::vector<Kept> kept;
+  for (const Kept& k : kept)
+    if (k.ic == ic && k.oc == oc && k.block == block) return k.chain_end;
+  if (kept.size() == kMaxKept) kept.clear();
+  kept.push_back({ic, oc, block, detail::mlas_conv_order(ic, oc, 1, 1, block).chain_end});
+  return kept.back().chain_end;
 }
 
 }  // namespace
@@ -69,13 +88,12 @@ void run_conv_1x1_dense(const ConvProblem& p, const Dense1x1Kernel& kernel) {
   d.bias = c.has_bias ? static_cast<const float*>(p.bias.raw()) : nullptr;
   d.bias_step = c.has_bias ? p.bias.stride(p.bias.rank() == 1 ? 0 : 1) : 0;
   d.steps = IC;
-  detail::MlasConvOrder order;
   if (const int64_t block = mlas_nchwc_block(c.accumulation)) {
     // A 1x1 order sums the input channels in order, in batches (chains).
-    order = detail::mlas_conv_order(IC, OC, 1, 1, block);
+    const std::vector<int64_t>& chain_end = chain_ends_1x1(IC, OC, block);
     d.fma = true;
-    d.chain_end = order.chain_end.data();
-    d.chains = static_cast<int64_t>(order.chain_end.size());
+    d.chain_end = chain_end.data();
+    d.chains = static_cast<int64_t>(chain_end.size());
     d.residual_first = c.result_add && c.residual_first;
   }
   d.result_add = c.result_add && !d.residual_first;
