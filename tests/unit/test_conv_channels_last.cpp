@@ -5,7 +5,7 @@
 // vector stores and residual loads), seeded network-like and odd geometry
 // (channels not a multiple of 16, groups of 6 to 16 channels, strides, dilation,
 // inserted zeros, pads up to the kernel, 1x1 with and without padding, batch
-// 1-2), special
+// 1-2), padded taps of whole output rows skipped (sums of -0 included), special
 // values, bias, result_add and residual_first, fused clips, both MLAS orders
 // and the sequential one, 1 to 3 threads, every ISA level of the form;
 // resnet18-sized planes (the driver's many tasks and blocks, its prefetches);
@@ -293,6 +293,83 @@ TEST(ConvChannelsLast, MixedTileSizesEqualReferenceBitForBit) {
                               20261128, runs);
   const int64_t kernels = max_isa() >= Isa::avx512 ? 2 : 1;
   EXPECT_EQ(runs, kernels * 3 * 2 * 2 * 2);  // problems, residuals, packings, threads
+}
+
+// The chains' padded taps of whole output rows (kernel rows above or below
+// the input: top and bottom rows, pads of 1-3, stride, dilation, inserted
+// zeros, planes of one row or two columns, one chain or several, both MLAS
+// orders) are skipped by the tiles, the trailing ones unless a sum is -0:
+// against the reference with random values, and with sums of -0 (tiny
+// products that round to -0, old outputs of -0 under residual_first) that a
+// trailing padded tap with a positive weight turns into +0.
+TEST(ConvChannelsLast, PaddedEdgeRowsEqualReferenceBitForBit) {
+  test::SettingsRestore restore;
+  if (max_isa() < Isa::avx2) GTEST_SKIP() << "the ocl form needs AVX2 (NPUKIT_MAX_ISA below avx2)";
+  const unsigned seed = 20261601;
+  std::mt19937 rng(seed);
+  const Case cases[] = {
+      {1, 32, 64, 9, 9, 3, 1, 1, 1, 1},    {1, 48, 64, 1, 13, 3, 1, 1, 1, 1},
+      {1, 32, 64, 6, 2, 3, 1, 1, 1, 1},    {1, 32, 64, 8, 8, 3, 1, 1, 2, 1},
+      {1, 32, 64, 9, 9, 3, 2, 1, 1, 1},    {1, 32, 64, 9, 9, 3, 1, 2, 2, 1},
+      {1, 32, 48, 5, 4, 3, 1, 1, 1, 1, 1}, {1, 32, 64, 3, 3, 3, 1, 1, 3, 1},
+      {2, 32, 64, 7, 7, 3, 1, 1, 1, 1},    {1, 16, 32, 7, 7, 3, 1, 1, 1, 1},
+      {1, 40, 70, 6, 11, 3, 1, 1, 1, 1},   {1, 64, 128, 14, 14, 3, 1, 1, 1, 1},
+  };
+  int64_t runs = 0;
+  for (const Case& c : cases)
+    for (const Fp32Accumulation a : {Fp32Accumulation::mlas_nchwc16, Fp32Accumulation::mlas_nchwc8})
+      for (int mode = 0; mode < 4;
+           ++mode) {  // random, -0 sums; each without and with residual first
+        const bool zeros = mode >= 2, residual = mode % 2 == 1;
+        Conv2dParams p;
+        p.window.kernel_h = p.window.kernel_w = c.k;
+        p.window.stride_h = p.window.stride_w = c.stride;
+        p.window.dilation_h = p.window.dilation_w = c.dilation;
+        p.window.ins_h = p.window.ins_w = c.ins;
+        p.window.pad_top = p.window.pad_left = p.window.pad_right = c.pad;
+        p.window.pad_bottom = mode == 1 && c.h > 1 ? 0 : c.pad;  // once without, if it fits
+        p.accumulation = a;
+        p.has_bias = !zeros;
+        p.result_add = residual;
+        p.residual_first = residual;
+        const Shape xs{c.n, c.ic, c.h, c.w}, ws{c.oc, c.ic, c.k, c.k};
+        const Shape ys = conv2d_output_shape(xs, ws, p);
+        Operand x(xs, true), y0(ys, true);
+        Tensor w(DType::f32, ws), b(DType::f32, {c.oc});
+        for (Tensor* t : {&x.store, &y0.store, &b}) {
+          for (float& v : std::span(t->data<float>(), t->numel()))
+            v = zeros ? (t == &x.store ? -1e-30f : -0.0f) : value(rng, 20);
+        }
+        // -0 mode: products of -1e-30 and +-1e-20 round to -0 (positive
+        // weight) or +0; output channels of even index have positive
+        // weights only, so their sums stay -0 until a trailing padded tap.
+        const int64_t per_oc = w.numel() / c.oc;
+        for (int64_t i = 0; i < w.numel(); ++i) {
+          const bool positive = i / per_oc % 2 == 0 || rng() % 4 != 0;
+          w.data<float>()[i] = zeros ? (positive ? 1e-20f : -1e-20f) : value(rng, 0);
+        }
+        Tensor want = y0.store;
+        const TensorView want_view(want.view().raw(), DType::f32, ys, y0.view.strides());
+        reference(x.view, w, b, want_view, p);
+        Operand got(ys, true);
+        cpu::ConvProblem prob{x.view, w, b, got.view, p};
+        ASSERT_EQ(cpu::conv_ocl_declines_exactness(prob), nullptr) << text(c, p, true, true, "", 1);
+        for (const cpu::OclKernel* kernel : {&cpu::kOclAvx512, &cpu::kOclAvx2}) {
+          const Isa isa = kernel == &cpu::kOclAvx512 ? Isa::avx512 : Isa::avx2;
+          if (isa > max_isa()) continue;
+          for (int threads = 1; threads <= 3; ++threads) {
+            set_num_threads(threads);
+            std::copy_n(y0.store.data<float>(), y0.store.numel(), got.store.data<float>());
+            cpu::run_conv_ocl_exact(prob, *kernel);
+            ASSERT_TRUE(same_values(got.view, want_view))
+                << "seed " << seed << " mode " << mode << " "
+                << text(c, p, true, true, isa_name(isa), threads);
+            ++runs;
+          }
+        }
+      }
+  const int64_t kernels = max_isa() >= Isa::avx512 ? 2 : 1;
+  EXPECT_EQ(runs, kernels * 12 * 2 * 4 * 3);  // cases, orders, modes, threads
 }
 
 // The public entry: channels-last problems that cpu::conv_ocl_channels_last

@@ -197,6 +197,10 @@ struct OclTile {
   const int64_t* chain_end = nullptr;
   int64_t chains = 1;
   bool residual_first = false;  // as ConvTile's (result_add is then false)
+  // fma only: steps at the start (lead) and end (trail) of every chain that
+  // are padded taps of all the tile's positions (top and bottom output rows),
+  // skipped as ocl_chain states.
+  int64_t lead = 0, trail = 0;
   // fma only, kernels with OclKernel::resumes: when tot is set, this call
   // runs chains [chain0, chain1) and keeps the running totals in tot
   // (kOclTotFloats floats, the tile's own) between calls; the outputs are

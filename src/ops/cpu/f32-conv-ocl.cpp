@@ -5,11 +5,13 @@
 // channel block, positions). Under an mlas_nchwc accumulation the weights are
 // packed in MLAS's step order and the tiles run its FMA chains.
 #include <algorithm>
+#include <array>
 #include <vector>
 
 #include "conv_nchw.hpp"
 #include "finite.hpp"
 #include "npukit/parallel.hpp"
+#include "npukit/window.hpp"
 #include "ops/conv_mlas_order.hpp"
 
 namespace npukit::cpu {
@@ -167,20 +169,85 @@ const ConvPackedWeights* packed_weights_for(const ConvProblem& p, int64_t block)
   return pw;
 }
 
-// Each output position's input offset (q) and output offset (y_at). Sized
-// first and filled by index: push_back's capacity check per position was ~1%
-// of the stem (12544 positions).
-void position_tables(const ConvProblem& p, const ConvInput& in, std::vector<int64_t>& q,
-                     std::vector<int64_t>& y_at) {
+// Each output position's input offset (q) and output offset (y_at), kept
+// per thread for the shapes met (they depend on the output plane and the
+// two layouts' pitches only): built per call, 3136 positions took 2-4 us
+// before each 56x56 layer, ~20 us per resnet18 run. Filled by index:
+// push_back's capacity check per position was ~1% of the stem (12544).
+struct PositionTables {
+  std::array<int64_t, 6> key;  // OH, OW, q_row, q_col, y_row, y_col
+  std::vector<int64_t> q, y_at;
+};
+
+const PositionTables& position_tables(const ConvProblem& p, const ConvInput& in) {
   const int64_t OH = p.y.dim(2), OW = p.y.dim(3);
-  q.resize(static_cast<size_t>(OH * OW));
-  y_at.resize(static_cast<size_t>(OH * OW));
   const int64_t y_row = p.y.stride(2), y_col = p.y.stride(3);
+  const std::array<int64_t, 6> key{OH, OW, in.q_row, in.q_col, y_row, y_col};
+  thread_local std::vector<PositionTables> kept;
+  for (const PositionTables& t : kept)
+    if (t.key == key) return t;
+  if (kept.size() >= 32) kept.clear();  // a bound for programs of many shapes
+  PositionTables& t = kept.emplace_back();
+  t.key = key;
+  t.q.resize(static_cast<size_t>(OH * OW));
+  t.y_at.resize(static_cast<size_t>(OH * OW));
   for (int64_t oh = 0, i = 0; oh < OH; ++oh)
     for (int64_t ow = 0; ow < OW; ++ow, ++i) {
-      q[static_cast<size_t>(i)] = oh * in.q_row + ow * in.q_col;
-      y_at[static_cast<size_t>(i)] = oh * y_row + ow * y_col;
+      t.q[static_cast<size_t>(i)] = oh * in.q_row + ow * in.q_col;
+      t.y_at[static_cast<size_t>(i)] = oh * y_row + ow * y_col;
     }
+  return t;
+}
+
+// Per output row, the steps every chain starts (lead) or ends (trail) with
+// whose taps are padding or inserted zeros all along the row (kernel rows
+// above or below the input), as ocl_chain skips them; 0 where the chains
+// do not all start (end) with the same number of such steps.
+struct RowSkips {
+  std::vector<int64_t> lead, trail;
+};
+
+// Steps at the start (or end) of every chain whose kernel row `edge` takes;
+// 0 unless all chains agree.
+template <class Edge>
+int64_t common_edge_steps(const ConvInput& in, int64_t K, int64_t KW, bool from_end, Edge edge) {
+  int64_t common = -1;
+  for (size_t c = 0; c < in.chain_end.size(); ++c) {
+    const int64_t b = c == 0 ? 0 : in.chain_end[c - 1], e = in.chain_end[c];
+    int64_t n = 0;
+    while (n < e - b &&
+           edge(in.w_index[static_cast<size_t>(from_end ? e - 1 - n : b + n)] % K / KW))
+      ++n;
+    if (common >= 0 && n != common) return 0;
+    common = n;
+  }
+  return std::max<int64_t>(common, 0);
+}
+
+RowSkips row_skips(const ConvProblem& p, const ConvInput& in) {
+  const int64_t OH = p.y.dim(2), KH = p.w.dim(2), KW = p.w.dim(3);
+  RowSkips s;
+  s.lead.assign(static_cast<size_t>(OH), 0);
+  s.trail.assign(static_cast<size_t>(OH), 0);
+  if (in.chain_end.empty() || in.w_index.size() != in.offset.size()) return s;
+  const AxisTaps th = axis_taps(axis_h(p.params.window, p.x.dim(2)), OH);
+  // Steps by the number of kernel rows skipped (-1: not yet counted).
+  std::vector<int64_t> lead_of(static_cast<size_t>(KH + 1), -1), trail_of(lead_of);
+  for (int64_t oh = 0; oh < OH; ++oh) {
+    int64_t top = 0, bottom = 0;
+    while (top < KH && th.kind_at(oh, top) != Tap::input) ++top;
+    while (bottom < KH - top && th.kind_at(oh, KH - 1 - bottom) != Tap::input) ++bottom;
+    int64_t& lead = lead_of[static_cast<size_t>(top)];
+    if (lead < 0)
+      lead = common_edge_steps(in, KH * KW, KW, false, [&](int64_t kh) { return kh < top; });
+    int64_t& trail = trail_of[static_cast<size_t>(bottom)];
+    if (trail < 0)
+      trail =
+          common_edge_steps(in, KH * KW, KW, true, [&](int64_t kh) { return kh >= KH - bottom; });
+    s.lead[static_cast<size_t>(oh)] = lead;
+    s.trail[static_cast<size_t>(oh)] = trail;
+  }
+  return s;
 }
 
 // A task's tiles chain-outer: each chain over every tile before the next
@@ -271,8 +338,9 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
       is_channels_last(p.x) ? prepare_conv_input_channels_last(p) : prepare_conv_input(p, 0, false);
   const int64_t steps = static_cast<int64_t>(in.offset.size());
   const ConvPackedWeights* pw = packed_weights_for(p, block);
-  std::vector<int64_t> q, y_at;
-  position_tables(p, in, q, y_at);
+  // Kept by this thread until its next call (helpers read them meanwhile).
+  const PositionTables& tables = position_tables(p, in);
+  const std::vector<int64_t>&q = tables.q, &y_at = tables.y_at;
   const int64_t positions = OH * OW;
   const int64_t most = kernel.max_positions(std::min(OCG, block));
   const int64_t chunks = (positions + most - 1) / most;
@@ -291,6 +359,7 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
   // The old output starts the FMA chains' total (mlas orders only).
   const bool first = c.result_add && c.residual_first && !in.chain_end.empty();
   const OclTile shared = call_tile(p, in, first);
+  const RowSkips skips = row_skips(p, in);
   const bool streamed = N * OC * positions * int64_t{sizeof(float)} > kOutputsFromMemory;
   parallel_for(tasks, std::max<int64_t>(1, 65536 / flops_per_task), [&](int64_t task) {
     const int64_t r = task % runs_per_block, b = task / runs_per_block % blocks;
@@ -319,6 +388,11 @@ void run_conv_ocl(const ConvProblem& p, const OclKernel& kernel) {
       t.positions = p1 - p0;
       t.q = q.data() + p0;
       t.y_at = y_at.data() + p0;
+      for (int64_t oh = p0 / OW; oh <= (p1 - 1) / OW; ++oh) {
+        const auto row = static_cast<size_t>(oh);
+        t.lead = oh == p0 / OW ? skips.lead[row] : std::min(t.lead, skips.lead[row]);
+        t.trail = oh == p0 / OW ? skips.trail[row] : std::min(t.trail, skips.trail[row]);
+      }
       // Channels-last outputs are stored per position (store_contiguous): no runs.
       if (kernel.stores_runs && t.y_channel != 1) set_runs(t);
     }
