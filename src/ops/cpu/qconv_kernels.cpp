@@ -92,6 +92,9 @@ void run_nhwc_vnni(const QConvProblem& p) {
 void run_nhwc_avx2(const QConvProblem& p) {
   qconv::run_gemm_nhwc(p, qconv::nhwc_block_avx2, true);
 }
+void run_nhwc_pairs_avx2(const QConvProblem& p) {
+  qconv::run_gemm_nhwc(p, qconv::nhwc_block_pairs_avx2);
+}
 void run_nhwc_portable(const QConvProblem& p) {
   qconv::run_gemm_nhwc(p, qconv::nhwc_block_portable);
 }
@@ -161,6 +164,11 @@ const KernelList<QConvProblem>& qconv_kernels() {
            "layout); two exact u8 x s8 products per vpmaddwd on int16 pairs, 3 pixels x 16 "
            "channels per pass",
            qconv::nhwc_declines_channels_last, run_nhwc_avx2},
+          {"x8-qconv-pairs-gemm-nhwc-avx2", Isa::avx2,
+           "MLAS int16-pair accumulation (ONNX Runtime without VNNI) with x or y channels-last, "
+           "one group, even input channel count, weight zero point 0; vpmaddubsw, vpmaddwd by "
+           "ones, 3 pixels x 16 channels per pass",
+           qconv::nhwc_pairs_declines, run_nhwc_pairs_avx2},
           {"x8-qconv-dw-nhwc-avx2", Isa::avx2,
            "depthwise on channels-last x and y (the runner's int8 layout); channels in the "
            "lanes, two taps per vpmaddwd",

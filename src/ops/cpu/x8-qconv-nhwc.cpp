@@ -107,7 +107,7 @@ void pack_nhwc(const TensorView& w, QConvPackedWeights& pk) {
           }
     }
   // Hosts (or caps) whose channels-last GEMM is the AVX2 one.
-  if (kernel_allowed(Isa::avx2, false) && !kernel_allowed(Isa::avx512_vnni, false))
+  if (!pk.pairs && kernel_allowed(Isa::avx2, false) && !kernel_allowed(Isa::avx512_vnni, false))
     widen_nhwc(pk.nhwc_w, pk.nhwc_w16);
 }
 
@@ -124,10 +124,12 @@ void widen_nhwc(const std::vector<int8_t>& w, std::vector<int16_t>& w16) {
       }
 }
 
-const char* nhwc_declines(const QConvProblem& p) {
+namespace {
+
+// nhwc_declines but for the accumulation.
+const char* declines_any_accumulation(const QConvProblem& p) {
   if (p.depthwise) return "depthwise (its own kernels)";
   if (p.groups != 1) return "grouped";
-  if (p.pairs) return "int16-pair accumulation";
   if (!p.requantize) return "int32 outputs (ConvInteger)";
   // With x and y NCHW, 1x1 and the first layer's 3 channels go to the NCHW
   // GEMM (it reads 1x1 x without a copy; quad padding and byte-wise copies
@@ -146,9 +148,22 @@ const char* nhwc_declines(const QConvProblem& p) {
   return nullptr;
 }
 
+}  // namespace
+
+const char* nhwc_declines(const QConvProblem& p) {
+  return p.pairs ? "int16-pair accumulation" : declines_any_accumulation(p);
+}
+
 const char* nhwc_declines_channels_last(const QConvProblem& p) {
   if (!is_channels_last(p.x) && !is_channels_last(p.y)) return "NCHW x and y (the NCHW GEMM's)";
   return nhwc_declines(p);
+}
+
+const char* nhwc_pairs_declines(const QConvProblem& p) {
+  if (!p.pairs) return "exact accumulation";
+  if (!is_channels_last(p.x) && !is_channels_last(p.y)) return "NCHW x and y (the NCHW GEMM's)";
+  if (p.x.dim(1) % 2 != 0) return "odd input channel count (pairs would span two taps)";
+  return declines_any_accumulation(p);
 }
 
 void nhwc_block_portable(const NhwcBlock& b, int R) {
