@@ -63,13 +63,15 @@ bool channels_last_conv(const LayoutStep& s, const std::vector<Operand>& types) 
   if (is_depthwise(x, w, groups)) return true;
   if (groups != 1) return false;
   const bool w_u8 = w.elem == Elem::u8;
-  // MLAS's int16 pairs: x8-qconv-pairs-gemm-nhwc takes an even channel count
-  // (an odd one pairs products across taps: the NCHW GEMM's im2col order);
-  // below 16 channels the NCHW GEMM is faster (the bundled model's 8 -> 16
-  // layer at batch 100: 0.41 against 0.85 ms at the AVX2 cap).
+  // MLAS's int16 pairs: x8-qconv-pairs-gemm-nhwc-avx2 takes an even channel
+  // count (an odd one pairs products across taps: the NCHW GEMM's im2col
+  // order); below 16 channels the NCHW GEMM is faster (the bundled model's
+  // 8 -> 16 layer at batch 100: 0.41 against 0.85 ms at the AVX2 cap); from
+  // AVX-512 the NCHW x8-qconv-pairs-gemm-nchw-avx512 is (resnet18_int8 at the
+  // avx512 cap: 9.6 ms NCHW against 14.5 channels-last).
   if (x.elem == Elem::u8 && !w_u8 &&
       profile_accumulation(s.profile) == IntAccumulation::mlas_u8s8_int16_pairs &&
-      (x.shape[1] % 2 != 0 || x.shape[1] < 16))
+      (x.shape[1] % 2 != 0 || x.shape[1] < 16 || kernel_allowed(Isa::avx512, false)))
     return false;
   const int32_t symmetric = w_u8 ? 128 : 0;
   if (zi == SIZE_MAX) return !w_u8;  // absent: 0

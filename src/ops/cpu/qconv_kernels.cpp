@@ -164,11 +164,6 @@ const KernelList<QConvProblem>& qconv_kernels() {
            "layout); two exact u8 x s8 products per vpmaddwd on int16 pairs, 3 pixels x 16 "
            "channels per pass",
            qconv::nhwc_declines_channels_last, run_nhwc_avx2},
-          {"x8-qconv-pairs-gemm-nhwc-avx2", Isa::avx2,
-           "MLAS int16-pair accumulation (ONNX Runtime without VNNI) with x or y channels-last, "
-           "one group, even input channel count, weight zero point 0; vpmaddubsw, vpmaddwd by "
-           "ones, 3 pixels x 16 channels per pass",
-           qconv::nhwc_pairs_declines, run_nhwc_pairs_avx2},
           {"x8-qconv-dw-nhwc-avx2", Isa::avx2,
            "depthwise on channels-last x and y (the runner's int8 layout); channels in the "
            "lanes, two taps per vpmaddwd",
@@ -193,6 +188,11 @@ const KernelList<QConvProblem>& qconv_kernels() {
           {"x8-qconv-pairs-gemm-nchw-avx512", Isa::avx512,
            "MLAS int16-pair accumulation (vpmaddubsw), not depthwise", declines_gemm_pairs,
            run_gemm_pairs_avx512},
+          {"x8-qconv-pairs-gemm-nhwc-avx2", Isa::avx2,
+           "MLAS int16-pair accumulation (ONNX Runtime without VNNI) with x or y channels-last, "
+           "one group, even input channel count, weight zero point 0; vpmaddubsw, vpmaddwd by "
+           "ones, 3 pixels x 16 channels per pass (after the AVX-512 NCHW pair GEMM, faster there)",
+           qconv::nhwc_pairs_declines, run_nhwc_pairs_avx2},
           {"x8-qconv-gemm-nchw-avx2", Isa::avx2,
            "either accumulation (vpmaddubsw; exact by 7-bit split), not depthwise", declines_gemm,
            run_gemm_avx2},
