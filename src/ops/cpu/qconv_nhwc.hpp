@@ -39,7 +39,7 @@ struct NhwcBlock {
   bool y_s8 = false;
   uint8_t* y;  // codes of pixel r, channel o at y[r * y_stride + o]
   int64_t y_stride = 0;
-  int lanes = kNhwcOcBlock;  // channels stored per pixel (fewer in y's last block)
+  int lanes = kNhwcOcBlock;  // channels computed and stored per pixel (fewer in the last block)
 };
 using NhwcFn = void (*)(const NhwcBlock& b, int R);
 void nhwc_block_portable(const NhwcBlock& b, int R);

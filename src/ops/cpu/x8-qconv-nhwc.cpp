@@ -367,8 +367,9 @@ void compute_codes(const NhwcShape& S, const Window2d& win, const NhwcCodes& c, 
       if (c.w16) b.w16 = c.w16 + ob * wblock;
       b.offset = c.offset + ob * kNhwcOcBlock;
       b.multiplier = c.multiplier + ob * kNhwcOcBlock;
-      b.lanes = static_cast<int>(c.y_cl ? std::min(kNhwcOcBlock, S.OC - ob * kNhwcOcBlock)
-                                        : kNhwcOcBlock);
+      // Channels past OC are neither stored nor transposed: not computed (an
+      // 8-channel layer into NCHW y ran 4x the passes).
+      b.lanes = static_cast<int>(std::min(kNhwcOcBlock, S.OC - ob * kNhwcOcBlock));
       // The output pixel (oh, ow) walks in raster order (no division per pixel).
       int64_t oh = pb0 * kNhwcPixels / S.OW, ow = pb0 * kNhwcPixels % S.OW;
       for (int64_t pb = pb0; pb < pb1; ++pb) {
