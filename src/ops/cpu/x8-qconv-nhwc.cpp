@@ -387,7 +387,7 @@ void compute_codes(const NhwcShape& S, const Window2d& win, const NhwcCodes& c, 
 }
 
 // The NHWC codes (pixel-major, ys bytes per pixel) into NCHW y: 16 x 16
-// (channel, pixel) blocks transposed at a time, the tails one byte at a time.
+// (channel, pixel) blocks transposed at a time, the last pixels one byte at a time.
 void transpose_codes(const QConvProblem& p, const NhwcShape& S, const uint8_t* yp, int64_t ys) {
   const int64_t OC = S.OC, P = S.P;
   const int64_t OB16 = (OC + 15) / 16, P16 = P / 16 * 16;
@@ -396,14 +396,16 @@ void transpose_codes(const QConvProblem& p, const NhwcShape& S, const uint8_t* y
     auto* dst = static_cast<uint8_t*>(p.y.raw()) + n * p.y.stride(0);
     const uint8_t* src = yp + n * P * ys;
     const int64_t sO = p.y.stride(1);
+    // A last group of fewer than 16 channels is transposed as 16 (the staging
+    // row holds whole 64-channel blocks), its rows past OC into scratch.
     uint8_t* to[16];
-    if (o1 - o0 == 16)
-      for (int64_t i = 0; i < P16; i += 16) {
-        for (int k = 0; k < 16; ++k) to[k] = dst + (o0 + k) * sO + i;
-        transpose16(src + i * ys + o0, ys, to, 0);
-      }
+    uint8_t scratch[16][16];
+    for (int64_t i = 0; i < P16; i += 16) {
+      for (int k = 0; k < 16; ++k) to[k] = o0 + k < o1 ? dst + (o0 + k) * sO + i : scratch[k];
+      transpose16(src + i * ys + o0, ys, to, 0);
+    }
     for (int64_t o = o0; o < o1; ++o)
-      for (int64_t i = o1 - o0 == 16 ? P16 : 0; i < P; ++i) dst[o * sO + i] = src[i * ys + o];
+      for (int64_t i = P16; i < P; ++i) dst[o * sO + i] = src[i * ys + o];
   });
 }
 
