@@ -13,11 +13,12 @@ NPUKIT = os.environ.get("NPUKIT_BIN", os.path.join(ROOT, "build", "bin", "npukit
 F = np.float32
 
 
-def run(model_path, x_path, out_dir, env_extra, threads, dump=False, input_name="x"):
+def run(model_path, x_path, out_dir, env_extra, threads, dump=False, input_name="x",
+        profile="onnxruntime"):
     """The logits (or with dump every value) and the kernel log of one run,
     x_path given as the model's input input_name."""
     env = dict(os.environ, NPUKIT_NUM_THREADS=str(threads), NPUKIT_LOG_KERNELS="1", **env_extra)
-    cmd = [NPUKIT, "run", model_path, "-i", f"{input_name}={x_path}", "-o", out_dir]
+    cmd = [NPUKIT, "run", model_path, "-i", f"{input_name}={x_path}", "-o", out_dir, "-p", profile]
     if dump:
         cmd += ["--dump-all", out_dir]
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)

@@ -10,7 +10,9 @@ leave NCHW, batch 1 and 2) run by `npukit run --dump-all` with the pass
 (default) and without it (NPUKIT_INT8_LAYOUT=nchw): every value of the graph
 must have the same bytes, at 1, 2 and 3 threads, under NPUKIT_MAX_ISA=avx2
 (the pass with the AVX2 channels-last kernels) at 1 and 3 threads, and
-NPUKIT_IMPL=reference (the pass off). The test also checks, from
+NPUKIT_IMPL=reference (the pass off); and under profile onnxruntime_avx2
+(MLAS's int16 pairs, x8-qconv-pairs-gemm-nhwc-avx2) against its own plain
+plan, at 1 thread and at the AVX2 cap at 1 and 3 threads. The test also checks, from
 NPUKIT_LOG_KERNELS, that the pass did run the channels-last kernels, so that
 it cannot pass by comparing the plain plan with itself. Seeded; a failure
 prints the graph and the setting.
@@ -32,6 +34,9 @@ LAYOUT_KERNELS = {
     "avx512_vnni": ["x8-qconv-dw-nhwc-cols-avx512vnni", "x8-qconv-gemm-nhwc-avx512vnni"],
     "avx2": ["x8-qconv-dw-nhwc-avx2", "x8-qconv-gemm-nhwc-avx2"],
 }
+# Under profile onnxruntime_avx2 (MLAS's int16 pairs for u8 x s8, as ONNX
+# Runtime on an AVX2 host without VNNI), s8 weights.
+PAIRS_KERNEL = "x8-qconv-pairs-gemm-nhwc-avx2"
 
 
 class Builder:
@@ -177,6 +182,24 @@ def main():
                         failures += 1
                         print(f"FAIL {what}, {setting}, {threads} threads: {len(bad)} of "
                               f"{len(want)} values differ ({', '.join(bad[:5])})")
+                # The same under MLAS's int16 pairs, against its own plain plan.
+                prof = "onnxruntime_avx2"
+                want, _ = run(path, xp, os.path.join(tmp, "plain_pairs"),
+                              {"NPUKIT_INT8_LAYOUT": "nchw"}, 1, dump=True, input_name="image",
+                              profile=prof)
+                for setting, env, threads in (("layout pass", {}, 1),
+                                              ("NPUKIT_MAX_ISA=avx2", {"NPUKIT_MAX_ISA": "avx2"}, 1),
+                                              ("NPUKIT_MAX_ISA=avx2", {"NPUKIT_MAX_ISA": "avx2"}, 3)):
+                    cases += 1
+                    got, log = run(path, xp, os.path.join(tmp, f"got{cases}"), env, threads, dump=True,
+                                   input_name="image", profile=prof)
+                    if PAIRS_KERNEL in log:
+                        saw_channels_last.add(PAIRS_KERNEL)
+                    bad = differing(want, got)
+                    if bad:
+                        failures += 1
+                        print(f"FAIL {what}, {prof}, {setting}, {threads} threads: {len(bad)} of "
+                              f"{len(want)} values differ ({', '.join(bad[:5])})")
     # The pass must have run the channels-last kernels where this host has them.
     cpu = open("/proc/cpuinfo").read() if os.path.exists("/proc/cpuinfo") else ""
     cap = os.environ.get("NPUKIT_MAX_ISA", "")
@@ -185,7 +208,7 @@ def main():
         if "avx512_vnni" in cpu and cap in ("", "avx512_vnni"):
             expected += LAYOUT_KERNELS["avx512_vnni"]
         if " avx2" in cpu and cap in ("", "avx512_vnni", "avx512", "avx2"):
-            expected += LAYOUT_KERNELS["avx2"]
+            expected += LAYOUT_KERNELS["avx2"] + [PAIRS_KERNEL]
         for name in expected:
             if name not in saw_channels_last:
                 failures += 1

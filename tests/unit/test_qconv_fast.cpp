@@ -402,11 +402,100 @@ TEST(QConvFast, ChannelsLastGemmOnNetworkLikeLayers) {
     if (HasFailure()) break;
   }
   for (const auto& v : qconv_kernels().variants) {
-    if (std::string(v.name).find("-gemm-nhwc-") != std::string::npos &&
+    const std::string name = v.name;  // the pair kernel has its own test (below)
+    if (name.find("-gemm-nhwc-") != std::string::npos && name.find("pairs") == std::string::npos &&
         KernelList<QConvProblem>::runnable(v) && v.isa <= host_isa()) {
       EXPECT_TRUE(ran.count(v.name)) << v.name << " never ran";
     }
   }
+}
+
+// Sets every code of t to a value drawn from [lo, hi].
+void fill_range(Tensor& t, std::mt19937& rng, int lo, int hi) {
+  std::uniform_int_distribution<int> any(lo, hi);
+  auto* p = static_cast<uint8_t*>(t.view().raw());
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<uint8_t>(any(rng));
+}
+
+TEST(QConvFast, PairsChannelsLastGemmSaturatesAsMlas) {
+  // x8-qconv-pairs-gemm-nhwc's own geometry under MLAS's int16 pairs (u8 x,
+  // symmetric s8 w, as ONNX Runtime runs resnet18/mobilenet_v2 int8 on AVX2
+  // hosts): even channel counts around quads (C % 4 == 2: a quad's second
+  // pair is padding) and 16/64-channel blocks, output channels across blocks
+  // with tails, 1x1 / 3x3 / 7x7 and odd windows, strides, dilations, pads
+  // (padding taps read x_zp, up to 255), channels-last x and/or y, batches,
+  // 1-3 threads; a third of the cases with codes that saturate pairs (x near
+  // 255, w near +127 or -128 per channel), a third with extreme codes. Odd
+  // channel counts must decline (their pairs span taps). Guards: the kernel
+  // takes every even case it can run, and saturation changed the bytes of
+  // many cases (against the exact sum).
+  const uint32_t seed = 20261128;
+  std::mt19937 rng(seed);
+  auto r = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  test::SettingsRestore restore;
+  const char* const name = "x8-qconv-pairs-gemm-nhwc-avx2";
+  const auto& variants = qconv_kernels().variants;
+  const auto kernel = std::find_if(variants.begin(), variants.end(),
+                                   [&](const auto& k) { return std::string(k.name) == name; });
+  ASSERT_NE(kernel, variants.end());
+  const bool runs = KernelList<QConvProblem>::runnable(*kernel) && kernel->isa <= host_isa();
+  const int64_t channels[] = {2, 4, 6, 10, 14, 16, 18, 30, 32, 34, 62, 64, 66, 96, 130};
+  int even = 0, took = 0, odd_taken = 0, saturated = 0;
+  for (int it = 0; it < 90; ++it) {
+    Case c{};
+    c.n = r(1, 2), c.groups = 1;
+    c.ic = it % 9 == 4 ? 2 * r(0, 20) + 1 : channels[r(0, std::size(channels) - 1)];
+    c.oc = r(0, 2) ? r(1, 80) : r(100, 150);
+    const int64_t kind = r(0, 4);
+    c.kh = c.kw = kind == 0 ? 1 : kind == 1 ? 7 : 3;
+    if (kind == 4) c.kh = r(1, 4), c.kw = r(1, 4);
+    c.sh = r(1, 2), c.sw = r(1, 2), c.dh = r(0, 4) ? 1 : 2, c.dw = r(0, 4) ? 1 : 2;
+    c.pt = r(0, c.kh / 2 + 1), c.pb = r(0, c.kh / 2), c.pl = r(0, c.kw / 2 + 1),
+    c.pr = r(0, c.kw / 2);
+    c.h = std::max<int64_t>((c.kh - 1) * c.dh + 1 - c.pt - c.pb, r(1, 12));
+    c.w = std::max<int64_t>((c.kw - 1) * c.dw + 1 - c.pl - c.pr, r(1, it % 4 ? 14 : 40));
+    c.xd = DType::u8, c.wd = DType::s8, c.pairs = true, c.symmetric = true;
+    c.per_channel = r(0, 3) != 0, c.bias = r(0, 3) != 0;
+    c.nhwc = r(0, 2) != 0;
+    c.y_nhwc = c.nhwc ? r(0, 1) != 0 : true;
+    c.extreme_codes = it % 3 == 0, c.extreme_scales = it % 11 == 7;
+    Built b = build(c, rng);
+    if (it % 3 == 1) {  // pairs that saturate: x near 255, each channel's w near one end
+      fill_range(b.x, rng, 200, 255);
+      for (int64_t o = 0; o < c.oc; ++o) {
+        Tensor wo = Tensor(DType::s8, {1, c.ic, c.kh, c.kw});
+        r(0, 1) ? fill_range(wo, rng, 100, 127) : fill_range(wo, rng, 128, 156);  // -128..-100
+        std::memcpy(b.w.data<int8_t>() + o * wo.numel(), wo.data<int8_t>(),
+                    static_cast<size_t>(wo.numel()));
+      }
+    }
+    const Shape out = qlinear_conv_output_shape(b.x.shape(), b.w.shape(), b.p);
+    Tensor y(c.xd, out, c.y_nhwc ? Layout::nhwc : Layout::nchw);
+    set_num_threads(1 + it % 3);
+    const std::string what = text(c, seed, it) + " (NHWC pairs)";
+    QConvProblem q = qlinear_conv_problem(b.x, b.w, b.bias, y, b.p);
+    ASSERT_TRUE(q.pairs) << what;
+    const bool took_it = check_all(q, y, what).count(name) > 0;
+    even += c.ic % 2 == 0, took += took_it, odd_taken += took_it && c.ic % 2 != 0;
+    const auto pk = pack_qlinear_conv_weights(b.w, b.bias, b.p, c.xd);  // the runner's pack
+    q.packed = pk.get();
+    check_all(q, y, what + " packed once");
+    // The same operands summed exactly: saturation must have changed some bytes.
+    QLinearConvParams exact = b.p;
+    exact.accumulation = IntAccumulation::exact_int32;
+    Tensor ye(c.xd, out, c.y_nhwc ? Layout::nhwc : Layout::nchw);
+    qconv_reference(qlinear_conv_problem(b.x, b.w, b.bias, ye, exact));
+    saturated += bytes(ye) != bytes(y);
+    if (HasFailure()) break;
+  }
+  EXPECT_EQ(odd_taken, 0) << "an odd channel count ran on " << name;
+  if (runs) {
+    EXPECT_EQ(took, even) << name << " declined cases it should take";
+  }
+  EXPECT_GT(even, 70);
+  EXPECT_GT(saturated, 20) << "too few cases where the pair saturation mattered";
 }
 
 TEST(QConvFast, ChannelsLastOperandsOnNetworkLayers) {

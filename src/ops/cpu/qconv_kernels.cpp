@@ -92,6 +92,9 @@ void run_nhwc_vnni(const QConvProblem& p) {
 void run_nhwc_avx2(const QConvProblem& p) {
   qconv::run_gemm_nhwc(p, qconv::nhwc_block_avx2, true);
 }
+void run_nhwc_pairs_avx2(const QConvProblem& p) {
+  qconv::run_gemm_nhwc(p, qconv::nhwc_block_pairs_avx2);
+}
 void run_nhwc_portable(const QConvProblem& p) {
   qconv::run_gemm_nhwc(p, qconv::nhwc_block_portable);
 }
@@ -185,6 +188,11 @@ const KernelList<QConvProblem>& qconv_kernels() {
           {"x8-qconv-pairs-gemm-nchw-avx512", Isa::avx512,
            "MLAS int16-pair accumulation (vpmaddubsw), not depthwise", declines_gemm_pairs,
            run_gemm_pairs_avx512},
+          {"x8-qconv-pairs-gemm-nhwc-avx2", Isa::avx2,
+           "MLAS int16-pair accumulation (ONNX Runtime without VNNI) with x or y channels-last, "
+           "one group, even input channel count, weight zero point 0; vpmaddubsw, vpmaddwd by "
+           "ones, 3 pixels x 16 channels per pass (after the AVX-512 NCHW pair GEMM, faster there)",
+           qconv::nhwc_pairs_declines, run_nhwc_pairs_avx2},
           {"x8-qconv-gemm-nchw-avx2", Isa::avx2,
            "either accumulation (vpmaddubsw; exact by 7-bit split), not depthwise", declines_gemm,
            run_gemm_avx2},

@@ -10,7 +10,9 @@
 // and y (the runner's int8 layout) skip the transposes: x is copied row by
 // row (or read in place when it needs no padding), y written directly.
 // Only for weights whose zero point w_zp' is 0 (symmetric s8): the sum of
-// x' over a pixel's taps is then not needed.
+// x' over a pixel's taps is then not needed. Under MLAS's int16 pairs
+// (raw u8 x and s8 w) the same layout holds the (kh, kw, ic) order's
+// adjacent pairs when C is even.
 #pragma once
 
 #include <cstdint>
@@ -37,12 +39,14 @@ struct NhwcBlock {
   bool y_s8 = false;
   uint8_t* y;  // codes of pixel r, channel o at y[r * y_stride + o]
   int64_t y_stride = 0;
-  int lanes = kNhwcOcBlock;  // channels stored per pixel (fewer in y's last block)
+  int lanes = kNhwcOcBlock;  // channels computed and stored per pixel (fewer in the last block)
 };
 using NhwcFn = void (*)(const NhwcBlock& b, int R);
 void nhwc_block_portable(const NhwcBlock& b, int R);
 void nhwc_block_avx512vnni(const NhwcBlock& b, int R);  // declared for every build
 void nhwc_block_avx2(const NhwcBlock& b, int R);        // declared for every build
+// MLAS's int16-pair sums of raw u8 x and s8 w codes (declared for every build).
+void nhwc_block_pairs_avx2(const NhwcBlock& b, int R);
 
 // Whether t (logically NCHW) holds NHWC bytes: the runner's int8 layout, or
 // any layout when the strides of axes of size 1 do not matter (a 1x1 map,
@@ -57,6 +61,10 @@ inline bool is_channels_last(const TensorView& t) {
 const char* nhwc_declines(const QConvProblem& p);
 // As nhwc_declines, and NCHW x and y (below AVX-512 VNNI the NCHW GEMM takes those).
 const char* nhwc_declines_channels_last(const QConvProblem& p);
+// Why the NHWC pair kernel declines p: as nhwc_declines_channels_last but
+// for the int16-pair accumulation, whose pairs must not span two taps (an
+// odd input channel count: the NCHW GEMM's im2col order takes those).
+const char* nhwc_pairs_declines(const QConvProblem& p);
 // int16_weights: fn reads NhwcBlock::w16 (the pack's, else converted per call).
 void run_gemm_nhwc(const QConvProblem& p, NhwcFn fn, bool int16_weights = false);
 

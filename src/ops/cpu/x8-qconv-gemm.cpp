@@ -78,7 +78,8 @@ std::shared_ptr<const QConvPackedWeights> pack_qconv(const TensorView& w, const 
     }
     pk->w_sum[static_cast<size_t>(o)] = static_cast<int32_t>(sum);  // |sum| <= 33025 * 128
   }
-  if (!pairs && groups == 1) qconv::pack_nhwc(w, *pk);  // 1x1 too: channels-last x
+  // 1x1 too: channels-last x. Pairs: raw s8 codes, for an even channel count.
+  if (groups == 1 && (!pairs || ICg % 2 == 0)) qconv::pack_nhwc(w, *pk);
   if (ICg == 1 && OCg == 1) pk->dw_nhwc = qconv::pack_dw_nhwc(w, wq);
   return pk;
 }

@@ -1,16 +1,22 @@
-// AVX2 micro-kernel of the channels-last integer convolution (qconv_nhwc.hpp)
-// for hosts without AVX-512 VNNI: output channels in the lanes (8 per
-// vector), int16 weights in pairs (NhwcBlock::w16: (w0, w2) and (w1, w3) of
-// each quad), and per pixel and quad the dword (x'0, x'1, x'2, x'3)
-// broadcast, whose low bytes masked are the int16 pairs (x'0, x'2) and whose
-// words shifted right by 8 are (x'1, x'3): one vpmaddwd sums two u8 x s8
-// products per lane exactly in int32 (no saturation, unlike vpmaddubsw: 2
-// vpmaddwd per 4 products instead of the 7-bit split's 2 vpmaddubsw + 2
-// vpmaddwd), onto the lane's offset. A pass covers 3 pixels x 16 channels:
-// its weights are loaded once per quad for the 3 pixels, and 16 channels'
-// weights stream through L1 per pass (32 channels x 2 pixels before: 8-10%
-// less time per int8 network at the cap, session 15). The requantization is
-// store_avx2's, its lower clamp by saturating packs.
+// AVX2 micro-kernels of the channels-last integer convolution
+// (qconv_nhwc.hpp) for hosts without AVX-512 VNNI: output channels in the
+// lanes (8 per vector), per pixel and quad the dword (x'0, x'1, x'2, x'3)
+// broadcast. A pass covers 3 pixels x 16 channels: its weights are loaded
+// once per quad for the 3 pixels, and 16 channels' weights stream through L1
+// per pass (32 channels x 2 pixels before: 8-10% less time per int8 network
+// at the cap, session 15). The requantization is store_avx2's, its lower
+// clamp by saturating packs. Two accumulations:
+//  - exact: int16 weights in pairs (NhwcBlock::w16: (w0, w2) and (w1, w3)
+//    of each quad); the broadcast's low bytes masked are the int16 pairs
+//    (x'0, x'2), its words shifted right by 8 are (x'1, x'3): one vpmaddwd
+//    sums two u8 x s8 products per lane exactly in int32 (no saturation,
+//    unlike vpmaddubsw: 2 vpmaddwd per 4 products instead of the 7-bit
+//    split's 2 vpmaddubsw + 2 vpmaddwd);
+//  - MLAS's int16 pairs (raw u8 x and s8 w codes, an even channel count so
+//    that a quad's pairs are the (kh, kw, ic) order's pairs): vpmaddubsw
+//    saturates (x0 w0 + x1 w1) and (x2 w2 + x3 w3) to int16, vpmaddwd by
+//    ones adds the two exactly: MLAS's AVX2 arithmetic (3 instructions per
+//    32 products), on the s8 weights NhwcBlock::w.
 #include "ops/cpu/qconv_nhwc.hpp"
 
 #if defined(__x86_64__)
@@ -54,17 +60,13 @@ inline __m128i pack16(const __m256i* q, __m256i yzp16, bool s8) {
 
 constexpr int kVectors = 2;  // per pass: 16 output channels, a quarter of a weight block
 
-// R pixels (R <= 3) from pixel r0 x 16 channels from channel o0 of the block.
-// Lanes past the block's output channels meet zero weights and are computed
-// but not stored. 3 x 2 accumulators, 4 weight vectors and a pixel's two
-// pairs fit the 16 registers.
+using Acc = __m256i[3][kVectors];
+
+// acc[r] += pixel r's exact products with 16 channels' int16 weight pairs.
 template <int R>
-void pass(const NhwcBlock& b, int r0, int64_t o0) {
+[[gnu::always_inline]] inline void accumulate_exact(const NhwcBlock& b, int r0, int64_t o0,
+                                                    Acc& acc) {
   const __m256i low_bytes = _mm256_set1_epi16(0x00ff);
-  __m256i acc[R][kVectors];
-  for (int r = 0; r < R; ++r)
-    for (int v = 0; v < kVectors; ++v)
-      acc[r][v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.offset + o0 + 8 * v));
   const int16_t* w = b.w16 + o0 * 2;
   for (int64_t t = 0; t < b.taps; ++t) {
     const uint8_t* x[R];
@@ -84,6 +86,46 @@ void pass(const NhwcBlock& b, int r0, int64_t o0) {
       }
     }
   }
+}
+
+// acc[r] += pixel r's pair sums (saturated to int16, MLAS's) with 16
+// channels' s8 weights.
+template <int R>
+[[gnu::always_inline]] inline void accumulate_pairs(const NhwcBlock& b, int r0, int64_t o0,
+                                                    Acc& acc) {
+  const __m256i ones = _mm256_set1_epi16(1);
+  const int8_t* w = b.w + o0 * 4;
+  for (int64_t t = 0; t < b.taps; ++t) {
+    const uint8_t* x[R];
+    for (int r = 0; r < R; ++r) x[r] = b.px[r0 + r] + b.tap_off[t];
+    for (int64_t q = 0; q < b.C4; ++q, w += kNhwcOcBlock * 4) {
+      __m256i wv[kVectors];
+      for (int v = 0; v < kVectors; ++v)
+        wv[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * v));
+      for (int r = 0; r < R; ++r) {
+        const __m256i xv = bcast(x[r] + q * 4);
+        for (int v = 0; v < kVectors; ++v)
+          acc[r][v] =
+              _mm256_add_epi32(acc[r][v], _mm256_madd_epi16(_mm256_maddubs_epi16(xv, wv[v]), ones));
+      }
+    }
+  }
+}
+
+// R pixels (R <= 3) from pixel r0 x 16 channels from channel o0 of the block.
+// Lanes past the block's output channels meet zero weights and are computed
+// but not stored. 3 x 2 accumulators, the weight vectors and a pixel's
+// broadcast fit the 16 registers.
+template <int R, bool kPairs>
+void pass(const NhwcBlock& b, int r0, int64_t o0) {
+  Acc acc;
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < kVectors; ++v)
+      acc[r][v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.offset + o0 + 8 * v));
+  if constexpr (kPairs)
+    accumulate_pairs<R>(b, r0, o0, acc);
+  else
+    accumulate_exact<R>(b, r0, o0, acc);
   const int32_t hi = b.y_s8 ? 127 : 255;
   const __m256 fhi = _mm256_set1_ps(static_cast<float>(hi - b.y_zp));
   const __m256i yzp16 = _mm256_set1_epi16(static_cast<int16_t>(b.y_zp));
@@ -105,15 +147,24 @@ void pass(const NhwcBlock& b, int r0, int64_t o0) {
   }
 }
 
+template <bool kPairs>
+void blocks(const NhwcBlock& b, int R) {
+  for (int64_t o0 = 0; o0 < b.lanes; o0 += 8 * kVectors) {
+    int r = 0;
+    for (; r + 3 <= R; r += 3) pass<3, kPairs>(b, r, o0);
+    if (R - r == 2) pass<2, kPairs>(b, r, o0);
+    if (R - r == 1) pass<1, kPairs>(b, r, o0);
+  }
+}
+
 }  // namespace
 
 void nhwc_block_avx2(const NhwcBlock& b, int R) {
-  for (int64_t o0 = 0; o0 < b.lanes; o0 += 8 * kVectors) {
-    int r = 0;
-    for (; r + 3 <= R; r += 3) pass<3>(b, r, o0);
-    if (R - r == 2) pass<2>(b, r, o0);
-    if (R - r == 1) pass<1>(b, r, o0);
-  }
+  blocks<false>(b, R);
+}
+
+void nhwc_block_pairs_avx2(const NhwcBlock& b, int R) {
+  blocks<true>(b, R);
 }
 
 }  // namespace npukit::qconv
@@ -124,6 +175,9 @@ void nhwc_block_avx2(const NhwcBlock& b, int R) {
 
 namespace npukit::qconv {
 void nhwc_block_avx2(const NhwcBlock& b, int R) {
+  nhwc_block_portable(b, R);
+}
+void nhwc_block_pairs_avx2(const NhwcBlock& b, int R) {
   nhwc_block_portable(b, R);
 }
 }  // namespace npukit::qconv

@@ -107,7 +107,7 @@ void pack_nhwc(const TensorView& w, QConvPackedWeights& pk) {
           }
     }
   // Hosts (or caps) whose channels-last GEMM is the AVX2 one.
-  if (kernel_allowed(Isa::avx2, false) && !kernel_allowed(Isa::avx512_vnni, false))
+  if (!pk.pairs && kernel_allowed(Isa::avx2, false) && !kernel_allowed(Isa::avx512_vnni, false))
     widen_nhwc(pk.nhwc_w, pk.nhwc_w16);
 }
 
@@ -124,10 +124,12 @@ void widen_nhwc(const std::vector<int8_t>& w, std::vector<int16_t>& w16) {
       }
 }
 
-const char* nhwc_declines(const QConvProblem& p) {
+namespace {
+
+// nhwc_declines but for the accumulation.
+const char* declines_any_accumulation(const QConvProblem& p) {
   if (p.depthwise) return "depthwise (its own kernels)";
   if (p.groups != 1) return "grouped";
-  if (p.pairs) return "int16-pair accumulation";
   if (!p.requantize) return "int32 outputs (ConvInteger)";
   // With x and y NCHW, 1x1 and the first layer's 3 channels go to the NCHW
   // GEMM (it reads 1x1 x without a copy; quad padding and byte-wise copies
@@ -146,9 +148,22 @@ const char* nhwc_declines(const QConvProblem& p) {
   return nullptr;
 }
 
+}  // namespace
+
+const char* nhwc_declines(const QConvProblem& p) {
+  return p.pairs ? "int16-pair accumulation" : declines_any_accumulation(p);
+}
+
 const char* nhwc_declines_channels_last(const QConvProblem& p) {
   if (!is_channels_last(p.x) && !is_channels_last(p.y)) return "NCHW x and y (the NCHW GEMM's)";
   return nhwc_declines(p);
+}
+
+const char* nhwc_pairs_declines(const QConvProblem& p) {
+  if (!p.pairs) return "exact accumulation";
+  if (!is_channels_last(p.x) && !is_channels_last(p.y)) return "NCHW x and y (the NCHW GEMM's)";
+  if (p.x.dim(1) % 2 != 0) return "odd input channel count (pairs would span two taps)";
+  return declines_any_accumulation(p);
 }
 
 void nhwc_block_portable(const NhwcBlock& b, int R) {
@@ -352,8 +367,9 @@ void compute_codes(const NhwcShape& S, const Window2d& win, const NhwcCodes& c, 
       if (c.w16) b.w16 = c.w16 + ob * wblock;
       b.offset = c.offset + ob * kNhwcOcBlock;
       b.multiplier = c.multiplier + ob * kNhwcOcBlock;
-      b.lanes = static_cast<int>(c.y_cl ? std::min(kNhwcOcBlock, S.OC - ob * kNhwcOcBlock)
-                                        : kNhwcOcBlock);
+      // Channels past OC are neither stored nor transposed: not computed (an
+      // 8-channel layer into NCHW y ran 4x the passes).
+      b.lanes = static_cast<int>(std::min(kNhwcOcBlock, S.OC - ob * kNhwcOcBlock));
       // The output pixel (oh, ow) walks in raster order (no division per pixel).
       int64_t oh = pb0 * kNhwcPixels / S.OW, ow = pb0 * kNhwcPixels % S.OW;
       for (int64_t pb = pb0; pb < pb1; ++pb) {
@@ -371,7 +387,7 @@ void compute_codes(const NhwcShape& S, const Window2d& win, const NhwcCodes& c, 
 }
 
 // The NHWC codes (pixel-major, ys bytes per pixel) into NCHW y: 16 x 16
-// (channel, pixel) blocks transposed at a time, the tails one byte at a time.
+// (channel, pixel) blocks transposed at a time, the last pixels one byte at a time.
 void transpose_codes(const QConvProblem& p, const NhwcShape& S, const uint8_t* yp, int64_t ys) {
   const int64_t OC = S.OC, P = S.P;
   const int64_t OB16 = (OC + 15) / 16, P16 = P / 16 * 16;
@@ -380,14 +396,16 @@ void transpose_codes(const QConvProblem& p, const NhwcShape& S, const uint8_t* y
     auto* dst = static_cast<uint8_t*>(p.y.raw()) + n * p.y.stride(0);
     const uint8_t* src = yp + n * P * ys;
     const int64_t sO = p.y.stride(1);
+    // A last group of fewer than 16 channels is transposed as 16 (the staging
+    // row holds whole 64-channel blocks), its rows past OC into scratch.
     uint8_t* to[16];
-    if (o1 - o0 == 16)
-      for (int64_t i = 0; i < P16; i += 16) {
-        for (int k = 0; k < 16; ++k) to[k] = dst + (o0 + k) * sO + i;
-        transpose16(src + i * ys + o0, ys, to, 0);
-      }
+    uint8_t scratch[16][16];
+    for (int64_t i = 0; i < P16; i += 16) {
+      for (int k = 0; k < 16; ++k) to[k] = o0 + k < o1 ? dst + (o0 + k) * sO + i : scratch[k];
+      transpose16(src + i * ys + o0, ys, to, 0);
+    }
     for (int64_t o = o0; o < o1; ++o)
-      for (int64_t i = o1 - o0 == 16 ? P16 : 0; i < P; ++i) dst[o * sO + i] = src[i * ys + o];
+      for (int64_t i = P16; i < P; ++i) dst[o * sO + i] = src[i * ys + o];
   });
 }
 
