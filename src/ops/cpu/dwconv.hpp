@@ -85,6 +85,9 @@ struct DwPlane : DwEpilogue {
   bool direct = false;
   const float* in = nullptr;  // input plane, rows of in_w floats in_row apart
   int64_t in_row = 0, in_h = 0, in_w = 0, pad_top = 0, pad_left = 0;
+  // Direct: the next plane's input (same rows), prefetched block by block
+  // while this plane is computed; nullptr: none.
+  const float* next_in = nullptr;
 };
 using DwPlaneKernel = void (*)(const DwPlane& p);
 
