@@ -142,12 +142,7 @@ struct Simd {
     }
   }
   // Masked-off elements are not written.
-  NPUKIT_POOL_TARGET static void store_m(M m, float* p, F v) {
-    const uint32_t bits = static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(m)));
-    if (bits == 0xff) return _mm256_storeu_ps(p, v);
-    if ((bits & (bits + 1)) == 0) return store_first(p, v, __builtin_popcount(bits));
-    _mm256_maskstore_ps(p, m, v);  // not the first n lanes
-  }
+  NPUKIT_POOL_TARGET static void store_m(M m, float* p, F v) { _mm256_maskstore_ps(p, m, v); }
   NPUKIT_POOL_TARGET static void store(float* p, int64_t ys, F v, int n) {
     if (ys == 1) {
       if (n == V)
