@@ -798,7 +798,8 @@ TEST(Pool2dFast, SameWindowsOverFlatPlanes) {
 // Stride-1 3x3 windows swept down small NCHW planes row by row
 // (f32-pool2d-nchw-sweep.inc: each loaded row chunk feeds 3 output rows;
 // the NCHWc max by window rows then columns on planes without NaN):
-// widths 1-17 (one to three chunks of V lanes, partial last chunks), heights
+// widths 1-17 (one to three chunks of V lanes; a last chunk ending at the row's
+// end overlaps the one before, a single one narrower than V is masked), heights
 // 1-20, pads left + right = 2 in every split, top and bottom pads 0-3 (rows
 // of windows wholly in padding), odd channel counts (passes of 2 or 4 planes
 // with a repeated last plane), batch 1-3, gapped row strides in and
