@@ -1,5 +1,6 @@
-// x8-qconv-rowpairs-nhwc-avx2 (a window row's taps as int16 pairs, for 1-2
-// input channels) against the reference, byte for byte, over seeded random
+// x8-qconv-rowpairs-nhwc-avx2 and x8-qconv-rowquads-nhwc-avx512vnni (a
+// window row's taps as int16 pairs / u8 quads, for 1-2 input channels), each
+// that runs here, against the reference, byte for byte, over seeded random
 // few-channel layers: 1-2 channels, windows 1x1 to 5x8 with a row of up to 8
 // codes, strides 1-3, dilation down 1-2, pads 0-3 on each side (windows
 // mostly in the padding too), maps of 1-40 columns (every 4-pixel block
@@ -26,7 +27,8 @@ namespace npukit {
 namespace test_qconv_rowpairs {
 namespace {
 
-constexpr const char* kName = "x8-qconv-rowpairs-nhwc-avx2";
+// The row kernels: int16 pairs (AVX2) and u8 quads (VNNI) of one body.
+const char* const kNames[] = {"x8-qconv-rowpairs-nhwc-avx2", "x8-qconv-rowquads-nhwc-avx512vnni"};
 
 struct Layer {
   int64_t n, c, h, w, oc, kh, kw, sh, sw, dh, pt, pb, pl, pr;
@@ -122,16 +124,21 @@ std::vector<uint8_t> bytes(const Tensor& t) {
   return {d, d + t.numel()};
 }
 
-const KernelVariant<QConvProblem>& rowpairs() {
+const KernelVariant<QConvProblem>& variant(const std::string& name) {
   for (const auto& v : qconv_kernels().variants)
-    if (std::string(v.name) == kName) return v;
-  throw std::runtime_error("rowpairs kernel not listed");
+    if (v.name == name) return v;
+  throw std::runtime_error(name + " is not listed");
+}
+const KernelVariant<QConvProblem>& rowpairs() {
+  return variant(kNames[0]);
 }
 
 TEST(QConvRowPairs, MatchesTheReferenceOnFewChannelLayers) {
-  const auto& v = rowpairs();
-  if (!KernelList<QConvProblem>::runnable(v))
-    GTEST_SKIP() << kName << " does not run here (needs " << isa_name(v.isa) << "; this run allows "
+  std::vector<const KernelVariant<QConvProblem>*> here;
+  for (const char* name : kNames)
+    if (KernelList<QConvProblem>::runnable(variant(name))) here.push_back(&variant(name));
+  if (here.empty())
+    GTEST_SKIP() << "no row kernel runs here (the AVX2 one needs avx2; this run allows "
                  << isa_name(max_isa()) << ", or NPUKIT_IMPL=reference)";
   const uint32_t seed = 20261128;
   std::mt19937 rng(seed);
@@ -142,20 +149,23 @@ TEST(QConvRowPairs, MatchesTheReferenceOnFewChannelLayers) {
     Built b = build(l, rng);
     const std::string what = text(l, seed, it);
     const QConvProblem q = qlinear_conv_problem(b.x, b.w, b.bias, b.y, b.p);
-    ASSERT_EQ(v.declines(q), nullptr) << what << ": declined: " << v.declines(q);
     std::memset(b.y.view().raw(), 0x5a, static_cast<size_t>(b.y.numel()));
     qconv_reference(q);
     const std::vector<uint8_t> want = bytes(b.y);
-    set_num_threads(1 + it % 3);
-    std::memset(b.y.view().raw(), 0xa5, static_cast<size_t>(b.y.numel()));
-    v.run(q);
-    const std::vector<uint8_t> got = bytes(b.y);
-    size_t bad = 0, first = 0;
-    for (size_t i = 0; i < got.size(); ++i)
-      if (got[i] != want[i] && bad++ == 0) first = i;
-    ASSERT_EQ(bad, 0u) << what << ", threads " << num_threads() << ": " << bad
-                       << " bytes differ, first at byte " << first << " (got " << int{got[first]}
-                       << ", want " << int{want[first]} << ")";
+    for (const auto* v : here) {
+      ASSERT_EQ(v->declines(q), nullptr) << v->name << " " << what << ": declined";
+      set_num_threads(1 + it % 3);
+      std::memset(b.y.view().raw(), 0xa5, static_cast<size_t>(b.y.numel()));
+      v->run(q);
+      const std::vector<uint8_t> got = bytes(b.y);
+      size_t bad = 0, first = 0;
+      for (size_t i = 0; i < got.size(); ++i)
+        if (got[i] != want[i] && bad++ == 0) first = i;
+      ASSERT_EQ(bad, 0u) << v->name << " " << what << ", threads " << num_threads() << ": " << bad
+                         << " bytes differ, first at byte " << first << " (got " << int{got[first]}
+                         << ", want " << int{want[first]} << ")";
+      ++ran;
+    }
     // Through the list with the weights packed once (the runner's path).
     const auto pk = pack_qlinear_conv_weights(b.w, b.bias, b.p, l.xd);
     QConvProblem packed = q;
@@ -163,13 +173,12 @@ TEST(QConvRowPairs, MatchesTheReferenceOnFewChannelLayers) {
     std::memset(b.y.view().raw(), 0xa5, static_cast<size_t>(b.y.numel()));
     qconv_kernels().run(packed);
     ASSERT_EQ(bytes(b.y), want) << what << " (packed, through the list)";
-    ++ran;
     const std::set<uint8_t> distinct(want.begin(), want.end());
     informative += distinct.size() > 3;
     const uint8_t lo = l.xd == DType::s8 ? 0x80 : 0, hi = l.xd == DType::s8 ? 0x7f : 0xff;
     saturated += distinct.count(lo) + distinct.count(hi) > 0;
   }
-  EXPECT_EQ(ran, 400);
+  EXPECT_EQ(ran, 400 * static_cast<int>(here.size()));
   EXPECT_GT(informative, 250) << "too many cases with near-constant outputs";
   EXPECT_GT(saturated, 100) << "too few cases reaching the code range's ends";
 }

@@ -137,6 +137,10 @@ const KernelList<QConvProblem>& qconv_kernels() {
   static const KernelList<QConvProblem> list{
       "qconv",
       {
+          {"x8-qconv-rowquads-nhwc-avx512vnni", Isa::avx512_vnni,
+           "as x8-qconv-rowpairs-nhwc-avx2 with a window row's codes as u8 quads, one vpdpbusd "
+           "of 8 lanes per quad",
+           qconv::rowpairs_declines, qconv::run_rowquads_avx512vnni},
           {"x8-qconv-rowpairs-nhwc-avx2", Isa::avx2,
            "as x8-qconv-gemm-nhwc-avx2 with 1-2 input channels, a window row of at most 8 codes "
            "(dilation 1 across) and channels-last y; a window row's taps as int16 pairs, 8 "

@@ -18,21 +18,25 @@ namespace npukit::qconv {
 inline constexpr int64_t kRowPairsLanes = 8;     // output channels per group (one AVX2 vector)
 inline constexpr int64_t kRowPairsMaxBytes = 8;  // C * KW at most: 4 pairs per window row
 
-// What one call needs besides x and y: w' as int16 pairs, per 8-channel group
-// [group][kh][pair][8 lanes][2] (0 past C * KW and OC), and per channel
-// (padded to whole groups) bias - x_zp' * sum(w') and the multiplier.
+// What one call needs besides x and y: w' per 8-channel group in units of
+// `unit` codes (2: int16 pairs for vpmaddwd, 4: s8 quads for vpdpbusd; 32
+// bytes per unit and group either way), [group][kh][unit][8 lanes][unit
+// codes] (0 past C * KW and OC), and per channel (padded to whole groups)
+// bias - x_zp' * sum(w') and the multiplier.
 struct RowPairsPlan {
-  int64_t C = 0, KH = 0, KW = 0, OC = 0, groups = 0, row_pairs = 0;
-  int32_t x_zp = 0;  // x_zp' (the padding's code)
-  uint8_t flip = 0;  // x' = x ^ flip (0x80 for s8)
-  std::vector<int16_t> w;
+  int64_t C = 0, KH = 0, KW = 0, OC = 0, groups = 0, unit = 2, row_units = 0;
+  int32_t x_zp = 0;          // x_zp' (the padding's code)
+  uint8_t flip = 0;          // x' = x ^ flip (0x80 for s8)
+  std::vector<int16_t> w16;  // unit 2
+  std::vector<int8_t> w8;    // unit 4
   std::vector<int32_t> offset;
   std::vector<float> multiplier;
 };
 
 // Why the row-pairs kernels decline p (null: they accept it).
 const char* rowpairs_declines(const QConvProblem& p);
-RowPairsPlan rowpairs_plan(const QConvProblem& p);
-void run_rowpairs_avx2(const QConvProblem& p);  // declared for every build
+RowPairsPlan rowpairs_plan(const QConvProblem& p, int64_t unit);
+void run_rowpairs_avx2(const QConvProblem& p);        // declared for every build
+void run_rowquads_avx512vnni(const QConvProblem& p);  // declared for every build
 
 }  // namespace npukit::qconv

@@ -21,17 +21,21 @@ const char* rowpairs_declines(const QConvProblem& p) {
   return nhwc_declines(p);  // one group, exact, requantized, symmetric weights, ...
 }
 
-RowPairsPlan rowpairs_plan(const QConvProblem& p) {
+RowPairsPlan rowpairs_plan(const QConvProblem& p, int64_t unit) {
   RowPairsPlan s;
   s.C = p.x.dim(1), s.KH = p.w.dim(2), s.KW = p.w.dim(3), s.OC = p.w.dim(0);
   s.groups = (s.OC + kRowPairsLanes - 1) / kRowPairsLanes;
-  s.row_pairs = (s.C * s.KW + 1) / 2;
+  s.unit = unit, s.row_units = (s.C * s.KW + unit - 1) / unit;
   s.flip = p.x.dtype() == DType::s8 ? 0x80 : 0;
   s.x_zp = p.x_zp + (s.flip ? 128 : 0);
   const uint8_t wflip = p.w.dtype() == DType::u8 ? 0x80 : 0;  // u8 w - 128 as s8 bits
   const auto* wb = static_cast<const uint8_t*>(p.w.raw());
   const int64_t padded = s.groups * kRowPairsLanes;
-  s.w.assign(static_cast<size_t>(padded * s.KH * s.row_pairs * 2), 0);
+  const auto size = static_cast<size_t>(padded * s.KH * s.row_units * unit);
+  if (unit == 2)
+    s.w16.assign(size, 0);
+  else
+    s.w8.assign(size, 0);
   s.offset.assign(static_cast<size_t>(padded), 0);
   s.multiplier.assign(static_cast<size_t>(padded), 1.0f);
   for (int64_t o = 0; o < s.OC; ++o) {
@@ -44,8 +48,12 @@ RowPairsPlan rowpairs_plan(const QConvProblem& p) {
             wflip);
         sum += u32(v);
         const int64_t g = o / kRowPairsLanes, lane = o % kRowPairsLanes;
-        s.w[static_cast<size_t>(
-            (((g * s.KH + kh) * s.row_pairs + b / 2) * kRowPairsLanes + lane) * 2 + b % 2)] = v;
+        const auto at = static_cast<size_t>(
+            (((g * s.KH + kh) * s.row_units + b / unit) * kRowPairsLanes + lane) * unit + b % unit);
+        if (unit == 2)
+          s.w16[at] = v;
+        else
+          s.w8[at] = v;
       }
     const int64_t bias =
         p.bias.raw() ? static_cast<const int32_t*>(p.bias.raw())[o * p.bias.stride(0)] : 0;
