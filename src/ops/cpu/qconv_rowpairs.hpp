@@ -1,11 +1,12 @@
 // Few-input-channel integer convolutions (a first layer's 1-2 channels) in
-// the channels-last form with a window row's taps as the bytes of its int16
-// pairs: in a padded channels-last copy of x' a window row's C * KW codes
-// (dilation 1 across) are contiguous, so one broadcast dword holds two taps
-// and a row of a 3x3 window on one channel is 2 pairs, not 3 taps each padded
-// to a channel quad (x8-qconv-gemm-nhwc-*: one byte of each quad used, 16
-// lanes computed for 8 output channels). Output channels in the lanes, 8 per
-// vector; sums exact in int32 (vpmaddwd of u8 x' and s8 w' as int16).
+// the channels-last form with a window row's taps as int16 pairs (AVX2) or
+// u8 quads (VNNI): in a padded channels-last copy of x' a window row's C * KW
+// codes (dilation 1 across) are contiguous, so one broadcast dword holds two
+// taps (or four), and a row of a 3x3 window on one channel is 2 pairs (1
+// quad), not 3 taps each padded to a channel quad (x8-qconv-gemm-nhwc-*: one
+// byte of each quad used, 16 lanes computed for 8 output channels). Output
+// channels in the lanes, 8 per vector; sums exact in int32 (vpmaddwd of u8 x'
+// and s8 w' as int16, or vpdpbusd of u8 x' and s8 w').
 #pragma once
 
 #include <cstdint>
