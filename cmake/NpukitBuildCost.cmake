@@ -64,9 +64,14 @@ endfunction()
 # changes code generation (under it clang swapped the operands of a plain
 # scalar `+` in f32-x8-pool2d-avx512.cpp, and another NaN payload came out
 # until every NaN-relevant pool add and multiply was pinned in inline asm).
-set(NPUKIT_OUTLINED_ASAN_KERNELS f32-conv-1x1-avx2 f32-conv-1x1-avx512 f32-conv-ocl-avx2
-    f32-conv-ocl-avx512 f32-dwconv-nchw-avx2 f32-dwconv-nchw-avx512 f32-pool2d-s2-avx2
-    f32-pool2d-s2-avx512 f32-x8-pool2d-avx2 f32-x8-pool2d-avx512)
+set(NPUKIT_OUTLINED_ASAN_KERNELS
+    f32-conv-1x1-avx2 f32-conv-1x1-avx512 f32-conv-ocl-avx2 f32-conv-ocl-avx512
+    f32-dwconv-nchw-avx2 f32-dwconv-nchw-avx512 f32-pool2d-s2-avx2 f32-pool2d-s2-avx512
+    f32-x8-pool2d-avx2 f32-x8-pool2d-avx512
+    # session 16, the next heaviest of a cold run: 120 -> 65 CPU s (docs/ci.md)
+    f32-globalpool-avx2 f32-globalpool-avx512 f32-dwconv-nchwc-avx2 f32-dwconv-nchwc-avx512
+    f32-conv-nchw-avx512 f32-conv-1x1-dense-avx512 x8-qavgpool-k2s2-nchw-avx512vbmi
+    x8-maxpool2d-s2-avx512vbmi x8-qavgpool-u16-avx512)
 function(npukit_outlined_asan_checks target)
   if(NOT NPUKIT_SANITIZE)
     return()
