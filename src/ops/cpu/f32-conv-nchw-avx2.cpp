@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "conv_nchw.hpp"
+#include "f32-store-first-avx2.hpp"
 
 #define NPUKIT_AVX2 __attribute__((target("avx2,fma")))
 
@@ -25,10 +26,11 @@ NPUKIT_AVX2 __m256i lane_mask(int64_t first, int64_t count) {
   return _mm256_and_si256(lo, hi);
 }
 
-// VMASKMOVPS stores cost ~12 cycles on Zen 2/3: all lanes store plainly.
-NPUKIT_AVX2 inline void store_lanes(float* p, __m256i m, bool whole, __m256 v) {
-  if (whole)
-    _mm256_storeu_ps(p, v);
+// Lanes [first, first + count) of v to p + first. VMASKMOVPS stores cost ~12
+// cycles on Zen 2/3: from lane 0 (most stores) they are plain stores.
+NPUKIT_AVX2 inline void store_lanes(float* p, __m256i m, int64_t first, int64_t count, __m256 v) {
+  if (first == 0)
+    store_first_f32x8(p, v, count);
   else
     _mm256_maskstore_ps(p, m, v);
 }
@@ -52,7 +54,7 @@ NPUKIT_AVX2 void finish(const ConvTile& t, const __m256 (&acc)[R], int64_t q, in
       if (t.has_bias) v = _mm256_add_ps(v, _mm256_set1_ps(t.bias[r]));
       if (t.result_add) v = _mm256_add_ps(_mm256_maskload_ps(base, m), v);
       if (t.clip) v = clamp(t, v);
-      store_lanes(base, m, n == kLanes, v);
+      store_lanes(base, m, 0, n, v);
     }
     return;
   }
@@ -69,7 +71,7 @@ NPUKIT_AVX2 void finish(const ConvTile& t, const __m256 (&acc)[R], int64_t q, in
         if (t.has_bias) v = _mm256_add_ps(v, _mm256_set1_ps(t.bias[r]));
         if (t.result_add) v = _mm256_add_ps(_mm256_maskload_ps(base, m), v);
         if (t.clip) v = clamp(t, v);
-        store_lanes(base, m, valid == kLanes, v);
+        store_lanes(base, m, lane, valid, v);
       }
     }
     lane += seg;
