@@ -310,6 +310,92 @@ TEST(ConvFast, UnpaddedInputEveryTailEqualsReference) {
     }
 }
 
+// Output rows of every width 1 .. 40 (every tail of 8- and 16-lane vectors
+// and of 64-position blocks), written through a gapped view: a gap of 1 .. 3
+// floats after every plane (and in half the cases after every row: without,
+// the planes are dense) holds canaries (a NaN
+// payload no kernel computes), the last plane ends at the storage's end. Every
+// variant, 1 to 3 threads, three accumulations; the whole storage must equal
+// the reference's (outputs bit for bit, the canaries untouched): the AVX2
+// kernels store whole vectors plainly and only tails under a mask.
+TEST(ConvFast, GappedOutputEveryWidthLeavesTheGapsAlone) {
+  test::SettingsRestore restore;
+  const unsigned seed = 20261128;
+  std::mt19937 rng(seed);
+  const float canary = std::bit_cast<float>(0x7fc0c0deu);
+  const auto& list = cpu::conv_nchw_kernels();
+  std::map<std::string, int64_t> runs;
+  for (int iter = 0; iter < 120; ++iter) {
+    Conv2dParams p;
+    const int form = iter % 3;
+    apply_profile(p, form == 1 ? Profile::bm1684 : Profile::pytorch);
+    if (form == 2) p.accumulation = Fp32Accumulation::mlas_nchwc8;
+    Window2d& w = p.window;
+    const bool pointwise = iter % 2 == 0;
+    w.kernel_h = w.kernel_w = pointwise ? 1 : 3;
+    w.pad_top = w.pad_bottom = w.pad_left = w.pad_right = pointwise ? 0 : 1;
+    p.has_bias = rng() % 2;
+    p.result_add = rng() % 3 == 0;
+    p.clip = test::fused_clip_case(static_cast<uint32_t>(iter) + 2000u);
+    const int64_t OW = 1 + iter % 40, OH = 1 + rng() % 3;
+    const int64_t IC = form == 2 ? 8 : 1 + rng() % 6, OC = 1 + rng() % 12;
+    const Shape xs{1 + int64_t(rng() % 2), IC, OH, OW};
+    const Shape ws{OC, IC, w.kernel_h, w.kernel_w};
+    const Shape ys = conv2d_output_shape(xs, ws, p);
+    ASSERT_EQ(ys[3], OW);
+    const int64_t row_gap = iter % 4 < 2 ? 0 : 1 + rng() % 3, plane_gap = 1 + rng() % 3;
+    const int64_t y_row = OW + row_gap, y_plane = OH * y_row + plane_gap;
+    const int rare = iter % 3 == 0 ? 0 : 20;
+    Tensor x(DType::f32, xs), wt(DType::f32, ws), b(DType::f32, {OC});
+    for (Tensor* t : {&x, &wt, &b})
+      for (int64_t i = 0; i < t->numel(); ++i) t->data<float>()[i] = value(rng, rare);
+    // The last plane's last row has no gap after it: the storage ends there.
+    Tensor y0(DType::f32, {ys[0] * ys[1] * y_plane - plane_gap - row_gap});
+    for (int64_t i = 0; i < y0.numel(); ++i) y0.data<float>()[i] = canary;
+    const auto view = [&](Tensor& t) {
+      return TensorView(t.view().raw(), DType::f32, ys, {ys[1] * y_plane, y_plane, y_row, 1});
+    };
+    Tensor want = y0;
+    const TensorView want_view = view(want);
+    for (int64_t i = 0; i < ys[0] * ys[1]; ++i)  // outputs in place of the canaries
+      for (int64_t r = 0; r < OH; ++r)
+        for (int64_t c = 0; c < OW; ++c)
+          want.data<float>()[i * y_plane + r * y_row + c] = value(rng, rare);
+    Tensor y_old = want;  // result_add's old outputs, canaries between
+    cpu::ConvProblem prob{x, wt, b, want_view, p};
+    reference(prob);
+    for (const auto& v : list.variants) {
+      if (v.reference || !list.runnable(v)) continue;
+      for (int threads = 1; threads <= 3; ++threads) {
+        Tensor got = y_old;
+        prob.y = view(got);
+        if (declines_for_test(v, prob) != nullptr) break;
+        set_num_threads(threads);
+        run_for_test(v, prob);
+        int64_t bad = 0, first = 0;
+        for (int64_t i = 0; i < got.numel(); ++i)
+          if (std::bit_cast<uint32_t>(got.data<float>()[i]) !=
+                  std::bit_cast<uint32_t>(want.data<float>()[i]) &&
+              !(std::isnan(want.data<float>()[i]) && std::isnan(got.data<float>()[i]) &&
+                std::bit_cast<uint32_t>(want.data<float>()[i]) != 0x7fc0c0deu &&
+                std::bit_cast<uint32_t>(got.data<float>()[i]) != 0x7fc0c0deu) &&
+              bad++ == 0)
+            first = i;
+        ASSERT_EQ(bad, 0) << "seed " << seed << " iter " << iter << " "
+                          << text(prob, v.name, threads, false) << " y gaps " << row_gap << "/"
+                          << plane_gap << "; first mismatch at storage float " << first << ": "
+                          << got.data<float>()[first] << " vs " << want.data<float>()[first];
+        ++runs[v.name];
+      }
+    }
+  }
+  for (const auto& v : list.variants)
+    if (!v.reference && list.runnable(v) && !is_narrow(v)) {
+      std::printf("  %s: %lld runs\n", v.name, static_cast<long long>(runs[v.name]));
+      EXPECT_GT(runs[v.name], 30) << v.name;
+    }
+}
+
 // Small outputs with larger, padded weights: the fast kernels settle the
 // weights' finiteness after the run (a NaN output with a non-finite weight
 // is recomputed by the reference). Infinite and NaN weights on taps that

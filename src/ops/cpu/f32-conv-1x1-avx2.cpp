@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "conv_1x1.hpp"
+#include "f32-store-first-avx2.hpp"
 
 #include "ops/cpu/isa-avx2-begin.inc"
 
@@ -76,7 +77,7 @@ inline void store_runs(const OclTile& t, __m256 r[kGroup], int p0, int n, int64_
     __m256 x = out[c];
     if (t.result_add) x = _mm256_add_ps(_mm256_maskload_ps(at, m), x);
     if (t.clip) x = clamp8(t, x);
-    _mm256_maskstore_ps(at, m, x);
+    store_first_f32x8(at, x, n);
   }
 }
 

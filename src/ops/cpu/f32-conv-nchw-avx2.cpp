@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "conv_nchw.hpp"
+#include "f32-store-first-avx2.hpp"
 
 #define NPUKIT_AVX2 __attribute__((target("avx2,fma")))
 
@@ -25,6 +26,15 @@ NPUKIT_AVX2 __m256i lane_mask(int64_t first, int64_t count) {
   return _mm256_and_si256(lo, hi);
 }
 
+// Lanes [first, first + count) of v to p + first. VMASKMOVPS stores cost ~12
+// cycles on Zen 2/3: from lane 0 (most stores) they are plain stores.
+NPUKIT_AVX2 inline void store_lanes(float* p, __m256i m, int64_t first, int64_t count, __m256 v) {
+  if (first == 0)
+    store_first_f32x8(p, v, count);
+  else
+    _mm256_maskstore_ps(p, m, v);
+}
+
 // ref::clip_f32's two steps: max(lo, v) is lo > v ? lo : v, so a NaN v
 // (every comparison false) passes, as does -0 against a bound of 0.
 NPUKIT_AVX2 inline __m256 clamp(const ConvTile& t, __m256 v) {
@@ -36,14 +46,15 @@ NPUKIT_AVX2 inline __m256 clamp(const ConvTile& t, __m256 v) {
 template <int R>
 NPUKIT_AVX2 void finish(const ConvTile& t, const __m256 (&acc)[R], int64_t q, int64_t q_end) {
   if (t.dense) {  // one segment, no division: lanes [0, q_end - q) go to q ..
-    const __m256i m = lane_mask(0, std::min(q_end - q, kLanes));
+    const int64_t n = std::min(q_end - q, kLanes);
+    const __m256i m = lane_mask(0, n);
     for (int r = 0; r < R; ++r) {
       float* base = t.y[r] + q;
       __m256 v = acc[r];
       if (t.has_bias) v = _mm256_add_ps(v, _mm256_set1_ps(t.bias[r]));
       if (t.result_add) v = _mm256_add_ps(_mm256_maskload_ps(base, m), v);
       if (t.clip) v = clamp(t, v);
-      _mm256_maskstore_ps(base, m, v);
+      store_lanes(base, m, 0, n, v);
     }
     return;
   }
@@ -60,7 +71,7 @@ NPUKIT_AVX2 void finish(const ConvTile& t, const __m256 (&acc)[R], int64_t q, in
         if (t.has_bias) v = _mm256_add_ps(v, _mm256_set1_ps(t.bias[r]));
         if (t.result_add) v = _mm256_add_ps(_mm256_maskload_ps(base, m), v);
         if (t.clip) v = clamp(t, v);
-        _mm256_maskstore_ps(base, m, v);
+        store_lanes(base, m, lane, valid, v);
       }
     }
     lane += seg;
