@@ -128,7 +128,8 @@ const KernelList<QAvgPoolProblem>& qlinear_average_pool_kernels() {
       {
 #if defined(__x86_64__)
           {"x8-qavgpool-k2s2-nchw-avx512vbmi", Isa::avx512,
-           "2x2 stride-2 windows inside the image, NCHW rows, integer final step (scale-1 ONNX "
+           "2x2 stride-2 windows inside the image, NCHW rows of at least 8 outputs, integer "
+           "final step (scale-1 ONNX "
            "Runtime, int_mean) or the checked float tail (calibrated ONNX Runtime), AVX-512 VBMI",
            declines_k2s2_vbmi, x8_qavgpool_k2s2_nchw_avx512vbmi},
           {"x8-qavgpool-k3s2-nchw-avx512vbmi", Isa::avx512,
