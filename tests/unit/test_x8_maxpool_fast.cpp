@@ -457,8 +457,9 @@ TEST(X8MaxPoolFast, AvxTwoCapTakesColumnMaximaForStrideTwoWindows) {
   }
 }
 
-// Channels in lanes (the x8-maxpool2d-nhwc register kernels): 16 to 600
-// channels (partial last registers, the four-register steps), any window up
+// Channels in lanes (the x8-maxpool2d-nhwc register kernels): 8 to 600
+// channels (8-15 the AVX-512 kernel only; partial last registers, the
+// four-register steps), any window up
 // to 5x5 with strides 1-3, pads up to the kernel, ceil-mode overhang, ORT's
 // negative end pads, every padding value, dense and gapped NHWC x and y,
 // batches, 1-3 threads: every accepting kernel against the reference.
@@ -468,9 +469,9 @@ TEST(X8MaxPoolFast, ChannelsLastWindows) {
   std::mt19937 g(seed);
   auto pick = test::picker(g);
   Stats st;
-  for (int i = 0; i < 600; ++i) {
+  for (int i = 0; i < 760; ++i) {  // 8-15 channels: a sixth of the AVX2 kernel's cases declined
     Case c;
-    const int64_t C = g() % 4 == 0 ? pick(250, 600) : pick(16, 100);
+    const int64_t C = g() % 4 == 0 ? pick(250, 600) : g() % 5 == 0 ? pick(8, 15) : pick(16, 100);
     c.shape = {pick(1, 3), C, g() % 6 == 0 ? 1 : pick(1, 12), g() % 6 == 0 ? 1 : pick(1, 12)};
     c.dtype = g() % 2 ? DType::u8 : DType::s8;
     c.p.mode = PoolMode::max;

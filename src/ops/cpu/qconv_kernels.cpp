@@ -146,9 +146,10 @@ const KernelList<QConvProblem>& qconv_kernels() {
            qconv::rowpairs_declines, qconv::run_rowquads_avx512vnni},
           {"x8-qconv-rowpairs-nhwc-avx2", Isa::avx2,
            "as x8-qconv-gemm-nhwc-avx2 with 1-2 input channels, a window row of at most 8 codes "
-           "(dilation 1 across) and channels-last y; a window row's taps as int16 pairs, 8 "
-           "output channels per vector (before the VNNI GEMM: on a first layer's 1 channel it "
-           "also beats it, 9 vpdpbusd of 16 lanes per pixel for 8 channels)",
+           "(dilation 1 across), y channels-last or NCHW (4 pixels per channel transposed in "
+           "registers); a window row's taps as int16 pairs, 8 output channels per vector "
+           "(before the VNNI GEMM: on a first layer's 1 channel it also beats it, 9 vpdpbusd "
+           "of 16 lanes per pixel for 8 channels)",
            qconv::rowpairs_declines, qconv::run_rowpairs_avx2},
           {"x8-qconv-gemm-nhwc-avx512vnni", Isa::avx512_vnni,
            "exact, one group, window > 1x1, weight zero point 0 (s8) or 128 (u8); output "

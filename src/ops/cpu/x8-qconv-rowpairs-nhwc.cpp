@@ -17,7 +17,6 @@ const char* rowpairs_declines(const QConvProblem& p) {
   if (C > 2) return "more than 2 input channels (channel quads waste little)";
   if (KW > 1 && p.window.dilation_w != 1) return "dilated across (a window row is not contiguous)";
   if (C * KW > kRowPairsMaxBytes) return "a window row holds more than 8 codes";
-  if (!is_channels_last(p.y)) return "y is not channels-last";
   return nhwc_declines(p);  // one group, exact, requantized, symmetric weights, ...
 }
 
