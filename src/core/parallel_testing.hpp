@@ -13,4 +13,9 @@ void set_helpers_avoid_callers_cpu(bool on);
 // its caller's CPU does, so that it is not woken there again).
 bool move_off_cpu(int cpu);
 
+// Threads runnable in the whole system now, the calling one included (from
+// /proc/loadavg); -1 if unknown. A helper on its caller's CPU moves only
+// when fewer than the caller, itself and one per other CPU are runnable.
+int runnable_threads();
+
 }  // namespace npukit::detail

@@ -371,6 +371,23 @@ TEST(ThreadPool, MoveOffCpuStaysWhenNoOtherCpuIsAllowed) {
   }).join();
 }
 
+// The count behind "another CPU looks free": the threads runnable now, the
+// caller included, so a second thread that spins adds one.
+TEST(ThreadPool, RunnableThreadsCountsSpinningThreads) {
+  EXPECT_GE(detail::runnable_threads(), 1) << "the calling thread is running";
+  std::atomic<bool> started{false}, stop{false};
+  std::thread spinner([&] {
+    started = true;
+    while (!stop) {
+    }
+  });
+  while (!started) std::this_thread::yield();
+  const int running = detail::runnable_threads();
+  stop = true;
+  spinner.join();
+  EXPECT_GE(running, 2) << "this thread and the spinning one";
+}
+
 // Pins the calling thread to one CPU for the test's duration (as taskset -c
 // does for a whole process), then restores its CPU set.
 class OneCpu {
