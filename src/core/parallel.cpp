@@ -18,9 +18,11 @@
 //   while, then tries the helpers again;
 // - a helper woken onto the CPU the caller runs on (no other CPU was free:
 //   another process holds it) could only run by pushing the caller off its
-//   CPU, so it takes no chunk and goes back to waiting; after two such
-//   regions the caller runs the following regions alone for a while (no
-//   futex wake per region), then tries the helpers again.
+//   CPU, so it takes no chunk and goes back to waiting; when another CPU
+//   looks free it first moves there and spins (asleep on the caller's CPU
+//   it would be woken there again, region after region); after
+//   two such regions the caller runs the following regions alone for a while
+//   (no futex wake per region), then tries the helpers again.
 // NPUKIT_POOL_STATS=1 prints event counts at exit (regions, chunks per
 // thread, spins that ended in work or in sleep, wake-ups, straggler waits);
 // NPUKIT_POOL_TRACE=FILE writes every split region's timing (pool_trace.hpp).
@@ -115,7 +117,7 @@ struct Stats {
   std::atomic<uint64_t> regions{0}, alone_small{0}, alone_cpus{0}, alone_busy{0}, alone_backoff{0},
       caller_chunks{0}, helper_chunks{0}, late_helpers{0}, caller_spin_ok{0}, caller_sleeps{0},
       caller_wait_us{0}, straggles{0}, backoffs{0}, worker_spin_ok{0}, worker_no_spin{0},
-      worker_sleeps{0}, wakes{0}, shared_cpu{0}, shared_cpu_backoffs{0};
+      worker_sleeps{0}, wakes{0}, shared_cpu{0}, shared_cpu_backoffs{0}, moved_off{0};
 };
 Stats* make_stats() {
   const char* env = std::getenv("NPUKIT_POOL_STATS");
@@ -128,7 +130,7 @@ Stats* make_stats() {
                  "%llu); chunks caller %llu helpers %llu; late helpers %llu; caller waits: spin "
                  "%llu sleep %llu, %llu us; straggles %llu, backoffs %llu; workers: spin ok %llu, "
                  "no spin %llu, sleeps %llu; wakes %llu; helper on the caller's CPU %llu "
-                 "(backoffs %llu)\n",
+                 "(backoffs %llu, moved off %llu)\n",
                  (unsigned long long)s.regions, (unsigned long long)s.alone_small,
                  (unsigned long long)s.alone_cpus, (unsigned long long)s.alone_busy,
                  (unsigned long long)s.alone_backoff, (unsigned long long)s.caller_chunks,
@@ -138,7 +140,7 @@ Stats* make_stats() {
                  (unsigned long long)s.backoffs, (unsigned long long)s.worker_spin_ok,
                  (unsigned long long)s.worker_no_spin, (unsigned long long)s.worker_sleeps,
                  (unsigned long long)s.wakes, (unsigned long long)s.shared_cpu,
-                 (unsigned long long)s.shared_cpu_backoffs);
+                 (unsigned long long)s.shared_cpu_backoffs, (unsigned long long)s.moved_off);
   });
   return &stats;
 }
@@ -181,6 +183,15 @@ class SpinPolicy {
   void waited(std::chrono::steady_clock::time_point since) {
     long_last_ = std::chrono::steady_clock::now() - since > kSpin;
   }
+  // The thread was just moved to another CPU (move_off_cpu): its next wait
+  // spins (the next region usually follows within microseconds; a wake-up
+  // would place it by the waker again) and the switch the move itself cost
+  // is not taken for another process's demand.
+  void moved() {
+    long_last_ = false;
+    preemptions_ = preemptions();
+    next_check_ = std::chrono::steady_clock::now() + kPreemptionCheck;
+  }
 
  private:
   std::chrono::steady_clock::time_point next_check_{};
@@ -202,6 +213,57 @@ bool spin_until(Done done) {
     }
     if (std::chrono::steady_clock::now() >= until) return done();
   }
+}
+
+}  // namespace
+
+// Moves the calling thread off `cpu` onto another CPU it may use: narrowing
+// its CPU set migrates it at once, and restoring the set leaves it where it
+// now runs. A thread that sleeps on a CPU is woken there again whenever no
+// other CPU looks idle to the scheduler (the kernel's wake-up placement
+// starts from the CPU it last ran on, or the waker's), so a helper that
+// once woke on its caller's CPU and went back to sleep there kept waking
+// there: mobilenet_v2 fp32 at 2 threads, load 1, ran 1069-1118 of 1304
+// regions alone (issue #9 §5). False when it may use no other CPU.
+bool detail::move_off_cpu(int cpu) {
+  cpu_set_t allowed;
+  if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof allowed, &allowed) != 0) {
+    return false;
+  }
+  cpu_set_t others = allowed;
+  CPU_CLR(cpu, &others);
+  if (CPU_COUNT(&others) == 0) return false;
+  if (sched_setaffinity(0, sizeof others, &others) != 0) return false;
+  const bool moved = sched_getcpu() != cpu;
+  sched_setaffinity(0, sizeof allowed, &allowed);
+  return moved;
+}
+
+// Threads runnable in the whole system now (the fourth field of
+// /proc/loadavg, "running/total"), this one included; -1 if unknown.
+int detail::runnable_threads() {
+  std::FILE* f = std::fopen("/proc/loadavg", "r");
+  if (f == nullptr) return -1;
+  double l1 = 0, l5 = 0, l15 = 0;
+  int running = -1, total = 0;
+  if (std::fscanf(f, "%lf %lf %lf %d/%d", &l1, &l5, &l15, &running, &total) != 5) running = -1;
+  std::fclose(f);
+  return running;
+}
+
+namespace {
+
+// Whether a helper that woke on its caller's CPU should move to another:
+// only when some other CPU looks free, i.e. fewer threads are runnable than
+// the caller, this helper and one per other CPU. When another process holds
+// the other CPUs the scheduler's placement was right (no CPU was idle): a
+// helper moved onto a busy CPU would share it, be preempted mid-chunk and
+// leave the caller waiting a time slice (scripts/contention.py, load 5,
+// moving always: 2 threads / 1 thread busy 1.67 on mobilenet_v2, 1.34 on
+// resnet18); there it stays and goes back to sleep, as before.
+bool other_cpu_looks_free(int cpus) {
+  const int running = detail::runnable_threads();
+  return running >= 0 && running < 2 + (cpus - 1);
 }
 
 // A cache line: data that different threads write go on different lines.
@@ -455,8 +517,9 @@ class Pool {
       inside_.fetch_add(1);
       Job* job = job_.load();
       // On the caller's CPU this thread runs only while the caller does not.
+      const int caller_cpu = caller_cpu_.load();
       const bool shared = job != nullptr && g_avoid_callers_cpu.load(std::memory_order_relaxed) &&
-                          sched_getcpu() == caller_cpu_.load();
+                          sched_getcpu() == caller_cpu;
       if (shared) {
         NPUKIT_COUNT(shared_cpu, 1);
         shared_cpu_.store(true, std::memory_order_relaxed);
@@ -471,6 +534,12 @@ class Pool {
         if (job->done()) wake(sleeping_caller_, caller_cv_);
       }
       inside_.fetch_sub(1);
+      // Off the job first: the caller's CPU is free again for the caller,
+      // which may be waiting for inside_ (a system call here would hold it).
+      if (shared && other_cpu_looks_free(available_cpus()) && detail::move_off_cpu(caller_cpu)) {
+        NPUKIT_COUNT(moved_off, 1);
+        spin.moved();
+      }
     }
   }
 

@@ -328,6 +328,66 @@ TEST(ThreadPool, HelpersOnTheCallersCpuTakeNoChunk) {
   EXPECT_EQ(elsewhere.load(), 0) << "chunks run by a helper on the caller's CPU";
 }
 
+// What a helper woken on its caller's CPU does (it would be woken there again
+// if it went back to sleep there): move_off_cpu moves the calling thread off
+// a CPU it runs on when its CPU set holds another, and gives the set back
+// unchanged; with no other CPU it stays and says so. Run in a thread of its
+// own so that the test thread's CPU set is never touched.
+bool same_set(const cpu_set_t& a, const cpu_set_t& b) {
+  return CPU_EQUAL(&a, &b);
+}
+
+TEST(ThreadPool, MoveOffCpuLeavesTheCpuAndKeepsTheCpuSet) {
+  if (allowed_cpus() < 2) GTEST_SKIP() << "needs 2 CPUs";
+  std::thread([] {
+    cpu_set_t before;
+    ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
+    for (int round = 0; round < 5; ++round) {
+      const int cpu = sched_getcpu();
+      ASSERT_GE(cpu, 0);
+      EXPECT_TRUE(detail::move_off_cpu(cpu)) << "round " << round << ", from CPU " << cpu;
+      cpu_set_t after;
+      ASSERT_EQ(sched_getaffinity(0, sizeof after, &after), 0);
+      EXPECT_TRUE(same_set(before, after)) << "round " << round << ": the CPU set changed";
+    }
+    EXPECT_FALSE(detail::move_off_cpu(-1));
+    EXPECT_FALSE(detail::move_off_cpu(CPU_SETSIZE));
+  }).join();
+}
+
+TEST(ThreadPool, MoveOffCpuStaysWhenNoOtherCpuIsAllowed) {
+  std::thread([] {
+    const int cpu = sched_getcpu();
+    ASSERT_GE(cpu, 0);
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+    EXPECT_FALSE(detail::move_off_cpu(cpu));
+    EXPECT_EQ(sched_getcpu(), cpu);
+    cpu_set_t after;
+    ASSERT_EQ(sched_getaffinity(0, sizeof after, &after), 0);
+    EXPECT_TRUE(same_set(one, after)) << "the CPU set changed";
+  }).join();
+}
+
+// The count behind "another CPU looks free": the threads runnable now, the
+// caller included, so a second thread that spins adds one.
+TEST(ThreadPool, RunnableThreadsCountsSpinningThreads) {
+  EXPECT_GE(detail::runnable_threads(), 1) << "the calling thread is running";
+  std::atomic<bool> started{false}, stop{false};
+  std::thread spinner([&] {
+    started = true;
+    while (!stop) {
+    }
+  });
+  while (!started) std::this_thread::yield();
+  const int running = detail::runnable_threads();
+  stop = true;
+  spinner.join();
+  EXPECT_GE(running, 2) << "this thread and the spinning one";
+}
+
 // Pins the calling thread to one CPU for the test's duration (as taskset -c
 // does for a whole process), then restores its CPU set.
 class OneCpu {
