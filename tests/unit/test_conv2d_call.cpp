@@ -40,15 +40,10 @@ const Case kCases[] = {
     {"bm1684 8->12 @6", 8, 12, 6, 3, 1, 1, 1, true, false, false, Profile::bm1684},
 };
 
+// About 1 in 8 draws special where `specials` is set.
 void fill(const TensorView& t, std::mt19937& rng, bool specials) {
-  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
-  std::uniform_int_distribution<int> rare(0, 40);
   const float odd[] = {kNaN, kInf, -kInf, -0.0f, 1e-40f};
-  auto* f = static_cast<float*>(t.raw());
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    const int r = rare(rng);
-    f[i] = specials && r < 5 ? odd[r] : dist(rng);
-  }
+  test::fill_uniform_or_special(t, rng, specials ? 8 : 0, odd);
 }
 
 Conv2dParams params_of(const Case& k) {

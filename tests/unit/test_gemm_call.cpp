@@ -35,15 +35,10 @@ const Case kCases[] = {
     {"2x40 -> 20, no c", 2, 40, 20, false, true, 1.5f, 1.0f, 0, -1},
 };
 
+// About 1 in 8 draws special where `specials` is set.
 void fill(const TensorView& t, std::mt19937& rng, bool specials) {
-  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
-  std::uniform_int_distribution<int> rare(0, 40);
   const float odd[] = {kNaN, kInf, -kInf, -0.0f, 1e-40f};
-  auto* f = static_cast<float*>(t.raw());
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    const int r = rare(rng);
-    f[i] = specials && r < 5 ? odd[r] : dist(rng);
-  }
+  test::fill_uniform_or_special(t, rng, specials ? 8 : 0, odd);
 }
 
 Shape c_shape(const Case& k) {

@@ -36,6 +36,13 @@ inline float uniform_or_special(std::mt19937& rng, int rare, std::span<const flo
   return std::uniform_real_distribution<float>(-2.0f, 2.0f)(rng);
 }
 
+// Fills an f32 view's elements (its storage order) with uniform_or_special draws.
+inline void fill_uniform_or_special(const TensorView& t, std::mt19937& rng, int rare,
+                                    std::span<const float> specials) {
+  auto* f = static_cast<float*>(t.raw());
+  for (int64_t i = 0; i < t.numel(); ++i) f[i] = uniform_or_special(rng, rare, specials);
+}
+
 // 1, 2, ..., n (times `sign`) in an (N, C, H, W) tensor.
 inline Tensor iota4(const Shape& shape, float first = 1.0f, float sign = 1.0f) {
   std::vector<float> v(static_cast<size_t>(shape_numel(shape)));
