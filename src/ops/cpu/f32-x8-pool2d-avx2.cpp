@@ -1,11 +1,14 @@
-// pool2d kernels for AVX2: 8 fp32 or 32 byte lanes. Float tails use
-// maskload/maskstore (masked-off elements are never touched); byte tails go
-// through a small buffer, since AVX2 has no byte masks.
+// pool2d kernels for AVX2: 8 fp32 or 32 byte lanes. Float tails load with
+// maskload and store the first n lanes by plain stores (maskstore only where
+// the lanes are not a prefix; masked-off elements are never touched); byte
+// tails go through a small buffer, since AVX2 has no byte masks.
 #include <immintrin.h>
 
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+
+#include "ops/cpu/f32-store-first-avx2.hpp"
 
 #define NPUKIT_POOL_TARGET __attribute__((target("avx2,fma")))
 #define NPUKIT_POOL_NS avx2
@@ -122,25 +125,10 @@ struct Simd {
   NPUKIT_POOL_TARGET static F select(M m, F a, F b) {
     return _mm256_blendv_ps(b, a, _mm256_castsi256_ps(m));
   }
-  // The first n < V lanes by two plain stores that may overlap: lanes 0..3
-  // and n-4..n-1 (n >= 4), or 0..1 and n-2..n-1, or lane 0. A VMASKMOVPS
-  // store is 42 uops and 12 cycles on Zen 2 and 3 (uops.info; llvm-mca's
-  // znver3 model agrees; masked loads 0.5), and the row tails of small planes
-  // (14x14: every second vector) are first-n-lane masks.
-  NPUKIT_POOL_TARGET static void store_first(float* p, F v, int n) {
-    const __m256i last = _mm256_add_epi32(_mm256_set1_epi32(n >= 4 ? n - 4 : n - 2),
-                                          _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    const __m128 lo = _mm256_castps256_ps128(v);
-    const __m128 hi = _mm256_castps256_ps128(_mm256_permutevar8x32_ps(v, last));
-    if (n >= 4) {
-      _mm_storeu_ps(p, lo), _mm_storeu_ps(p + n - 4, hi);
-    } else if (n >= 2) {
-      _mm_storel_pi(reinterpret_cast<__m64*>(p), lo);
-      _mm_storel_pi(reinterpret_cast<__m64*>(p + n - 2), hi);
-    } else if (n == 1) {
-      _mm_store_ss(p, lo);
-    }
-  }
+  // The first n < V lanes by plain stores (f32-store-first-avx2.hpp): a
+  // VMASKMOVPS store is 42 uops and 12 cycles on Zen 2 and 3, and the row
+  // tails of small planes (14x14: every second vector) are first-n-lane masks.
+  NPUKIT_POOL_TARGET static void store_first(float* p, F v, int n) { store_first_f32x8(p, v, n); }
   // Masked-off elements are not written.
   NPUKIT_POOL_TARGET static void store_m(M m, float* p, F v) { _mm256_maskstore_ps(p, m, v); }
   NPUKIT_POOL_TARGET static void store(float* p, int64_t ys, F v, int n) {
